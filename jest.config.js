@@ -1,0 +1,45 @@
+/**
+ * One jest run for the whole workspace. Tests import workspace packages from their sources
+ * (moduleNameMapper), so a change to a package is seen without a rebuild; `pnpm test` type-checks
+ * everything with `tsc -b` first (house style rule 22), so ts-jest only transpiles.
+ *
+ * @type {import('jest').Config}
+ */
+const shared = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
+    // jose (a dependency of @a2a-js/sdk) ships ESM only; jest's CommonJS runtime cannot load it
+    // untransformed (plain Node 20.19+ can), so ts-jest turns it into CommonJS for the tests.
+    '/jose/dist/.+\\.js$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
+    // marked (the Markdown lexer the RAG agent parses with) is ESM-only too.
+    '/marked/lib/.+\\.js$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!\\.pnpm/jose@|jose/|\\.pnpm/marked@|marked/)'],
+  moduleNameMapper: {
+    // A service exposes only its config module, for the configuration docs (e2e/src/config-docs.ts).
+    '^@fleet/(gateway|orchestrator|planner|[a-z]+-agent)/config$':
+      '<rootDir>/services/$1/src/config.ts',
+    '^@fleet/([a-z0-9-]+)$': '<rootDir>/packages/$1/src/index.ts',
+    '^@fleet/([a-z0-9-]+)/(.+)$': '<rootDir>/packages/$1/src/$2/index.ts',
+  },
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+};
+
+module.exports = {
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/packages/*/src/**/*.test.ts', '<rootDir>/services/*/src/**/*.test.ts'],
+    },
+    {
+      ...shared,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/e2e/src/**/*.test.ts'],
+      slowTestThreshold: 30,
+      // Hooks boot and stop real service processes.
+      testTimeout: 60_000,
+    },
+  ],
+};

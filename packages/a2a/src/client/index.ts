@@ -1,0 +1,12 @@
+/** The A2A v1.0 JSON-RPC client: card discovery, calls, SSE streams, typed errors. */
+export { A2AClient, selectJsonRpcUrl } from './a2a-client';
+export type {
+  A2ACallOptions,
+  A2AClientOptions,
+  A2AClientTarget,
+  SendMessageParams,
+} from './a2a-client';
+export { discoverAgentCard } from './discover-agent-card';
+export type { DiscoverAgentCardOptions } from './discover-agent-card';
+export { parseSseStream } from './parse-sse-stream';
+export type { ParseSseStreamOptions, SseEvent } from './parse-sse-stream';

@@ -1,0 +1,291 @@
+import { z } from 'zod';
+import { planSchema } from './plan';
+
+/**
+ * The fleet's conventions inside standard A2A fields (ARCHITECTURE.md §4). Each is the content of
+ * a data part (`mediaType: application/json`) of a message or artifact.
+ */
+
+/** A short description of an agent, from its card, as the planner sees it. */
+export const agentSummarySchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  skills: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        description: z.string(),
+        tags: z.array(z.string()).default([]),
+        examples: z.array(z.string()).default([]),
+      }),
+    )
+    .default([]),
+});
+export type AgentSummary = z.infer<typeof agentSummarySchema>;
+
+/** One turn of the conversation before the current request. */
+export const historyMessageSchema = z.object({
+  role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+  content: z.string(),
+});
+export type HistoryMessage = z.infer<typeof historyMessageSchema>;
+
+/** What a finished node hands to the nodes that depend on it. */
+export const dependencyOutputSchema = z.object({
+  agent: z.string(),
+  /** The node's answer text (with its `[n]` citation markers). */
+  summary: z.string(),
+  /** The node's structured output (the result artifact's data part), if any. */
+  data: z.unknown().optional(),
+  /** True when the node failed or was denied: `summary` then says why. */
+  partial: z.boolean().optional(),
+  error: z.string().optional(),
+});
+export type DependencyOutput = z.infer<typeof dependencyOutputSchema>;
+
+/**
+ * Node input: the data part `{ fleet: … }` the orchestrator sends an agent beside the text part
+ * with the node's task.
+ */
+export const nodeInputSchema = z.object({
+  fleet: z.object({
+    sessionId: z.string(),
+    nodeId: z.string(),
+    /** The skill (id from the agent's card) the plan chose for this node, if any. */
+    skill: z.string().optional(),
+    dependencyOutputs: z.record(z.string(), dependencyOutputSchema).default({}),
+    entities: z.record(z.string(), z.unknown()).default({}),
+    tenant: z.string(),
+    memory: z.array(z.string()).default([]),
+  }),
+});
+export type NodeInput = z.infer<typeof nodeInputSchema>;
+
+/** A stored document as the RAG agent reports it. */
+export const documentInfoSchema = z.object({
+  id: z.string(),
+  filename: z.string(),
+  docType: z.enum(['pdf', 'docx', 'csv', 'xlsx', 'txt', 'md', 'html']),
+  chunks: z.number().int().min(0),
+  description: z.string().default(''),
+  createdAt: z.string(),
+  /** True when the same content was already stored (re-ingesting it changed nothing). */
+  duplicate: z.boolean().optional(),
+});
+export type DocumentInfo = z.infer<typeof documentInfoSchema>;
+
+/**
+ * Document management on the RAG agent, outside plans (the gateway's `/v1/documents`, `pnpm fleet
+ * ingest`): the data part `{ documents: … }`. `ingest` comes with file parts (`raw` + `filename` +
+ * `mediaType`). The result artifact's data part is `{ documents: DocumentInfo[] }` (ingest, list)
+ * or `{ deleted: boolean }` (delete).
+ */
+export const documentsCommandSchema = z.object({
+  documents: z.discriminatedUnion('op', [
+    z.object({ op: z.literal('ingest'), tenant: z.string().min(1) }),
+    z.object({ op: z.literal('list'), tenant: z.string().min(1) }),
+    z.object({ op: z.literal('delete'), tenant: z.string().min(1), id: z.string().min(1) }),
+  ]),
+});
+export type DocumentsCommand = z.infer<typeof documentsCommandSchema>['documents'];
+
+/** The name of the artifact that carries an agent's result. */
+export const RESULT_ARTIFACT_NAME = 'result';
+
+/** A source an answer cites as `[n]` (n = its position, from 1). */
+export const citationSchema = z.object({
+  title: z.string(),
+  url: z.string().optional(),
+  snippet: z.string().optional(),
+  /** Which agent (or node) the source came from, once composed. */
+  agent: z.string().optional(),
+});
+export type Citation = z.infer<typeof citationSchema>;
+
+/**
+ * Planner input: the data part `{ planRequest: … }` beside a text part with the request.
+ * `strategy: 'heuristic'` skips the LLM; `validationError` asks for a repaired plan.
+ */
+export const planRequestSchema = z.object({
+  planRequest: z.object({
+    request: z.string(),
+    history: z.array(historyMessageSchema).default([]),
+    agents: z.array(agentSummarySchema),
+    strategy: z.enum(['auto', 'heuristic']).default('auto'),
+    validationError: z.string().optional(),
+    /** A person's instructions after denying the previous plan (plan approval): re-plan with them. */
+    feedback: z.string().optional(),
+    /** The plan that was denied, for context. */
+    previousPlan: planSchema.optional(),
+  }),
+});
+export type PlanRequest = z.infer<typeof planRequestSchema>['planRequest'];
+
+/** Planner output: the data part of its `result` artifact. */
+export const planResultSchema = z.object({
+  plan: planSchema,
+  source: z.enum(['llm', 'heuristic']),
+  /** LLM attempts made (0 for heuristic-only). */
+  attempts: z.number().int().min(0),
+  /** Why the LLM plan was not used, when the heuristic planner answered instead. */
+  fallbackReason: z.string().optional(),
+});
+export type PlanResult = z.infer<typeof planResultSchema>;
+
+/**
+ * Orchestrator input: the data part `{ fleet: … }` beside a text part with the user's request.
+ * An explicit `plan` skips the planner (tests, benchmarks, replays).
+ */
+export const orchestrateRequestSchema = z.object({
+  fleet: z.object({
+    tenant: z.string(),
+    history: z.array(historyMessageSchema).default([]),
+    plan: planSchema.optional(),
+    /** Show the plan and wait for a person's approval before any agent runs (`X-Plan-Approval`). */
+    planApproval: z.enum(['required', 'none']).default('none'),
+    /**
+     * Continue this session instead of starting a run: after a restart, or to stream the rest of a
+     * run whose client went away (`X-Session-ID`). The text part is then ignored.
+     */
+    resumeSessionId: z.string().optional(),
+  }),
+});
+export type OrchestrateRequest = z.infer<typeof orchestrateRequestSchema>['fleet'];
+
+/** The states a plan node goes through. */
+export const nodeStateSchema = z.enum([
+  'pending',
+  'running',
+  'waiting_approval',
+  'completed',
+  'failed',
+  'rejected',
+  'skipped',
+]);
+export type NodeState = z.infer<typeof nodeStateSchema>;
+
+/** How risky an action that needs approval is, as the agent judges it. */
+export const riskSchema = z.enum(['low', 'medium', 'high']);
+export type Risk = z.infer<typeof riskSchema>;
+
+/**
+ * An agent's request for a person's consent: the data part of its TASK_STATE_AUTH_REQUIRED status
+ * message (ARCHITECTURE.md §4).
+ */
+export const approvalRequestSchema = z.object({
+  approval: z.object({
+    /** A short machine-readable name: `send-mail`, `run-code`. */
+    action: z.string().min(1),
+    /** One sentence a person can decide on. */
+    summary: z.string().min(1),
+    /** What will happen, in full: the mail, the code. */
+    preview: z.string().default(''),
+    risk: riskSchema.default('medium'),
+    /** ISO time after which the agent will not act on an approval. */
+    expiresAt: z.string().optional(),
+  }),
+});
+export type ApprovalRequest = z.infer<typeof approvalRequestSchema>['approval'];
+
+/** How instructions given with an approval apply: in addition to the task, or instead of it. */
+export const instructionModeSchema = z.enum(['enhance', 'override']);
+export type InstructionMode = z.infer<typeof instructionModeSchema>;
+
+/**
+ * The continuation the orchestrator sends to an agent waiting for approval (same taskId): the data
+ * part `{ approvalDecision: … }`. With instructions, `mode` says how they apply and
+ * `effectiveTask` is the task to carry out now.
+ */
+export const approvalDecisionSchema = z.object({
+  approvalDecision: z.object({
+    decision: z.enum(['approve', 'deny']),
+    instructions: z.string().optional(),
+    mode: instructionModeSchema.optional(),
+    effectiveTask: z.string().optional(),
+  }),
+});
+export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>['approvalDecision'];
+
+/** Where an approval stands. */
+export const approvalStatusSchema = z.enum([
+  'pending',
+  'approved',
+  'denied',
+  'timed_out',
+  'expired',
+]);
+export type ApprovalStatus = z.infer<typeof approvalStatusSchema>;
+
+/**
+ * Progress the orchestrator streams as status-update messages (data part `{ progress: … }`, next
+ * to a text part a person can read). Names are noun-verb kebab-case (house style rule 20).
+ */
+export const progressEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('run-start'), sessionId: z.string() }),
+  z.object({ type: z.literal('plan-start'), agents: z.array(z.string()) }),
+  z.object({
+    type: z.literal('plan-end'),
+    plan: planSchema,
+    source: z.enum(['llm', 'heuristic', 'request']),
+  }),
+  z.object({
+    type: z.literal('node-start'),
+    nodeId: z.string(),
+    agent: z.string(),
+    attempt: z.number().int().min(1),
+  }),
+  z.object({
+    type: z.literal('node-end'),
+    nodeId: z.string(),
+    agent: z.string(),
+    state: z.enum(['completed', 'failed', 'rejected', 'skipped']),
+    durationMs: z.number(),
+    summary: z.string().optional(),
+    error: z.string().optional(),
+  }),
+  z.object({
+    type: z.literal('approval-required'),
+    approvalId: z.string(),
+    kind: z.enum(['node', 'plan']),
+    nodeId: z.string().optional(),
+    agent: z.string().optional(),
+    action: z.string(),
+    summary: z.string(),
+    preview: z.string(),
+    risk: riskSchema,
+    expiresAt: z.string(),
+  }),
+  z.object({
+    type: z.literal('approval-end'),
+    approvalId: z.string(),
+    status: approvalStatusSchema,
+    instructions: z.string().optional(),
+    mode: instructionModeSchema.optional(),
+  }),
+  z.object({ type: z.literal('compose-start') }),
+  z.object({ type: z.literal('run-end'), state: z.enum(['completed', 'failed', 'canceled']) }),
+]);
+export type ProgressEvent = z.infer<typeof progressEventSchema>;
+
+/** A node as the run's result reports it. */
+export const nodeReportSchema = z.object({
+  id: z.string(),
+  agent: z.string(),
+  state: nodeStateSchema,
+  durationMs: z.number().optional(),
+  attempts: z.number().int().min(0),
+  error: z.string().optional(),
+});
+export type NodeReport = z.infer<typeof nodeReportSchema>;
+
+/** The orchestrator's `result` artifact data part: everything the gateway's `fleet` object shows. */
+export const runResultSchema = z.object({
+  sessionId: z.string(),
+  plan: planSchema,
+  nodes: z.array(nodeReportSchema),
+  citations: z.array(citationSchema),
+  failedNodes: z.array(z.string()),
+  composer: z.enum(['llm', 'offline']),
+});
+export type RunResult = z.infer<typeof runResultSchema>;

@@ -1,0 +1,5 @@
+/** The express edge of an A2A agent: card routes, the JSON-RPC endpoint, and the SSE writer. */
+export { a2aRouter, AGENT_CARD_PATHS } from './a2a-router';
+export type { A2ARouterOptions } from './a2a-router';
+export { sendSse } from './send-sse';
+export type { SendSseOptions } from './send-sse';

@@ -1,0 +1,32 @@
+/** The A2A server core, transport-agnostic: the JSON-RPC handler, agent types, cards and task stores. */
+export { createA2AHandler } from './create-a2a-handler';
+export type {
+  A2AHandler,
+  A2AHandlerResult,
+  A2AJsonResult,
+  A2ALogger,
+  A2ARequestContext,
+  A2AStreamResult,
+  CreateA2AHandlerOptions,
+} from './create-a2a-handler';
+export type {
+  AgentArtifactEvent,
+  AgentContext,
+  AgentEvent,
+  AgentExecute,
+  AgentStatusEvent,
+} from './agent';
+export { A2A_ENDPOINT_PATH, buildAgentCard, FLEET_SECURITY_SCHEME } from './build-agent-card';
+export type { BuildAgentCardOptions } from './build-agent-card';
+export type {
+  SaveTaskOptions,
+  TaskBusMessage,
+  TaskPage,
+  TaskQuery,
+  TaskRecord,
+  TaskStore,
+  Unsubscribe,
+} from './task-store';
+export { InMemoryTaskStore } from './in-memory-task-store';
+export { RedisTaskStore } from './redis-task-store';
+export type { RedisTaskStoreOptions } from './redis-task-store';

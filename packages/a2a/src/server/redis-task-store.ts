@@ -1,0 +1,247 @@
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { safeParseJson } from '@fleet/errors';
+import { streamResponseSchema, type Task, taskSchema } from '../schemas/core';
+import { decodePageToken, encodePageToken, matchesQuery, statusTime } from './internal/task-query';
+import type {
+  SaveTaskOptions,
+  TaskBusMessage,
+  TaskPage,
+  TaskQuery,
+  TaskRecord,
+  TaskStore,
+  Unsubscribe,
+} from './task-store';
+
+/** Options for {@link RedisTaskStore}. */
+export interface RedisTaskStoreOptions {
+  /** The connection for commands; the store duplicates it once for its subscriptions. */
+  redis: Redis;
+  /** Prefix of every key and channel. @default 'fleet:a2a' */
+  keyPrefix?: string;
+  /** How long a task is kept after its last change. @default 604800 (7 days) */
+  ttlSeconds?: number;
+}
+
+const taskBusMessageSchema = z.union([
+  z.object({ type: z.literal('event'), version: z.number().int(), event: streamResponseSchema }),
+  z.object({ type: z.literal('cancel'), reason: z.string().optional() }),
+]);
+
+// KEYS: task hash, index of all tasks, index of the task's context.
+// ARGV: task JSON, version, expected version ('' = any), ttl seconds, score, task id, cutoff score.
+const SAVE_SCRIPT = `
+if ARGV[3] ~= '' then
+  local current = redis.call('HGET', KEYS[1], 'version') or '0'
+  if current ~= ARGV[3] then return 0 end
+end
+redis.call('HSET', KEYS[1], 'task', ARGV[1], 'version', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], ARGV[5], ARGV[6])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[7])
+  redis.call('EXPIRE', KEYS[i], ARGV[4])
+end
+return 1
+`;
+
+/** How many ids a filtered `list` reads from an index at most. */
+const MAX_SCANNED_TASKS = 10_000;
+const LOAD_BATCH = 500;
+
+/**
+ * A {@link TaskStore} in Redis, shared by every replica of an agent (ARCHITECTURE.md §4):
+ *
+ * - each task is a hash `<prefix>:task:<id>` (`task` as JSON, `version`), expiring `ttlSeconds`
+ *   after its last change; writes are one Lua script, so compare-and-set is atomic;
+ * - sorted sets `<prefix>:tasks` and `<prefix>:context:<contextId>` (score: status time) index
+ *   `ListTasks`;
+ * - events go out on the channel `<prefix>:events:<id>`, read through one subscriber connection
+ *   (`redis.duplicate()`, opened on the first `subscribe`).
+ *
+ * @example
+ * const store = new RedisTaskStore({ redis: new Redis(config.redisUrl), keyPrefix: 'fleet:a2a:planner' });
+ */
+export class RedisTaskStore implements TaskStore {
+  private readonly redis: Redis;
+  private readonly keyPrefix: string;
+  private readonly ttlSeconds: number;
+  private subscriber: Redis | undefined;
+  private readonly listeners = new Map<string, Set<(message: TaskBusMessage) => void>>();
+
+  constructor({
+    redis,
+    keyPrefix = 'fleet:a2a',
+    ttlSeconds = 7 * 24 * 3600,
+  }: RedisTaskStoreOptions) {
+    this.redis = redis;
+    this.keyPrefix = keyPrefix;
+    this.ttlSeconds = ttlSeconds;
+  }
+
+  async load(taskId: string): Promise<TaskRecord | undefined> {
+    const [task, version] = await this.redis.hmget(this.taskKey(taskId), 'task', 'version');
+    return this.decodeRecord(task ?? null, version ?? null);
+  }
+
+  async save(record: TaskRecord, { expectedVersion }: SaveTaskOptions = {}): Promise<boolean> {
+    const { task } = record;
+    const score = statusTime(task) || Date.now();
+    const written = await this.redis.eval(
+      SAVE_SCRIPT,
+      3,
+      this.taskKey(task.id),
+      this.allKey(),
+      this.contextKey(task.contextId),
+      JSON.stringify(task),
+      String(record.version),
+      expectedVersion === undefined ? '' : String(expectedVersion),
+      String(this.ttlSeconds),
+      String(score),
+      task.id,
+      String(Date.now() - this.ttlSeconds * 1000),
+    );
+    return written === 1;
+  }
+
+  async list(query: TaskQuery): Promise<TaskPage> {
+    const index = query.contextId === undefined ? this.allKey() : this.contextKey(query.contextId);
+    const offset = decodePageToken(query.pageToken);
+    const filtered = query.status !== undefined || query.statusTimestampAfter !== undefined;
+    if (!filtered) {
+      const [ids, total] = await Promise.all([
+        this.redis.zrevrange(index, offset, offset + query.pageSize - 1),
+        this.redis.zcard(index),
+      ]);
+      const tasks = await this.loadTasks(index, ids);
+      const end = offset + query.pageSize;
+      return { tasks, nextPageToken: end < total ? encodePageToken(end) : '', totalSize: total };
+    }
+    const ids = await this.redis.zrevrange(index, 0, MAX_SCANNED_TASKS - 1);
+    const matching = (await this.loadTasks(index, ids)).filter((task) => matchesQuery(task, query));
+    const end = offset + query.pageSize;
+    return {
+      tasks: matching.slice(offset, end),
+      nextPageToken: end < matching.length ? encodePageToken(end) : '',
+      totalSize: matching.length,
+    };
+  }
+
+  async claim(taskId: string, key: string): Promise<boolean> {
+    // SET NX: only the first claim writes; it lives as long as the task does.
+    const claimed = await this.redis.set(
+      `${this.taskKey(taskId)}:claim:${key}`,
+      new Date().toISOString(),
+      'EX',
+      this.ttlSeconds,
+      'NX',
+    );
+    return claimed === 'OK';
+  }
+
+  async publish(taskId: string, message: TaskBusMessage): Promise<void> {
+    await this.redis.publish(this.channel(taskId), JSON.stringify(message));
+  }
+
+  async subscribe(
+    taskId: string,
+    listener: (message: TaskBusMessage) => void,
+  ): Promise<Unsubscribe> {
+    const channel = this.channel(taskId);
+    let listeners = this.listeners.get(channel);
+    if (listeners === undefined) {
+      listeners = new Set();
+      this.listeners.set(channel, listeners);
+    }
+    listeners.add(listener);
+    try {
+      await this.subscriberConnection().subscribe(channel);
+    } catch (error) {
+      this.removeListener(channel, listener);
+      throw error;
+    }
+    let active = true;
+    return async () => {
+      if (!active) return;
+      active = false;
+      if (this.removeListener(channel, listener)) {
+        await this.subscriber?.unsubscribe(channel).catch(() => undefined);
+      }
+    };
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+
+  /** Removes a listener; true when it was the channel's last. */
+  private removeListener(channel: string, listener: (message: TaskBusMessage) => void): boolean {
+    const listeners = this.listeners.get(channel);
+    if (listeners === undefined) return false;
+    listeners.delete(listener);
+    if (listeners.size > 0) return false;
+    this.listeners.delete(channel);
+    return true;
+  }
+
+  private subscriberConnection(): Redis {
+    if (this.subscriber) return this.subscriber;
+    const subscriber = this.redis.duplicate();
+    subscriber.on('message', (channel: string, text: string) => {
+      const listeners = this.listeners.get(channel);
+      if (listeners === undefined) return;
+      const parsed = safeParseJson({ text, schema: taskBusMessageSchema, subject: 'A task event' });
+      if (!parsed.success) return;
+      for (const listener of [...listeners]) listener(parsed.value);
+    });
+    // Errors surface on the commands; without a listener ioredis would log them as unhandled.
+    subscriber.on('error', () => undefined);
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+
+  private async loadTasks(index: string, ids: readonly string[]): Promise<Task[]> {
+    const tasks: Task[] = [];
+    for (let start = 0; start < ids.length; start += LOAD_BATCH) {
+      const batch = ids.slice(start, start + LOAD_BATCH);
+      const pipeline = this.redis.pipeline();
+      for (const id of batch) pipeline.hmget(this.taskKey(id), 'task', 'version');
+      const results = (await pipeline.exec()) ?? [];
+      const expired: string[] = [];
+      results.forEach(([error, value], position) => {
+        const values = error ? undefined : (value as (string | null)[]);
+        const record = values ? this.decodeRecord(values[0] ?? null, values[1] ?? null) : undefined;
+        if (record) tasks.push(record.task);
+        else if (!error) expired.push(batch[position] ?? '');
+      });
+      if (expired.length > 0) await this.redis.zrem(index, ...expired);
+    }
+    return tasks;
+  }
+
+  private decodeRecord(task: string | null, version: string | null): TaskRecord | undefined {
+    if (task === null) return undefined;
+    const parsed = safeParseJson({ text: task, schema: taskSchema, subject: 'A stored task' });
+    if (!parsed.success) return undefined;
+    return { task: parsed.value, version: Number(version ?? 0) };
+  }
+
+  private taskKey(taskId: string): string {
+    return `${this.keyPrefix}:task:${taskId}`;
+  }
+
+  private allKey(): string {
+    return `${this.keyPrefix}:tasks`;
+  }
+
+  private contextKey(contextId: string): string {
+    return `${this.keyPrefix}:context:${contextId}`;
+  }
+
+  private channel(taskId: string): string {
+    return `${this.keyPrefix}:events:${taskId}`;
+  }
+}

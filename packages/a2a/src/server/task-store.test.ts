@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import type { Task, TaskState } from '../schemas/core';
+import { InMemoryTaskStore } from './in-memory-task-store';
+import { RedisTaskStore } from './redis-task-store';
+import type { TaskBusMessage, TaskStore } from './task-store';
+
+function task(overrides: Partial<Task> & { state?: TaskState; at?: number } = {}): Task {
+  const { state = 'TASK_STATE_WORKING', at = Date.now(), ...rest } = overrides;
+  return {
+    id: randomUUID(),
+    contextId: 'ctx',
+    status: { state, timestamp: new Date(at).toISOString() },
+    ...rest,
+  };
+}
+
+function waitFor(store: TaskStore, taskId: string) {
+  const received: TaskBusMessage[] = [];
+  let notify: () => void = () => undefined;
+  const arrived = new Promise<void>((resolve) => {
+    notify = resolve;
+  });
+  const subscription = store.subscribe(taskId, (message) => {
+    received.push(message);
+    notify();
+  });
+  return { received, arrived, subscription };
+}
+
+/** The contract every TaskStore keeps; `pair` gives two stores that share their data. */
+function describeTaskStore(name: string, pair: () => [TaskStore, TaskStore]) {
+  describe(name, () => {
+    it('lets a side effect be claimed once per task, across instances, even concurrently', async () => {
+      const [store, other] = pair();
+      const taskId = randomUUID();
+      const claims = await Promise.all(
+        Array.from({ length: 10 }, (_, index) =>
+          (index % 2 === 0 ? store : other).claim(taskId, 'send-mail'),
+        ),
+      );
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      expect(await other.claim(taskId, 'run-code')).toBe(true);
+      expect(await store.claim(randomUUID(), 'send-mail')).toBe(true);
+    });
+
+    it('saves and loads records, with compare-and-set', async () => {
+      const [store] = pair();
+      const record = { task: task(), version: 1 };
+      expect(await store.load(record.task.id)).toBeUndefined();
+      expect(await store.save(record, { expectedVersion: 0 })).toBe(true);
+      expect(await store.save(record, { expectedVersion: 0 })).toBe(false);
+      expect(await store.load(record.task.id)).toEqual(record);
+      const next = { task: { ...record.task, metadata: { step: 2 } }, version: 2 };
+      expect(await store.save(next, { expectedVersion: 5 })).toBe(false);
+      expect(await store.save(next, { expectedVersion: 1 })).toBe(true);
+      expect(await store.load(record.task.id)).toEqual(next);
+      expect(await store.save({ ...next, version: 3 })).toBe(true);
+    });
+
+    it('lists newest first, by context, by status and a page at a time', async () => {
+      const [store] = pair();
+      const contextId = randomUUID();
+      const base = Date.now();
+      const tasks = [0, 1, 2, 3, 4].map((index) =>
+        task({
+          contextId,
+          at: base + index * 1000,
+          state: index === 2 ? 'TASK_STATE_COMPLETED' : 'TASK_STATE_WORKING',
+        }),
+      );
+      for (const entry of tasks) await store.save({ task: entry, version: 1 });
+      await store.save({ task: task({ contextId: randomUUID() }), version: 1 });
+      const first = await store.list({ contextId, pageSize: 2 });
+      expect(first.tasks.map((entry) => entry.id)).toEqual([tasks[4]?.id, tasks[3]?.id]);
+      expect(first.totalSize).toBe(5);
+      const second = await store.list({ contextId, pageSize: 2, pageToken: first.nextPageToken });
+      expect(second.tasks.map((entry) => entry.id)).toEqual([tasks[2]?.id, tasks[1]?.id]);
+      const third = await store.list({ contextId, pageSize: 2, pageToken: second.nextPageToken });
+      expect(third.tasks.map((entry) => entry.id)).toEqual([tasks[0]?.id]);
+      expect(third.nextPageToken).toBe('');
+      const completed = await store.list({
+        contextId,
+        status: 'TASK_STATE_COMPLETED',
+        pageSize: 10,
+      });
+      expect(completed.tasks.map((entry) => entry.id)).toEqual([tasks[2]?.id]);
+      expect(completed.totalSize).toBe(1);
+      const recent = await store.list({
+        contextId,
+        statusTimestampAfter: new Date(base + 2500).toISOString(),
+        pageSize: 10,
+      });
+      expect(recent.tasks.map((entry) => entry.id)).toEqual([tasks[4]?.id, tasks[3]?.id]);
+    });
+
+    it("carries a task's events to subscribers of the other store, until they unsubscribe", async () => {
+      const [publisher, subscriber] = pair();
+      const taskId = randomUUID();
+      const first = waitFor(subscriber, taskId);
+      const unsubscribe = await first.subscription;
+      const other = waitFor(subscriber, randomUUID());
+      const unsubscribeOther = await other.subscription;
+      const event: TaskBusMessage = {
+        type: 'event',
+        version: 2,
+        event: {
+          statusUpdate: { taskId, contextId: 'ctx', status: { state: 'TASK_STATE_WORKING' } },
+        },
+      };
+      await publisher.publish(taskId, event);
+      await first.arrived;
+      expect(first.received).toEqual([event]);
+      await unsubscribe();
+      await publisher.publish(taskId, { type: 'cancel' });
+      const second = waitFor(subscriber, taskId);
+      await (
+        await second.subscription
+      )();
+      expect(first.received).toHaveLength(1);
+      expect(other.received).toEqual([]);
+      await unsubscribeOther();
+    });
+  });
+}
+
+describeTaskStore('InMemoryTaskStore', () => {
+  const store = new InMemoryTaskStore();
+  return [store, store];
+});
+
+describe('RedisTaskStore (real Redis)', () => {
+  const keyPrefix = `test:a2a:store:${randomUUID()}`;
+  const stores: RedisTaskStore[] = [];
+  let redis: Redis;
+
+  beforeAll(() => {
+    redis = new Redis({ host: '127.0.0.1', port: 6379 });
+  });
+
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    const keys = await redis.keys(`${keyPrefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  describeTaskStore('shared by two instances', () => {
+    const created: [RedisTaskStore, RedisTaskStore] = [
+      new RedisTaskStore({ redis, keyPrefix }),
+      new RedisTaskStore({ redis, keyPrefix }),
+    ];
+    stores.push(...created);
+    return created;
+  });
+
+  it('stores a task as JSON under its prefix, expiring after ttlSeconds', async () => {
+    const store = new RedisTaskStore({ redis, keyPrefix, ttlSeconds: 60 });
+    stores.push(store);
+    const entry = task();
+    await store.save({ task: entry, version: 1 });
+    const stored = await redis.hget(`${keyPrefix}:task:${entry.id}`, 'task');
+    expect(JSON.parse(stored ?? '{}')).toEqual(entry);
+    const ttl = await redis.ttl(`${keyPrefix}:task:${entry.id}`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(60);
+    expect(await redis.zscore(`${keyPrefix}:context:ctx`, entry.id)).not.toBeNull();
+  });
+
+  it('drops index entries whose task has expired', async () => {
+    const store = new RedisTaskStore({ redis, keyPrefix: `${keyPrefix}:expiry` });
+    stores.push(store);
+    const kept = task({ contextId: 'expiry' });
+    const gone = task({ contextId: 'expiry' });
+    await store.save({ task: kept, version: 1 });
+    await store.save({ task: gone, version: 1 });
+    await redis.del(`${keyPrefix}:expiry:task:${gone.id}`);
+    const page = await store.list({ contextId: 'expiry', pageSize: 10 });
+    expect(page.tasks.map((entry) => entry.id)).toEqual([kept.id]);
+    expect(await redis.zscore(`${keyPrefix}:expiry:context:expiry`, gone.id)).toBeNull();
+  });
+});

@@ -1,0 +1,69 @@
+import type { StreamResponse, Task, TaskState } from '../schemas/core';
+
+/** A stored task and its version, which grows by one with every write. */
+export interface TaskRecord {
+  task: Task;
+  version: number;
+}
+
+/** Options for {@link TaskStore.save}. */
+export interface SaveTaskOptions {
+  /**
+   * Compare-and-set: write only if the stored version equals this (0: only if there is no
+   * record yet).
+   */
+  expectedVersion?: number;
+}
+
+/** Which tasks `ListTasks` wants, newest status first. */
+export interface TaskQuery {
+  contextId?: string | undefined;
+  status?: TaskState | undefined;
+  /** Only tasks whose status timestamp is after this ISO-8601 instant. */
+  statusTimestampAfter?: string | undefined;
+  pageSize: number;
+  /** The `nextPageToken` of the previous page. */
+  pageToken?: string | undefined;
+}
+
+/** One page of tasks. */
+export interface TaskPage {
+  tasks: Task[];
+  /** Empty on the last page. */
+  nextPageToken: string;
+  totalSize: number;
+}
+
+/**
+ * What travels on a task's channel: its events (with the version they produced, so a subscriber
+ * that read a snapshot skips what the snapshot already holds) and cancel requests for the replica
+ * running the task.
+ */
+export type TaskBusMessage =
+  | { type: 'event'; version: number; event: StreamResponse }
+  | { type: 'cancel'; reason?: string | undefined };
+
+/** Stops a subscription. */
+export type Unsubscribe = () => Promise<void>;
+
+/**
+ * Where tasks live and how their events reach every replica: persistence (`load`, `save`, `list`)
+ * plus a channel per task (`publish`, `subscribe`). {@link InMemoryTaskStore} serves one process;
+ * {@link RedisTaskStore} shares tasks and events between replicas.
+ */
+export interface TaskStore {
+  load(taskId: string): Promise<TaskRecord | undefined>;
+  /** Writes a record. Returns false when `expectedVersion` did not match (nothing written). */
+  save(record: TaskRecord, options?: SaveTaskOptions): Promise<boolean>;
+  list(query: TaskQuery): Promise<TaskPage>;
+  publish(taskId: string, message: TaskBusMessage): Promise<void>;
+  /** Resolves once the subscription is active, so nothing published afterwards is missed. */
+  subscribe(taskId: string, listener: (message: TaskBusMessage) => void): Promise<Unsubscribe>;
+  /**
+   * Records that `key` happened for the task, once: true for the first caller, false for every
+   * later one, on any replica (ARCHITECTURE.md §4: side effects happen at most once).
+   */
+  claim(taskId: string, key: string): Promise<boolean>;
+  /** Releases connections the store opened itself (not the ones it was given). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,155 @@
+/**
+ * `pnpm bench <name>`: benchmarks that print ratios measured in one run.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatGatewayBench, runGatewayBench, type GatewayBenchOptions } from './gateway-bench';
+import {
+  formatOrchestrationBench,
+  runOrchestrationBench,
+  type OrchestrationBenchOptions,
+} from './orchestration-bench';
+import { formatRagBench, runRagBench, type RagBenchOptions } from './rag-bench';
+
+const HELP = `Usage: pnpm bench <benchmark> [options]
+
+Benchmarks:
+  gateway        Added latency of the gateway's passthrough vs straight to a scripted upstream,
+                 and throughput under concurrent streaming load vs a minimal Node reverse proxy.
+  orchestration  Run time of DAGs of scripted agents against their critical path, with the
+                 orchestrator's dependency scheduling and with stage-by-stage execution.
+  rag            The RAG store: ingestion rate (hashed embeddings), hybrid and vector search
+                 latency at 10k and 100k chunks, HNSW recall@10 against an exact scan, and the
+                 HNSW speed-up. Embedded PGlite in a temporary directory, or the PostgreSQL
+                 server in DATABASE_URL (in a scratch schema, dropped afterwards).
+
+Options (gateway):
+  --rounds N        sequential rounds, each interleaving every target       (default 15)
+  --per-round N     requests per target per round                           (default 60)
+  --concurrency N   concurrent streaming clients in the load phase          (default 64)
+  --load-seconds N  seconds per load phase                                  (default 4)
+  --load-repeats N  load phases per target, interleaved                     (default 5)
+  --chunks N        streamed deltas per answer                              (default 20)
+  --quick           a short smoke run (3 rounds, 1 s phases; 3 orchestration runs)
+
+Options (orchestration):
+  --runs N          runs per DAG per scheduling mode                        (default 10)
+
+Options (rag):
+  --sizes N,N       corpus sizes in child chunks                            (default 10000,100000)
+  --queries N       queries per measurement                                 (default 100)
+  --ef-search N,N   HNSW ef_search values to measure                        (default 40,100,200)
+  --m N             HNSW m for the indexes the benchmark builds             (default 16)
+  --ef-construction N  HNSW ef_construction for those indexes               (default 64)
+  --database-url U  a PostgreSQL server with pgvector        (default: DATABASE_URL, else PGlite)
+  --quick           10000 chunks only
+
+Common:
+  --json            print the raw result as JSON
+  -h, --help        this help
+
+Results go in docs/benchmarks.md with the machine and the command.`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      rounds: { type: 'string' },
+      'per-round': { type: 'string' },
+      concurrency: { type: 'string' },
+      'load-seconds': { type: 'string' },
+      'load-repeats': { type: 'string' },
+      chunks: { type: 'string' },
+      runs: { type: 'string' },
+      sizes: { type: 'string' },
+      queries: { type: 'string' },
+      'ef-search': { type: 'string' },
+      m: { type: 'string' },
+      'ef-construction': { type: 'string' },
+      'database-url': { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [benchmark] = positionals;
+  if (values.help || benchmark === undefined) {
+    process.stdout.write(`${HELP}\n`);
+    return values.help ? 0 : 2;
+  }
+  if (benchmark !== 'gateway' && benchmark !== 'orchestration' && benchmark !== 'rag') {
+    process.stderr.write(`Unknown benchmark '${benchmark}'.\n\n${HELP}\n`);
+    return 2;
+  }
+  const number = (value: string | undefined, fallback: number): number => {
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed <= 0)
+      throw new Error(`expected a positive number, got '${value}'`);
+    return parsed;
+  };
+  const numbers = (value: string | undefined, fallback: number[]): number[] =>
+    value === undefined
+      ? fallback
+      : value.split(',').map((item) => number(item.trim().replace(/k$/i, '000'), 0));
+  if (benchmark === 'rag') {
+    const ragOptions: RagBenchOptions = {
+      // The composition root of `pnpm bench`: the one place that reads the environment.
+      databaseUrl: values['database-url'] ?? (process.env['DATABASE_URL'] || undefined),
+      sizes: numbers(values.sizes, values.quick ? [10_000] : [10_000, 100_000]),
+      queries: number(values.queries, 100),
+      efSearch: numbers(values['ef-search'], [40, 100, 200]),
+      m: number(values.m, 16),
+      efConstruction: number(values['ef-construction'], 64),
+      dimensions: 384,
+      seed: 42,
+    };
+    const result = await runRagBench(ragOptions);
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify(result, null, 2)}\n`
+        : `\n${formatRagBench(result, ragOptions)}\n`,
+    );
+    return 0;
+  }
+  const root = path.resolve(__dirname, '../../..');
+  if (benchmark === 'orchestration') {
+    const orchestrationOptions: OrchestrationBenchOptions = {
+      root,
+      runs: number(values.runs, values.quick ? 3 : 10),
+    };
+    const outcome = await runOrchestrationBench(orchestrationOptions);
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify(outcome, null, 2)}\n`
+        : `\n${formatOrchestrationBench(outcome, orchestrationOptions)}\n`,
+    );
+    return 0;
+  }
+  const options: GatewayBenchOptions = {
+    root,
+    rounds: number(values.rounds, values.quick ? 3 : 15),
+    perRound: number(values['per-round'], values.quick ? 20 : 60),
+    concurrency: number(values.concurrency, 64),
+    loadSeconds: number(values['load-seconds'], values.quick ? 1 : 4),
+    loadRepeats: number(values['load-repeats'], values.quick ? 1 : 5),
+    chunks: number(values.chunks, 20),
+  };
+  const result = await runGatewayBench(options);
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(result, null, 2)}\n`
+      : `\n${formatGatewayBench(result, options)}\n`,
+  );
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(
+      `bench failed: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,19 @@
+/** Environment configuration for fleet services: declare variables once, load them with zod. */
+export { envVar } from './env-var';
+export type { ConfigOf, ConfigSpec, EnvVar } from './env-var';
+export { loadConfig } from './load-config';
+export type { Environment } from './load-config';
+export {
+  booleanSchema,
+  byteSizeSchema,
+  httpUrlSchema,
+  listSchema,
+  logLevelSchema,
+  portSchema,
+  positiveIntSchema,
+  redisUrlSchema,
+} from './schemas';
+export { llmEnv, redisEnv, runtimeEnv, telemetryEnv } from './shared-env';
+export { describeConfig, renderConfigMarkdown, renderEnvExample } from './describe-config';
+export type { ConfigSection, EnvVarDoc } from './describe-config';
+export { exitOnConfigError } from './exit-on-config-error';

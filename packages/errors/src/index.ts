@@ -1,0 +1,38 @@
+/** The fleet's error types, the one code→HTTP table, and the error bodies services exchange. */
+export { ERROR_CODES, ERROR_HTTP_STATUS, isErrorCode, isRetryableStatus } from './error-codes';
+export type { ErrorCode } from './error-codes';
+export {
+  AbortError,
+  BadRequestError,
+  ConfigError,
+  ConflictError,
+  ConnectionError,
+  FleetError,
+  InternalError,
+  MalformedJsonError,
+  NotFoundError,
+  NotImplementedError,
+  PayloadTooLargeError,
+  PermissionDeniedError,
+  ServiceUnavailableError,
+  StreamInterruptedError,
+  UnauthenticatedError,
+  UnsupportedMediaTypeError,
+  UpstreamError,
+  UpstreamTimeoutError,
+  ValidationError,
+  toFleetError,
+} from './fleet-error';
+export type { FleetErrorOptions, UpstreamErrorOptions } from './fleet-error';
+export {
+  errorBodySchema,
+  fromErrorBody,
+  openaiErrorBodySchema,
+  toErrorBody,
+  toOpenAIErrorBody,
+} from './error-body';
+export type { ErrorBody, OpenAIErrorBody, ToErrorBodyOptions } from './error-body';
+export { parseJson, safeParseJson } from './parse-json';
+export type { ParseJsonOptions, SafeParseJsonResult } from './parse-json';
+export { formatIssuePath, validationErrorFromZod } from './validation';
+export type { ValidationErrorFromZodOptions, ValidationIssue } from './validation';

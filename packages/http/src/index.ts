@@ -1,0 +1,20 @@
+/** Express edge plumbing every fleet service shares: ids, bodies, errors, health, metrics, lifecycle. */
+export { createServiceApp } from './create-service-app';
+export type { CreateServiceAppOptions } from './create-service-app';
+export { runMain } from './run-main';
+export { errorMiddleware, notFoundHandler, renderErrorBody, sendError } from './error-middleware';
+export type { ErrorContext, ErrorFormat, ErrorMiddlewareOptions } from './error-middleware';
+export { healthRoutes } from './health';
+export type { HealthRoutesOptions, ReadinessCheck } from './health';
+export { silentLogger } from './logger';
+export type { HttpLogger } from './logger';
+export { createMetrics } from './metrics';
+export type { CreateMetricsOptions, Metrics, RecordedResponse } from './metrics';
+export { addLogFields, observeRequests, observeResponse } from './observe-requests';
+export type { ObserveOptions, ObservedRequest } from './observe-requests';
+export { readBody, readJsonBody } from './read-body';
+export type { JsonBody, ReadBodyOptions, ReadJsonBodyOptions } from './read-body';
+export { assignRequestId, getRequestId, requestId } from './request-id';
+export type { RequestIdOptions } from './request-id';
+export { startServer } from './start-server';
+export type { RunningServer, ShutdownHook, StartServerOptions } from './start-server';

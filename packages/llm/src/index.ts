@@ -1,0 +1,21 @@
+/** The fleet's LLM access: upstream resolution, offline detection, the OpenAI client, structured output and embedders. */
+export {
+  createHashedEmbedder,
+  DEFAULT_HASHED_DIMENSIONS,
+  HASHED_EMBEDDING_MODEL,
+} from './create-hashed-embedder';
+export type { CreateHashedEmbedderOptions } from './create-hashed-embedder';
+export { createLlmClient } from './create-llm-client';
+export type { CreateLlmClientOptions } from './create-llm-client';
+export { createOpenAIEmbedder, KNOWN_EMBEDDING_DIMENSIONS } from './create-openai-embedder';
+export type { CreateOpenAIEmbedderOptions } from './create-openai-embedder';
+export type { EmbedOptions, Embedder } from './embedder';
+export { generateObject } from './generate-object';
+export type { GenerateObjectOptions, GenerateObjectResult, TokenUsage } from './generate-object';
+export { DEFAULT_OPENAI_BASE_URL, OFFLINE_HINT, resolveUpstream } from './resolve-upstream';
+export type { ResolveUpstreamOptions, Upstream } from './resolve-upstream';
+export { StructuredOutputError } from './structured-output-error';
+export type { StructuredOutputErrorOptions } from './structured-output-error';
+export { toLlmError } from './to-llm-error';
+export { toStrictJsonSchema } from './to-strict-json-schema';
+export type { JsonSchema, StrictJsonSchema } from './to-strict-json-schema';

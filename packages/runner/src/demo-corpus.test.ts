@@ -1,0 +1,70 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DEMO_CORPUS_DIR, demoQuestion, loadDemoCorpus } from './demo-corpus';
+import {
+  DOCUMENTS_AGENT_TOKEN,
+  startDocumentsAgent,
+  type DocumentsAgent,
+} from './test-support/documents-agent';
+
+let agent: DocumentsAgent;
+let root: string;
+
+beforeAll(async () => {
+  agent = await startDocumentsAgent();
+  root = await mkdtemp(path.join(os.tmpdir(), 'fleet-demo-'));
+  const corpus = path.join(root, DEMO_CORPUS_DIR);
+  await mkdir(corpus, { recursive: true });
+  await writeFile(path.join(corpus, 'handbook.md'), '# Handbook\nHoliday: 30 days.\n');
+  await writeFile(path.join(corpus, 'prices.csv'), 'plan,price\nteam,20\n');
+  await writeFile(
+    path.join(corpus, 'questions.json'),
+    JSON.stringify([{ question: 'How many holiday days do employees get?', expected: '30' }]),
+  );
+});
+afterAll(async () => {
+  await agent.close();
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('loadDemoCorpus', () => {
+  it('ingests every document but questions.json, and is a no-op the second time', async () => {
+    const target = { url: agent.url, token: DOCUMENTS_AGENT_TOKEN };
+    const before = agent.calls.length;
+    const first = await loadDemoCorpus({ root, target, tenant: 'dev' });
+    expect(first).toEqual({
+      files: 2,
+      summary: { ingested: 2, duplicate: 0, failed: 0, chunks: 4 },
+      failures: [],
+    });
+    expect(agent.calls.slice(before).map((call) => call.filename)).toEqual([
+      'handbook.md',
+      'prices.csv',
+    ]);
+    const second = await loadDemoCorpus({ root, target, tenant: 'dev' });
+    expect(second?.summary).toEqual({ ingested: 0, duplicate: 2, failed: 0, chunks: 0 });
+  });
+
+  it('does nothing without a demo corpus', async () => {
+    const empty = await mkdtemp(path.join(os.tmpdir(), 'fleet-demo-none-'));
+    try {
+      const target = { url: agent.url, token: DOCUMENTS_AGENT_TOKEN };
+      await expect(loadDemoCorpus({ root: empty, target, tenant: 'dev' })).resolves.toBe(undefined);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('demoQuestion', () => {
+  it('asks the corpus’s first question so the planner routes it to the documents', async () => {
+    await expect(demoQuestion(root)).resolves.toBe(
+      'How many holiday days do employees get according to our documents?',
+    );
+    await expect(demoQuestion(path.join(root, 'nowhere'))).resolves.toBe(
+      'What do our documents cover?',
+    );
+  });
+});

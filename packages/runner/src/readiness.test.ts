@@ -1,0 +1,91 @@
+import http from 'node:http';
+import type net from 'node:net';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { findFreePort } from './ports';
+import { describeAnswer, probeReadyz, waitForReady } from './readiness';
+
+const servers: http.Server[] = [];
+afterEach(() => {
+  for (const server of servers.splice(0)) server.close();
+});
+
+async function serve(handler: http.RequestListener): Promise<string> {
+  const server = http.createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+}
+
+describe('probeReadyz', () => {
+  it('returns the status of GET /readyz', async () => {
+    const paths: string[] = [];
+    const url = await serve((request, response) => {
+      paths.push(request.url ?? '');
+      response.statusCode = 503;
+      response.end();
+    });
+    await expect(probeReadyz({ url })).resolves.toEqual({ status: 503 });
+    expect(paths).toEqual(['/readyz']);
+  });
+
+  it('explains a refused connection', async () => {
+    const answer = await probeReadyz({ url: `http://127.0.0.1:${await findFreePort()}` });
+    expect(describeAnswer(answer)).toBe('not listening yet');
+  });
+});
+
+describe('waitForReady', () => {
+  it('keeps probing until /readyz answers 200', async () => {
+    let calls = 0;
+    const url = await serve((_request, response) => {
+      calls += 1;
+      response.statusCode = calls < 3 ? 503 : 200;
+      response.end();
+    });
+    const answers: string[] = [];
+    const outcome = await waitForReady({
+      url,
+      timeoutMs: 10_000,
+      intervalMs: 10,
+      exitInfo: () => undefined,
+      onProbe: (answer) => answers.push(describeAnswer(answer)),
+    });
+    expect(outcome.state).toBe('ready');
+    expect(answers).toEqual(['503', '503', '200']);
+  });
+
+  it('stops at once when the process has exited', async () => {
+    const outcome = await waitForReady({
+      url: `http://127.0.0.1:${await findFreePort()}`,
+      timeoutMs: 10_000,
+      exitInfo: () => ({ code: 1, signal: null }),
+    });
+    expect(outcome).toMatchObject({ state: 'exited', exit: { code: 1 } });
+  });
+
+  it('times out with the last answer', async () => {
+    const url = await serve((_request, response) => {
+      response.statusCode = 503;
+      response.end();
+    });
+    const outcome = await waitForReady({
+      url,
+      timeoutMs: 300,
+      intervalMs: 20,
+      exitInfo: () => undefined,
+    });
+    expect(outcome).toMatchObject({ state: 'timeout', last: { status: 503 } });
+  });
+
+  it('stops when aborted', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const outcome = await waitForReady({
+      url: 'http://127.0.0.1:1',
+      timeoutMs: 10_000,
+      exitInfo: () => undefined,
+      signal: controller.signal,
+    });
+    expect(outcome.state).toBe('aborted');
+  });
+});

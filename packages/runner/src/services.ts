@@ -1,0 +1,117 @@
+/**
+ * The services the local runner knows how to start. Adding a service to the fleet is one entry
+ * here: the runner derives its port, URL, log file and readiness check from it.
+ */
+
+/** Infrastructure a service needs before it boots. */
+export type Infrastructure = 'redis' | 'postgres';
+
+/** One fleet service, as the runner starts it. */
+export interface ServiceDefinition {
+  /** Short name used on the command line and in logs: `gateway`, `rag-agent`. */
+  readonly name: string;
+  /** The workspace package directory, relative to the repository root. */
+  readonly packageDir: string;
+  /** The variable that sets its listen port, e.g. `GATEWAY_PORT` (ARCHITECTURE.md §11). */
+  readonly portVariable: string;
+  /** The port it listens on when `portVariable` is unset. */
+  readonly defaultPort: number;
+  /**
+   * The variable through which the other services find this one, e.g. `ORCHESTRATOR_URL`. The
+   * runner sets it for every service it starts (unless the caller set it) to this service's
+   * local URL.
+   */
+  readonly urlVariable: string;
+  /** Infrastructure it needs: `redis` is started or reused by the runner; `postgres` is
+   * `DATABASE_URL` when set, otherwise the service embeds its own (ARCHITECTURE.md §7). */
+  readonly needs: readonly Infrastructure[];
+  /** True for A2A agents the orchestrator discovers: their URLs go into `AGENT_URLS`. */
+  readonly discoverable: boolean;
+  /**
+   * True for services that read the discoverable agents' cards when they boot (the orchestrator):
+   * `fleet up` starts them once the agents answer `/readyz`, so none is missed. @default false
+   */
+  readonly startsAfterAgents?: boolean;
+}
+
+/**
+ * Every service of the fleet, in start order. A service's compiled entry is
+ * `<packageDir>/dist/main.js`; it answers `GET /readyz` once its dependencies answer.
+ */
+export const SERVICES: readonly ServiceDefinition[] = [
+  {
+    name: 'gateway',
+    packageDir: 'services/gateway',
+    portVariable: 'GATEWAY_PORT',
+    defaultPort: 8080,
+    urlVariable: 'GATEWAY_URL',
+    // Sessions and approvals live in Redis (ARCHITECTURE.md §6); any gateway replica reads them.
+    needs: ['redis'],
+    discoverable: false,
+  },
+  {
+    name: 'orchestrator',
+    packageDir: 'services/orchestrator',
+    portVariable: 'ORCHESTRATOR_PORT',
+    defaultPort: 8081,
+    urlVariable: 'ORCHESTRATOR_URL',
+    // Sessions, locks, the card cache and its A2A task store.
+    needs: ['redis'],
+    discoverable: false,
+    // It reads the agents' cards at boot and drops those that do not answer until its next
+    // refresh (CARD_CACHE_TTL_SECONDS): start it once they are ready.
+    startsAfterAgents: true,
+  },
+  {
+    name: 'planner',
+    packageDir: 'services/planner',
+    portVariable: 'PLANNER_PORT',
+    defaultPort: 8082,
+    urlVariable: 'PLANNER_URL',
+    // Its A2A task store.
+    needs: ['redis'],
+    discoverable: false,
+  },
+  {
+    name: 'rag-agent',
+    packageDir: 'services/rag-agent',
+    portVariable: 'RAG_AGENT_PORT',
+    defaultPort: 8083,
+    urlVariable: 'RAG_AGENT_URL',
+    // Its A2A task store; documents and chunks in PostgreSQL with pgvector (DATABASE_URL, or an
+    // embedded PostgreSQL under .fleet/ when it is unset).
+    needs: ['redis', 'postgres'],
+    discoverable: true,
+  },
+];
+
+/** The compiled entry point of a service, relative to the repository root. */
+export function serviceEntry(service: ServiceDefinition): string {
+  return `${service.packageDir}/dist/main.js`;
+}
+
+/** Options for {@link selectServices}. */
+export interface SelectServicesOptions {
+  /** Every known service. */
+  services: readonly ServiceDefinition[];
+  /** Names to keep (`--only`); undefined or empty keeps all. */
+  only?: readonly string[] | undefined;
+}
+
+/** The result of {@link selectServices}. */
+export type SelectServicesResult =
+  { success: true; services: ServiceDefinition[] } | { success: false; unknown: string[] };
+
+/**
+ * Picks the services named by `--only`, in table order, or reports the names it does not know.
+ *
+ * @example
+ * selectServices({ services: SERVICES, only: ['gateway'] });
+ */
+export function selectServices({ services, only }: SelectServicesOptions): SelectServicesResult {
+  if (only === undefined || only.length === 0) return { success: true, services: [...services] };
+  const known = new Set(services.map((service) => service.name));
+  const unknown = only.filter((name) => !known.has(name));
+  if (unknown.length > 0) return { success: false, unknown };
+  return { success: true, services: services.filter((service) => only.includes(service.name)) };
+}

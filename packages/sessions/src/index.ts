@@ -1,0 +1,36 @@
+/**
+ * Durable workflow sessions and approvals in Redis (ARCHITECTURE.md §3, §6): one orchestrated
+ * run's state, changed only under a Redlock lock on its id, with approval decisions, session events
+ * across replicas, and leases for who runs and who streams a session.
+ */
+export { createSessionStore } from './session-store';
+export type {
+  DecideApprovalInput,
+  ExpiredApproval,
+  ListSessionsOptions,
+  NewApproval,
+  NewSession,
+  SessionEventListener,
+  SessionStore,
+  SessionStoreOptions,
+  Unsubscribe,
+} from './session-store';
+export type { Lease } from './lease';
+export {
+  approvalKindSchema,
+  approvalSchema,
+  sessionEventSchema,
+  sessionNodeSchema,
+  sessionResultSchema,
+  sessionSchema,
+  sessionStatusSchema,
+} from './session-schema';
+export type {
+  Approval,
+  ApprovalKind,
+  Session,
+  SessionEvent,
+  SessionNode,
+  SessionResult,
+  SessionStatus,
+} from './session-schema';

@@ -1,0 +1,132 @@
+import {
+  approvalStatusSchema,
+  citationSchema,
+  historyMessageSchema,
+  instructionModeSchema,
+  nodeStateSchema,
+  planSchema,
+  riskSchema,
+} from '@fleet/a2a';
+import { z } from 'zod';
+
+/** What an approval is about: one node's action, or the whole plan before any agent runs. */
+export const approvalKindSchema = z.enum(['node', 'plan']);
+export type ApprovalKind = z.infer<typeof approvalKindSchema>;
+
+/**
+ * A request for a person's consent and, once given or refused, the decision (ARCHITECTURE.md §3,
+ * §6). Times are ISO-8601 strings.
+ */
+export const approvalSchema = z.object({
+  id: z.string().min(1),
+  kind: approvalKindSchema,
+  status: approvalStatusSchema,
+  /** The node that waits for it (kind `node`). */
+  nodeId: z.string().optional(),
+  /** The agent that asked (kind `node`). */
+  agent: z.string().optional(),
+  /** A short machine-readable name: `send-mail`, `run-code`, `run-plan`. */
+  action: z.string(),
+  /** One sentence a person can decide on. */
+  summary: z.string(),
+  /** What will happen, in full: the mail, the code, the plan. */
+  preview: z.string(),
+  risk: riskSchema,
+  createdAt: z.string(),
+  /** After this time a pending approval can no longer be decided: it becomes `expired`. */
+  expiresAt: z.string(),
+  /** When the status left `pending`. */
+  decidedAt: z.string().optional(),
+  /** What the person added to the decision. */
+  instructions: z.string().optional(),
+  /** How the instructions apply to the task (set by the orchestrator). */
+  mode: instructionModeSchema.optional(),
+  /** Set by the orchestrator when it has sent the decision to the agent (at-most-once delivery). */
+  deliveredAt: z.string().optional(),
+});
+export type Approval = z.infer<typeof approvalSchema>;
+
+/** One plan node as the session records it. Times are ISO-8601 strings. */
+export const sessionNodeSchema = z.object({
+  agent: z.string(),
+  state: nodeStateSchema,
+  attempts: z.number().int().min(0),
+  startedAt: z.string().optional(),
+  endedAt: z.string().optional(),
+  /** The agent's answer text. */
+  summary: z.string().optional(),
+  /** The agent's structured output, kept so a resumed run can feed the node's dependents. */
+  data: z.unknown().optional(),
+  error: z.string().optional(),
+  /** The agent's A2A task (for GetTask, CancelTask and approval continuations). */
+  taskId: z.string().optional(),
+  /** The approval the node waits for, or waited for. */
+  approvalId: z.string().optional(),
+  /** The task as actually carried out, when a person's instructions changed it. */
+  effectiveTask: z.string().optional(),
+});
+export type SessionNode = z.infer<typeof sessionNodeSchema>;
+
+/** A session's lifecycle. */
+export const sessionStatusSchema = z.enum([
+  'running',
+  'waiting_approval',
+  'completed',
+  'failed',
+  'canceled',
+]);
+export type SessionStatus = z.infer<typeof sessionStatusSchema>;
+
+/** The final answer, once composed. */
+export const sessionResultSchema = z.object({
+  text: z.string(),
+  citations: z.array(citationSchema),
+  composer: z.enum(['llm', 'offline']),
+  failedNodes: z.array(z.string()),
+});
+export type SessionResult = z.infer<typeof sessionResultSchema>;
+
+/**
+ * One orchestrated workflow as it is stored at `fleet:session:{id}` (ARCHITECTURE.md §6). Parsed
+ * on every read: Redis content is external text (house style rule 10). `history`, `planApproval`
+ * and `approvals` default when absent, so sessions written before they existed still read.
+ */
+export const sessionSchema = z.object({
+  id: z.string().min(1),
+  /** The owner; a session is shown only to its tenant. */
+  tenant: z.string(),
+  status: sessionStatusSchema,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  /** The user's request text. */
+  request: z.string(),
+  /** The conversation before the request. */
+  history: z.array(historyMessageSchema).default([]),
+  /** Whether a person must approve the plan before any agent runs. */
+  planApproval: z.boolean().default(false),
+  /** The orchestrator's A2A task currently running the session. */
+  taskId: z.string().optional(),
+  plan: planSchema.optional(),
+  /** Where the plan came from. */
+  planSource: z.enum(['llm', 'heuristic', 'request']).optional(),
+  /** Instructions given with denied plans, oldest first (re-planning feedback). */
+  planFeedback: z.array(z.string()).optional(),
+  nodes: z.record(z.string(), sessionNodeSchema),
+  approvals: z.record(z.string(), approvalSchema).default({}),
+  result: sessionResultSchema.optional(),
+  /** Why the run failed, when it did. */
+  error: z.string().optional(),
+});
+export type Session = z.infer<typeof sessionSchema>;
+
+/** What other replicas hear about a session (Redis pub/sub). */
+export const sessionEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('approval-decided'),
+    approvalId: z.string(),
+    status: approvalStatusSchema,
+  }),
+  z.object({ type: z.literal('session-canceled') }),
+  z.object({ type: z.literal('session-updated') }),
+]);
+export type SessionEvent = z.infer<typeof sessionEventSchema>;

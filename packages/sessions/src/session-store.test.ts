@@ -1,0 +1,345 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ConflictError, InternalError, NotFoundError } from '@fleet/errors';
+import { Redis } from 'ioredis';
+import Redlock from 'redlock';
+import { createSessionStore, type SessionStore, type SessionStoreOptions } from './session-store';
+
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const root = `test:sessions:store:${randomUUID()}`;
+
+/** Key prefixes of their own for one test, all under this file's root. */
+function prefixes(name: string): Omit<SessionStoreOptions, 'redis'> {
+  return {
+    keyPrefix: `${root}:${name}:session`,
+    lockPrefix: `${root}:${name}:lock`,
+    leasePrefix: `${root}:${name}:lease`,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('createSessionStore', () => {
+  let redis: Redis;
+  let other: Redis;
+  const stores: SessionStore[] = [];
+  const storeOn = (connection: Redis, options: Omit<SessionStoreOptions, 'redis'>) => {
+    const store = createSessionStore({ redis: connection, ...options });
+    stores.push(store);
+    return store;
+  };
+
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL);
+    other = new Redis(REDIS_URL);
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((store) => store.close()));
+    const keys = await redis.keys(`${root}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await Promise.all([redis.quit(), other.quit()]);
+  });
+
+  describe('create and get', () => {
+    it('stores a running session with defaults and reads it back parsed', async () => {
+      const options = prefixes('create');
+      const sessions = storeOn(redis, options);
+      const created = await sessions.create({ tenant: 'acme', request: 'Plan my trip' });
+      expect(created).toMatchObject({
+        tenant: 'acme',
+        request: 'Plan my trip',
+        status: 'running',
+        history: [],
+        planApproval: false,
+        nodes: {},
+        approvals: {},
+      });
+      expect(created.createdAt).toBe(created.updatedAt);
+      expect(await sessions.get(created.id)).toEqual(created);
+      const raw = await redis.get(`${options.keyPrefix}:${created.id}`);
+      expect(raw).not.toBeNull();
+    });
+
+    it('keeps the given id, history and plan-approval flag', async () => {
+      const sessions = storeOn(redis, prefixes('create-given'));
+      const created = await sessions.create({
+        id: 'session-1',
+        tenant: 'acme',
+        request: 'Send the report',
+        history: [{ role: 'user', content: 'hello' }],
+        planApproval: true,
+      });
+      expect(created).toMatchObject({
+        id: 'session-1',
+        history: [{ role: 'user', content: 'hello' }],
+        planApproval: true,
+      });
+      expect(await sessions.get('session-1')).toEqual(created);
+    });
+
+    it('refuses a second session with the same id', async () => {
+      const sessions = storeOn(redis, prefixes('create-twice'));
+      await sessions.create({ id: 'twice', tenant: 'acme', request: 'one' });
+      await expect(
+        sessions.create({ id: 'twice', tenant: 'acme', request: 'two' }),
+      ).rejects.toBeInstanceOf(ConflictError);
+      expect((await sessions.get('twice'))?.request).toBe('one');
+    });
+
+    it('answers undefined for an unknown session', async () => {
+      const sessions = storeOn(redis, prefixes('unknown'));
+      expect(await sessions.get('no-such-session')).toBeUndefined();
+    });
+
+    it('reads sessions written before history, planApproval and approvals existed', async () => {
+      const options = prefixes('legacy');
+      const sessions = storeOn(redis, options);
+      const legacy = {
+        id: 'legacy',
+        tenant: 'acme',
+        status: 'completed',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-01T00:00:00.000Z',
+        request: 'old',
+        nodes: {},
+      };
+      await redis.set(`${options.keyPrefix}:legacy`, JSON.stringify(legacy), 'EX', 60);
+      expect(await sessions.get('legacy')).toEqual({
+        ...legacy,
+        history: [],
+        planApproval: false,
+        approvals: {},
+      });
+    });
+
+    it('throws InternalError for a stored session that does not match the schema', async () => {
+      const options = prefixes('corrupt');
+      const sessions = storeOn(redis, options);
+      await redis.set(`${options.keyPrefix}:bad-json`, '{not json', 'EX', 60);
+      await redis.set(`${options.keyPrefix}:bad-shape`, JSON.stringify({ id: 'x' }), 'EX', 60);
+      await expect(sessions.get('bad-json')).rejects.toBeInstanceOf(InternalError);
+      await expect(sessions.get('bad-shape')).rejects.toBeInstanceOf(InternalError);
+    });
+  });
+
+  describe('getForTenant', () => {
+    it("answers another tenant's session exactly like a missing one", async () => {
+      const options = prefixes('tenant');
+      const sessions = storeOn(redis, options);
+      const { id } = await sessions.create({ tenant: 'acme', request: 'x' });
+      await expect(sessions.getForTenant(id, 'acme')).resolves.toMatchObject({ id });
+
+      const foreign = await sessions.getForTenant(id, 'globex').catch((error: unknown) => error);
+      expect(foreign).toBeInstanceOf(NotFoundError);
+
+      await redis.del(`${options.keyPrefix}:${id}`);
+      const missing = await sessions.getForTenant(id, 'acme').catch((error: unknown) => error);
+      expect(missing).toBeInstanceOf(NotFoundError);
+      expect((foreign as NotFoundError).message).toBe((missing as NotFoundError).message);
+      expect((foreign as NotFoundError).status).toBe(404);
+    });
+  });
+
+  describe('list', () => {
+    it("lists only the tenant's sessions, newest first, up to the limit", async () => {
+      const sessions = storeOn(redis, prefixes('list'));
+      const ids: string[] = [];
+      for (let index = 0; index < 5; index += 1) {
+        ids.push((await sessions.create({ tenant: 'acme', request: `r${index}` })).id);
+        await sessions.create({ tenant: 'globex', request: `g${index}` });
+        await sleep(3); // distinct createdAt milliseconds, so the order is defined
+      }
+      const all = await sessions.list('acme');
+      expect(all.map((session) => session.id)).toEqual([...ids].reverse());
+      expect(all.every((session) => session.tenant === 'acme')).toBe(true);
+      const two = await sessions.list('acme', { limit: 2 });
+      expect(two.map((session) => session.id)).toEqual([ids[4], ids[3]]);
+      expect(await sessions.list('nobody')).toEqual([]);
+    });
+
+    it('drops expired sessions from the index and still fills the limit', async () => {
+      const options = prefixes('list-stale');
+      const sessions = storeOn(redis, options);
+      const ids: string[] = [];
+      for (let index = 0; index < 6; index += 1) {
+        ids.push((await sessions.create({ tenant: 'acme', request: `r${index}` })).id);
+        await sleep(3);
+      }
+      // The three newest are gone, as if their TTL had run out.
+      await redis.del(...ids.slice(3).map((id) => `${options.keyPrefix}:${id}`));
+      const listed = await sessions.list('acme', { limit: 2 });
+      expect(listed.map((session) => session.id)).toEqual([ids[2], ids[1]]);
+      const index = `${options.keyPrefix}s:tenant:acme`;
+      expect(await redis.zrevrange(index, 0, -1)).toEqual([ids[2], ids[1], ids[0]]);
+    });
+  });
+
+  describe('update', () => {
+    it('applies the change, returns the mutate value and sets updatedAt', async () => {
+      const sessions = storeOn(redis, prefixes('update'));
+      const created = await sessions.create({ tenant: 'acme', request: 'x' });
+      await sleep(2);
+      const { session, value } = await sessions.update(created.id, (draft) => {
+        draft.status = 'completed';
+        draft.nodes['n1'] = { agent: 'web-agent', state: 'completed', attempts: 1 };
+        return 'done';
+      });
+      expect(value).toBe('done');
+      expect(session.status).toBe('completed');
+      expect(session.updatedAt > created.updatedAt).toBe(true);
+      expect(await sessions.get(created.id)).toEqual(session);
+    });
+
+    it('writes nothing when mutate throws or breaks the schema', async () => {
+      const sessions = storeOn(redis, prefixes('update-invalid'));
+      const created = await sessions.create({ tenant: 'acme', request: 'x' });
+      await expect(
+        sessions.update(created.id, (draft) => {
+          draft.status = 'failed';
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      await expect(
+        sessions.update(created.id, (draft) => {
+          (draft as { status: string }).status = 'exploded';
+        }),
+      ).rejects.toBeInstanceOf(InternalError);
+      await expect(
+        sessions.update(created.id, (draft) => {
+          draft.tenant = 'globex';
+        }),
+      ).rejects.toBeInstanceOf(InternalError);
+      expect(await sessions.get(created.id)).toEqual(created);
+    });
+
+    it('throws NotFoundError for an unknown session', async () => {
+      const sessions = storeOn(redis, prefixes('update-unknown'));
+      await expect(sessions.update('no-such-session', () => undefined)).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+    });
+
+    it('loses no change when two replicas update the same session at once', async () => {
+      // Two stores on two connections: two orchestrator replicas.
+      const options = prefixes('update-race');
+      const first = storeOn(redis, options);
+      const second = storeOn(other, options);
+      const { id } = await first.create({ tenant: 'acme', request: 'x' });
+      for (let round = 0; round < 20; round += 1) {
+        await Promise.all([
+          first.update(id, (draft) => {
+            draft.nodes[`first-${round}`] = { agent: 'a', state: 'completed', attempts: round };
+          }),
+          second.update(id, (draft) => {
+            draft.nodes[`second-${round}`] = { agent: 'b', state: 'completed', attempts: round };
+          }),
+        ]);
+      }
+      const stored = await first.get(id);
+      const expected = Array.from({ length: 20 }, (_, round) => [
+        `first-${round}`,
+        `second-${round}`,
+      ]).flat();
+      expect(Object.keys(stored?.nodes ?? {}).sort()).toEqual(expected.sort());
+    });
+
+    it('fails with ConflictError while another holder keeps the lock', async () => {
+      const options = prefixes('update-locked');
+      const sessions = storeOn(redis, { ...options, lockRetryCount: 2, lockRetryDelayMs: 10 });
+      const { id } = await sessions.create({ tenant: 'acme', request: 'x' });
+      const holder = new Redlock([other], { retryCount: 0 });
+      const lock = await holder.acquire([`${options.lockPrefix}:${id}`], 10_000);
+      try {
+        const error = await sessions
+          .update(id, (draft) => {
+            draft.status = 'failed';
+          })
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(ConflictError);
+        expect((error as ConflictError).status).toBe(409);
+      } finally {
+        await lock.release();
+      }
+      expect((await sessions.get(id))?.status).toBe('running');
+      await expect(
+        sessions.update(id, (draft) => {
+          draft.status = 'failed';
+        }),
+      ).resolves.toMatchObject({ session: { status: 'failed' } });
+    });
+
+    it('refuses to write once its lock has been lost', async () => {
+      const options = prefixes('update-fenced');
+      const sessions = storeOn(redis, options);
+      const { id } = await sessions.create({ tenant: 'acme', request: 'x' });
+      await expect(
+        sessions.update(id, (draft) => {
+          // Another holder takes the lock after ours ran out; sent on the store's own connection,
+          // so it reaches Redis before the store's write does.
+          void redis.set(`${options.lockPrefix}:${id}`, 'someone-else', 'PX', 5000);
+          draft.status = 'failed';
+        }),
+      ).rejects.toBeInstanceOf(ConflictError);
+      expect((await sessions.get(id))?.status).toBe('running');
+    });
+  });
+
+  describe('TTL', () => {
+    it('sets the TTL on create and refreshes it on update', async () => {
+      const options = prefixes('ttl');
+      const sessions = storeOn(redis, { ...options, ttlSeconds: 60 });
+      const { id } = await sessions.create({ tenant: 'acme', request: 'x' });
+      const key = `${options.keyPrefix}:${id}`;
+      const ttl = await redis.ttl(key);
+      expect(ttl).toBeGreaterThan(50);
+      expect(ttl).toBeLessThanOrEqual(60);
+
+      await redis.pexpire(key, 5000);
+      await sessions.update(id, (draft) => {
+        draft.status = 'completed';
+      });
+      expect(await redis.pttl(key)).toBeGreaterThan(50_000);
+    });
+
+    it('forgets a session once its TTL has run out', async () => {
+      const options = prefixes('ttl-expiry');
+      const sessions = storeOn(redis, { ...options, ttlSeconds: 1 });
+      const { id } = await sessions.create({ tenant: 'acme', request: 'x' });
+      expect(await sessions.get(id)).toBeDefined();
+      await sleep(1500);
+      expect(await sessions.get(id)).toBeUndefined();
+      await expect(sessions.getForTenant(id, 'acme')).rejects.toBeInstanceOf(NotFoundError);
+      await expect(sessions.update(id, () => undefined)).rejects.toBeInstanceOf(NotFoundError);
+      expect(await sessions.list('acme')).toEqual([]);
+    });
+  });
+});
+
+describe('listActive', () => {
+  it('lists running and waiting sessions, not ended or expired ones', async () => {
+    const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+    const keyPrefix = `test:sessions:active:${randomUUID()}`;
+    const store = createSessionStore({ redis, keyPrefix, ttlSeconds: 60 });
+    try {
+      const running = await store.create({ tenant: 't', request: 'a' });
+      const waiting = await store.create({ tenant: 't', request: 'b' });
+      const done = await store.create({ tenant: 't', request: 'c' });
+      await store.update(waiting.id, (draft) => {
+        draft.status = 'waiting_approval';
+      });
+      await store.update(done.id, (draft) => {
+        draft.status = 'completed';
+      });
+      await redis.del(`${keyPrefix}:${running.id}`);
+      const gone = await store.create({ tenant: 't', request: 'd' });
+      await redis.del(`${keyPrefix}:${gone.id}`);
+      expect(await store.listActive()).toEqual([waiting.id]);
+      expect(await redis.smembers(`${keyPrefix}s:active`)).toEqual([waiting.id]);
+    } finally {
+      await store.close();
+      const keys = await redis.keys(`${keyPrefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    }
+  });
+});

@@ -1,0 +1,691 @@
+import { randomUUID } from 'node:crypto';
+import type { ApprovalStatus, HistoryMessage } from '@fleet/a2a';
+import {
+  BadRequestError,
+  ConflictError,
+  InternalError,
+  NotFoundError,
+  ServiceUnavailableError,
+  safeParseJson,
+  validationErrorFromZod,
+} from '@fleet/errors';
+import type { Redis } from 'ioredis';
+import Redlock, { ExecutionError, ResourceLockedError, type Lock } from 'redlock';
+import { defineRedisScript } from './internal/redis-script';
+import { acquireLease, type Lease } from './lease';
+import {
+  approvalSchema,
+  sessionEventSchema,
+  sessionSchema,
+  type Approval,
+  type Session,
+  type SessionEvent,
+} from './session-schema';
+
+/** Options for {@link createSessionStore}. */
+export interface SessionStoreOptions {
+  /** The connection for commands; the store duplicates it once for its subscriptions. */
+  redis: Redis;
+  /** A session expires this long after its last change. @default 604800 (7 days) */
+  ttlSeconds?: number;
+  /**
+   * Sessions live at `${keyPrefix}:{id}`, their events on `${keyPrefix}:{id}:events`, the indexes
+   * at `${keyPrefix}s:tenant:{tenant}` and `${keyPrefix}s:pending-approvals`.
+   * @default 'fleet:session'
+   */
+  keyPrefix?: string;
+  /**
+   * Lock keys, `${lockPrefix}:{id}`; kept apart from the sessions so `fleet:session:*` finds only
+   * sessions. @default 'fleet:lock:session'
+   */
+  lockPrefix?: string;
+  /** Lease keys, `${leasePrefix}:runner:{id}` and `${leasePrefix}:attach:{id}`. @default 'fleet:lease:session' */
+  leasePrefix?: string;
+  /** How long a lock holds if its holder dies mid-change. @default 5000 */
+  lockTtlMs?: number;
+  /**
+   * Extra tries to take a busy lock before giving up with a ConflictError. Kept short so a
+   * contended session answers 409 quickly rather than queueing. @default 20
+   */
+  lockRetryCount?: number;
+  /** Delay between tries, plus or minus as much jitter. @default 25 */
+  lockRetryDelayMs?: number;
+}
+
+/** What a new session starts with. */
+export interface NewSession {
+  /** @default a random UUID */
+  id?: string | undefined;
+  tenant: string;
+  request: string;
+  /** @default [] */
+  history?: HistoryMessage[] | undefined;
+  /** @default false */
+  planApproval?: boolean | undefined;
+}
+
+/** A new pending approval; `status` is set to `pending` and `createdAt` defaults to now. */
+export type NewApproval = Omit<Approval, 'status' | 'createdAt'> & {
+  createdAt?: string | undefined;
+};
+
+/** A person's decision on one approval. */
+export interface DecideApprovalInput {
+  sessionId: string;
+  approvalId: string;
+  /** The caller's tenant: another tenant's session is unknown to them. */
+  tenant: string;
+  decision: 'approve' | 'deny';
+  instructions?: string | undefined;
+}
+
+/** Options for {@link SessionStore.list}. */
+export interface ListSessionsOptions {
+  /** At most this many sessions. @default 50 */
+  limit?: number | undefined;
+}
+
+/** Receives the events published for one session. */
+export type SessionEventListener = (event: SessionEvent) => void;
+
+/** Ends one subscription. */
+export type Unsubscribe = () => Promise<void>;
+
+/** An approval that {@link SessionStore.expireOverdueApprovals} marked expired. */
+export interface ExpiredApproval {
+  sessionId: string;
+  approvalId: string;
+}
+
+/**
+ * Durable workflow sessions in Redis (ARCHITECTURE.md §6): JSON with a TTL refreshed by every
+ * change, every change under a Redlock lock on the session id, approvals decided at most once,
+ * events across replicas over pub/sub, and leases saying who runs and who streams a session.
+ */
+export interface SessionStore {
+  /** Stores a new `running` session. @throws ConflictError when the id is taken */
+  create(init: NewSession): Promise<Session>;
+  /** The session, or undefined when it is unknown or expired. */
+  get(id: string): Promise<Session | undefined>;
+  /**
+   * The session if it belongs to `tenant`.
+   * @throws NotFoundError when it is missing, expired or another tenant's (the same error for all three)
+   */
+  getForTenant(id: string, tenant: string): Promise<Session>;
+  /** The tenant's sessions, newest first; ids whose session has expired leave the index. */
+  list(tenant: string, options?: ListSessionsOptions): Promise<Session[]>;
+  /**
+   * Reads, changes and writes the session under its lock, and refreshes its TTL. `mutate` changes
+   * the draft in place and may return a value; if it throws, nothing is written. `updatedAt` is
+   * set afterwards, and the result must still match the session schema.
+   * @throws NotFoundError when the session is unknown or expired
+   * @throws ConflictError when the lock cannot be taken (or was lost before the write)
+   */
+  update<T = void>(
+    id: string,
+    mutate: (draft: Session) => T,
+  ): Promise<{ session: Session; value: T }>;
+  /**
+   * Adds a pending approval (the orchestrator, when an agent asks or for plan approval); a
+   * `running` session becomes `waiting_approval` in the same write.
+   * @throws ConflictError when the session already has an approval with that id
+   */
+  addApproval(id: string, approval: NewApproval): Promise<Approval>;
+  /**
+   * Records a person's decision under the lock and publishes `approval-decided`.
+   * @throws NotFoundError for an unknown session, another tenant's, or an unknown approval
+   * @throws ConflictError when the approval is no longer pending (an overdue pending one is
+   *   marked `expired` first) or when the lock is busy
+   */
+  decideApproval(input: DecideApprovalInput): Promise<Approval>;
+  /** Publishes an event to every subscriber of the session, on any replica. */
+  publish(id: string, event: SessionEvent): Promise<void>;
+  /** Listens to the session's events until the returned function is called. */
+  subscribe(id: string, listener: SessionEventListener): Promise<Unsubscribe>;
+  /**
+   * Marks every pending approval past its expiry `expired` and publishes `approval-decided` for
+   * each (run at orchestrator start-up). Sessions whose lock is busy are skipped.
+   */
+  expireOverdueApprovals(now?: Date): Promise<ExpiredApproval[]>;
+  /**
+   * Ids of the sessions still `running` or `waiting_approval` (expired ones are dropped from the
+   * index as they are found): what an orchestrator checks for runs whose runner died.
+   */
+  listActive(): Promise<string[]>;
+  /**
+   * Who runs a session: one orchestrator at a time. Undefined when another holder has it.
+   * @param ttlMs @default 15000
+   */
+  acquireRunner(id: string, owner: string, ttlMs?: number): Promise<Lease | undefined>;
+  /**
+   * Who streams a resumed session to a client: one at a time. Undefined when another holder has it.
+   * @param ttlMs @default 15000
+   */
+  acquireAttach(id: string, owner: string, ttlMs?: number): Promise<Lease | undefined>;
+  /** Ends every subscription and closes the subscriber connection (not the command connection). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_LEASE_TTL_MS = 15_000;
+const DEFAULT_LIST_LIMIT = 50;
+
+/**
+ * Creates a session atomically with its tenant-index and active-index entries. KEYS: session,
+ * tenant index, active index.
+ * ARGV: json, ttl seconds, id, createdAt ms.
+ */
+const createScript = defineRedisScript(`
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[3])
+return 1
+`);
+
+/**
+ * Writes a session only while the writer still holds its lock (a fencing check, so a writer whose
+ * lock expired mid-change cannot overwrite a newer write), and keeps both indexes in step.
+ * KEYS: lock, session, pending-approvals index, tenant index, active index.
+ * ARGV: lock value, json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms,
+ * still active ('1' | '0').
+ */
+const fencedWriteScript = defineRedisScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+if ARGV[5] == '1' then
+  redis.call('SADD', KEYS[3], ARGV[4])
+else
+  redis.call('SREM', KEYS[3], ARGV[4])
+end
+redis.call('ZADD', KEYS[4], 'NX', ARGV[6], ARGV[4])
+redis.call('EXPIRE', KEYS[4], ARGV[3])
+if ARGV[7] == '1' then
+  redis.call('SADD', KEYS[5], ARGV[4])
+else
+  redis.call('SREM', KEYS[5], ARGV[4])
+end
+return 1
+`);
+
+/**
+ * Builds the session store over one ioredis connection (ARCHITECTURE.md §3, §6).
+ *
+ * - A session is JSON at `fleet:session:{id}`, parsed with zod on every read, written with
+ *   `SET … EX ttlSeconds` on every change.
+ * - Every change is a read-modify-write under a Redlock lock at `fleet:lock:session:{id}`; the write
+ *   itself checks the lock is still held. A lock that cannot be had within its few retries is a
+ *   ConflictError (409).
+ * - A sorted set per tenant lists its sessions; a set of session ids with pending approvals feeds
+ *   {@link SessionStore.expireOverdueApprovals}.
+ * - Events go over pub/sub on `fleet:session:{id}:events`, read through one subscriber connection
+ *   (`redis.duplicate()`, opened on the first `subscribe`).
+ *
+ * Single Redis only (not Cluster): the scripts touch keys in several hash slots.
+ *
+ * @example
+ * const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
+ * const session = await sessions.create({ tenant: 'acme', request: 'Plan my trip' });
+ * await sessions.update(session.id, (draft) => { draft.status = 'completed'; });
+ */
+export function createSessionStore(options: SessionStoreOptions): SessionStore {
+  return new RedisSessionStore(options);
+}
+
+class RedisSessionStore implements SessionStore {
+  private readonly redis: Redis;
+  private readonly ttlSeconds: number;
+  private readonly keyPrefix: string;
+  private readonly lockPrefix: string;
+  private readonly leasePrefix: string;
+  private readonly lockTtlMs: number;
+  private readonly redlock: Redlock;
+  private readonly listeners = new Map<string, Set<SessionEventListener>>();
+  private subscriber: Redis | undefined;
+
+  constructor({
+    redis,
+    ttlSeconds = 604_800,
+    keyPrefix = 'fleet:session',
+    lockPrefix = 'fleet:lock:session',
+    leasePrefix = 'fleet:lease:session',
+    lockTtlMs = 5000,
+    lockRetryCount = 20,
+    lockRetryDelayMs = 25,
+  }: SessionStoreOptions) {
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) {
+      throw new RangeError(`ttlSeconds must be a positive integer, not ${ttlSeconds}.`);
+    }
+    if (!Number.isInteger(lockTtlMs) || lockTtlMs <= 0) {
+      throw new RangeError(`lockTtlMs must be a positive integer, not ${lockTtlMs}.`);
+    }
+    this.redis = redis;
+    this.ttlSeconds = ttlSeconds;
+    this.keyPrefix = keyPrefix;
+    this.lockPrefix = lockPrefix;
+    this.leasePrefix = leasePrefix;
+    this.lockTtlMs = lockTtlMs;
+    this.redlock = new Redlock([redis], {
+      retryCount: lockRetryCount,
+      retryDelay: lockRetryDelayMs,
+      retryJitter: lockRetryDelayMs,
+    });
+    // Redlock reports every failed attempt here; without a listener they would be thrown.
+    this.redlock.on('error', () => undefined);
+  }
+
+  async create({
+    id = randomUUID(),
+    tenant,
+    request,
+    history = [],
+    planApproval = false,
+  }: NewSession): Promise<Session> {
+    if (id === '') throw new BadRequestError('A session id must not be empty.');
+    const now = new Date();
+    const session: Session = {
+      id,
+      tenant,
+      status: 'running',
+      createdAt: now.toISOString(),
+      updatedAt: now.toISOString(),
+      request,
+      history,
+      planApproval,
+      nodes: {},
+      approvals: {},
+    };
+    const checked = sessionSchema.safeParse(session);
+    if (!checked.success) throw validationErrorFromZod(checked.error, { subject: 'The session' });
+    const created = await createScript.run({
+      redis: this.redis,
+      keys: [this.sessionKey(id), this.tenantIndexKey(tenant), this.activeIndexKey()],
+      args: [JSON.stringify(checked.data), this.ttlSeconds, id, now.getTime()],
+    });
+    if (created !== 1) throw new ConflictError(`Session ${id} already exists.`);
+    return checked.data;
+  }
+
+  async get(id: string): Promise<Session | undefined> {
+    const text = await this.redis.get(this.sessionKey(id));
+    return text === null ? undefined : this.parseSession(id, text);
+  }
+
+  async getForTenant(id: string, tenant: string): Promise<Session> {
+    const session = await this.get(id);
+    if (session === undefined || session.tenant !== tenant) throw sessionNotFound(id);
+    return session;
+  }
+
+  async list(
+    tenant: string,
+    { limit = DEFAULT_LIST_LIMIT }: ListSessionsOptions = {},
+  ): Promise<Session[]> {
+    if (!Number.isInteger(limit) || limit <= 0) {
+      throw new BadRequestError(`limit must be a positive integer, not ${limit}.`);
+    }
+    const index = this.tenantIndexKey(tenant);
+    const sessions: Session[] = [];
+    const seen = new Set<string>();
+    let offset = 0;
+    while (sessions.length < limit) {
+      const ids = await this.redis.zrevrange(index, offset, offset + limit - 1);
+      if (ids.length === 0) break;
+      const texts = await this.redis.mget(ids.map((id) => this.sessionKey(id)));
+      const stale: string[] = [];
+      ids.forEach((id, position) => {
+        const text = texts[position];
+        if (text === null || text === undefined) {
+          stale.push(id);
+          return;
+        }
+        if (seen.has(id)) return;
+        seen.add(id);
+        const session = this.parseSession(id, text);
+        if (session.tenant === tenant && sessions.length < limit) sessions.push(session);
+      });
+      if (stale.length > 0) await this.redis.zrem(index, ...stale);
+      // Removing the stale ids shifted the rest of the index up by as many places.
+      offset += ids.length - stale.length;
+    }
+    return sessions;
+  }
+
+  async update<T = void>(
+    id: string,
+    mutate: (draft: Session) => T,
+  ): Promise<{ session: Session; value: T }> {
+    const lock = await this.lock(id);
+    try {
+      const current = await this.get(id);
+      if (current === undefined) throw sessionNotFound(id);
+      const draft = structuredClone(current);
+      const value = mutate(draft);
+      if (draft.id !== current.id || draft.tenant !== current.tenant) {
+        throw new InternalError(`Session ${id}: an update may not change its id or tenant.`);
+      }
+      draft.updatedAt = new Date().toISOString();
+      const checked = sessionSchema.safeParse(draft);
+      if (!checked.success) {
+        throw new InternalError(`Session ${id}: the change does not match the session schema.`, {
+          cause: validationErrorFromZod(checked.error, { subject: `Session ${id}` }),
+        });
+      }
+      await this.write(checked.data, lock);
+      return { session: checked.data, value };
+    } finally {
+      // One try: a lock that is no longer ours will not become ours by retrying, and it expires on
+      // its own if the release fails (lockTtlMs).
+      await this.redlock.release(lock, { retryCount: 0 }).catch(() => undefined);
+    }
+  }
+
+  async addApproval(id: string, approval: NewApproval): Promise<Approval> {
+    const checked = approvalSchema.safeParse({
+      ...approval,
+      status: 'pending',
+      createdAt: approval.createdAt ?? new Date().toISOString(),
+    });
+    if (!checked.success) throw validationErrorFromZod(checked.error, { subject: 'The approval' });
+    const pending = checked.data;
+    await this.update(id, (draft) => {
+      if (draft.approvals[pending.id] !== undefined) {
+        throw new ConflictError(`Session ${id} already has an approval ${pending.id}.`);
+      }
+      draft.approvals[pending.id] = pending;
+      // In the same write, so a client told about the approval never reads a `running` session.
+      if (draft.status === 'running') draft.status = 'waiting_approval';
+    });
+    return pending;
+  }
+
+  async decideApproval({
+    sessionId,
+    approvalId,
+    tenant,
+    decision,
+    instructions,
+  }: DecideApprovalInput): Promise<Approval> {
+    // Answer unknown sessions and settled approvals without the lock: a stranger never learns from
+    // a 409 that a session exists, and the losers of a race do not queue for the lock. A settled
+    // approval never goes back to pending, so this answer cannot be stale.
+    const before = await this.getForTenant(sessionId, tenant);
+    settledApprovalCheck(before, approvalId);
+
+    const { value: outcome } = await this.update(sessionId, (draft) => {
+      if (draft.tenant !== tenant) throw sessionNotFound(sessionId);
+      const approval = settledApprovalCheck(draft, approvalId);
+      const now = new Date();
+      approval.decidedAt = now.toISOString();
+      if (isOverdue(approval, now)) {
+        approval.status = 'expired';
+        return { expired: true as const, approval };
+      }
+      approval.status = decision === 'approve' ? 'approved' : 'denied';
+      if (instructions !== undefined) approval.instructions = instructions;
+      return { expired: false as const, approval };
+    });
+
+    await this.publish(sessionId, {
+      type: 'approval-decided',
+      approvalId,
+      status: outcome.approval.status,
+    });
+    if (outcome.expired) {
+      throw new ConflictError(`Approval ${approvalId} has expired.`, {
+        details: { status: 'expired' },
+      });
+    }
+    return outcome.approval;
+  }
+
+  async publish(id: string, event: SessionEvent): Promise<void> {
+    await this.redis.publish(this.channel(id), JSON.stringify(event));
+  }
+
+  async subscribe(id: string, listener: SessionEventListener): Promise<Unsubscribe> {
+    const channel = this.channel(id);
+    let listeners = this.listeners.get(channel);
+    if (listeners === undefined) {
+      listeners = new Set();
+      this.listeners.set(channel, listeners);
+    }
+    listeners.add(listener);
+    try {
+      await this.subscriberConnection().subscribe(channel);
+    } catch (error) {
+      this.removeListener(channel, listener);
+      throw error;
+    }
+    let active = true;
+    return async () => {
+      if (!active) return;
+      active = false;
+      if (this.removeListener(channel, listener)) {
+        await this.subscriber?.unsubscribe(channel).catch(() => undefined);
+      }
+    };
+  }
+
+  async listActive(): Promise<string[]> {
+    const ids = await this.redis.smembers(this.activeIndexKey());
+    if (ids.length === 0) return [];
+    const present = await this.redis.mget(...ids.map((id) => this.sessionKey(id)));
+    const gone = ids.filter((_id, index) => present[index] === null);
+    if (gone.length > 0) await this.redis.srem(this.activeIndexKey(), ...gone);
+    return ids.filter((_id, index) => present[index] !== null);
+  }
+
+  async expireOverdueApprovals(now: Date = new Date()): Promise<ExpiredApproval[]> {
+    const expired: ExpiredApproval[] = [];
+    const index = this.pendingIndexKey();
+    const ids = await this.redis.smembers(index);
+    for (const id of ids) {
+      const session = await this.get(id);
+      if (session === undefined) {
+        await this.redis.srem(index, id);
+        continue;
+      }
+      const pending = Object.values(session.approvals).filter((a) => a.status === 'pending');
+      if (pending.length === 0) {
+        await this.redis.srem(index, id);
+        continue;
+      }
+      if (!pending.some((approval) => isOverdue(approval, now))) continue;
+      let marked: string[];
+      try {
+        ({ value: marked } = await this.update(id, (draft) => {
+          const ids: string[] = [];
+          for (const approval of Object.values(draft.approvals)) {
+            if (approval.status !== 'pending' || !isOverdue(approval, now)) continue;
+            approval.status = 'expired';
+            approval.decidedAt = now.toISOString();
+            ids.push(approval.id);
+          }
+          return ids;
+        }));
+      } catch (error) {
+        // Busy (someone else is changing it) or gone since: the next sweep sees it again.
+        if (error instanceof ConflictError || error instanceof NotFoundError) continue;
+        throw error;
+      }
+      for (const approvalId of marked) {
+        expired.push({ sessionId: id, approvalId });
+        await this.publish(id, { type: 'approval-decided', approvalId, status: 'expired' });
+      }
+    }
+    return expired;
+  }
+
+  acquireRunner(
+    id: string,
+    owner: string,
+    ttlMs: number = DEFAULT_LEASE_TTL_MS,
+  ): Promise<Lease | undefined> {
+    return acquireLease({ redis: this.redis, key: this.leaseKey('runner', id), owner, ttlMs });
+  }
+
+  acquireAttach(
+    id: string,
+    owner: string,
+    ttlMs: number = DEFAULT_LEASE_TTL_MS,
+  ): Promise<Lease | undefined> {
+    return acquireLease({ redis: this.redis, key: this.leaseKey('attach', id), owner, ttlMs });
+  }
+
+  async close(): Promise<void> {
+    this.listeners.clear();
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
+  }
+
+  private sessionKey(id: string): string {
+    return `${this.keyPrefix}:${id}`;
+  }
+
+  private channel(id: string): string {
+    return `${this.keyPrefix}:${id}:events`;
+  }
+
+  private tenantIndexKey(tenant: string): string {
+    return `${this.keyPrefix}s:tenant:${tenant}`;
+  }
+
+  private pendingIndexKey(): string {
+    return `${this.keyPrefix}s:pending-approvals`;
+  }
+
+  private activeIndexKey(): string {
+    return `${this.keyPrefix}s:active`;
+  }
+
+  private lockKey(id: string): string {
+    return `${this.lockPrefix}:${id}`;
+  }
+
+  private leaseKey(kind: 'runner' | 'attach', id: string): string {
+    return `${this.leasePrefix}:${kind}:${id}`;
+  }
+
+  private parseSession(id: string, text: string): Session {
+    const parsed = safeParseJson({ text, schema: sessionSchema, subject: `Session ${id}` });
+    // A session this code cannot read is a bug or a version skew, not the caller's fault: a 500.
+    if (!parsed.success) throw new InternalError(undefined, { cause: parsed.error });
+    return parsed.value;
+  }
+
+  private async lock(id: string): Promise<Lock> {
+    try {
+      return await this.redlock.acquire([this.lockKey(id)], this.lockTtlMs);
+    } catch (error) {
+      if (await isLockContention(error)) {
+        throw new ConflictError(`Session ${id} is being changed by another request; try again.`, {
+          cause: error,
+        });
+      }
+      throw new ServiceUnavailableError(`Could not lock session ${id}: Redis did not answer.`, {
+        cause: error,
+      });
+    }
+  }
+
+  private async write(session: Session, lock: Lock): Promise<void> {
+    const hasPending = Object.values(session.approvals).some((a) => a.status === 'pending');
+    const written = await fencedWriteScript.run({
+      redis: this.redis,
+      keys: [
+        this.lockKey(session.id),
+        this.sessionKey(session.id),
+        this.pendingIndexKey(),
+        this.tenantIndexKey(session.tenant),
+        this.activeIndexKey(),
+      ],
+      args: [
+        lock.value,
+        JSON.stringify(session),
+        this.ttlSeconds,
+        session.id,
+        hasPending ? '1' : '0',
+        Date.parse(session.createdAt) || 0,
+        session.status === 'running' || session.status === 'waiting_approval' ? '1' : '0',
+      ],
+    });
+    if (written !== 1) {
+      throw new ConflictError(
+        `Session ${session.id}: the lock expired before the change was written; try again.`,
+      );
+    }
+  }
+
+  /** Removes a listener; true when it was the channel's last. */
+  private removeListener(channel: string, listener: SessionEventListener): boolean {
+    const listeners = this.listeners.get(channel);
+    if (listeners === undefined) return false;
+    listeners.delete(listener);
+    if (listeners.size > 0) return false;
+    this.listeners.delete(channel);
+    return true;
+  }
+
+  private subscriberConnection(): Redis {
+    if (this.subscriber) return this.subscriber;
+    const subscriber = this.redis.duplicate();
+    subscriber.on('message', (channel: string, text: string) => {
+      const listeners = this.listeners.get(channel);
+      if (listeners === undefined) return;
+      const parsed = safeParseJson({
+        text,
+        schema: sessionEventSchema,
+        subject: 'A session event',
+      });
+      if (!parsed.success) return;
+      for (const listener of [...listeners]) {
+        try {
+          listener(parsed.value);
+        } catch {
+          // One listener's failure must not keep the event from the others.
+        }
+      }
+    });
+    // Errors surface on the commands; without a listener ioredis would log them as unhandled.
+    subscriber.on('error', () => undefined);
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+}
+
+/** The one answer for a missing, expired or foreign session, so none can be told apart. */
+function sessionNotFound(id: string): NotFoundError {
+  return new NotFoundError(`Session ${id} does not exist or has expired.`);
+}
+
+/** The approval if it is still pending. @throws NotFoundError / ConflictError otherwise */
+function settledApprovalCheck(session: Session, approvalId: string): Approval {
+  const approval = session.approvals[approvalId];
+  if (approval === undefined) {
+    throw new NotFoundError(`Approval ${approvalId} does not exist in session ${session.id}.`);
+  }
+  if (approval.status !== 'pending') throw approvalSettled(approvalId, approval.status);
+  return approval;
+}
+
+function approvalSettled(approvalId: string, status: ApprovalStatus): ConflictError {
+  const state = status === 'expired' || status === 'timed_out' ? 'has' : 'was already';
+  const word = status === 'timed_out' ? 'timed out' : status;
+  return new ConflictError(`Approval ${approvalId} ${state} ${word}.`, { details: { status } });
+}
+
+/** True when a pending approval can no longer be decided. An unreadable expiry never expires. */
+function isOverdue(approval: Approval, now: Date): boolean {
+  const expiresAt = Date.parse(approval.expiresAt);
+  return !Number.isNaN(expiresAt) && expiresAt <= now.getTime();
+}
+
+/** True when Redlock gave up because the lock was held, not because Redis failed. */
+async function isLockContention(error: unknown): Promise<boolean> {
+  if (!(error instanceof ExecutionError)) return false;
+  const attempts = await Promise.all(error.attempts);
+  return attempts.every((stats) =>
+    [...stats.votesAgainst.values()].every((vote) => vote instanceof ResourceLockedError),
+  );
+}

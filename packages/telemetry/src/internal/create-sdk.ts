@@ -1,0 +1,116 @@
+/**
+ * Builds the NodeSDK. Kept apart from `start-telemetry.ts` and loaded only when export is on:
+ * `@opentelemetry/sdk-node` takes a few hundred milliseconds to load, which code that only uses the
+ * span helpers (and its tests) should not pay.
+ */
+import type { IncomingMessage } from 'node:http';
+import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
+import type { Attributes } from '@opentelemetry/api';
+import { BaggageSpanProcessor } from '@opentelemetry/baggage-span-processor';
+import {
+  CompositePropagator,
+  W3CBaggagePropagator,
+  W3CTraceContextPropagator,
+} from '@opentelemetry/core';
+import { OTLPTraceExporter as OtlpJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OtlpProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import {
+  defaultResource,
+  hostDetector,
+  processDetector,
+  resourceFromAttributes,
+} from '@opentelemetry/resources';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import {
+  BatchSpanProcessor,
+  type BufferConfig,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
+import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { BAGGAGE_KEYS } from '../semantic-conventions';
+import { InjectOnlyPropagator } from './inject-only-propagator';
+import { ServiceNameSpanProcessor } from './service-name-span-processor';
+
+/** Everything `createSdk` needs, with defaults already applied. */
+export interface CreateSdkOptions {
+  serviceName: string;
+  tracesUrl: string;
+  protocol: 'http/protobuf' | 'http/json';
+  projectName: string;
+  headers: Readonly<Record<string, string>>;
+  trustInboundTraceContext: boolean;
+  ignoreIncomingPaths: readonly string[];
+  exportIntervalMs: number | undefined;
+  resourceAttributes: Attributes;
+}
+
+/** The SDK plus the batch processor, whose `forceFlush` backs `Telemetry.flush`. */
+export interface CreatedSdk {
+  sdk: NodeSDK;
+  batchProcessor: BatchSpanProcessor;
+}
+
+/** Builds (but does not start) the NodeSDK for one service. */
+export function createSdk(options: CreateSdkOptions): CreatedSdk {
+  const exporterConfig = { url: options.tracesUrl, headers: { ...options.headers } };
+  const exporter: SpanExporter =
+    options.protocol === 'http/json'
+      ? new OtlpJsonTraceExporter(exporterConfig)
+      : new OtlpProtobufTraceExporter(exporterConfig);
+  const bufferConfig: BufferConfig = {};
+  if (options.exportIntervalMs !== undefined) {
+    bufferConfig.scheduledDelayMillis = options.exportIntervalMs;
+  }
+  const batchProcessor = new BatchSpanProcessor(exporter, bufferConfig);
+
+  const w3c = new CompositePropagator({
+    propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+  });
+  const ignoredPaths = new Set(options.ignoreIncomingPaths);
+  const sessionKeys = new Set<string>(Object.values(BAGGAGE_KEYS));
+
+  const sdk = new NodeSDK({
+    // Our own resource, not OTEL_RESOURCE_ATTRIBUTES/OTEL_SERVICE_NAME: options are the single
+    // source of configuration, and env-detected attributes would override them (NodeSDK merges
+    // detected resources last). Process and host attributes are still detected.
+    resource: defaultResource().merge(
+      resourceFromAttributes({
+        ...options.resourceAttributes,
+        [ATTR_SERVICE_NAME]: options.serviceName,
+        [SEMRESATTRS_PROJECT_NAME]: options.projectName,
+      }),
+    ),
+    resourceDetectors: [processDetector, hostDetector],
+    textMapPropagator: options.trustInboundTraceContext ? w3c : new InjectOnlyPropagator(w3c),
+    spanProcessors: [
+      new ServiceNameSpanProcessor(options.serviceName),
+      new BaggageSpanProcessor((key) => sessionKeys.has(key)),
+      batchProcessor,
+    ],
+    // Without these two, sdk-node 0.223 builds OTLP metric and log exporters from env, defaulting
+    // to `otlp` when OTEL_METRICS_EXPORTER / OTEL_LOGS_EXPORTER are unset. Phoenix has neither
+    // /v1/metrics nor /v1/logs. An empty reader list registers no MeterProvider; an empty processor
+    // list registers a LoggerProvider that exports nothing.
+    metricReaders: [],
+    logRecordProcessors: [],
+    instrumentations: [
+      new HttpInstrumentation({
+        // Background calls with no parent (health pings, token refresh) would each become a root
+        // trace in Phoenix.
+        requireParentforOutgoingSpans: true,
+        ignoreIncomingRequestHook: (request: IncomingMessage) =>
+          ignoredPaths.has(pathOf(request.url)),
+      }),
+      new UndiciInstrumentation({ requireParentforSpans: true }),
+    ],
+  });
+  return { sdk, batchProcessor };
+}
+
+function pathOf(url: string | undefined): string {
+  if (url === undefined) return '/';
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}

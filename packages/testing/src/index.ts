@@ -1,0 +1,50 @@
+/** Test-only helpers: a scripted OpenAI-compatible server, an OTLP capture server, service boot helpers. */
+export { startScriptedOpenAI } from './openai/start-scripted-openai';
+export type {
+  RecordedRequest,
+  RespondFunction,
+  ScriptedOpenAI,
+  ScriptedOpenAIOptions,
+} from './openai/start-scripted-openai';
+export type {
+  ScriptedError,
+  ScriptedReply,
+  ScriptedStreamError,
+  ScriptedToolCall,
+} from './openai/scripted-reply';
+export type { ChatRequestContext } from './openai/chat-request';
+export { DEFAULT_EMBEDDING_DIMENSIONS, embeddingToBase64, embedText } from './openai/embed-text';
+export type { EmbedTextOptions } from './openai/embed-text';
+export { openAIErrorEnvelope, openAIErrorType } from './openai/openai-error-envelope';
+export type {
+  OpenAIErrorEnvelope,
+  OpenAIErrorEnvelopeOptions,
+} from './openai/openai-error-envelope';
+export { sampleJsonSchema } from './openai/sample-json-schema';
+export { startOtlpCapture } from './otlp/start-otlp-capture';
+export type { CapturedExport, OtlpCapture, OtlpCaptureOptions } from './otlp/start-otlp-capture';
+export type { CapturedSpan, CapturedSpanEvent, CapturedSpanLink } from './otlp/captured-span';
+export { decodeOtlpJson } from './otlp/decode-otlp-json';
+export { decodeOtlpProtobuf } from './otlp/decode-otlp-protobuf';
+export { getFreePort } from './process/get-free-port';
+export { startProcess } from './process/start-process';
+export type { RunningProcess, StartProcessOptions } from './process/start-process';
+export {
+  SCRIPTED_OPENAI_BIN,
+  startScriptedOpenAIProcess,
+} from './process/start-scripted-openai-process';
+export type {
+  ScriptedOpenAIProcess,
+  ScriptedOpenAIProcessOptions,
+} from './process/start-scripted-openai-process';
+export { startScriptedAgent } from './agents/start-scripted-agent';
+export type {
+  ScriptedAgent,
+  ScriptedAgentOptions,
+  ScriptedAgentReply,
+  ScriptedAgentRequest,
+  ScriptedSideEffect,
+  ScriptedSkill,
+} from './agents/start-scripted-agent';
+export { servicePrefix, startService } from './process/start-service';
+export type { RunningService, StartServiceOptions } from './process/start-service';

@@ -1,0 +1,145 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import express from 'express';
+import type { Redis } from 'ioredis';
+import type { A2AClient } from '@fleet/a2a/client';
+import {
+  assignRequestId,
+  createMetrics,
+  createServiceApp,
+  observeResponse,
+  sendError,
+  type HttpLogger,
+} from '@fleet/http';
+import type { SessionStore } from '@fleet/sessions';
+import { authenticate, authenticateRequest, createApiKeyRing, type ApiKeyEntry } from './auth';
+import { createChatCompletionsHandler } from './chat';
+import { documentsRouter, type DocumentsClient } from './documents';
+import { modelsRoute } from './models';
+import { sessionsRouter } from './sessions';
+import type { UpstreamClient } from './upstream';
+
+/** Everything the gateway app is built from. `main.ts` assembles these; tests pass their own. */
+export interface AppDependencies {
+  apiKeys: readonly ApiKeyEntry[];
+  /** Undefined in offline mode. */
+  upstreamClient: UpstreamClient | undefined;
+  /** The orchestrator's A2A client; undefined without an internal token. */
+  orchestratorClient?: A2AClient | undefined;
+  /** The RAG agent's documents commands (`/v1/documents`); undefined without an internal token. */
+  documents?: DocumentsClient | undefined;
+  /** Largest document upload in bytes (`GATEWAY_UPLOAD_LIMIT`). @default 26214400 (25 MiB) */
+  uploadLimit?: number;
+  /** Sessions and approvals in Redis (`@fleet/sessions`): the sessions API and `X-Session-ID`. */
+  sessions: SessionStore;
+  /** The Redis the sessions live in; `/readyz` pings it. */
+  redis: Pick<Redis, 'ping'>;
+  /** The 503 message for passthrough in offline mode. */
+  offlineReason: string;
+  bodyLimit: number;
+  logger: HttpLogger;
+  /** Adds stacks to 500s outside production. @default false */
+  exposeStack?: boolean;
+  /** `/readyz` answers 503 once this returns true. */
+  isShuttingDown?: () => boolean;
+  /** @default true */
+  metrics?: boolean;
+}
+
+const CHAT_COMPLETIONS_PATH = '/v1/chat/completions';
+
+function isChatCompletion(req: IncomingMessage): boolean {
+  if (req.method !== 'POST' || req.url === undefined) return false;
+  return (
+    req.url === CHAT_COMPLETIONS_PATH ||
+    (req.url.startsWith(CHAT_COMPLETIONS_PATH) &&
+      req.url.charAt(CHAT_COMPLETIONS_PATH.length) === '?')
+  );
+}
+
+/**
+ * Builds the gateway: the OpenAI-compatible API under `/v1` (keys → tenants, routing, passthrough,
+ * orchestration, sessions and approvals, documents), health (`/readyz` pings Redis) and metrics. Pure: no environment, no sockets (house style rule 3).
+ *
+ * `POST /v1/chat/completions` is served on a plain `node:http` path beside express: it is the
+ * gateway's hot path, and express's per-request work measured as more than the rest of the
+ * proxying together (docs/adr/0002-gateway-hot-path.md). It uses the same request ids, auth,
+ * errors, logs and metrics as the express routes.
+ *
+ * @example
+ * const app = createApp({ apiKeys, upstreamClient, sessions, redis, offlineReason: OFFLINE_HINT, bodyLimit: 8 << 20, logger });
+ * http.createServer(app).listen(8080);
+ */
+export function createApp({
+  apiKeys,
+  upstreamClient,
+  orchestratorClient,
+  documents,
+  uploadLimit = 25 * 1024 * 1024,
+  sessions,
+  redis,
+  offlineReason,
+  bodyLimit,
+  logger,
+  exposeStack = false,
+  isShuttingDown = () => false,
+  metrics: withMetrics = true,
+}: AppDependencies): RequestListener {
+  const keyRing = createApiKeyRing(apiKeys);
+  const metrics = withMetrics ? createMetrics({ serviceName: 'gateway' }) : undefined;
+  const errorOptions = { format: 'openai', logger, exposeStack } as const;
+
+  const app = createServiceApp({
+    serviceName: 'gateway',
+    logger,
+    isShuttingDown,
+    exposeStack,
+    errorFormat: 'openai',
+    metrics: metrics ?? false,
+    readinessChecks: {
+      redis: async () => {
+        await redis.ping();
+      },
+    },
+    routes: (root) => {
+      const v1 = express.Router();
+      v1.use(authenticate(keyRing));
+      v1.get('/models', modelsRoute({ upstreamClient, logger }));
+      v1.use(sessionsRouter({ store: sessions, orchestratorClient, logger }));
+      v1.use(documentsRouter({ documents, uploadLimit }));
+      root.use('/v1', v1);
+    },
+  });
+
+  const chatCompletions = createChatCompletionsHandler({
+    upstreamClient,
+    orchestratorClient,
+    sessions,
+    offlineReason,
+    bodyLimit,
+  });
+
+  async function handleChatCompletion(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const id = assignRequestId(req, res);
+    observeResponse(
+      { req, res, path: CHAT_COMPLETIONS_PATH, route: () => CHAT_COMPLETIONS_PATH },
+      { logger, metrics },
+    );
+    try {
+      const tenant = authenticateRequest(keyRing, {
+        authorization: req.headers.authorization,
+        res,
+      });
+      await chatCompletions(req, { res, requestId: id, tenant });
+    } catch (error) {
+      sendError(res, error, {
+        ...errorOptions,
+        context: { method: 'POST', path: CHAT_COMPLETIONS_PATH },
+      });
+    }
+  }
+
+  return function gateway(req: IncomingMessage, res: ServerResponse): void {
+    if (isChatCompletion(req)) void handleChatCompletion(req, res);
+    else app(req, res);
+  };
+}

@@ -1,0 +1,4 @@
+/** API keys and tenants. */
+export { createApiKeyRing } from './api-key-ring';
+export type { ApiKeyEntry, ApiKeyRing } from './api-key-ring';
+export { authenticate, authenticateRequest, getTenant } from './authenticate';

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+
+/**
+ * The parts of an OpenAI chat completion request the gateway checks before forwarding.
+ *
+ * Loose on purpose (an exception to house rule 9): passthrough must forward *any* valid OpenAI
+ * request, including parameters newer than this schema, byte for byte. Only the fields the gateway
+ * reasons about are validated; the upstream validates the rest.
+ */
+export const chatCompletionRequestSchema = z.looseObject({
+  model: z.string({ error: 'model is required' }).min(1, 'model must not be empty'),
+  messages: z
+    .array(
+      z.looseObject({
+        role: z.enum(['system', 'developer', 'user', 'assistant', 'tool', 'function'], {
+          error: 'role must be one of system, developer, user, assistant, tool, function',
+        }),
+      }),
+      { error: 'messages must be an array of messages' },
+    )
+    .min(1, 'messages must contain at least one message'),
+  stream: z.boolean({ error: 'stream must be a boolean' }).nullish(),
+  stream_options: z
+    .looseObject(
+      { include_usage: z.boolean().nullish() },
+      { error: 'stream_options must be an object' },
+    )
+    .nullish(),
+  tools: z
+    .array(z.looseObject({ type: z.string() }), { error: 'tools must be an array of tools' })
+    .nullish(),
+  response_format: z
+    .looseObject({ type: z.string() }, { error: 'response_format must be an object with a type' })
+    .nullish(),
+});
+
+/** A validated chat completion request (unknown fields kept). */
+export type ChatCompletionRequest = z.infer<typeof chatCompletionRequestSchema>;

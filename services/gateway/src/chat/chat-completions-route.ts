@@ -1,0 +1,119 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { NotImplementedError, ServiceUnavailableError } from '@fleet/errors';
+import type { A2AClient } from '@fleet/a2a/client';
+import { readJsonBody } from '@fleet/http';
+import type { SessionStore } from '@fleet/sessions';
+import { getActiveSpan } from '@fleet/telemetry';
+import { parseRoutingHeader, resolveRoute, type RouteDecision, type RoutingMode } from '../routing';
+import { orchestrate, parsePlanApprovalHeader } from '../orchestration';
+import { resumeSession } from '../sessions';
+import type { UpstreamClient } from '../upstream';
+import { chatCompletionRequestSchema } from './chat-completion-request';
+import { tracePassthrough } from './trace-passthrough';
+
+/** What the chat completions handler needs. */
+export interface ChatCompletionsOptions {
+  /** Undefined in offline mode. */
+  upstreamClient: UpstreamClient | undefined;
+  /** The orchestrator over A2A; undefined when the gateway has no internal token to call it with. */
+  orchestratorClient: A2AClient | undefined;
+  /** Sessions, for `X-Session-ID` (resume). */
+  sessions: SessionStore;
+  /** Why there is no upstream (the 503 message in offline mode). */
+  offlineReason: string;
+  bodyLimit: number;
+}
+
+const NOT_BUILT: Record<Exclude<RoutingMode, 'passthrough' | 'orchestration'>, string> = {
+  reasoning:
+    'X-Routing-Mode: reasoning is not available yet: the reasoning agent is still being built. Use passthrough (no header) meanwhile.',
+  auto: 'X-Routing-Mode: auto is not available yet: the routing classifier arrives with the orchestration path. Use passthrough (no header) meanwhile.',
+};
+
+function setRouteHeaders(res: ServerResponse, decision: RouteDecision): Record<string, string> {
+  const headers: Record<string, string> = { 'x-routing-mode': decision.mode };
+  if (decision.reason !== undefined) headers['x-routing-reason'] = decision.reason;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  return headers;
+}
+
+const RESUME_HEADERS = {
+  'x-routing-mode': 'orchestration',
+  'x-routing-reason': 'X-Session-ID: continuing an orchestrated session',
+} as const;
+
+/**
+ * `POST /v1/chat/completions` after authentication: validates the request, decides the route
+ * (ARCHITECTURE.md §3) and, for passthrough, forwards the client's exact bytes to the upstream and
+ * streams the answer back. With `X-Session-ID` it continues that session instead (the body must
+ * still be a valid request; its messages are ignored, and the header wins over any route).
+ * `X-Plan-Approval: required` asks the orchestrator to wait for a person's approval of the plan.
+ * Throws typed errors; the caller renders them.
+ */
+export function createChatCompletionsHandler({
+  upstreamClient,
+  orchestratorClient,
+  sessions,
+  offlineReason,
+  bodyLimit,
+}: ChatCompletionsOptions) {
+  return async function chatCompletions(
+    req: IncomingMessage,
+    { res, requestId, tenant }: { res: ServerResponse; requestId: string; tenant: string },
+  ): Promise<void> {
+    // Headers are checked before the body is read: a bad value fails fast and cheap. On plain
+    // passthrough these are three header reads; nothing here touches Redis.
+    const headerMode = parseRoutingHeader(req.headers['x-routing-mode'] as string | undefined);
+    const planApproval = parsePlanApprovalHeader(req.headers['x-plan-approval']);
+    const resumeId = req.headers['x-session-id'] as string | undefined;
+    const { raw, value: request } = await readJsonBody(req, {
+      limit: bodyLimit,
+      schema: chatCompletionRequestSchema,
+    });
+    if (resumeId !== undefined) {
+      for (const [name, value] of Object.entries(RESUME_HEADERS)) res.setHeader(name, value);
+      await resumeSession({
+        store: sessions,
+        client: orchestratorClient,
+        sessionId: resumeId,
+        tenant,
+        requestId,
+        request,
+        res,
+        responseHeaders: RESUME_HEADERS,
+        span: getActiveSpan(),
+      });
+      return;
+    }
+    const decision = resolveRoute(headerMode, request);
+    const responseHeaders = setRouteHeaders(res, decision);
+
+    if (decision.mode === 'orchestration') {
+      if (orchestratorClient === undefined) {
+        throw new ServiceUnavailableError(
+          'Orchestration needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
+        );
+      }
+      await orchestrate({
+        client: orchestratorClient,
+        request,
+        tenant,
+        planApproval,
+        res,
+        responseHeaders,
+        span: getActiveSpan(),
+      });
+      return;
+    }
+    if (decision.mode !== 'passthrough') throw new NotImplementedError(NOT_BUILT[decision.mode]);
+    if (upstreamClient === undefined) throw new ServiceUnavailableError(offlineReason);
+    await upstreamClient.forwardChatCompletion({
+      body: raw,
+      stream: request.stream === true,
+      res,
+      requestId,
+      responseHeaders,
+      observer: tracePassthrough({ span: getActiveSpan(), request, tenant }),
+    });
+  };
+}

@@ -1,0 +1,265 @@
+import { z } from 'zod';
+import {
+  createMessage,
+  dataPart,
+  documentInfoSchema,
+  findData,
+  partsText,
+  RESULT_ARTIFACT_NAME,
+  type DocumentInfo,
+  type DocumentsCommand,
+  type Part,
+  type Task,
+} from '@fleet/a2a';
+import type { A2AClient } from '@fleet/a2a/client';
+import {
+  ERROR_HTTP_STATUS,
+  errorBodySchema,
+  FleetError,
+  type ErrorCode,
+  fromErrorBody,
+  isErrorCode,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+  UnsupportedMediaTypeError,
+  UpstreamError,
+  UpstreamTimeoutError,
+  ValidationError,
+} from '@fleet/errors';
+import type { Upload } from './read-upload';
+
+/** The RAG agent's answer to `ingest` and `list` (the `result` artifact's data part). */
+const documentListSchema = z.object({ documents: z.array(documentInfoSchema) });
+/** The RAG agent's answer to `delete`. */
+const deletedSchema = z.object({ deleted: z.boolean() });
+
+/** Document management on the RAG agent, for one tenant at a time. */
+export interface DocumentsClient {
+  /**
+   * Ingests one file into the tenant's documents. Resolves to the stored document (`duplicate:
+   * true` when the same content was already there).
+   *
+   * @throws ValidationError (400) or UnsupportedMediaTypeError (415) when the agent cannot read the
+   *   file; ServiceUnavailableError (503) when the agent is unreachable.
+   */
+  ingest(input: { tenant: string; upload: Upload; signal?: AbortSignal }): Promise<DocumentInfo>;
+  /** The tenant's documents, newest first. */
+  list(input: { tenant: string; signal?: AbortSignal }): Promise<DocumentInfo[]>;
+  /** Removes one of the tenant's documents with its chunks; false when it has none by that id. */
+  remove(input: { tenant: string; id: string; signal?: AbortSignal }): Promise<boolean>;
+}
+
+/** Options for {@link createDocumentsClient}. */
+export interface CreateDocumentsClientOptions {
+  /** An A2A client for the RAG agent's JSON-RPC endpoint, with the internal token. */
+  client: A2AClient;
+  /** The agent's base URL, named in errors (`RAG_AGENT_URL`). */
+  agentUrl: string;
+  /**
+   * How long one ingest may take: parsing, embedding, storing. Node's fetch stops waiting for
+   * response headers after 300000 ms whatever this says. @default 240000
+   */
+  ingestTimeoutMs?: number;
+  /** How long a list or delete may take. @default 30000 */
+  timeoutMs?: number;
+}
+
+// The agent's messages for unreadable files (R1's UnsupportedDocumentError) when it sends no error
+// code: the wording of "this kind of file is not supported".
+const UNSUPPORTED_PATTERN = /unsupported|not (a )?supported|unknown (file|document) type/i;
+
+/** Failures of the connection itself: nothing reached the agent. */
+const CONNECT_FAILURE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+/** Node's fetch gives up on a response after 5 minutes without headers (undici's default). */
+const HEADERS_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** The errno-style code of a network failure, from the error or its causes. */
+function errnoCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function failureMessage(task: Task): string {
+  const text = partsText(task.status.message?.parts ?? []).trim();
+  return text === '' ? 'The RAG agent failed without saying why.' : text;
+}
+
+/**
+ * The typed error of a FAILED ingest: the error body the agent attached (a data part `{ error: {
+ * code, message } }`), else 415 for an unsupported file and 400 for any other file it could not
+ * read — the contract's failures of an ingest are the file's (issue 5).
+ */
+function ingestFailure(task: Task): FleetError {
+  const parts: readonly Part[] = task.status.message?.parts ?? [];
+  const body = findData(parts, errorBodySchema);
+  if (body !== undefined && isErrorCode(body.error.code)) {
+    return fromErrorBody(ERROR_HTTP_STATUS[body.error.code], body);
+  }
+  const message = failureMessage(task);
+  return UNSUPPORTED_PATTERN.test(message)
+    ? new UnsupportedMediaTypeError(message)
+    : new ValidationError(message, { param: 'file' });
+}
+
+/** The result artifact's data, parsed; a malformed answer is the agent's fault (502). */
+function resultData<TSchema extends z.ZodType>(
+  task: Task,
+  { schema, op }: { schema: TSchema; op: DocumentsCommand['op'] },
+): z.output<TSchema> {
+  const artifact = (task.artifacts ?? []).find(
+    (candidate) => candidate.name === RESULT_ARTIFACT_NAME,
+  );
+  const data = artifact === undefined ? undefined : findData(artifact.parts, schema);
+  if (data === undefined) {
+    throw new UpstreamError(
+      `The RAG agent's ${op} result has no valid \`${RESULT_ARTIFACT_NAME}\` artifact.`,
+      { status: 502 },
+    );
+  }
+  return data;
+}
+
+/**
+ * A client for the RAG agent's documents commands (`documentsCommandSchema` in `@fleet/a2a`): one
+ * blocking `SendMessage` per call, the tenant in the command, the file as a `raw` part.
+ *
+ * @example
+ * const documents = createDocumentsClient({
+ *   client: new A2AClient({ url: `${config.ragAgentUrl}/a2a`, token: config.internalToken }),
+ *   agentUrl: config.ragAgentUrl,
+ * });
+ * const info = await documents.ingest({ tenant, upload });
+ */
+export function createDocumentsClient({
+  client,
+  agentUrl,
+  ingestTimeoutMs = 240_000,
+  timeoutMs = 30_000,
+}: CreateDocumentsClientOptions): DocumentsClient {
+  // What an A2A failure means to someone uploading a document.
+  const explained: Partial<Record<ErrorCode, (error: FleetError) => FleetError>> = {
+    UPSTREAM_UNREACHABLE: (cause) => {
+      const code = errnoCode(cause);
+      if (code !== undefined && HEADERS_TIMEOUT_CODES.has(code)) {
+        return new UpstreamTimeoutError(
+          `The RAG agent at ${agentUrl} did not answer in time (${code}).`,
+          { cause },
+        );
+      }
+      if (code === undefined || CONNECT_FAILURE_CODES.has(code)) {
+        return new ServiceUnavailableError(
+          `The RAG agent is not reachable at ${agentUrl}: start the fleet with \`pnpm fleet up\` (or the agent with \`docker compose up -d rag-agent\`), or point RAG_AGENT_URL at it.`,
+          { cause },
+        );
+      }
+      return new UpstreamError(
+        `The connection to the RAG agent at ${agentUrl} failed mid-request (${code}).`,
+        { status: 502, cause },
+      );
+    },
+    UNAUTHENTICATED: (cause) =>
+      new ServiceUnavailableError(
+        'The RAG agent refused the internal token: the gateway and the agent need the same FLEET_INTERNAL_TOKEN.',
+        { cause },
+      ),
+    PAYLOAD_TOO_LARGE: (cause) =>
+      new PayloadTooLargeError(
+        `The RAG agent refused the upload as too large (${cause.message}); its A2A body limit must allow the gateway's GATEWAY_UPLOAD_LIMIT.`,
+        { cause },
+      ),
+    UPSTREAM_TIMEOUT: (cause) =>
+      new UpstreamTimeoutError(`The RAG agent at ${agentUrl} did not answer in time.`, { cause }),
+  };
+  function explain(error: unknown): unknown {
+    if (!FleetError.isInstance(error)) return error;
+    return explained[error.code]?.(error) ?? error;
+  }
+
+  async function send({
+    command,
+    files = [],
+    signal,
+    callTimeoutMs,
+  }: {
+    command: DocumentsCommand;
+    files?: Part[];
+    signal: AbortSignal | undefined;
+    callTimeoutMs: number;
+  }): Promise<Task> {
+    let reply;
+    try {
+      reply = await client.sendMessage(
+        { message: createMessage({ parts: [dataPart({ documents: command }), ...files] }) },
+        { signal, timeoutMs: callTimeoutMs },
+      );
+    } catch (error) {
+      throw explain(error);
+    }
+    if (!('status' in reply)) {
+      throw new UpstreamError(
+        `The RAG agent answered the ${command.op} command with a message instead of a task.`,
+        { status: 502 },
+      );
+    }
+    if (reply.status.state === 'TASK_STATE_COMPLETED') return reply;
+    if (reply.status.state === 'TASK_STATE_FAILED' && command.op === 'ingest') {
+      throw ingestFailure(reply);
+    }
+    throw new UpstreamError(
+      `The RAG agent's ${command.op} command ended ${reply.status.state.replace('TASK_STATE_', '').toLowerCase()}: ${failureMessage(reply)}`,
+      { status: 502 },
+    );
+  }
+
+  return {
+    async ingest({ tenant, upload, signal }) {
+      const task = await send({
+        command: { op: 'ingest', tenant },
+        files: [
+          {
+            raw: upload.bytes.toString('base64'),
+            filename: upload.filename,
+            mediaType: upload.mediaType,
+          },
+        ],
+        signal,
+        callTimeoutMs: ingestTimeoutMs,
+      });
+      const [document] = resultData(task, { schema: documentListSchema, op: 'ingest' }).documents;
+      if (document === undefined) {
+        throw new UpstreamError('The RAG agent ingested the file but reported no document.', {
+          status: 502,
+        });
+      }
+      return document;
+    },
+    async list({ tenant, signal }) {
+      const task = await send({
+        command: { op: 'list', tenant },
+        signal,
+        callTimeoutMs: timeoutMs,
+      });
+      return resultData(task, { schema: documentListSchema, op: 'list' }).documents;
+    },
+    async remove({ tenant, id, signal }) {
+      const task = await send({
+        command: { op: 'delete', tenant, id },
+        signal,
+        callTimeoutMs: timeoutMs,
+      });
+      return resultData(task, { schema: deletedSchema, op: 'delete' }).deleted;
+    },
+  };
+}

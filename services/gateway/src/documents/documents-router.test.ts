@@ -1,0 +1,353 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { A2AClient } from '@fleet/a2a/client';
+import { getFreePort } from '@fleet/testing';
+import { buildGateway, OTHER_KEY, TEST_KEY, type TestGateway } from '../test-support/build-gateway';
+import {
+  RAG_DOUBLE_TOKEN,
+  startRagAgentDouble,
+  type RagAgentDouble,
+} from '../test-support/rag-agent-double';
+import { createDocumentsClient } from './documents-client';
+
+const REPORT = Buffer.from('# Quarterly report\nRevenue grew 12%.\nChurn fell to 3%.\n');
+
+interface DocumentBody {
+  id: string;
+  object: string;
+  filename: string;
+  docType: string;
+  chunks: number;
+  description: string;
+  createdAt: string;
+  duplicate?: boolean;
+}
+
+interface ErrorEnvelope {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+describe('documentsRouter', () => {
+  let agent: RagAgentDouble;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    agent = await startRagAgentDouble();
+    gateway = await buildGateway({
+      upstream: 'offline',
+      overrides: {
+        documents: createDocumentsClient({ client: agent.client, agentUrl: agent.url }),
+        uploadLimit: 4096,
+      },
+    });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await agent.close();
+  });
+
+  const upload = (key = TEST_KEY) =>
+    request(gateway.app).post('/v1/documents').auth(key, { type: 'bearer' });
+
+  it('ingests a multipart upload into the caller’s tenant and answers 201', async () => {
+    const response = await upload()
+      .field('purpose', 'ignored')
+      .attach('file', REPORT, { filename: 'report.md', contentType: 'text/markdown' });
+    expect(response.status).toBe(201);
+    const body = response.body as DocumentBody;
+    expect(body).toEqual({
+      id: expect.any(String),
+      object: 'document',
+      filename: 'report.md',
+      docType: 'md',
+      chunks: 3,
+      description: 'report.md, 55 bytes',
+      createdAt: expect.any(String),
+      duplicate: false,
+    });
+    const call = agent.calls.at(-1);
+    expect(call?.command).toEqual({ op: 'ingest', tenant: 'acme' });
+    expect(call?.files).toHaveLength(1);
+    expect(call?.files[0]).toMatchObject({ filename: 'report.md', mediaType: 'text/markdown' });
+    expect(call?.files[0]?.bytes.equals(REPORT)).toBe(true);
+  });
+
+  it('answers 200 with the stored document when the same content comes again', async () => {
+    const bytes = Buffer.from(`same content ${randomUUID()}\n`);
+    const first = await upload().attach('file', bytes, 'first.txt');
+    expect(first.status).toBe(201);
+    const again = await upload().attach('file', bytes, 'again.txt');
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({
+      id: (first.body as DocumentBody).id,
+      filename: 'first.txt',
+      duplicate: true,
+    });
+  });
+
+  it('keeps UTF-8 file names and drops directories from them', async () => {
+    const response = await upload().attach('file', Buffer.from('Grüße\n'), {
+      filename: '../../notes/Übersicht – 2026.txt',
+      contentType: 'text/plain',
+    });
+    expect(response.status).toBe(201);
+    expect((response.body as DocumentBody).filename).toBe('Übersicht – 2026.txt');
+  });
+
+  it('lists only the caller’s documents, newest first', async () => {
+    const globexFile = Buffer.from(`globex only ${randomUUID()}\n`);
+    const created = await upload(OTHER_KEY).attach('file', globexFile, 'globex.csv');
+    expect(created.status).toBe(201);
+
+    const acme = await request(gateway.app).get('/v1/documents').auth(TEST_KEY, { type: 'bearer' });
+    expect(acme.status).toBe(200);
+    const acmeBody = acme.body as { object: string; data: DocumentBody[] };
+    expect(acmeBody.object).toBe('list');
+    expect(acmeBody.data.map((document) => document.filename)).toEqual([
+      'Übersicht – 2026.txt',
+      'first.txt',
+      'report.md',
+    ]);
+    expect(acmeBody.data[0]).not.toHaveProperty('duplicate');
+    expect(agent.calls.at(-1)?.command).toEqual({ op: 'list', tenant: 'acme' });
+
+    const globex = await request(gateway.app)
+      .get('/v1/documents')
+      .auth(OTHER_KEY, { type: 'bearer' });
+    expect((globex.body as { data: DocumentBody[] }).data.map((d) => d.filename)).toEqual([
+      'globex.csv',
+    ]);
+  });
+
+  it('deletes a document, and answers 404 for an unknown one or another tenant’s', async () => {
+    const created = await upload().attach(
+      'file',
+      Buffer.from(`to delete ${randomUUID()}\n`),
+      'x.md',
+    );
+    const { id } = created.body as DocumentBody;
+
+    const foreign = await request(gateway.app)
+      .delete(`/v1/documents/${id}`)
+      .auth(OTHER_KEY, { type: 'bearer' });
+    expect(foreign.status).toBe(404);
+    expect(agent.calls.at(-1)?.command).toEqual({ op: 'delete', tenant: 'globex', id });
+
+    const deleted = await request(gateway.app)
+      .delete(`/v1/documents/${id}`)
+      .auth(TEST_KEY, { type: 'bearer' });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ id, object: 'document', deleted: true });
+
+    const again = await request(gateway.app)
+      .delete(`/v1/documents/${id}`)
+      .auth(TEST_KEY, { type: 'bearer' });
+    expect(again.status).toBe(404);
+    expect((again.body as ErrorEnvelope).error).toMatchObject({
+      message: `No document with id ${id}.`,
+      type: 'not_found_error',
+      code: 'not_found',
+    });
+  });
+
+  it('answers 404 for an id no document can have, without asking the agent', async () => {
+    const before = agent.calls.length;
+    const response = await request(gateway.app)
+      .delete(`/v1/documents/${'x'.repeat(200)}`)
+      .auth(TEST_KEY, { type: 'bearer' });
+    expect(response.status).toBe(404);
+    expect(agent.calls.length).toBe(before);
+  });
+
+  it('answers 413 naming the limit when the file is over GATEWAY_UPLOAD_LIMIT', async () => {
+    const before = agent.calls.length;
+    const response = await upload().attach('file', Buffer.alloc(5000, 'a'), 'big.txt');
+    expect(response.status).toBe(413);
+    expect((response.body as ErrorEnvelope).error.message).toBe(
+      'The file is larger than the upload limit of 4 KiB (GATEWAY_UPLOAD_LIMIT).',
+    );
+    expect(agent.calls.length).toBe(before);
+  });
+
+  it('answers 413 at once when the declared body is far over the limit', async () => {
+    const response = await request(gateway.app)
+      .post('/v1/documents')
+      .auth(TEST_KEY, { type: 'bearer' })
+      .set('content-type', 'multipart/form-data; boundary=x')
+      .send(Buffer.alloc(2 * 1024 * 1024, 'a'));
+    expect(response.status).toBe(413);
+    expect((response.body as ErrorEnvelope).error.type).toBe('invalid_request_error');
+  });
+
+  it('answers 400 without a `file` field, naming the fields it found', async () => {
+    const response = await upload()
+      .field('purpose', 'assistants')
+      .attach('document', REPORT, 'report.md');
+    expect(response.status).toBe(400);
+    expect((response.body as ErrorEnvelope).error).toMatchObject({
+      message:
+        'The upload has no `file` field (found a file in `document`): send the document as the multipart field `file`.',
+      param: 'file',
+    });
+  });
+
+  it('answers 400 when `file` is a text field', async () => {
+    const response = await upload().field('file', 'report.md');
+    expect(response.status).toBe(400);
+    expect((response.body as ErrorEnvelope).error.message).toBe(
+      'The `file` field is text, not a file: attach the document as a file (e.g. curl -F file=@report.pdf).',
+    );
+  });
+
+  it('answers 400 for two files, an empty file and a body that is not multipart', async () => {
+    const two = await upload()
+      .attach('file', Buffer.from('one\n'), 'one.txt')
+      .attach('file', Buffer.from('two\n'), 'two.txt');
+    expect(two.status).toBe(400);
+    expect((two.body as ErrorEnvelope).error.message).toContain('one file per upload');
+
+    const empty = await upload().attach('file', Buffer.alloc(0), 'empty.txt');
+    expect(empty.status).toBe(400);
+    expect((empty.body as ErrorEnvelope).error.message).toBe('The file empty.txt is empty.');
+
+    const json = await upload().send({ file: 'report.md' });
+    expect(json.status).toBe(415);
+    expect((json.body as ErrorEnvelope).error.message).toContain('multipart/form-data');
+
+    const malformed = await upload()
+      .set('content-type', 'multipart/form-data')
+      .send(Buffer.from('no boundary'));
+    expect(malformed.status).toBe(400);
+  });
+
+  it('answers 415 with the agent’s message for an unsupported file', async () => {
+    const response = await upload().attach('file', Buffer.from('MZ\x90\x00'), 'setup.exe');
+    expect(response.status).toBe(415);
+    expect((response.body as ErrorEnvelope).error).toMatchObject({
+      message: 'setup.exe is not a supported document (PDF, DOCX, CSV, XLSX, TXT, MD, HTML).',
+      type: 'invalid_request_error',
+      code: 'unsupported_media_type',
+    });
+  });
+
+  it('answers 400 with the agent’s message for a file it cannot read', async () => {
+    const response = await upload().attach('file', Buffer.from('CORRUPT%PDF'), 'broken.pdf');
+    expect(response.status).toBe(400);
+    expect((response.body as ErrorEnvelope).error).toMatchObject({
+      message: 'broken.pdf cannot be read: the file is damaged.',
+      type: 'invalid_request_error',
+      param: 'file',
+    });
+  });
+
+  it('needs an API key', async () => {
+    const response = await request(gateway.app)
+      .post('/v1/documents')
+      .attach('file', REPORT, 'report.md');
+    expect(response.status).toBe(401);
+    expect((await request(gateway.app).get('/v1/documents')).status).toBe(401);
+  });
+});
+
+describe('documentsRouter without a reachable RAG agent', () => {
+  let gateway: TestGateway;
+  let unconfigured: TestGateway;
+  let agentUrl: string;
+
+  beforeAll(async () => {
+    agentUrl = `http://127.0.0.1:${await getFreePort()}`;
+    gateway = await buildGateway({
+      upstream: 'offline',
+      overrides: {
+        documents: createDocumentsClient({
+          client: new A2AClient({
+            url: `${agentUrl}/a2a`,
+            token: RAG_DOUBLE_TOKEN,
+            maxRetries: 0,
+          }),
+          agentUrl,
+        }),
+      },
+    });
+    unconfigured = await buildGateway({ upstream: 'offline' });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await unconfigured.close();
+  });
+
+  it('answers 503 saying how to start the agent', async () => {
+    const response = await request(gateway.app)
+      .post('/v1/documents')
+      .auth(TEST_KEY, { type: 'bearer' })
+      .attach('file', REPORT, 'report.md');
+    expect(response.status).toBe(503);
+    expect((response.body as ErrorEnvelope).error.message).toBe(
+      `The RAG agent is not reachable at ${agentUrl}: start the fleet with \`pnpm fleet up\` (or the agent with \`docker compose up -d rag-agent\`), or point RAG_AGENT_URL at it.`,
+    );
+    const list = await request(gateway.app).get('/v1/documents').auth(TEST_KEY, { type: 'bearer' });
+    expect(list.status).toBe(503);
+  });
+
+  it('answers 503 without an internal token', async () => {
+    const response = await request(unconfigured.app)
+      .get('/v1/documents')
+      .auth(TEST_KEY, { type: 'bearer' });
+    expect(response.status).toBe(503);
+    expect((response.body as ErrorEnvelope).error.message).toContain('FLEET_INTERNAL_TOKEN');
+  });
+});
+
+describe('createDocumentsClient', () => {
+  let agent: RagAgentDouble;
+
+  beforeAll(async () => {
+    agent = await startRagAgentDouble();
+  });
+  afterAll(async () => {
+    await agent.close();
+  });
+
+  it('tells a connection that failed mid-request or timed out from an agent that is down', async () => {
+    const failing = (code: string): typeof fetch =>
+      function failingFetch() {
+        return Promise.reject(
+          Object.assign(new TypeError('fetch failed'), {
+            cause: Object.assign(new Error(code), { code }),
+          }),
+        );
+      };
+    const documentsWith = (code: string) =>
+      createDocumentsClient({
+        client: new A2AClient({ url: `${agent.url}/a2a`, fetch: failing(code), maxRetries: 0 }),
+        agentUrl: agent.url,
+      });
+    await expect(documentsWith('ECONNREFUSED').list({ tenant: 'acme' })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
+    await expect(
+      documentsWith('UND_ERR_HEADERS_TIMEOUT').list({ tenant: 'acme' }),
+    ).rejects.toMatchObject({
+      code: 'UPSTREAM_TIMEOUT',
+      message: `The RAG agent at ${agent.url} did not answer in time (UND_ERR_HEADERS_TIMEOUT).`,
+    });
+    await expect(documentsWith('UND_ERR_SOCKET').list({ tenant: 'acme' })).rejects.toMatchObject({
+      code: 'UPSTREAM_ERROR',
+      status: 502,
+      message: `The connection to the RAG agent at ${agent.url} failed mid-request (UND_ERR_SOCKET).`,
+    });
+  });
+
+  it('explains a token the agent refuses', async () => {
+    const documents = createDocumentsClient({
+      client: new A2AClient({ url: `${agent.url}/a2a`, token: 'wrong-token-0123456789' }),
+      agentUrl: agent.url,
+    });
+    await expect(documents.list({ tenant: 'acme' })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      message:
+        'The RAG agent refused the internal token: the gateway and the agent need the same FLEET_INTERNAL_TOKEN.',
+    });
+  });
+});

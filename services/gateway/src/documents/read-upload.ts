@@ -1,0 +1,245 @@
+import type { IncomingMessage } from 'node:http';
+import busboy from 'busboy';
+import {
+  AbortError,
+  BadRequestError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '@fleet/errors';
+
+/** The multipart field that carries the document (ARCHITECTURE.md §3). */
+export const UPLOAD_FIELD = 'file';
+
+/** One uploaded file, read into memory. */
+export interface Upload {
+  /** The client's file name, without any directory part. */
+  filename: string;
+  /** The part's `Content-Type` (`application/octet-stream` when the client sent none). */
+  mediaType: string;
+  bytes: Buffer;
+}
+
+/** Options for {@link readUpload}. */
+export interface ReadUploadOptions {
+  /** Largest accepted file in bytes (`GATEWAY_UPLOAD_LIMIT`); larger files fail with a 413. */
+  limit: number;
+  /** The variable that sets `limit`, named in the 413 message. @default 'GATEWAY_UPLOAD_LIMIT' */
+  limitVariable?: string;
+}
+
+/** Multipart framing, headers and ignored form fields on top of the file itself. */
+const MULTIPART_OVERHEAD = 1024 * 1024;
+/** Form fields other than `file` are ignored; this bounds how many parts a body may have. */
+const MAX_PARTS = 100;
+const MAX_FILENAME_LENGTH = 255;
+
+/** `25 MiB`, `512 KiB`, `100 bytes`. */
+export function describeByteSize(bytes: number): string {
+  if (bytes >= 1024 * 1024) {
+    const mebibytes = bytes / (1024 * 1024);
+    return `${Number.isInteger(mebibytes) ? mebibytes : mebibytes.toFixed(1)} MiB`;
+  }
+  if (bytes >= 1024) {
+    const kibibytes = bytes / 1024;
+    return `${Number.isInteger(kibibytes) ? kibibytes : kibibytes.toFixed(1)} KiB`;
+  }
+  return `${bytes} bytes`;
+}
+
+function isMultipart(contentType: string | undefined): boolean {
+  return contentType?.split(';')[0]?.trim().toLowerCase() === 'multipart/form-data';
+}
+
+/** The name as a person would read it: no control characters, no directories, bounded length. */
+function cleanFilename(name: string | undefined): string {
+  const base =
+    (name ?? '')
+      // eslint-disable-next-line no-control-regex -- stripping control characters is the point
+      .replace(/[\u0000-\u001f\u007f]/g, '')
+      .split(/[\\/]/)
+      .pop() ?? '';
+  return base.trim().slice(0, MAX_FILENAME_LENGTH);
+}
+
+/**
+ * Reads a `multipart/form-data` upload with busboy and returns its `file` field: one file, at
+ * most `limit` bytes, held in memory. Other form fields (read up to 64 KiB each, at most 100
+ * parts) and file parts under other names are ignored.
+ *
+ * @throws UnsupportedMediaTypeError (415) when the body is not multipart;
+ *   PayloadTooLargeError (413) over the limit, naming it and its variable;
+ *   ValidationError (400) without a `file` field, with more than one, or with an empty one;
+ *   BadRequestError (400) for a malformed body; AbortError when the client goes away.
+ *
+ * @example
+ * const upload = await readUpload(req, { limit: config.uploadLimit });
+ */
+export function readUpload(
+  req: IncomingMessage,
+  { limit, limitVariable = 'GATEWAY_UPLOAD_LIMIT' }: ReadUploadOptions,
+): Promise<Upload> {
+  const tooLarge = (): PayloadTooLargeError =>
+    new PayloadTooLargeError(
+      `The file is larger than the upload limit of ${describeByteSize(limit)} (${limitVariable}).`,
+      { details: { limit } },
+    );
+  if (!isMultipart(req.headers['content-type'])) {
+    req.resume();
+    return Promise.reject(
+      new UnsupportedMediaTypeError(
+        `Upload a document as multipart/form-data with a \`${UPLOAD_FIELD}\` field, not ${req.headers['content-type'] ?? 'a body without Content-Type'}.`,
+      ),
+    );
+  }
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit + MULTIPART_OVERHEAD) {
+    req.resume();
+    return Promise.reject(tooLarge());
+  }
+
+  return new Promise<Upload>((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        // Browsers and undici's FormData send UTF-8 file names.
+        defParamCharset: 'utf8',
+        limits: { fileSize: limit, parts: MAX_PARTS, fieldSize: 64 * 1024 },
+      });
+    } catch (error) {
+      // No boundary, or an unparsable Content-Type.
+      req.resume();
+      reject(
+        new BadRequestError(
+          `The multipart body cannot be read: ${error instanceof Error ? error.message : String(error)}.`,
+          { cause: error },
+        ),
+      );
+      return;
+    }
+
+    let settled = false;
+    let upload: Upload | undefined;
+    let pendingFile = false;
+    let parsed = false;
+    const otherFiles: string[] = [];
+    let textField = false;
+
+    const settle = (error: Error | undefined): void => {
+      if (settled) return;
+      if (error === undefined && (pendingFile || !parsed)) return;
+      settled = true;
+      req.off('close', onClose);
+      if (error !== undefined) {
+        req.unpipe(parser);
+        parser.removeAllListeners();
+        // Swallow busboy's late errors; the body is drained (like readBody) so the 413 or 400
+        // reaches a client that is still sending.
+        parser.on('error', () => undefined);
+        req.resume();
+        reject(error);
+        return;
+      }
+      if (upload === undefined && textField) {
+        reject(
+          new ValidationError(
+            `The \`${UPLOAD_FIELD}\` field is text, not a file: attach the document as a file (e.g. curl -F ${UPLOAD_FIELD}=@report.pdf).`,
+            { param: UPLOAD_FIELD },
+          ),
+        );
+        return;
+      }
+      if (upload === undefined) {
+        reject(
+          new ValidationError(
+            `The upload has no \`${UPLOAD_FIELD}\` field${
+              otherFiles.length > 0
+                ? ` (found a file in ${otherFiles.map((name) => `\`${name}\``).join(', ')})`
+                : ''
+            }: send the document as the multipart field \`${UPLOAD_FIELD}\`.`,
+            { param: UPLOAD_FIELD },
+          ),
+        );
+        return;
+      }
+      resolve(upload);
+    };
+    const onClose = (): void => {
+      if (!req.complete) settle(new AbortError('The client closed the connection mid-upload.'));
+    };
+
+    parser.on('file', (name, stream, info) => {
+      if (name !== UPLOAD_FIELD || settled) {
+        if (name !== UPLOAD_FIELD) otherFiles.push(name);
+        stream.resume();
+        return;
+      }
+      if (upload !== undefined || pendingFile) {
+        stream.resume();
+        settle(
+          new ValidationError(
+            `Send one file per upload (the \`${UPLOAD_FIELD}\` field came twice).`,
+            {
+              param: UPLOAD_FIELD,
+            },
+          ),
+        );
+        return;
+      }
+      const filename = cleanFilename(info.filename);
+      if (filename === '') {
+        stream.resume();
+        settle(
+          new ValidationError(
+            `The \`${UPLOAD_FIELD}\` field has no file name; send it as a file (e.g. curl -F ${UPLOAD_FIELD}=@report.pdf).`,
+            { param: UPLOAD_FIELD },
+          ),
+        );
+        return;
+      }
+      pendingFile = true;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      stream.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        chunks.push(chunk);
+      });
+      stream.on('limit', () => settle(tooLarge()));
+      stream.on('end', () => {
+        pendingFile = false;
+        if (settled) return;
+        if (size === 0) {
+          settle(new ValidationError(`The file ${filename} is empty.`, { param: UPLOAD_FIELD }));
+          return;
+        }
+        upload = {
+          filename,
+          mediaType: info.mimeType === '' ? 'application/octet-stream' : info.mimeType,
+          bytes: Buffer.concat(chunks, size),
+        };
+        settle(undefined);
+      });
+    });
+    // Other fields are ignored; busboy still hands each over (at most fieldSize bytes).
+    parser.on('field', (name) => {
+      if (name === UPLOAD_FIELD) textField = true;
+    });
+    parser.on('partsLimit', () =>
+      settle(new ValidationError(`The upload has more than ${MAX_PARTS} form fields.`)),
+    );
+    parser.on('error', (error: Error) =>
+      settle(
+        new BadRequestError(`The multipart body cannot be read: ${error.message}.`, {
+          cause: error,
+        }),
+      ),
+    );
+    parser.on('close', () => {
+      parsed = true;
+      settle(undefined);
+    });
+    req.on('close', onClose);
+    req.pipe(parser);
+  });
+}

@@ -1,0 +1,13 @@
+// Imported first by main.ts: telemetry must start before http and express are loaded so that
+// they get instrumented (TRACING.md §3). Configuration is loaded here for the same reason.
+import { exitOnConfigError } from '@fleet/config';
+import { startTelemetry, telemetryOptionsFromConfig } from '@fleet/telemetry';
+import { loadGatewayConfig } from './config';
+
+/** The gateway's configuration, loaded once at boot. */
+export const config = exitOnConfigError('gateway', () => loadGatewayConfig());
+
+/** The gateway is the fleet's ingress: it starts every trace and ignores clients' trace headers. */
+export const telemetry = startTelemetry(
+  telemetryOptionsFromConfig(config, { serviceName: 'gateway', trustInboundTraceContext: false }),
+);

@@ -1,0 +1,93 @@
+// The gateway's composition root (house style rule 3): configuration, telemetry, Redis and the
+// session store, the upstream, orchestrator and RAG agent clients and the HTTP server are built here and
+// nowhere else.
+import { config, telemetry } from './instrumentation';
+import { Redis } from 'ioredis';
+import { A2AClient } from '@fleet/a2a/client';
+import { runMain, startServer } from '@fleet/http';
+import { OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
+import { createSessionStore } from '@fleet/sessions';
+import { createLogger } from '@fleet/telemetry';
+import { createApp } from './app';
+import { createDocumentsClient } from './documents';
+import { createUpstreamClient } from './upstream';
+
+async function main(): Promise<void> {
+  const logger = createLogger({ service: 'gateway', level: config.logLevel });
+  // Sessions and approvals only: passthrough never touches Redis, so the gateway boots and proxies
+  // without it (`/readyz` says Redis is missing; ioredis keeps reconnecting).
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+  const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
+  const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
+  const upstreamClient = upstream.offline
+    ? undefined
+    : createUpstreamClient({ upstream, timeoutMs: config.llmTimeoutMs, logger });
+
+  const orchestratorClient =
+    config.internalToken === undefined
+      ? undefined
+      : new A2AClient({
+          url: `${config.orchestratorUrl}/a2a`,
+          token: config.internalToken,
+          // A run's events can be minutes apart (slow agents, approvals); the orchestrator sends
+          // keep-alives every 15 s, which reset this idle timeout.
+          timeoutMs: 60_000,
+        });
+  const documents =
+    config.internalToken === undefined
+      ? undefined
+      : createDocumentsClient({
+          client: new A2AClient({
+            url: `${config.ragAgentUrl}/a2a`,
+            token: config.internalToken,
+          }),
+          agentUrl: config.ragAgentUrl,
+          ingestTimeoutMs: config.documentIngestTimeoutMs,
+        });
+  // The app asks whether shutdown has begun; the server that knows is started after the app.
+  const lifecycle = { isShuttingDown: (): boolean => false };
+  const app = createApp({
+    apiKeys: config.apiKeys,
+    upstreamClient,
+    orchestratorClient,
+    documents,
+    uploadLimit: config.uploadLimit,
+    sessions,
+    redis,
+    offlineReason: OFFLINE_HINT,
+    bodyLimit: config.bodyLimit,
+    logger,
+    exposeStack: config.nodeEnv !== 'production',
+    isShuttingDown: () => lifecycle.isShuttingDown(),
+  });
+  const running = await startServer({
+    app,
+    port: config.port,
+    host: config.host,
+    logger,
+    onShutdown: [
+      () => upstreamClient?.close(),
+      () => sessions.close(),
+      async () => {
+        await redis.quit().catch(() => redis.disconnect());
+      },
+      () => telemetry.shutdown(),
+    ],
+  });
+  lifecycle.isShuttingDown = () => running.isShuttingDown();
+  logger.info(
+    {
+      url: running.url,
+      upstream: upstream.offline ? 'offline' : upstream.baseURL,
+      orchestrator: orchestratorClient === undefined ? 'unset' : config.orchestratorUrl,
+      ragAgent: documents === undefined ? 'unset' : config.ragAgentUrl,
+      tenants: new Set(config.apiKeys.map((entry) => entry.tenant)).size,
+      tracing: telemetry.enabled,
+    },
+    'gateway listening',
+  );
+  if (upstream.offline) logger.warn({}, OFFLINE_HINT);
+}
+
+runMain('gateway', main);

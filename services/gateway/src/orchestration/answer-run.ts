@@ -1,0 +1,277 @@
+import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
+import {
+  findData,
+  partsText,
+  progressEventSchema,
+  RESULT_ARTIFACT_NAME,
+  runResultSchema,
+  type RunResult,
+  type StreamResponse,
+  type TaskStatus,
+} from '@fleet/a2a';
+import { FleetError, ServiceUnavailableError, UpstreamError } from '@fleet/errors';
+import { setSessionAttributes, setSpanOutput, type Span } from '@fleet/telemetry';
+import {
+  createChunkWriter,
+  progressObject,
+  toCompletion,
+  type CollectedRun,
+  type FleetChunk,
+} from './openai-chunks';
+
+const progressDataSchema = z.object({ progress: progressEventSchema });
+const sessionMetadataSchema = z.object({ sessionId: z.string() });
+
+/**
+ * Where a run's A2A events come from: a new run (`sendStreamingMessage`), a subscription to the
+ * orchestrator task running a session (`subscribeToTask`), a resume, or a stored answer. Called
+ * once; `signal` aborts when the client goes away.
+ */
+export type RunEventSource = (signal: AbortSignal) => AsyncIterable<StreamResponse>;
+
+/** What {@link answerRun} needs. */
+export interface AnswerRunOptions {
+  events: RunEventSource;
+  /** The orchestrator's endpoint, named when it cannot be reached. */
+  orchestratorUrl: string;
+  /** The `model` the answer names (the request's). */
+  model: string;
+  /** Stream chunks (SSE) or answer with one `chat.completion`. */
+  stream: boolean;
+  res: ServerResponse;
+  /** Headers every answer carries (the route taken). */
+  responseHeaders: Record<string, string>;
+  /** The gateway's root span: gets the session id and the answer. */
+  span: Span | undefined;
+  /** The session, when it is known before the first event (a resume). */
+  sessionId?: string | undefined;
+  /** Keep-alive comment interval while the run is quiet. @default 15000 */
+  keepAliveMs?: number;
+  /**
+   * Runs before the response's last bytes go out (not when the client went away): a resume gives
+   * its attach lease back here, so the client's next request never finds it still taken.
+   */
+  beforeEnd?: (() => Promise<void>) | undefined;
+}
+
+/** What the run's events said, as they arrive. */
+type RunEvent =
+  | { kind: 'session'; sessionId: string }
+  | { kind: 'progress'; line: string; fleet: Record<string, unknown> | undefined }
+  | { kind: 'answer'; text: string; result: RunResult | undefined }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'paused'; line: string };
+
+/** Reads a task status (of an update, or of a task snapshot) as the gateway cares about it. */
+function interpretStatus(
+  { status, metadata }: { status: TaskStatus; metadata?: Record<string, unknown> | undefined },
+  sessionId: string | undefined,
+): RunEvent[] {
+  const found: RunEvent[] = [];
+  const session = sessionMetadataSchema.safeParse(metadata ?? {});
+  if (session.success && session.data.sessionId !== sessionId) {
+    found.push({ kind: 'session', sessionId: session.data.sessionId });
+  }
+  const parts = status.message?.parts ?? [];
+  const line = partsText(parts);
+  const progress = findData(parts, progressDataSchema)?.progress;
+  const knownSession = session.success ? session.data.sessionId : sessionId;
+  switch (status.state) {
+    case 'TASK_STATE_FAILED':
+    case 'TASK_STATE_REJECTED':
+    case 'TASK_STATE_CANCELED':
+      found.push({ kind: 'failed', reason: line || `The run ended as ${status.state}.` });
+      break;
+    case 'TASK_STATE_AUTH_REQUIRED':
+    case 'TASK_STATE_INPUT_REQUIRED':
+      found.push({ kind: 'paused', line: line || 'The run is waiting for input.' });
+      break;
+    case 'TASK_STATE_SUBMITTED':
+    case 'TASK_STATE_WORKING':
+    case 'TASK_STATE_COMPLETED':
+      // Every progress event passes, whatever its type (approval-required and approval-end
+      // included): the client sees what the orchestrator reports, not a gateway-chosen subset.
+      if (line !== '' || progress !== undefined) {
+        found.push({
+          kind: 'progress',
+          line,
+          fleet: progress === undefined ? undefined : progressObject(progress, knownSession),
+        });
+      }
+  }
+  return found;
+}
+
+/** Reads one A2A stream event as the gateway cares about it. */
+function interpret(event: StreamResponse, sessionId: string | undefined): RunEvent[] {
+  if ('statusUpdate' in event) return interpretStatus(event.statusUpdate, sessionId);
+  if ('artifactUpdate' in event) {
+    const { artifact } = event.artifactUpdate;
+    if (artifact.name !== RESULT_ARTIFACT_NAME) return [];
+    return [
+      {
+        kind: 'answer',
+        text: partsText(artifact.parts),
+        result: findData(artifact.parts, runResultSchema),
+      },
+    ];
+  }
+  if ('message' in event) {
+    return [{ kind: 'answer', text: partsText(event.message.parts), result: undefined }];
+  }
+  // A task snapshot: the first event of a send (SUBMITTED, nothing to show) or of a subscription
+  // (where the run stands now: its last progress line, its result if it was just written).
+  const { task } = event;
+  const found = interpretStatus({ status: task.status, metadata: task.metadata }, sessionId);
+  for (const artifact of task.artifacts ?? []) {
+    if (artifact.name === RESULT_ARTIFACT_NAME) {
+      found.push({
+        kind: 'answer',
+        text: partsText(artifact.parts),
+        result: findData(artifact.parts, runResultSchema),
+      });
+    }
+  }
+  return found;
+}
+
+function describeFailure(error: unknown, orchestratorUrl: string): FleetError {
+  if (FleetError.isInstance(error) && error.code === 'UPSTREAM_UNREACHABLE') {
+    return new ServiceUnavailableError(
+      `The orchestrator is not reachable (${orchestratorUrl}); start the fleet with \`pnpm fleet up\` or set ORCHESTRATOR_URL.`,
+      { cause: error },
+    );
+  }
+  return FleetError.isInstance(error)
+    ? error
+    : new UpstreamError('The orchestrator failed.', { status: 502, cause: error });
+}
+
+function writeChunk(res: ServerResponse, chunk: FleetChunk): void {
+  res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+}
+
+/**
+ * Answers a chat completion from an orchestrated run's A2A events, in OpenAI's shape: streamed as
+ * progress (`reasoning_content` + `fleet`) then the answer, or as one `chat.completion` carrying the
+ * same `fleet` object. `X-Session-ID` names the run's session. The one translation of orchestrator
+ * events for every source (new run, subscription, resume, stored answer). A client that
+ * disconnects stops the gateway reading; the run itself goes on and is recorded in its session.
+ *
+ * @throws FleetError before anything was sent (orchestrator unreachable, failed run when not streaming).
+ * @example
+ * await answerRun({ events: (signal) => client.sendStreamingMessage({ message }, { signal }),
+ *   orchestratorUrl: client.url, model, stream: true, res, responseHeaders, span });
+ */
+export async function answerRun({
+  events,
+  orchestratorUrl,
+  model,
+  stream,
+  res,
+  responseHeaders,
+  span,
+  sessionId,
+  keepAliveMs = 15_000,
+  beforeEnd,
+}: AnswerRunOptions): Promise<void> {
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.once('close', onClose);
+  const writer = createChunkWriter({ model });
+  const run: CollectedRun = { lines: [], answer: '', result: undefined, sessionId };
+  let headersSent = false;
+  let keepAlive: NodeJS.Timeout | undefined;
+
+  const startStream = (): void => {
+    if (headersSent) return;
+    headersSent = true;
+    res.statusCode = 200;
+    for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
+    if (run.sessionId !== undefined) res.setHeader('x-session-id', run.sessionId);
+    res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+    res.setHeader('cache-control', 'no-cache');
+    res.setHeader('x-accel-buffering', 'no');
+    res.flushHeaders();
+    keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
+    keepAlive.unref();
+  };
+
+  try {
+    for await (const event of events(abort.signal)) {
+      for (const happening of interpret(event, run.sessionId)) {
+        switch (happening.kind) {
+          case 'session':
+            run.sessionId = happening.sessionId;
+            if (span?.isRecording()) setSessionAttributes(span, { sessionId: happening.sessionId });
+            break;
+          case 'progress':
+            if (happening.line !== '') run.lines.push(happening.line);
+            if (stream) {
+              startStream();
+              writeChunk(res, writer.progress(happening.line, happening.fleet));
+            }
+            break;
+          case 'answer':
+            run.answer = happening.text;
+            run.result = happening.result;
+            if (stream) {
+              startStream();
+              writeChunk(res, writer.answer(happening.text, happening.result));
+            }
+            break;
+          case 'paused':
+            run.lines.push(happening.line);
+            if (stream) {
+              startStream();
+              writeChunk(
+                res,
+                writer.progress(happening.line, { type: 'run-paused', sessionId: run.sessionId }),
+              );
+            }
+            break;
+          case 'failed':
+            throw new UpstreamError(`The orchestrated run failed: ${happening.reason}`, {
+              status: 502,
+            });
+        }
+      }
+    }
+  } catch (error) {
+    if (abort.signal.aborted) {
+      // The client went away: make sure its connection is released, whatever state it is in.
+      res.destroy();
+      return;
+    }
+    const failure = describeFailure(error, orchestratorUrl);
+    if (!stream || !headersSent) throw failure;
+    await beforeEnd?.();
+    // Mid-stream: an error event OpenAI SDKs raise as an APIError, never a clean end.
+    res.end(
+      `event: error\ndata: ${JSON.stringify({ error: { message: failure.message, type: 'server_error', param: null, code: failure.code.toLowerCase() } })}\n\n`,
+    );
+    return;
+  } finally {
+    clearInterval(keepAlive);
+    res.off('close', onClose);
+  }
+  if (abort.signal.aborted) return;
+  if (span?.isRecording()) setSpanOutput(span, run.answer);
+
+  await beforeEnd?.();
+  if (stream) {
+    startStream();
+    writeChunk(res, writer.stop());
+    res.end('data: [DONE]\n\n');
+    return;
+  }
+  const body = JSON.stringify(toCompletion(run, { model }));
+  res.statusCode = 200;
+  for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
+  if (run.sessionId !== undefined) res.setHeader('x-session-id', run.sessionId);
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(body);
+}

@@ -1,0 +1,8 @@
+/** The orchestration route: the orchestrator over A2A, answered in OpenAI's shape. */
+export { answerRun } from './answer-run';
+export type { AnswerRunOptions, RunEventSource } from './answer-run';
+export { orchestrate, splitConversation } from './orchestrate';
+export type { OrchestrateOptions, PlanApproval } from './orchestrate';
+export { createChunkWriter, toCompletion } from './openai-chunks';
+export type { ChunkWriter, CollectedRun, FleetChunk, FleetCompletion } from './openai-chunks';
+export { parsePlanApprovalHeader, PLAN_APPROVAL_VALUES } from './parse-plan-approval-header';

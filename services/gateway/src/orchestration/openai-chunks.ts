@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import type { ProgressEvent, RunResult } from '@fleet/a2a';
+
+/**
+ * How orchestration shows up to an OpenAI client (ARCHITECTURE.md §3): progress as
+ * `delta.reasoning_content` lines a person can read plus the structured event in a `fleet` field
+ * of the chunk (OpenAI SDKs pass unknown fields through), then the answer as `delta.content`.
+ */
+
+/** One `chat.completion.chunk`, with the fleet's extra `fleet` field. */
+export interface FleetChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: {
+    index: 0;
+    delta: { role?: 'assistant'; content?: string; reasoning_content?: string };
+    finish_reason: 'stop' | null;
+  }[];
+  fleet?: Record<string, unknown>;
+}
+
+/** The non-streaming answer: a `chat.completion` with the same `fleet` object. */
+export interface FleetCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: {
+    index: 0;
+    message: { role: 'assistant'; content: string; reasoning_content: string };
+    finish_reason: 'stop';
+  }[];
+  fleet: Record<string, unknown>;
+}
+
+/** Builds the chunks of one orchestrated answer, keeping the id, model and timestamps consistent. */
+export interface ChunkWriter {
+  readonly id: string;
+  /** A progress line (and its structured event, when there is one). */
+  progress(line: string, event?: Record<string, unknown>): FleetChunk;
+  /** The answer text, with the run's result as the `fleet` object. */
+  answer(text: string, result: RunResult | undefined): FleetChunk;
+  /** The last chunk: `finish_reason: 'stop'`. */
+  stop(): FleetChunk;
+}
+
+/** Options for {@link createChunkWriter}. */
+export interface ChunkWriterOptions {
+  model: string;
+  /** @default () => Date.now() */
+  now?: () => number;
+}
+
+/** Creates the chunk builder for one response. */
+export function createChunkWriter({ model, now = Date.now }: ChunkWriterOptions): ChunkWriter {
+  const id = `chatcmpl-fleet-${randomBytes(12).toString('hex')}`;
+  const created = Math.floor(now() / 1000);
+  let roleSent = false;
+  const chunk = (
+    delta: FleetChunk['choices'][number]['delta'],
+    extra: { fleet?: Record<string, unknown>; finish?: 'stop' } = {},
+  ): FleetChunk => {
+    const withRole = roleSent ? delta : { role: 'assistant' as const, ...delta };
+    roleSent = true;
+    return {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [{ index: 0, delta: withRole, finish_reason: extra.finish ?? null }],
+      ...(extra.fleet === undefined ? {} : { fleet: extra.fleet }),
+    };
+  };
+  return {
+    id,
+    progress: (line, event) =>
+      chunk({ reasoning_content: `${line}\n` }, event === undefined ? {} : { fleet: event }),
+    answer: (text, result) =>
+      chunk(
+        { content: text },
+        result === undefined ? {} : { fleet: { type: 'run-result', ...result } },
+      ),
+    stop: () => chunk({}, { finish: 'stop' }),
+  };
+}
+
+/** A progress event as the `fleet` object of its chunk. */
+export function progressObject(
+  event: ProgressEvent,
+  sessionId: string | undefined,
+): Record<string, unknown> {
+  return sessionId === undefined ? { ...event } : { sessionId, ...event };
+}
+
+/** Everything an orchestrated run produced, for the non-streaming response. */
+export interface CollectedRun {
+  lines: string[];
+  answer: string;
+  result: RunResult | undefined;
+  sessionId: string | undefined;
+}
+
+/** Assembles the non-streaming `chat.completion`. */
+export function toCompletion(
+  run: CollectedRun,
+  { model, now = Date.now }: ChunkWriterOptions,
+): FleetCompletion {
+  return {
+    id: `chatcmpl-fleet-${randomBytes(12).toString('hex')}`,
+    object: 'chat.completion',
+    created: Math.floor(now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: run.answer,
+          reasoning_content: run.lines.map((line) => `${line}\n`).join(''),
+        },
+        finish_reason: 'stop',
+      },
+    ],
+    fleet: { sessionId: run.sessionId, ...(run.result ?? {}) },
+  };
+}

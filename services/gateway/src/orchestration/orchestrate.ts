@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import {
+  dataPart,
+  textPart,
+  type HistoryMessage,
+  type Message,
+  type OrchestrateRequest,
+} from '@fleet/a2a';
+import type { A2AClient } from '@fleet/a2a/client';
+import {
+  Attributes,
+  SpanKind,
+  setSessionAttributes,
+  setSpanInput,
+  type Span,
+} from '@fleet/telemetry';
+import type { ChatCompletionRequest } from '../chat/chat-completion-request';
+import { messageText } from '../chat/message-text';
+import { answerRun } from './answer-run';
+
+/** Whether a person approves the plan before any agent runs (`X-Plan-Approval`). */
+export type PlanApproval = OrchestrateRequest['planApproval'];
+
+/** What one orchestrated request needs. */
+export interface OrchestrateOptions {
+  client: A2AClient;
+  request: ChatCompletionRequest;
+  tenant: string;
+  /** `required` (`X-Plan-Approval`): a person approves the plan before any agent runs. @default 'none' */
+  planApproval?: PlanApproval | undefined;
+  res: ServerResponse;
+  /** Headers every answer carries (the route taken). */
+  responseHeaders: Record<string, string>;
+  /** The gateway's root span, described for Phoenix's Sessions view. */
+  span: Span | undefined;
+  /** Keep-alive comment interval while the run is quiet. @default 15000 */
+  keepAliveMs?: number;
+}
+
+/** The request is the last user message; everything before it is history. */
+export function splitConversation(messages: ChatCompletionRequest['messages']): {
+  text: string;
+  history: HistoryMessage[];
+} {
+  const lastUser = messages.map((message) => message.role).lastIndexOf('user');
+  const text = lastUser === -1 ? '' : messageText(messages[lastUser]?.['content']);
+  const history = messages
+    .slice(0, lastUser === -1 ? messages.length : lastUser)
+    .filter((message) => message.role !== 'function')
+    .map((message) => ({
+      role: message.role as HistoryMessage['role'],
+      content: messageText(message['content']),
+    }));
+  return { text, history };
+}
+
+/**
+ * Starts one run on the orchestrator over A2A and answers in OpenAI's shape ({@link answerRun}):
+ * streamed as progress (`reasoning_content` + `fleet`) then the answer, or as one
+ * `chat.completion` carrying the same `fleet` object. `X-Session-ID` names the run's session.
+ *
+ * @throws FleetError before anything was sent (orchestrator unreachable, failed run when not streaming).
+ */
+export async function orchestrate({
+  client,
+  request,
+  tenant,
+  planApproval = 'none',
+  res,
+  responseHeaders,
+  span,
+  keepAliveMs = 15_000,
+}: OrchestrateOptions): Promise<void> {
+  const { text, history } = splitConversation(request.messages);
+  const input: OrchestrateRequest = { tenant, history, planApproval };
+  const message: Message = {
+    messageId: randomUUID(),
+    role: 'ROLE_USER',
+    parts: [textPart(text), dataPart({ fleet: input })],
+  };
+  if (span?.isRecording()) {
+    span.updateName('POST /v1/chat/completions (orchestration)');
+    span.setAttribute(Attributes.SPAN_KIND, SpanKind.CHAIN);
+    setSessionAttributes(span, { userId: tenant });
+    setSpanInput(span, text);
+  }
+
+  await answerRun({
+    events: (signal) => client.sendStreamingMessage({ message }, { signal }),
+    orchestratorUrl: client.url,
+    model: request.model,
+    stream: request.stream === true,
+    res,
+    responseHeaders,
+    span,
+    keepAliveMs,
+  });
+}

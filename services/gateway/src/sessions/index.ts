@@ -1,0 +1,22 @@
+/** Durable sessions at the gateway: the sessions and approvals API, and resume with `X-Session-ID`. */
+export { cancelSession, CANCELED_INSTRUCTIONS } from './cancel-session';
+export type { CancelSessionOptions } from './cancel-session';
+export { ENDED_STATUSES, resumeInBackground } from './resume-in-background';
+export type { BackgroundResume, ResumeInBackgroundOptions } from './resume-in-background';
+export { resumeMessage } from './resume-message';
+export { resumeSession } from './resume-session';
+export type { ResumeSessionOptions } from './resume-session';
+export { isRunnerLive, whileRunnerIdle } from './runner-probe';
+export type { RunnerProbe } from './runner-probe';
+export { followSession, storedAnswerEvents } from './session-events';
+export type { FollowSessionOptions } from './session-events';
+export {
+  approvalViews,
+  storedRunResult,
+  toApprovalView,
+  toSessionSummary,
+  toSessionView,
+} from './session-views';
+export type { ApprovalView, SessionNodeView, SessionSummary, SessionView } from './session-views';
+export { approvalDecisionBodySchema, sessionsRouter } from './sessions-router';
+export type { SessionsRouterOptions } from './sessions-router';

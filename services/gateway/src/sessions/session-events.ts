@@ -1,0 +1,259 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
+import {
+  dataPart,
+  RESULT_ARTIFACT_NAME,
+  textPart,
+  type Part,
+  type StreamResponse,
+  type TaskState,
+} from '@fleet/a2a';
+import type { A2AClient } from '@fleet/a2a/client';
+import { FleetError, NotFoundError, ServiceUnavailableError } from '@fleet/errors';
+import type { Session, SessionStore } from '@fleet/sessions';
+import type { RunEventSource } from '../orchestration';
+import { ENDED_STATUSES } from './resume-in-background';
+import { resumeMessage } from './resume-message';
+import { isRunnerLive } from './runner-probe';
+import { storedRunResult } from './session-views';
+
+/**
+ * Event sources for a resumed session (`X-Session-ID`), in the orchestrator's own A2A event shapes,
+ * so the one translation (`answerRun`) renders them exactly like a new run.
+ */
+
+function statusEvent(
+  session: Session,
+  { state, parts }: { state: TaskState; parts: Part[] },
+): StreamResponse {
+  return {
+    statusUpdate: {
+      taskId: session.taskId ?? session.id,
+      contextId: '',
+      status: { state, message: { messageId: randomUUID(), role: 'ROLE_AGENT', parts } },
+      metadata: { sessionId: session.id },
+    },
+  };
+}
+
+/**
+ * A completed session's stored answer as the events of a run: one progress line (`run-end`), then
+ * the `result` artifact with the answer and its `RunResult`.
+ */
+export function storedAnswerEvents(session: Session): RunEventSource {
+  return async function* storedAnswer(): AsyncGenerator<StreamResponse, void, undefined> {
+    await Promise.resolve();
+    yield statusEvent(session, {
+      state: 'TASK_STATE_WORKING',
+      parts: [
+        textPart(`Session ${session.id} has already completed; this is its answer.`),
+        dataPart({ progress: { type: 'run-end', state: 'completed' } }),
+      ],
+    });
+    const result = storedRunResult(session);
+    yield {
+      artifactUpdate: {
+        taskId: session.taskId ?? session.id,
+        contextId: '',
+        artifact: {
+          artifactId: randomUUID(),
+          name: RESULT_ARTIFACT_NAME,
+          parts: [
+            textPart(session.result?.text ?? ''),
+            ...(result === undefined ? [] : [dataPart(result)]),
+          ],
+        },
+      },
+    };
+  };
+}
+
+/** A failed or canceled session's end, as the terminal status of a run. */
+function endedEvent(session: Session): StreamResponse {
+  const canceled = session.status === 'canceled';
+  return statusEvent(session, {
+    state: canceled ? 'TASK_STATE_CANCELED' : 'TASK_STATE_FAILED',
+    parts: [
+      textPart(session.error ?? `The session was ${canceled ? 'canceled' : 'failed'}.`),
+      dataPart({ progress: { type: 'run-end', state: canceled ? 'canceled' : 'failed' } }),
+    ],
+  });
+}
+
+/** Options for {@link followSession}. */
+export interface FollowSessionOptions {
+  store: SessionStore;
+  client: A2AClient;
+  sessionId: string;
+  /**
+   * While following an orchestrator task, how often the gateway checks that an orchestrator still
+   * holds the session's runner lease; when none does (it died), the gateway resumes the session
+   * instead of waiting on a task nobody runs. @default 5000
+   */
+  leaseCheckMs?: number;
+  /** Pause between two attempts to attach. @default 250 */
+  retryDelayMs?: number;
+}
+
+/** How many times a follow re-reads the session and attaches again before giving up. */
+const MAX_ATTACH_ATTEMPTS = 6;
+
+type Outcome = 'ended' | 'retry';
+
+function isFailure(event: StreamResponse): boolean {
+  if (!('statusUpdate' in event)) return false;
+  const { state } = event.statusUpdate.status;
+  return (
+    state === 'TASK_STATE_FAILED' ||
+    state === 'TASK_STATE_REJECTED' ||
+    state === 'TASK_STATE_CANCELED'
+  );
+}
+
+/**
+ * The orchestrator's answer to a resume while another replica runs the session: a FAILED status
+ * with `runningElsewhere` in its metadata (and the runner's task id).
+ */
+function isRunningElsewhere(event: StreamResponse): boolean {
+  return 'statusUpdate' in event && event.statusUpdate.metadata?.['runningElsewhere'] === true;
+}
+
+/**
+ * The orchestrator's answer when it shut down gracefully mid-run: the task ends FAILED with
+ * `handedOver` in its metadata while the session stays open for another orchestrator to resume.
+ */
+function isHandedOver(event: StreamResponse): boolean {
+  return 'statusUpdate' in event && event.statusUpdate.metadata?.['handedOver'] === true;
+}
+
+function isUnreachable(error: unknown): boolean {
+  return FleetError.isInstance(error) && error.code === 'UPSTREAM_UNREACHABLE';
+}
+
+/** Follows the task a live orchestrator runs the session under, while that orchestrator lives. */
+async function* subscribeWhileLive({
+  store,
+  client,
+  session,
+  taskId,
+  signal,
+  leaseCheckMs,
+}: {
+  store: SessionStore;
+  client: A2AClient;
+  session: Session;
+  taskId: string;
+  signal: AbortSignal;
+  leaseCheckMs: number;
+}): AsyncGenerator<StreamResponse, Outcome, undefined> {
+  const orphaned = new AbortController();
+  const watchdog = setInterval(() => {
+    isRunnerLive(store, session.id).then(
+      (live) => {
+        if (!live) orphaned.abort();
+      },
+      () => undefined,
+    );
+  }, leaseCheckMs);
+  watchdog.unref();
+  try {
+    const events = client.subscribeToTask(
+      { id: taskId },
+      { signal: AbortSignal.any([signal, orphaned.signal]) },
+    );
+    for await (const event of events) {
+      // A graceful hand-over is not the run's end: attach to whoever resumes it.
+      if (isHandedOver(event)) return 'retry';
+      yield event;
+    }
+    return 'ended';
+  } catch (error) {
+    if (signal.aborted || isUnreachable(error)) throw error;
+    // The orchestrator died (the watchdog), the task ended before the subscription (the session
+    // moved on under another task, or finished), or the stream broke: look at the session again.
+    return 'retry';
+  } finally {
+    clearInterval(watchdog);
+  }
+}
+
+/** Continues the session on the orchestrator (`resumeSessionId`), streaming the rest of the run. */
+async function* resumeOnOrchestrator({
+  store,
+  client,
+  session,
+  signal,
+}: {
+  store: SessionStore;
+  client: A2AClient;
+  session: Session;
+  signal: AbortSignal;
+}): AsyncGenerator<StreamResponse, Outcome, undefined> {
+  const events = client.sendStreamingMessage({ message: resumeMessage(session) }, { signal });
+  try {
+    for await (const event of events) {
+      // A resume fails when another orchestrator replica took the session first (between the
+      // lease check and this request): follow that one instead of reporting a failure. The
+      // orchestrator says so (`runningElsewhere`); the lease tells the same to any other one.
+      if (
+        isFailure(event) &&
+        (isHandedOver(event) ||
+          isRunningElsewhere(event) ||
+          (await isRunnerLive(store, session.id)))
+      ) {
+        return 'retry';
+      }
+      yield event;
+    }
+  } catch (error) {
+    if (signal.aborted || isUnreachable(error) || !FleetError.isInstance(error)) throw error;
+    // The stream broke (the orchestrator died), or the orchestrator refused the resume because
+    // another replica runs the session: look at the session again.
+    if (error.code !== 'UPSTREAM_STREAM_INTERRUPTED' && error.code !== 'CONFLICT') throw error;
+    return 'retry';
+  }
+  return 'ended';
+}
+
+/**
+ * The rest of a session's run, wherever it stands: the stored answer if it has completed; the
+ * events of the orchestrator task running it if an orchestrator holds its runner lease
+ * (`SubscribeToTask` on `session.taskId`); otherwise a resume on the orchestrator
+ * (`SendStreamingMessage` with `resumeSessionId`). When the orchestrator being followed dies, or a
+ * resume finds another replica already running the session, it re-reads the session and attaches
+ * again, so the client sees one continuous run.
+ */
+export function followSession({
+  store,
+  client,
+  sessionId,
+  leaseCheckMs = 5000,
+  retryDelayMs = 250,
+}: FollowSessionOptions): RunEventSource {
+  return async function* follow(signal): AsyncGenerator<StreamResponse, void, undefined> {
+    for (let attempt = 1; attempt <= MAX_ATTACH_ATTEMPTS; attempt++) {
+      if (attempt > 1) await delay(retryDelayMs, undefined, { signal });
+      const session = await store.get(sessionId);
+      if (session === undefined) {
+        throw new NotFoundError(`Session ${sessionId} does not exist or has expired.`);
+      }
+      if (session.status === 'completed') {
+        yield* storedAnswerEvents(session)(signal);
+        return;
+      }
+      if (ENDED_STATUSES.has(session.status)) {
+        yield endedEvent(session);
+        return;
+      }
+      const taskId = session.taskId;
+      const outcome =
+        taskId !== undefined && (await isRunnerLive(store, sessionId))
+          ? yield* subscribeWhileLive({ store, client, session, taskId, signal, leaseCheckMs })
+          : yield* resumeOnOrchestrator({ store, client, session, signal });
+      if (outcome === 'ended') return;
+    }
+    throw new ServiceUnavailableError(
+      `Could not attach to session ${sessionId}: its orchestrator kept changing; try again.`,
+    );
+  };
+}

@@ -1,0 +1,194 @@
+import type {
+  ApprovalStatus,
+  Citation,
+  InstructionMode,
+  NodeReport,
+  NodeState,
+  Plan,
+  Risk,
+  RunResult,
+} from '@fleet/a2a';
+import type { Approval, ApprovalKind, Session, SessionStatus } from '@fleet/sessions';
+
+/**
+ * How sessions and approvals look on the public API (ARCHITECTURE.md §3). Built field by field
+ * from the stored session, so internal fields (the orchestrator's and agents' A2A task ids,
+ * delivery marks, the tenant) never reach a client, whatever the store adds later.
+ */
+
+/** One approval as `GET /v1/sessions/{id}/approvals` lists it. */
+export interface ApprovalView {
+  id: string;
+  /** `node`: an agent's action; `plan`: the whole plan, before any agent runs. */
+  kind: ApprovalKind;
+  status: ApprovalStatus;
+  /** Null for plan approvals. */
+  nodeId: string | null;
+  /** Null for plan approvals. */
+  agent: string | null;
+  action: string;
+  summary: string;
+  preview: string;
+  risk: Risk;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt?: string;
+  instructions?: string;
+  mode?: InstructionMode;
+}
+
+/** One node of a session's plan, as the session shows it. */
+export interface SessionNodeView {
+  agent: string;
+  state: NodeState;
+  attempts: number;
+  startedAt?: string;
+  endedAt?: string;
+  summary?: string;
+  data?: unknown;
+  error?: string;
+  approvalId?: string;
+  effectiveTask?: string;
+}
+
+/** A session as `GET /v1/sessions` lists it. */
+export interface SessionSummary {
+  id: string;
+  status: SessionStatus;
+  createdAt: string;
+  updatedAt: string;
+  request: string;
+  /** How many approvals wait for a decision. */
+  pendingApprovals: number;
+}
+
+/** A session as `GET /v1/sessions/{id}` shows it. */
+export interface SessionView {
+  id: string;
+  status: SessionStatus;
+  createdAt: string;
+  updatedAt: string;
+  request: string;
+  planApproval: boolean;
+  plan: Plan | null;
+  nodes: Record<string, SessionNodeView>;
+  approvals: ApprovalView[];
+  result: {
+    text: string;
+    citations: Citation[];
+    composer: 'llm' | 'offline';
+    failedNodes: string[];
+  } | null;
+  error: string | null;
+}
+
+/** An approval for the public API. */
+export function toApprovalView(approval: Approval): ApprovalView {
+  return {
+    id: approval.id,
+    kind: approval.kind,
+    status: approval.status,
+    nodeId: approval.nodeId ?? null,
+    agent: approval.agent ?? null,
+    action: approval.action,
+    summary: approval.summary,
+    preview: approval.preview,
+    risk: approval.risk,
+    createdAt: approval.createdAt,
+    expiresAt: approval.expiresAt,
+    ...(approval.decidedAt === undefined ? {} : { decidedAt: approval.decidedAt }),
+    ...(approval.instructions === undefined ? {} : { instructions: approval.instructions }),
+    ...(approval.mode === undefined ? {} : { mode: approval.mode }),
+  };
+}
+
+/** A session's approvals, oldest first. */
+export function approvalViews(session: Session): ApprovalView[] {
+  return Object.values(session.approvals)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
+    .map(toApprovalView);
+}
+
+/** A session for `GET /v1/sessions`. */
+export function toSessionSummary(session: Session): SessionSummary {
+  return {
+    id: session.id,
+    status: session.status,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    request: session.request,
+    pendingApprovals: Object.values(session.approvals).filter(
+      (approval) => approval.status === 'pending',
+    ).length,
+  };
+}
+
+/** A session for `GET /v1/sessions/{id}` (and the answer of a cancel). */
+export function toSessionView(session: Session): SessionView {
+  const nodes: Record<string, SessionNodeView> = {};
+  for (const [id, node] of Object.entries(session.nodes)) {
+    nodes[id] = {
+      agent: node.agent,
+      state: node.state,
+      attempts: node.attempts,
+      ...(node.startedAt === undefined ? {} : { startedAt: node.startedAt }),
+      ...(node.endedAt === undefined ? {} : { endedAt: node.endedAt }),
+      ...(node.summary === undefined ? {} : { summary: node.summary }),
+      ...(node.data === undefined ? {} : { data: node.data }),
+      ...(node.error === undefined ? {} : { error: node.error }),
+      ...(node.approvalId === undefined ? {} : { approvalId: node.approvalId }),
+      ...(node.effectiveTask === undefined ? {} : { effectiveTask: node.effectiveTask }),
+    };
+  }
+  return {
+    id: session.id,
+    status: session.status,
+    createdAt: session.createdAt,
+    updatedAt: session.updatedAt,
+    request: session.request,
+    planApproval: session.planApproval,
+    plan: session.plan ?? null,
+    nodes,
+    approvals: approvalViews(session),
+    result:
+      session.result === undefined
+        ? null
+        : {
+            text: session.result.text,
+            citations: session.result.citations,
+            composer: session.result.composer,
+            failedNodes: session.result.failedNodes,
+          },
+    error: session.error ?? null,
+  };
+}
+
+/**
+ * The `RunResult` a completed session's answer carries (the `fleet` object of a stored answer),
+ * or undefined when the session has no plan or result to report.
+ */
+export function storedRunResult(session: Session): RunResult | undefined {
+  if (session.plan === undefined || session.result === undefined) return undefined;
+  const nodes: NodeReport[] = session.plan.nodes.map(({ id, agent }) => {
+    const node = session.nodes[id];
+    if (node === undefined) return { id, agent, state: 'pending', attempts: 0 };
+    const started = node.startedAt === undefined ? Number.NaN : Date.parse(node.startedAt);
+    const ended = node.endedAt === undefined ? Number.NaN : Date.parse(node.endedAt);
+    return {
+      id,
+      agent: node.agent,
+      state: node.state,
+      attempts: node.attempts,
+      ...(Number.isNaN(started) || Number.isNaN(ended) ? {} : { durationMs: ended - started }),
+      ...(node.error === undefined ? {} : { error: node.error }),
+    };
+  });
+  return {
+    sessionId: session.id,
+    plan: session.plan,
+    nodes,
+    citations: session.result.citations,
+    failedNodes: session.result.failedNodes,
+    composer: session.result.composer,
+  };
+}

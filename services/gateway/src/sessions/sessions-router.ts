@@ -1,0 +1,131 @@
+import express, { type Request, type Response, type Router } from 'express';
+import { z } from 'zod';
+import type { A2AClient } from '@fleet/a2a/client';
+import { validationErrorFromZod } from '@fleet/errors';
+import { addLogFields, readJsonBody, type HttpLogger } from '@fleet/http';
+import type { SessionStore } from '@fleet/sessions';
+import { getTenant } from '../auth';
+import { cancelSession } from './cancel-session';
+import { resumeInBackground } from './resume-in-background';
+import { approvalViews, toApprovalView, toSessionSummary, toSessionView } from './session-views';
+
+/** What the sessions API needs. */
+export interface SessionsRouterOptions {
+  store: SessionStore;
+  /** The orchestrator; undefined without FLEET_INTERNAL_TOKEN (cancels and resumes stay local). */
+  orchestratorClient: A2AClient | undefined;
+  logger: HttpLogger;
+  /** See {@link resumeInBackground}. @default 20000 */
+  recheckAfterMs?: number;
+}
+
+/** The body of `POST /v1/sessions/{id}/approvals/{approval_id}`. */
+export const approvalDecisionBodySchema = z.strictObject({
+  decision: z.enum(['approve', 'deny'], { error: "decision must be 'approve' or 'deny'" }),
+  instructions: z
+    .string({ error: 'instructions must be a string' })
+    .max(4000, 'instructions must be at most 4000 characters')
+    .optional(),
+});
+
+const listQuerySchema = z.object({
+  limit: z.coerce
+    .number({ error: 'limit must be a number' })
+    .int('limit must be an integer')
+    .min(1, 'limit must be between 1 and 100')
+    .max(100, 'limit must be between 1 and 100')
+    .default(50),
+});
+
+/** A decision body is a few KiB at most (instructions ≤ 4000 characters). */
+const DECISION_BODY_LIMIT = 64 * 1024;
+
+function sessionIdOf(req: Request, res: Response): string {
+  const id = String(req.params['id']);
+  addLogFields(res, { sessionId: id });
+  return id;
+}
+
+/**
+ * The sessions and approvals API (ARCHITECTURE.md §3), mounted on the authenticated `/v1` router.
+ * Every route is scoped to the caller's tenant: another tenant's session answers the same 404 as a
+ * missing one.
+ *
+ * - `GET /sessions` → `{ object: 'list', data: SessionSummary[] }`, newest first (`?limit=`, 1–100).
+ * - `GET /sessions/:id` → `SessionView`.
+ * - `DELETE /sessions/:id` → cancels; 200 with the `SessionView`, 409 when it had already ended.
+ * - `GET /sessions/:id/approvals` → `{ object: 'list', data: ApprovalView[] }`, oldest first.
+ * - `POST /sessions/:id/approvals/:approvalId` `{ decision, instructions? }` → 200 `{ approval }`;
+ *   404 unknown; 409 already decided, expired or busy. Then the session is resumed in the
+ *   background if no orchestrator runs it ({@link resumeInBackground}).
+ *
+ * @example
+ * v1.use(sessionsRouter({ store, orchestratorClient, logger }));
+ */
+export function sessionsRouter({
+  store,
+  orchestratorClient,
+  logger,
+  recheckAfterMs,
+}: SessionsRouterOptions): Router {
+  const router = express.Router();
+
+  router.get('/sessions', async function listSessions(req: Request, res: Response) {
+    const query = listQuerySchema.safeParse(req.query);
+    if (!query.success) throw validationErrorFromZod(query.error, { subject: 'The query' });
+    const sessions = await store.list(getTenant(res), { limit: query.data.limit });
+    res.json({ object: 'list', data: sessions.map(toSessionSummary) });
+  });
+
+  router.get('/sessions/:id', async function getSession(req: Request, res: Response) {
+    const session = await store.getForTenant(sessionIdOf(req, res), getTenant(res));
+    res.json(toSessionView(session));
+  });
+
+  router.delete('/sessions/:id', async function deleteSession(req: Request, res: Response) {
+    const session = await cancelSession({
+      store,
+      client: orchestratorClient,
+      logger,
+      sessionId: sessionIdOf(req, res),
+      tenant: getTenant(res),
+    });
+    res.json(toSessionView(session));
+  });
+
+  router.get('/sessions/:id/approvals', async function listApprovals(req: Request, res: Response) {
+    const session = await store.getForTenant(sessionIdOf(req, res), getTenant(res));
+    res.json({ object: 'list', data: approvalViews(session) });
+  });
+
+  router.post(
+    '/sessions/:id/approvals/:approvalId',
+    async function decideApproval(req: Request, res: Response) {
+      const sessionId = sessionIdOf(req, res);
+      const approvalId = String(req.params['approvalId']);
+      addLogFields(res, { approvalId });
+      const { value: body } = await readJsonBody(req, {
+        limit: DECISION_BODY_LIMIT,
+        schema: approvalDecisionBodySchema,
+      });
+      const approval = await store.decideApproval({
+        sessionId,
+        approvalId,
+        tenant: getTenant(res),
+        decision: body.decision,
+        ...(body.instructions === undefined ? {} : { instructions: body.instructions }),
+      });
+      res.json({ approval: toApprovalView(approval) });
+      // After the answer: the decision is recorded whatever happens to the resume.
+      void resumeInBackground({
+        store,
+        client: orchestratorClient,
+        logger,
+        sessionId,
+        ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }),
+      });
+    },
+  );
+
+  return router;
+}

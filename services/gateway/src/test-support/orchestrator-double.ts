@@ -1,0 +1,120 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import {
+  dataPart,
+  findData,
+  orchestrateRequestSchema,
+  partsText,
+  textPart,
+  type OrchestrateRequest,
+  type Part,
+  type ProgressEvent,
+} from '@fleet/a2a';
+import { A2AClient } from '@fleet/a2a/client';
+import {
+  buildAgentCard,
+  createA2AHandler,
+  InMemoryTaskStore,
+  type AgentContext,
+  type AgentEvent,
+} from '@fleet/a2a/server';
+import { a2aRouter } from '@fleet/a2a/server/express';
+
+/** The token the double and its clients share. */
+export const DOUBLE_TOKEN = 'internal-token-0123456789';
+
+/** One message the double received. */
+export interface DoubleCall {
+  taskId: string;
+  text: string;
+  input: OrchestrateRequest | undefined;
+}
+
+/** The orchestrator's side of the contract, scripted per test. */
+export type DoubleExecute = (
+  context: AgentContext,
+  call: DoubleCall,
+) => AsyncGenerator<AgentEvent, void, undefined>;
+
+/** A running orchestrator double. */
+export interface OrchestratorDouble {
+  /** A client for the gateway (`orchestratorClient`). */
+  client: A2AClient;
+  /** Every message received, in order. */
+  calls: DoubleCall[];
+  /** Resolves with the first call that matches, received already or still to come. */
+  waitForCall(match: (call: DoubleCall) => boolean): Promise<DoubleCall>;
+  close(): Promise<void>;
+}
+
+/** A status update carrying a progress event and its readable line, as the orchestrator sends them. */
+export function progressStatus(line: string, event: ProgressEvent, sessionId: string): AgentEvent {
+  const parts: Part[] = [textPart(line), dataPart({ progress: event })];
+  return { type: 'status', state: 'TASK_STATE_WORKING', message: parts, metadata: { sessionId } };
+}
+
+/**
+ * Starts a small A2A agent (built with `@fleet/a2a/server`) standing in for the orchestrator: the
+ * gateway's side is what is under test; the real orchestrator runs in e2e/.
+ */
+export async function startOrchestratorDouble(execute: DoubleExecute): Promise<OrchestratorDouble> {
+  const calls: DoubleCall[] = [];
+  const waiters: { match: (call: DoubleCall) => boolean; resolve: (call: DoubleCall) => void }[] =
+    [];
+  const app = express();
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const card = buildAgentCard({
+    name: 'orchestrator',
+    description: 'double',
+    version: '0',
+    url,
+    skills: [],
+  });
+  const handler = createA2AHandler({
+    card,
+    store: new InMemoryTaskStore(),
+    // As the orchestrator: a run does not belong to the stream that started it.
+    cancelOnDisconnect: false,
+    execute: (context) => {
+      const call: DoubleCall = {
+        taskId: context.taskId,
+        text: partsText(context.message.parts),
+        input: findData(context.message.parts, orchestrateRequestSchema)?.fleet,
+      };
+      calls.push(call);
+      for (const waiter of [...waiters]) {
+        if (!waiter.match(call)) continue;
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(call);
+      }
+      return execute(context, call);
+    },
+  });
+  app.use(a2aRouter({ handler, internalToken: DOUBLE_TOKEN }));
+  return {
+    client: new A2AClient({ url: `${url}/a2a`, token: DOUBLE_TOKEN, maxRetries: 0 }),
+    calls,
+    waitForCall(match) {
+      const seen = calls.find(match);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve) => waiters.push({ match, resolve }));
+    },
+    async close() {
+      await handler.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** A promise with its resolver, for gating a scripted run from the test. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}

@@ -1,0 +1,190 @@
+import { createHash, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import {
+  dataPart,
+  documentsCommandSchema,
+  findData,
+  RESULT_ARTIFACT_NAME,
+  textPart,
+  type DocumentInfo,
+  type DocumentsCommand,
+} from '@fleet/a2a';
+import { A2AClient } from '@fleet/a2a/client';
+import {
+  buildAgentCard,
+  createA2AHandler,
+  InMemoryTaskStore,
+  type AgentContext,
+  type AgentEvent,
+} from '@fleet/a2a/server';
+import { a2aRouter } from '@fleet/a2a/server/express';
+import { toErrorBody, UnsupportedMediaTypeError } from '@fleet/errors';
+
+/** The token the double and its clients share. */
+export const RAG_DOUBLE_TOKEN = 'internal-token-rag-0123456789';
+
+/** One file part the double received. */
+export interface ReceivedFile {
+  filename: string | undefined;
+  mediaType: string | undefined;
+  bytes: Buffer;
+}
+
+/** One documents command the double received. */
+export interface RagDoubleCall {
+  command: DocumentsCommand;
+  files: ReceivedFile[];
+}
+
+/** A running RAG agent double. */
+export interface RagAgentDouble {
+  /** The agent's base URL. */
+  url: string;
+  /** A client for the gateway, with the token. */
+  client: A2AClient;
+  /** Every documents command received, in order. */
+  calls: RagDoubleCall[];
+  close(): Promise<void>;
+}
+
+const DOC_TYPES: Record<string, DocumentInfo['docType']> = {
+  pdf: 'pdf',
+  docx: 'docx',
+  csv: 'csv',
+  xlsx: 'xlsx',
+  txt: 'txt',
+  md: 'md',
+  html: 'html',
+};
+
+/**
+ * Starts a small A2A agent (built with `@fleet/a2a/server`) playing the RAG agent's side of the
+ * documents contract (`documentsCommandSchema`), with documents kept in memory per tenant:
+ *
+ * - `ingest`: the file's extension picks the doc type; an unknown extension fails the task with
+ *   an `UNSUPPORTED_MEDIA_TYPE` error body, a file starting with `CORRUPT` fails it with text only
+ *   (as a parser error would), the same bytes twice answer the stored document with
+ *   `duplicate: true`; one chunk per line.
+ * - `list`: the tenant's documents, newest first; `delete`: `{ deleted }`.
+ *
+ * The gateway's side is what is under test; the real agent runs in e2e/.
+ */
+export async function startRagAgentDouble(): Promise<RagAgentDouble> {
+  const calls: RagDoubleCall[] = [];
+  const stored = new Map<string, (DocumentInfo & { hash: string })[]>();
+
+  async function* execute(context: AgentContext): AsyncGenerator<AgentEvent> {
+    await Promise.resolve();
+    const input = findData(context.message.parts, documentsCommandSchema);
+    if (input === undefined) {
+      yield { type: 'status', state: 'TASK_STATE_FAILED', message: 'Not a documents command.' };
+      return;
+    }
+    const command = input.documents;
+    const files = context.message.parts
+      .filter((part) => part.raw !== undefined)
+      .map((part) => ({
+        filename: part.filename,
+        mediaType: part.mediaType,
+        bytes: Buffer.from(part.raw ?? '', 'base64'),
+      }));
+    calls.push({ command, files });
+    const documents = stored.get(command.tenant) ?? [];
+    stored.set(command.tenant, documents);
+    const result = (data: unknown): AgentEvent => ({
+      type: 'artifact',
+      artifact: { name: RESULT_ARTIFACT_NAME, parts: [textPart('done'), dataPart(data)] },
+    });
+
+    switch (command.op) {
+      case 'list':
+        yield result({ documents: documents.map(({ hash: _hash, ...document }) => document) });
+        return;
+      case 'delete': {
+        const index = documents.findIndex((document) => document.id === command.id);
+        if (index !== -1) documents.splice(index, 1);
+        yield result({ deleted: index !== -1 });
+        return;
+      }
+      case 'ingest': {
+        const [file] = files;
+        if (file === undefined) {
+          yield { type: 'status', state: 'TASK_STATE_FAILED', message: 'No file part.' };
+          return;
+        }
+        const filename = file.filename ?? 'unnamed';
+        const docType = DOC_TYPES[filename.split('.').pop()?.toLowerCase() ?? ''];
+        if (docType === undefined) {
+          const error = new UnsupportedMediaTypeError(
+            `${filename} is not a supported document (PDF, DOCX, CSV, XLSX, TXT, MD, HTML).`,
+          );
+          yield {
+            type: 'status',
+            state: 'TASK_STATE_FAILED',
+            message: [textPart(error.message), dataPart(toErrorBody(error))],
+          };
+          return;
+        }
+        if (file.bytes.subarray(0, 7).toString() === 'CORRUPT') {
+          yield {
+            type: 'status',
+            state: 'TASK_STATE_FAILED',
+            message: `${filename} cannot be read: the file is damaged.`,
+          };
+          return;
+        }
+        const hash = createHash('sha256').update(file.bytes).digest('hex');
+        const existing = documents.find((document) => document.hash === hash);
+        if (existing !== undefined) {
+          const { hash: _hash, ...document } = existing;
+          yield result({ documents: [{ ...document, duplicate: true }] });
+          return;
+        }
+        const document = {
+          id: randomUUID(),
+          filename,
+          docType,
+          chunks: file.bytes.toString('utf8').split('\n').filter(Boolean).length,
+          description: `${filename}, ${file.bytes.length} bytes`,
+          createdAt: new Date().toISOString(),
+          hash,
+        };
+        documents.unshift(document);
+        const { hash: _hash, ...info } = document;
+        yield result({ documents: [{ ...info, duplicate: false }] });
+        return;
+      }
+    }
+  }
+
+  const app = express();
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const card = buildAgentCard({
+    name: 'rag-agent',
+    description: 'double',
+    version: '0',
+    url,
+    skills: [],
+    internalToken: true,
+  });
+  app.use(
+    a2aRouter({
+      handler: createA2AHandler({ card, execute, store: new InMemoryTaskStore() }),
+      internalToken: RAG_DOUBLE_TOKEN,
+      bodyLimit: 8 * 1024 * 1024,
+    }),
+  );
+  return {
+    url,
+    client: new A2AClient({ url: `${url}/a2a`, token: RAG_DOUBLE_TOKEN }),
+    calls,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

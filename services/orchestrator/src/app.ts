@@ -1,0 +1,59 @@
+import type { Express } from 'express';
+import type { Redis } from 'ioredis';
+import type { A2AHandler } from '@fleet/a2a/server';
+import { a2aRouter } from '@fleet/a2a/server/express';
+import { createServiceApp, type HttpLogger } from '@fleet/http';
+
+/** Everything the orchestrator app is built from. `main.ts` assembles these; tests pass their own. */
+export interface AppDependencies {
+  /** The orchestrator's A2A handler (`createOrchestratorHandler`). */
+  handler: A2AHandler;
+  /** FLEET_INTERNAL_TOKEN: `POST /a2a` requires it. */
+  internalToken: string;
+  /** Checked by `/readyz`. */
+  redis: Pick<Redis, 'ping'>;
+  /** Resolves when the planner's card can be read; checked by `/readyz`. */
+  plannerReady: () => Promise<void>;
+  logger: HttpLogger;
+  /** Adds stacks to 500s outside production. @default false */
+  exposeStack?: boolean;
+  /** `/readyz` answers 503 once this returns true. */
+  isShuttingDown?: () => boolean;
+  /** @default true */
+  metrics?: boolean;
+}
+
+/**
+ * Builds the orchestrator: its Agent Card at the well-known paths, the A2A JSON-RPC endpoint at
+ * `POST /a2a` (bearer token required), `/healthz`, `/readyz` (Redis and the planner) and
+ * `/metrics`. Pure: no environment, no sockets (house style rule 3).
+ *
+ * @example
+ * const app = createApp({ handler, internalToken, redis, plannerReady: planner.checkReady, logger });
+ * http.createServer(app).listen(8081);
+ */
+export function createApp({
+  handler,
+  internalToken,
+  redis,
+  plannerReady,
+  logger,
+  exposeStack = false,
+  isShuttingDown = () => false,
+  metrics = true,
+}: AppDependencies): Express {
+  return createServiceApp({
+    serviceName: 'orchestrator',
+    logger,
+    exposeStack,
+    isShuttingDown,
+    metrics,
+    readinessChecks: {
+      redis: async () => {
+        await redis.ping();
+      },
+      planner: plannerReady,
+    },
+    routes: (app) => app.use(a2aRouter({ handler, internalToken })),
+  });
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError } from '@fleet/errors';
+import { loadOrchestratorConfig } from './config';
+
+const TOKEN = 'change-me-internal-token-0000';
+
+describe('loadOrchestratorConfig', () => {
+  it('applies the documented defaults', () => {
+    expect(loadOrchestratorConfig({ FLEET_INTERNAL_TOKEN: TOKEN })).toMatchObject({
+      port: 8081,
+      host: '127.0.0.1',
+      plannerUrl: 'http://127.0.0.1:8082',
+      agentUrls: [],
+      nodeTimeoutMs: 120_000,
+      nodeMaxAttempts: 3,
+      cardCacheTtlSeconds: 60,
+      sessionTtlSeconds: 604_800,
+      hitlTimeoutSeconds: 120,
+      scheduling: 'dependency',
+      redisUrl: 'redis://127.0.0.1:6379',
+    });
+  });
+
+  it('reads AGENT_URLS as a list of base URLs without trailing slashes', () => {
+    const config = loadOrchestratorConfig({
+      FLEET_INTERNAL_TOKEN: TOKEN,
+      AGENT_URLS: ' http://127.0.0.1:8083/ , http://rag:8083,,',
+      ORCHESTRATOR_SCHEDULING: 'stages',
+    });
+    expect(config.agentUrls).toEqual(['http://127.0.0.1:8083', 'http://rag:8083']);
+    expect(config.scheduling).toBe('stages');
+  });
+
+  it('fails naming every bad variable, without echoing the token', () => {
+    let failure: unknown;
+    try {
+      loadOrchestratorConfig({
+        FLEET_INTERNAL_TOKEN: 'short-secret',
+        AGENT_URLS: 'ftp://nope',
+        ORCHESTRATOR_SCHEDULING: 'waves',
+      });
+    } catch (error) {
+      failure = error;
+    }
+    expect(failure).toBeInstanceOf(ConfigError);
+    const message = (failure as ConfigError).message;
+    expect(message).toMatch(/3 variables to fix/);
+    expect(message).toMatch(/FLEET_INTERNAL_TOKEN \(a value \(hidden\)\)/);
+    expect(message).toMatch(/AGENT_URLS/);
+    expect(message).toMatch(/ORCHESTRATOR_SCHEDULING .*expected dependency or stages/);
+    expect(message).not.toContain('short-secret');
+  });
+});

@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import {
+  envVar,
+  httpUrlSchema,
+  listSchema,
+  llmEnv,
+  loadConfig,
+  portSchema,
+  positiveIntSchema,
+  redisEnv,
+  runtimeEnv,
+  telemetryEnv,
+  type ConfigOf,
+  type Environment,
+} from '@fleet/config';
+
+/** AGENT_URLS: comma-separated http(s) base URLs, trailing slashes removed. */
+const agentUrlsSchema = listSchema.pipe(z.array(httpUrlSchema));
+
+/** Every variable the orchestrator reads (ARCHITECTURE.md §11). */
+export const configSpec = {
+  port: envVar({
+    name: 'ORCHESTRATOR_PORT',
+    schema: portSchema.default(8081),
+    description: 'Port the orchestrator listens on.',
+  }),
+  host: envVar({
+    name: 'ORCHESTRATOR_HOST',
+    schema: z.string().default('127.0.0.1'),
+    description: 'Interface the orchestrator binds; 0.0.0.0 in containers.',
+  }),
+  publicUrl: envVar({
+    name: 'ORCHESTRATOR_PUBLIC_URL',
+    schema: httpUrlSchema.optional(),
+    description:
+      'Base URL other services reach the orchestrator at; its Agent Card names `<this>/a2a`. Set it when ORCHESTRATOR_HOST is 0.0.0.0 (containers).',
+    defaultText: 'http://<ORCHESTRATOR_HOST>:<ORCHESTRATOR_PORT> (127.0.0.1 for 0.0.0.0)',
+    example: 'http://orchestrator:8081',
+  }),
+  internalToken: envVar({
+    name: 'FLEET_INTERNAL_TOKEN',
+    schema: z.string().min(16, 'expected at least 16 characters'),
+    description:
+      'Bearer token between fleet services: required on calls to the orchestrator, sent on its calls to the planner and the agents.',
+    defaultText: 'required (the local runner generates one)',
+    example: 'change-me-internal-token-0000',
+    secret: true,
+  }),
+  plannerUrl: envVar({
+    name: 'PLANNER_URL',
+    schema: httpUrlSchema.default('http://127.0.0.1:8082'),
+    description: 'Base URL of the planner, whose Agent Card names its A2A endpoint.',
+  }),
+  agentUrls: envVar({
+    name: 'AGENT_URLS',
+    schema: agentUrlsSchema.default([]),
+    description:
+      'Comma-separated base URLs of the agents whose Agent Cards the orchestrator reads. Replicas of one agent (same card name) count as one agent.',
+    defaultText: 'empty (the local runner lists the local fleet’s agents)',
+    example: 'http://127.0.0.1:8083,http://127.0.0.1:8084',
+  }),
+  nodeTimeoutMs: envVar({
+    name: 'NODE_TIMEOUT_MS',
+    schema: positiveIntSchema.default(120_000),
+    description:
+      'How long one attempt of one plan node may run before it is aborted (and the agent task canceled).',
+  }),
+  nodeMaxAttempts: envVar({
+    name: 'NODE_MAX_ATTEMPTS',
+    schema: positiveIntSchema.default(3),
+    description:
+      'Attempts per plan node on transient failures (connection errors, time-outs, 5xx/429), with exponential backoff and jitter.',
+  }),
+  cardCacheTtlSeconds: envVar({
+    name: 'CARD_CACHE_TTL_SECONDS',
+    schema: positiveIntSchema.default(60),
+    description:
+      'How long agent cards stay cached (Redis and memory) before discovery reads them and checks health again.',
+  }),
+  sessionTtlSeconds: envVar({
+    name: 'SESSION_TTL_SECONDS',
+    schema: positiveIntSchema.default(604_800),
+    description: 'How long a session stays in Redis after its last change (7 days by default).',
+  }),
+  hitlTimeoutSeconds: envVar({
+    name: 'HITL_TIMEOUT_SECONDS',
+    schema: positiveIntSchema.default(120),
+    description:
+      'How long a person has to decide an approval (an agent’s, or the plan’s with X-Plan-Approval: required) before it times out; a time-out counts as a denial. An agent may ask for a shorter expiry.',
+  }),
+  recoveryIntervalMs: envVar({
+    name: 'SESSION_RECOVERY_INTERVAL_MS',
+    schema: z.coerce.number().int().min(0).default(5000),
+    description:
+      'How often the orchestrator looks for open sessions no orchestrator runs (their runner died without handing them over) and resumes them; 0 turns it off.',
+  }),
+  scheduling: envVar({
+    name: 'ORCHESTRATOR_SCHEDULING',
+    schema: z
+      .enum(['dependency', 'stages'], { error: 'expected dependency or stages' })
+      .default('dependency'),
+    description:
+      'dependency: each node starts as soon as its dependencies finish. stages: level by level, each waiting for the whole previous level (only for the benchmark’s comparison).',
+  }),
+  ...llmEnv,
+  ...redisEnv,
+  ...telemetryEnv,
+  ...runtimeEnv,
+} as const;
+
+/** The orchestrator's typed configuration. */
+export type OrchestratorConfig = ConfigOf<typeof configSpec>;
+
+/** Loads the orchestrator's configuration; the only place it reads the environment (house rule 15). */
+export function loadOrchestratorConfig(environment: Environment = process.env): OrchestratorConfig {
+  return loadConfig(configSpec, environment);
+}

@@ -1,0 +1,234 @@
+import type { Redis } from 'ioredis';
+import { agentCardSchema, agentSummarySchema, type AgentCard, type AgentSummary } from '@fleet/a2a';
+import { discoverAgentCard } from '@fleet/a2a/client';
+import { safeParseJson } from '@fleet/errors';
+
+/** One agent the orchestrator can use: a card name, with one or more replicas behind it. */
+export interface AvailableAgent {
+  /** The card's `name`: what plans refer to. */
+  name: string;
+  /** The first replica's base URL. */
+  url: string;
+  /** The first replica's card. */
+  card: AgentCard;
+  /** What the planner sees. */
+  summary: AgentSummary;
+  /** Every healthy base URL serving a card with this name, in AGENT_URLS order. */
+  replicas: { url: string; card: AgentCard }[];
+}
+
+/** The logging discovery needs. */
+export interface DiscoveryLogger {
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  debug(object: object, message?: string): void;
+}
+
+/** Options for {@link createAgentDirectory}. */
+export interface AgentDirectoryOptions {
+  /** Agent base URLs (AGENT_URLS). */
+  urls: readonly string[];
+  /** The card cache (`fleet:cards:<url>`), shared by orchestrator replicas. */
+  redis: Redis;
+  /** Sent with card requests (FLEET_INTERNAL_TOKEN). */
+  token?: string | undefined;
+  /** Card cache lifetime and background refresh period. @default 60 */
+  ttlSeconds?: number;
+  /** Per card or health request. @default 3000 */
+  timeoutMs?: number;
+  /** @default 'fleet:cards:' */
+  keyPrefix?: string;
+  logger: DiscoveryLogger;
+}
+
+/** The agents the orchestrator knows about, kept fresh in the background. */
+export interface AgentDirectory {
+  /** The healthy agents (after the first discovery, which it waits for). */
+  availableAgents(): Promise<AvailableAgent[]>;
+  /** The healthy agent with this card name, or undefined. */
+  findAgent(name: string): Promise<AvailableAgent | undefined>;
+  /** Reads every card and health check now. */
+  refresh(): Promise<AvailableAgent[]>;
+  /** Refreshes every `ttlSeconds` in the background until {@link AgentDirectory.close}. */
+  start(): void;
+  close(): void;
+}
+
+/**
+ * Agent discovery (ARCHITECTURE.md §5): reads the Agent Card of every URL in AGENT_URLS with
+ * `discoverAgentCard` (which falls back to the legacy `agent.json`), caches it in Redis
+ * (`fleet:cards:<url>`, TTL) and in memory, and drops agents whose card or `/healthz` fails,
+ * logging why. Replicas — several URLs whose cards share a name — are one agent.
+ *
+ * @example
+ * const directory = createAgentDirectory({ urls: config.agentUrls, redis, token, logger });
+ * directory.start();
+ * const agents = await directory.availableAgents();
+ */
+export function createAgentDirectory({
+  urls,
+  redis,
+  token,
+  ttlSeconds = 60,
+  timeoutMs = 3000,
+  keyPrefix = 'fleet:cards:',
+  logger,
+}: AgentDirectoryOptions): AgentDirectory {
+  let agents: AvailableAgent[] = [];
+  let loadedAt = 0;
+  /** Configured URLs whose agent the last load could not reach. */
+  let unreachable = 0;
+  let inFlight: Promise<AvailableAgent[]> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  /** The last failure reason per URL, so a dropped agent is logged once, not every refresh. */
+  const lastProblem = new Map<string, string | undefined>();
+
+  async function cachedCard(url: string): Promise<AgentCard | undefined> {
+    try {
+      const text = await redis.get(`${keyPrefix}${url}`);
+      if (text === null) return undefined;
+      const parsed = safeParseJson({
+        text,
+        schema: agentCardSchema,
+        subject: `The cached card of ${url}`,
+      });
+      return parsed.success ? parsed.value : undefined;
+    } catch (error) {
+      logger.debug({ url, err: error }, 'card cache unavailable; reading the card');
+      return undefined;
+    }
+  }
+
+  async function cacheCard(url: string, card: AgentCard): Promise<void> {
+    try {
+      await redis.set(`${keyPrefix}${url}`, JSON.stringify(card), 'EX', ttlSeconds);
+    } catch (error) {
+      logger.debug({ url, err: error }, 'cannot cache the card');
+    }
+  }
+
+  async function checkHealth(url: string): Promise<void> {
+    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+    await response.body?.cancel();
+    if (!response.ok) throw new Error(`GET /healthz answered ${response.status}`);
+  }
+
+  async function probe(url: string): Promise<{ url: string; card: AgentCard } | undefined> {
+    let problem: string | undefined;
+    let card: AgentCard | undefined;
+    try {
+      card = await cachedCard(url);
+      if (card === undefined) {
+        // No retries: the next refresh is the retry, and a dead agent must not slow discovery.
+        card = await discoverAgentCard(url, {
+          ...(token === undefined ? {} : { token }),
+          timeoutMs,
+          maxRetries: 0,
+        });
+        await cacheCard(url, card);
+      }
+    } catch (error) {
+      problem = `its Agent Card cannot be read: ${reasonOf(error)}`;
+    }
+    if (problem === undefined) {
+      try {
+        await checkHealth(url);
+      } catch (error) {
+        problem = `its health check failed: ${reasonOf(error)}`;
+      }
+    }
+    if (problem !== lastProblem.get(url) || !lastProblem.has(url)) {
+      if (problem === undefined) logger.info({ url, agent: card?.name }, 'agent available');
+      else logger.warn({ url, reason: problem }, `agent dropped: ${problem}`);
+    }
+    lastProblem.set(url, problem);
+    return problem === undefined && card !== undefined ? { url, card } : undefined;
+  }
+
+  async function load(): Promise<AvailableAgent[]> {
+    const found = await Promise.all(urls.map((url) => probe(url)));
+    unreachable = found.filter((replica) => replica === undefined).length;
+    const byName = new Map<string, AvailableAgent>();
+    for (const replica of found) {
+      if (replica === undefined) continue;
+      const existing = byName.get(replica.card.name);
+      if (existing !== undefined) {
+        existing.replicas.push(replica);
+        continue;
+      }
+      byName.set(replica.card.name, {
+        name: replica.card.name,
+        url: replica.url,
+        card: replica.card,
+        summary: summaryOf(replica.card),
+        replicas: [replica],
+      });
+    }
+    agents = [...byName.values()];
+    loadedAt = Date.now();
+    return agents;
+  }
+
+  function refresh(): Promise<AvailableAgent[]> {
+    inFlight ??= load().finally(() => {
+      inFlight = undefined;
+    });
+    return inFlight;
+  }
+
+  async function availableAgents(): Promise<AvailableAgent[]> {
+    if (loadedAt === 0) return refresh();
+    // Stale: answer from memory and refresh in the background, so a request never waits on a
+    // slow or dead agent's time-out. While an agent is missing (not started yet, restarting),
+    // look again after a few seconds rather than a whole TTL.
+    const staleAfterMs =
+      unreachable > 0 ? Math.min(ttlSeconds * 1000, MISSING_AGENT_RETRY_MS) : ttlSeconds * 1000;
+    if (Date.now() - loadedAt > staleAfterMs) void refresh().catch(() => undefined);
+    return agents;
+  }
+
+  return {
+    availableAgents,
+    async findAgent(name) {
+      return (await availableAgents()).find((agent) => agent.name === name);
+    },
+    refresh,
+    start() {
+      if (timer !== undefined) return;
+      timer = setInterval(() => {
+        void refresh().catch(() => undefined);
+      }, ttlSeconds * 1000);
+      timer.unref();
+    },
+    close() {
+      clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}
+
+/** How soon a directory with unreachable agents looks again when asked. */
+const MISSING_AGENT_RETRY_MS = 5000;
+
+/** The planner's view of a card: name, description and skills. */
+export function summaryOf(card: AgentCard): AgentSummary {
+  return agentSummarySchema.parse({
+    name: card.name,
+    description: card.description,
+    skills: card.skills.map((skill) => ({
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags,
+      examples: skill.examples ?? [],
+    })),
+  });
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
+    return `${error.message}${cause}`;
+  }
+  return String(error);
+}

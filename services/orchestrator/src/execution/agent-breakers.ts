@@ -1,0 +1,76 @@
+import {
+  BrokenCircuitError,
+  CircuitState,
+  ConsecutiveBreaker,
+  circuitBreaker,
+  handleWhen,
+  type CircuitBreakerPolicy,
+} from 'cockatiel';
+import { classifyFailure } from './classify-failure';
+import type { NodeOutcome } from './node-outcome';
+
+/** Options for {@link createAgentBreakers}. */
+export interface AgentBreakersOptions {
+  /** Consecutive transient failures that open an agent's circuit. @default 5 */
+  threshold?: number;
+  /** How long an open circuit fails calls fast before it lets one test call through. @default 30000 */
+  halfOpenAfterMs?: number;
+}
+
+/** One circuit breaker per agent name, shared by every run of one orchestrator process. */
+export interface AgentBreakers {
+  /** The agent's breaker (created closed on first use). */
+  forAgent(agent: string): CircuitBreakerPolicy;
+  /** `closed`, `open`, `half-open` or `isolated`. */
+  stateOf(agent: string): 'closed' | 'open' | 'half-open' | 'isolated';
+}
+
+const STATE_NAMES = {
+  [CircuitState.Closed]: 'closed',
+  [CircuitState.Open]: 'open',
+  [CircuitState.HalfOpen]: 'half-open',
+  [CircuitState.Isolated]: 'isolated',
+} as const;
+
+/** True when the circuit refused the call (open, or half-open with its test call in flight). */
+export function isBrokenCircuit(error: unknown): boolean {
+  return error instanceof BrokenCircuitError;
+}
+
+/**
+ * Builds the per-agent circuit breakers (cockatiel `ConsecutiveBreaker`). Only transient failures
+ * count — thrown connection errors and time-outs, and outcomes an agent marked retryable — so an
+ * agent that answers "FAILED: no such mailbox" stays closed: it is healthy, the request was bad.
+ *
+ * @example
+ * const breakers = createAgentBreakers({ threshold: 5, halfOpenAfterMs: 30_000 });
+ * await breakers.forAgent('web-agent').execute(() => callAgent());
+ */
+export function createAgentBreakers({
+  threshold = 5,
+  halfOpenAfterMs = 30_000,
+}: AgentBreakersOptions = {}): AgentBreakers {
+  const breakers = new Map<string, CircuitBreakerPolicy>();
+  const policy = handleWhen((error) => classifyFailure(error).transient).orWhenResult(
+    (result) =>
+      typeof result === 'object' &&
+      result !== null &&
+      (result as NodeOutcome).status === 'failed' &&
+      (result as Extract<NodeOutcome, { status: 'failed' }>).retryable === true,
+  );
+  const forAgent = (agent: string): CircuitBreakerPolicy => {
+    let breaker = breakers.get(agent);
+    if (breaker === undefined) {
+      breaker = circuitBreaker(policy, {
+        halfOpenAfter: halfOpenAfterMs,
+        breaker: new ConsecutiveBreaker(threshold),
+      });
+      breakers.set(agent, breaker);
+    }
+    return breaker;
+  };
+  return {
+    forAgent,
+    stateOf: (agent) => STATE_NAMES[breakers.get(agent)?.state ?? CircuitState.Closed],
+  };
+}

@@ -1,0 +1,723 @@
+import {
+  approvalRequestSchema,
+  type ApprovalDecision,
+  type ApprovalRequest,
+  type NodeInput,
+  type Plan,
+  type PlanNode,
+} from '@fleet/a2a';
+import { AbortError, UpstreamTimeoutError } from '@fleet/errors';
+import {
+  Attributes,
+  SpanKind,
+  recordError,
+  setSpanOutput,
+  withSpan,
+  type Span,
+} from '@fleet/telemetry';
+import { createAgentBreakers, isBrokenCircuit, type AgentBreakers } from './agent-breakers';
+import { classifyFailure } from './classify-failure';
+import type { DependencyOutputs, InvokeAgent, NodeOutcome, NodeRun } from './node-outcome';
+import { isRunHandover } from './run-handover';
+
+/**
+ * `dependency`: each node starts the moment all its dependencies have finished (the fleet's
+ * default; a run takes about its critical path). `stages`: topological levels, each waiting for the
+ * whole previous level — only for the benchmark's comparison.
+ */
+export type Scheduling = 'dependency' | 'stages';
+
+/** Retries of one node on transient failures. */
+export interface RetryOptions {
+  /** Attempts per node, the first included. @default 3 */
+  maxAttempts?: number;
+  /** Delay before the second attempt; doubles each time. @default 500 */
+  baseDelayMs?: number;
+  /** Longest delay between attempts. @default 8000 */
+  maxDelayMs?: number;
+}
+
+/** What the executor reports while it runs, in the order things happen. */
+export type ExecutionEvent =
+  | { type: 'node-start'; nodeId: string; agent: string; attempt: number }
+  | {
+      /** The agent created the attempt's task: its id is known before the node ends. */
+      type: 'node-task';
+      nodeId: string;
+      agent: string;
+      attempt: number;
+      taskId: string;
+    }
+  | {
+      type: 'node-retry';
+      nodeId: string;
+      agent: string;
+      /** The attempt that failed. */
+      attempt: number;
+      error: string;
+      delayMs: number;
+    }
+  | {
+      type: 'node-end';
+      nodeId: string;
+      agent: string;
+      /** A snapshot of the node once it ended: `completed`, `failed`, `rejected` or `skipped`. */
+      run: NodeRun;
+      durationMs: number;
+    };
+
+/** A node's agent asks a person for consent; what the run needs to decide. */
+export interface NodeApprovalRequest {
+  node: PlanNode;
+  /** The agent task that waits (TASK_STATE_AUTH_REQUIRED). */
+  taskId: string;
+  /** The task as it stands: the node's task, or the task an earlier approval's instructions made. */
+  task: string;
+  /**
+   * The agent's request (its `{ approval }` status data part); undefined when a resumed run waits
+   * again for the approval it recorded before.
+   */
+  approval: ApprovalRequest | undefined;
+  /** Aborted when the run is canceled or handed over. */
+  signal: AbortSignal;
+}
+
+/** The decision the executor carries out for a node that waited for approval. */
+export interface ApprovalVerdict {
+  approvalId: string;
+  /** The continuation sent to the agent (or sent already, when `deliver` is false). */
+  decision: ApprovalDecision;
+  /**
+   * True: send `decision` as the continuation of the task. False: it was delivered before (at most
+   * once), so only follow the task to its end.
+   */
+  deliver: boolean;
+  /** Denied or timed out: why the step was not done (the node's error). */
+  reason?: string | undefined;
+  /** Approved with instructions: the task as it will be carried out. */
+  effectiveTask?: string | undefined;
+}
+
+/**
+ * Waits for a person's decision on a node's approval request (recording it on the way) and says
+ * what to send the agent. Rejects when the run is aborted.
+ */
+export type AwaitApproval = (request: NodeApprovalRequest) => Promise<ApprovalVerdict>;
+
+/**
+ * A node as a resumed run finds it recorded. Finished states (`completed`, `failed`, `rejected`,
+ * `skipped`) are not run again and feed their dependents; `running` follows the recorded agent
+ * task (never re-sent: side effects happen at most once); `waiting_approval` waits again for the
+ * recorded approval (through {@link AwaitApproval} with no `approval`); `pending` runs normally.
+ */
+export type ResumedNode = Omit<NodeRun, 'id'>;
+
+/** Options for {@link executePlan}. */
+export interface ExecutePlanOptions {
+  /** A validated plan (known agents, no cycles, no dangling edges). */
+  plan: Plan;
+  /** Runs one attempt of one node. */
+  invokeAgent: InvokeAgent;
+  /** Put in every node's input. */
+  sessionId: string;
+  tenant: string;
+  /** Cancels the run: no new node starts, running ones are aborted, pending ones are skipped. */
+  signal?: AbortSignal | undefined;
+  /** Called synchronously as things happen. Must not throw. */
+  onEvent?: ((event: ExecutionEvent) => void) | undefined;
+  /** @default 'dependency' */
+  scheduling?: Scheduling | undefined;
+  /** How long one attempt may run before it is aborted. @default 120000 */
+  timeoutMs?: number | undefined;
+  retry?: RetryOptions | undefined;
+  /** Per-agent circuit breakers, shared across runs. @default a fresh set for this run */
+  breakers?: AgentBreakers | undefined;
+  /** Jitter source, in [0, 1). @default Math.random */
+  random?: (() => number) | undefined;
+  /**
+   * Handles agents that ask for approval (TASK_STATE_AUTH_REQUIRED with an `{ approval }` data
+   * part): only that node waits, the rest of the plan goes on. Without it such a node fails.
+   */
+  awaitApproval?: AwaitApproval | undefined;
+  /** The recorded state of a resumed run's nodes, by id (see {@link ResumedNode}). */
+  resumeFrom?: Readonly<Record<string, ResumedNode>> | undefined;
+}
+
+/** The error of a node a resumed run finds `running` with no recorded agent task. */
+export const NOT_RESENT_MESSAGE =
+  'the orchestrator stopped while this step was being sent, and it is not sent again so that it cannot run twice';
+
+/** How a run's nodes ended. */
+export interface ExecutionResult {
+  /** One entry per plan node, in plan order. */
+  nodes: NodeRun[];
+  /** True when the run's signal was aborted before every node finished. */
+  canceled: boolean;
+}
+
+/** The message a node fails with when its agent stops to ask a person something the run cannot relay. */
+export function interruptionMessage(reason: 'auth-required' | 'input-required'): string {
+  return reason === 'auth-required'
+    ? 'needs approval, but this run cannot ask for it'
+    : 'needs more input from a person (not supported yet)';
+}
+
+const FINISHED_STATES = new Set<NodeRun['state']>(['completed', 'failed', 'rejected', 'skipped']);
+
+/**
+ * Runs a plan as a DAG. Each node starts the moment all its dependencies have finished — there are
+ * no stage barriers — so a run takes about as long as its critical path. A node gets its direct
+ * dependencies' outputs; a failed dependency is handed on as `partial` with its error, and the
+ * dependent still runs. Each attempt has a time-out; transient failures are retried with
+ * exponential backoff and jitter; each agent has a circuit breaker, and an open circuit fails a
+ * node at once. A node whose agent asks for approval waits for the decision (`awaitApproval`)
+ * while every other branch goes on; it is then continued (same agent task) or ends `rejected`.
+ * A resumed run (`resumeFrom`) starts from the recorded node states. Never rejects: every node
+ * ends `completed`, `failed`, `rejected` or `skipped`.
+ *
+ * @example
+ * const result = await executePlan({ plan, invokeAgent, sessionId, tenant, signal, onEvent });
+ */
+export async function executePlan(options: ExecutePlanOptions): Promise<ExecutionResult> {
+  const { plan, signal, onEvent = () => undefined, scheduling = 'dependency' } = options;
+  const breakers = options.breakers ?? createAgentBreakers();
+  const byId = new Map(plan.nodes.map((node) => [node.id, node]));
+  const resumeFrom = options.resumeFrom ?? {};
+  const runs = new Map<string, NodeRun>(
+    plan.nodes.map((node) => {
+      const recorded = resumeFrom[node.id];
+      const run: NodeRun =
+        recorded === undefined || recorded.state === 'pending'
+          ? { id: node.id, agent: node.agent, state: 'pending', attempts: recorded?.attempts ?? 0 }
+          : { ...recorded, id: node.id, agent: node.agent };
+      return [node.id, run];
+    }),
+  );
+  const levels = topologicalLevels(plan.nodes);
+  const finished = new Set<string>();
+  const launched = new Set<string>();
+  for (const [id, run] of runs) {
+    if (!FINISHED_STATES.has(run.state)) continue;
+    finished.add(id);
+    launched.add(id);
+  }
+  let inFlight = 0;
+  let currentLevel = 0;
+
+  const isReady = (node: PlanNode): boolean => {
+    if (launched.has(node.id)) return false;
+    if (!node.dependsOn.every((id) => finished.has(id) || !byId.has(id))) return false;
+    return scheduling === 'dependency' || levels.get(node.id) === currentLevel;
+  };
+
+  return new Promise<ExecutionResult>((resolve) => {
+    const settle = (): void => {
+      const canceled = signal?.aborted === true;
+      for (const node of plan.nodes) {
+        const run = runs.get(node.id);
+        if (run === undefined || run.state !== 'pending') continue;
+        // Only a cancel or a cycle (validatePlan rejects those first) leaves nodes pending.
+        run.state = 'skipped';
+        run.error = canceled ? 'the run was canceled' : 'its dependencies never finished';
+        onEvent({
+          type: 'node-end',
+          nodeId: run.id,
+          agent: run.agent,
+          run: { ...run },
+          durationMs: 0,
+        });
+      }
+      resolve({
+        nodes: plan.nodes.map((node) => ({ ...(runs.get(node.id) as NodeRun) })),
+        canceled,
+      });
+    };
+
+    const launchReady = (): void => {
+      if (signal?.aborted !== true) {
+        if (scheduling === 'stages' && inFlight === 0) {
+          // The whole current level is done: move to the next level that still has work.
+          while (
+            plan.nodes.some((node) => !launched.has(node.id)) &&
+            !plan.nodes.some(
+              (node) => levels.get(node.id) === currentLevel && !launched.has(node.id),
+            )
+          ) {
+            currentLevel += 1;
+          }
+        }
+        for (const node of plan.nodes) {
+          if (!isReady(node)) continue;
+          launched.add(node.id);
+          inFlight += 1;
+          void runNode({ node, options, runs, breakers }).then(() => {
+            inFlight -= 1;
+            finished.add(node.id);
+            launchReady();
+          });
+        }
+      }
+      if (inFlight === 0) settle();
+    };
+
+    launchReady();
+  });
+}
+
+/** Topological level of each node: 0 for nodes without dependencies, else 1 + the deepest parent. */
+function topologicalLevels(nodes: readonly PlanNode[]): Map<string, number> {
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const levels = new Map<string, number>();
+  const levelOf = (node: PlanNode, seen: Set<string>): number => {
+    const known = levels.get(node.id);
+    if (known !== undefined) return known;
+    if (seen.has(node.id)) return 0; // a cycle; validatePlan rejects these before a run
+    seen.add(node.id);
+    let level = 0;
+    for (const id of node.dependsOn) {
+      const parent = byId.get(id);
+      if (parent) level = Math.max(level, levelOf(parent, seen) + 1);
+    }
+    levels.set(node.id, level);
+    return level;
+  };
+  for (const node of nodes) levelOf(node, new Set());
+  return levels;
+}
+
+interface RunNodeOptions {
+  node: PlanNode;
+  options: ExecutePlanOptions;
+  runs: Map<string, NodeRun>;
+  breakers: AgentBreakers;
+}
+
+/** Runs one node to its end (all attempts) and records it in `runs`. Never rejects. */
+async function runNode({ node, options, runs, breakers }: RunNodeOptions): Promise<void> {
+  const { signal, onEvent = () => undefined } = options;
+  const run = runs.get(node.id) as NodeRun;
+  const input = buildNodeInput({ node, runs, options });
+  const resumed =
+    run.state === 'running' || run.state === 'waiting_approval' ? run.state : undefined;
+  const startedAt = resumed === undefined ? Date.now() : (run.startedAt ?? Date.now());
+  if (resumed === undefined) run.state = 'running';
+  run.startedAt = startedAt;
+
+  await withSpan(
+    {
+      name: `orchestrator.node ${node.id}`,
+      kind: SpanKind.AGENT,
+      input: { task: node.task, dependencyOutputs: input.fleet.dependencyOutputs },
+      attributes: {
+        [Attributes.AGENT_NAME]: node.agent,
+        [Attributes.GRAPH_NODE_ID]: node.id,
+        [Attributes.GRAPH_NODE_NAME]: node.id,
+        [Attributes.GRAPH_NODE_PARENT_ID]: node.dependsOn[0] ?? 'orchestrator',
+      },
+    },
+    async (span) => {
+      await settleNode({ node, input, run, options, breakers, resumed });
+      describeNodeSpan(span, run);
+    },
+  ).catch(() => undefined); // settleNode never throws; a tracing failure must not end the run
+
+  if (run.state === 'running' || run.state === 'waiting_approval') {
+    run.state = 'failed';
+    run.error ??= signal?.aborted === true ? 'the run was canceled' : 'the node did not finish';
+  }
+  run.endedAt = Date.now();
+  onEvent({
+    type: 'node-end',
+    nodeId: node.id,
+    agent: node.agent,
+    run: { ...run },
+    durationMs: run.endedAt - startedAt,
+  });
+}
+
+function describeNodeSpan(span: Span, run: NodeRun): void {
+  if (run.state === 'completed') setSpanOutput(span, run.summary ?? '');
+  else
+    recordError(
+      span,
+      new Error(
+        `Step ${run.id} (${run.agent}) ${run.state === 'rejected' ? 'was not done' : 'failed'}: ${run.error ?? 'unknown'}`,
+      ),
+    );
+  span.setAttribute('fleet.node.attempts', run.attempts);
+  if (run.approvalId !== undefined) span.setAttribute('fleet.node.approval_id', run.approvalId);
+}
+
+function buildNodeInput({
+  node,
+  runs,
+  options,
+}: {
+  node: PlanNode;
+  runs: Map<string, NodeRun>;
+  options: ExecutePlanOptions;
+}): NodeInput {
+  const dependencyOutputs: DependencyOutputs = {};
+  for (const id of node.dependsOn) {
+    const dependency = runs.get(id);
+    if (dependency === undefined) continue;
+    if (dependency.state === 'completed') {
+      dependencyOutputs[id] = {
+        agent: dependency.agent,
+        summary: dependency.summary ?? '',
+        ...(dependency.data === undefined ? {} : { data: dependency.data }),
+      };
+    } else {
+      const reason = dependency.error ?? 'it did not run';
+      const verb = dependency.state === 'rejected' ? 'was not done' : 'failed';
+      dependencyOutputs[id] = {
+        agent: dependency.agent,
+        summary: `Step ${id} (${dependency.agent}) ${verb}: ${reason}`,
+        partial: true,
+        error: reason,
+      };
+    }
+  }
+  return {
+    fleet: {
+      sessionId: options.sessionId,
+      nodeId: node.id,
+      ...(node.skill === undefined ? {} : { skill: node.skill }),
+      dependencyOutputs,
+      entities: {},
+      tenant: options.tenant,
+      memory: [],
+    },
+  };
+}
+
+interface SettleOptions {
+  node: PlanNode;
+  input: NodeInput;
+  run: NodeRun;
+  options: ExecutePlanOptions;
+  breakers: AgentBreakers;
+  /** Set for a resumed run's node that was under way when the session stopped. */
+  resumed: 'running' | 'waiting_approval' | undefined;
+}
+
+/**
+ * Runs a node to its end: the first attempts (with retries), or — for a resumed node — its
+ * recorded agent task; then, as long as the agent asks for approval, the decision and the
+ * continuation of the same task. Once a task was continued or followed, a failure is final: the
+ * agent may have acted, so the node is never sent again.
+ */
+async function settleNode({
+  node,
+  input,
+  run,
+  options,
+  breakers,
+  resumed,
+}: SettleOptions): Promise<void> {
+  const { signal, awaitApproval } = options;
+  let outcome: NodeOutcome | undefined;
+  let pendingApproval: ApprovalRequest | undefined;
+  if (resumed === 'waiting_approval') {
+    if (run.taskId === undefined) {
+      fail(run, NOT_RESENT_MESSAGE);
+      return;
+    }
+  } else if (resumed === 'running') {
+    if (run.taskId === undefined) {
+      fail(run, NOT_RESENT_MESSAGE);
+      return;
+    }
+    outcome = await continueTask({ node, input, options, taskId: run.taskId });
+  } else {
+    outcome = await attemptWithRetries({ node, input, run, options, breakers });
+    if (outcome === undefined) return;
+  }
+
+  for (;;) {
+    if (outcome !== undefined) {
+      if (outcome.taskId !== undefined) run.taskId = outcome.taskId;
+      switch (outcome.status) {
+        case 'completed':
+          run.state = 'completed';
+          run.summary = outcome.summary;
+          if (outcome.data !== undefined) run.data = outcome.data;
+          delete run.error;
+          return;
+        case 'failed':
+          fail(run, outcome.error);
+          return;
+        case 'interrupted': {
+          const asked = approvalRequestSchema.safeParse(outcome.data);
+          if (
+            outcome.reason !== 'auth-required' ||
+            awaitApproval === undefined ||
+            run.taskId === undefined
+          ) {
+            run.interrupted = outcome.reason;
+            fail(run, interruptionMessage(outcome.reason));
+            return;
+          }
+          if (!asked.success) {
+            run.interrupted = outcome.reason;
+            fail(run, 'asked for approval without saying what for (no approval data part)');
+            return;
+          }
+          pendingApproval = asked.data.approval;
+          break;
+        }
+      }
+    }
+    // The agent waits for a person (or a resumed node waits again for its recorded approval).
+    const taskId = run.taskId as string;
+    if (awaitApproval === undefined) {
+      fail(run, interruptionMessage('auth-required'));
+      return;
+    }
+    run.state = 'waiting_approval';
+    let verdict: ApprovalVerdict;
+    try {
+      verdict = await awaitApproval({
+        node,
+        taskId,
+        task: run.effectiveTask ?? node.task,
+        approval: pendingApproval,
+        signal: signal ?? new AbortController().signal,
+      });
+    } catch (error) {
+      fail(
+        run,
+        signal?.aborted === true
+          ? 'the run was canceled'
+          : `its approval could not be handled: ${errorMessage(error)}`,
+      );
+      return;
+    }
+    run.approvalId = verdict.approvalId;
+    if (verdict.effectiveTask !== undefined) run.effectiveTask = verdict.effectiveTask;
+    run.state = 'running';
+    outcome = await continueTask({
+      node,
+      input,
+      options,
+      taskId,
+      decision: verdict.deliver ? verdict.decision : undefined,
+    });
+    pendingApproval = undefined;
+    if (verdict.decision.decision === 'deny') {
+      if (outcome.taskId !== undefined) run.taskId = outcome.taskId;
+      run.state = 'rejected';
+      run.error = verdict.reason ?? 'denied by a person';
+      return;
+    }
+  }
+}
+
+function fail(run: NodeRun, error: string): void {
+  run.state = 'failed';
+  run.error = error;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The retry loop of a node's first send: attempts until the agent answers (completed, failed for
+ * good, or asking a person), the attempts run out, or the run is canceled. Undefined when the
+ * node has already ended (canceled, or failed after its last attempt).
+ */
+async function attemptWithRetries({
+  node,
+  input,
+  run,
+  options,
+  breakers,
+}: Omit<SettleOptions, 'resumed'>): Promise<NodeOutcome | undefined> {
+  const { signal, onEvent = () => undefined, retry = {}, random = Math.random } = options;
+  const { maxAttempts = 3, baseDelayMs = 500, maxDelayMs = 8000 } = retry;
+
+  for (let attempt = run.attempts + 1; ; attempt += 1) {
+    if (signal?.aborted === true) {
+      fail(run, 'the run was canceled');
+      return undefined;
+    }
+    run.attempts = attempt;
+    onEvent({ type: 'node-start', nodeId: node.id, agent: node.agent, attempt });
+    const outcome = await callAgent({
+      node,
+      input,
+      attempt,
+      options,
+      breakers,
+      onTask: (taskId) => {
+        run.taskId = taskId;
+        onEvent({ type: 'node-task', nodeId: node.id, agent: node.agent, attempt, taskId });
+      },
+    });
+    if (outcome.status !== 'failed') return outcome;
+    const canRetry = outcome.retryable === true && attempt < maxAttempts && !isAborted(signal);
+    if (!canRetry) return outcome;
+    if (outcome.taskId !== undefined) run.taskId = outcome.taskId;
+    run.error = outcome.error;
+    const exponential = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+    const delayMs = Math.round(exponential * (1 - 0.25 * random()));
+    onEvent({
+      type: 'node-retry',
+      nodeId: node.id,
+      agent: node.agent,
+      attempt,
+      error: outcome.error,
+      delayMs,
+    });
+    await sleep(delayMs, signal);
+  }
+}
+
+/**
+ * Goes on with the node's existing agent task: sends the decision as its continuation, or only
+ * follows it. Not retried and not counted by the circuit breaker: this is not a new send.
+ */
+function continueTask({
+  node,
+  input,
+  options,
+  taskId,
+  decision,
+}: {
+  node: PlanNode;
+  input: NodeInput;
+  options: ExecutePlanOptions;
+  taskId: string;
+  decision?: ApprovalDecision | undefined;
+}): Promise<NodeOutcome> {
+  return callAgent({
+    node,
+    input,
+    attempt: 1,
+    options,
+    breakers: undefined,
+    existingTask: { taskId, decision },
+  });
+}
+
+/** One call to the agent; thrown failures are turned into `failed` outcomes here. */
+async function callAgent({
+  node,
+  input,
+  attempt,
+  options,
+  breakers,
+  onTask,
+  existingTask,
+}: {
+  node: PlanNode;
+  input: NodeInput;
+  attempt: number;
+  options: ExecutePlanOptions;
+  /** Undefined for continuations and follows, which the circuit breaker neither counts nor refuses. */
+  breakers: AgentBreakers | undefined;
+  onTask?: (taskId: string) => void;
+  existingTask?: { taskId: string; decision?: ApprovalDecision | undefined };
+}): Promise<NodeOutcome> {
+  const { signal, invokeAgent, timeoutMs = 120_000 } = options;
+  const controller = new AbortController();
+  const onRunAbort = (): void =>
+    controller.abort(
+      isRunHandover(signal?.reason) ? signal?.reason : new AbortError('The run was canceled.'),
+    );
+  signal?.addEventListener('abort', onRunAbort, { once: true });
+  const timer = setTimeout(() => {
+    controller.abort(
+      new UpstreamTimeoutError(
+        `no answer from ${node.agent} within ${timeoutMs} ms (attempt ${attempt})`,
+      ),
+    );
+  }, timeoutMs);
+  const call = (): Promise<NodeOutcome> =>
+    untilAborted(
+      invokeAgent({
+        node,
+        input,
+        attempt,
+        signal: controller.signal,
+        onTask,
+        ...(existingTask === undefined ? {} : { existingTask }),
+      }),
+      controller.signal,
+    );
+  try {
+    return await (breakers === undefined ? call() : breakers.forAgent(node.agent).execute(call));
+  } catch (error) {
+    if (isBrokenCircuit(error)) {
+      return {
+        status: 'failed',
+        error: `${node.agent} is failing repeatedly, so its circuit breaker is open; not calling it until it recovers`,
+        retryable: false,
+      };
+    }
+    if (signal?.aborted === true) {
+      return { status: 'failed', error: 'the run was canceled', retryable: false };
+    }
+    const failure = classifyFailure(controller.signal.aborted ? controller.signal.reason : error);
+    return {
+      status: 'failed',
+      error: failure.message,
+      retryable: existingTask === undefined && failure.transient,
+      ...(existingTask === undefined ? {} : { taskId: existingTask.taskId }),
+    };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onRunAbort);
+  }
+}
+
+/**
+ * Settles with `work`, or rejects with the signal's reason as soon as it aborts: an agent call
+ * that ignores its signal must not hold the run past its time-out.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(toError(signal.reason));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(toError(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(toError(error));
+      },
+    );
+  });
+}
+
+/** Reads `aborted` through a call, so TypeScript does not keep a narrowing across awaits. */
+function isAborted(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted === true) {
+      resolve();
+      return;
+    }
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,30 @@
+/** Plan execution: the DAG executor, per-agent circuit breakers, and the A2A agent invoker. */
+export { createA2AAgentInvoker } from './a2a-agent-invoker';
+export type { A2AAgentInvoker, A2AAgentInvokerOptions, InvokerLogger } from './a2a-agent-invoker';
+export { createAgentBreakers, isBrokenCircuit } from './agent-breakers';
+export type { AgentBreakers, AgentBreakersOptions } from './agent-breakers';
+export { classifyFailure } from './classify-failure';
+export type { ClassifiedFailure } from './classify-failure';
+export { executePlan, interruptionMessage, NOT_RESENT_MESSAGE } from './execute-plan';
+export type {
+  ApprovalVerdict,
+  AwaitApproval,
+  ExecutePlanOptions,
+  ExecutionEvent,
+  ExecutionResult,
+  NodeApprovalRequest,
+  ResumedNode,
+  RetryOptions,
+  Scheduling,
+} from './execute-plan';
+export { isRunHandover, RunHandover } from './run-handover';
+export type {
+  CancelAgentTask,
+  DependencyOutputs,
+  InvokeAgent,
+  InvokeAgentRequest,
+  NodeOutcome,
+  NodeRun,
+} from './node-outcome';
+export { renderNodeText } from './render-node-text';
+export type { RenderNodeTextOptions } from './render-node-text';

@@ -1,0 +1,93 @@
+import type { ApprovalDecision, DependencyOutput, NodeInput, PlanNode } from '@fleet/a2a';
+
+/**
+ * How one attempt of one plan node ended, as the agent reported it. Transport failures
+ * (connection refused, 5xx, time-outs) are thrown by {@link InvokeAgent} instead and classified by
+ * the executor; an outcome is the agent's own answer.
+ */
+export type NodeOutcome =
+  | {
+      status: 'completed';
+      /** The `result` artifact's text part (the answer, with `[n]` citation markers). */
+      summary: string;
+      /** The `result` artifact's data part (`sources`, `chunks`, …), if any. */
+      data?: unknown;
+      /** The agent's task id. */
+      taskId?: string | undefined;
+    }
+  | {
+      status: 'failed';
+      /** Why, in words a person can read (the task's status message). */
+      error: string;
+      /**
+       * True only when the failure is clearly transient and the agent cannot have started side
+       * effects; the executor then retries the node. @default false
+       */
+      retryable?: boolean | undefined;
+      taskId?: string | undefined;
+    }
+  | {
+      /** The task stopped to ask a person (TASK_STATE_AUTH_REQUIRED / TASK_STATE_INPUT_REQUIRED). */
+      status: 'interrupted';
+      reason: 'auth-required' | 'input-required';
+      /** The agent's status message text. */
+      message: string;
+      /** The status message's data part (e.g. `{ approval: … }`). */
+      data?: unknown;
+      taskId?: string | undefined;
+    };
+
+/** What {@link InvokeAgent} is called with for one attempt of one node. */
+export interface InvokeAgentRequest {
+  node: PlanNode;
+  /** The data part `{ fleet: … }` for the agent (ARCHITECTURE.md §4). */
+  input: NodeInput;
+  /** 1 for the first attempt. */
+  attempt: number;
+  /** Aborted on the node's time-out and when the run is canceled: stop and cancel the remote task. */
+  signal: AbortSignal;
+  /** Called once the agent has created the node's task (before it ends), with its id. */
+  onTask?: ((taskId: string) => void) | undefined;
+  /**
+   * Go on with the node's existing agent task instead of sending the node's message: with a
+   * `decision`, send it as the continuation (`{ approvalDecision }` data part, same taskId) and
+   * follow the task to its end; without, only follow the task (`GetTask`, then `SubscribeToTask`
+   * while it runs) — how a resumed run recovers a node without sending it twice.
+   */
+  existingTask?: { taskId: string; decision?: ApprovalDecision | undefined } | undefined;
+}
+
+/** Cancels a node's agent task, best-effort (a run canceled while the node waits for approval). */
+export type CancelAgentTask = (request: { agent: string; taskId: string }) => Promise<void>;
+
+/**
+ * Runs one attempt of one node on its agent. The executor's seam: production passes the A2A
+ * invoker, tests pass in-process async functions. Rejects on transport failures.
+ */
+export type InvokeAgent = (request: InvokeAgentRequest) => Promise<NodeOutcome>;
+
+/** A node's state as the executor tracks it. */
+export interface NodeRun {
+  id: string;
+  agent: string;
+  state:
+    'pending' | 'running' | 'waiting_approval' | 'completed' | 'failed' | 'rejected' | 'skipped';
+  /** Attempts started so far. */
+  attempts: number;
+  /** Epoch milliseconds. */
+  startedAt?: number;
+  endedAt?: number;
+  summary?: string;
+  data?: unknown;
+  error?: string;
+  taskId?: string;
+  /** Set when the node failed because its agent asked a person something the fleet cannot relay. */
+  interrupted?: 'auth-required' | 'input-required';
+  /** The approval the node waits for, or last waited for. */
+  approvalId?: string;
+  /** The task as carried out, when an approver's instructions changed it. */
+  effectiveTask?: string;
+}
+
+/** What a node hands to its dependents, keyed by its id. */
+export type DependencyOutputs = Record<string, DependencyOutput>;

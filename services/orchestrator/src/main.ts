@@ -1,0 +1,169 @@
+// The orchestrator's composition root (house style rule 3): configuration, telemetry, Redis, the
+// planner and agent clients, the sessions and the HTTP server are built here and nowhere else.
+import { config, telemetry } from './instrumentation';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Redis } from 'ioredis';
+import { RedisTaskStore } from '@fleet/a2a/server';
+import { runMain, startServer } from '@fleet/http';
+import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
+import { createSessionStore } from '@fleet/sessions';
+import { createLogger } from '@fleet/telemetry';
+import { createApp } from './app';
+import { createAgentDirectory } from './discovery';
+import { createA2AAgentInvoker, createAgentBreakers } from './execution';
+import { createOrchestratorHandler, resumeSessions } from './orchestration';
+import { createPlannerClient } from './planning';
+
+function publicUrl(): string {
+  if (config.publicUrl !== undefined) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
+async function main(): Promise<void> {
+  const logger = createLogger({ service: 'orchestrator', level: config.logLevel });
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+
+  const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
+  const llm = upstream.offline
+    ? undefined
+    : {
+        client: createLlmClient({ upstream, timeoutMs: config.llmTimeoutMs }),
+        model: config.llmModel,
+      };
+
+  const directory = createAgentDirectory({
+    urls: config.agentUrls,
+    redis,
+    token: config.internalToken,
+    ttlSeconds: config.cardCacheTtlSeconds,
+    logger,
+  });
+  directory.start();
+  void directory.refresh().catch((error: unknown) => {
+    logger.warn({ err: error }, 'first agent discovery failed');
+  });
+  const planner = createPlannerClient({ url: config.plannerUrl, token: config.internalToken });
+  const store = new RedisTaskStore({ redis, ttlSeconds: config.sessionTtlSeconds });
+  const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
+  const invokeAgent = createA2AAgentInvoker({
+    findAgent: (name) => directory.findAgent(name),
+    token: config.internalToken,
+    logger,
+  });
+  // One per process: runner leases name it, so a replica never mistakes another's lease for its own.
+  const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const handler = createOrchestratorHandler({
+    url: publicUrl(),
+    store,
+    logger,
+    agent: {
+      sessions,
+      availableAgents: () => directory.availableAgents(),
+      askPlanner: planner.askPlanner,
+      invokeAgent,
+      cancelAgentTask: invokeAgent.cancelTask,
+      breakers: createAgentBreakers(),
+      llm,
+      logger,
+      scheduling: config.scheduling,
+      nodeTimeoutMs: config.nodeTimeoutMs,
+      retry: { maxAttempts: config.nodeMaxAttempts },
+      hitlTimeoutSeconds: config.hitlTimeoutSeconds,
+      instanceId,
+    },
+  });
+  // Approvals nobody decided while no orchestrator ran are expired now (ARCHITECTURE.md §6);
+  // their sessions are resumed below, once the server listens, so they finish without a client.
+  const expired = await sessions.expireOverdueApprovals().catch((error: unknown) => {
+    logger.warn({ err: error }, 'could not expire overdue approvals');
+    return [];
+  });
+
+  // The app asks whether shutdown has begun; the server that knows is started after the app.
+  const lifecycle = { isShuttingDown: (): boolean => false };
+  const app = createApp({
+    handler,
+    internalToken: config.internalToken,
+    redis,
+    plannerReady: planner.checkReady,
+    logger,
+    exposeStack: config.nodeEnv !== 'production',
+    isShuttingDown: () => lifecycle.isShuttingDown(),
+  });
+  const running = await startServer({
+    app,
+    port: config.port,
+    host: config.host,
+    logger,
+    onShutdown: [
+      // Hands the running sessions over (resumable elsewhere), then stops the A2A handler.
+      () => handler.close(),
+      () => sessions.close(),
+      () => store.close(),
+      () => directory.close(),
+      async () => {
+        await redis.quit();
+      },
+      () => telemetry.shutdown(),
+    ],
+  });
+  lifecycle.isShuttingDown = () => running.isShuttingDown();
+  // Hand the running sessions over as soon as shutdown begins, not after the server has waited
+  // for their streams (a run waiting for approval keeps its stream open): the streams then end at
+  // once and the sessions are free for another orchestrator to resume.
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      handler.close().catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not hand the running sessions over');
+      });
+    });
+  }
+  logger.info(
+    {
+      url: running.url,
+      card: handler.card.supportedInterfaces[0]?.url,
+      planner: config.plannerUrl,
+      agents: config.agentUrls.length,
+      scheduling: config.scheduling,
+      composer: llm === undefined ? 'offline' : config.llmModel,
+      tracing: telemetry.enabled,
+      hitlTimeoutSeconds: config.hitlTimeoutSeconds,
+      instanceId,
+    },
+    'orchestrator listening',
+  );
+  if (upstream.offline) logger.warn({}, OFFLINE_HINT);
+  if (expired.length > 0) logger.info({ approvals: expired.length }, 'expired overdue approvals');
+  // Open sessions whose orchestrator died without handing them over (SIGKILL, a lost machine)
+  // hold a runner lease until it expires; after that, any orchestrator picks them up here, so a
+  // run finishes with or without a client (ARCHITECTURE.md §6). Resuming a session another
+  // orchestrator runs is a no-op ("running elsewhere").
+  const recover = async (): Promise<void> => {
+    if (lifecycle.isShuttingDown()) return;
+    const open = await sessions.listActive();
+    const orphaned: string[] = [];
+    for (const id of open) {
+      const probe = await sessions.acquireRunner(id, `${instanceId}:probe`, 1000);
+      if (probe === undefined) continue;
+      await probe.release();
+      orphaned.push(id);
+    }
+    if (orphaned.length > 0) {
+      logger.info({ sessions: orphaned.length }, 'resuming sessions no orchestrator runs');
+      await resumeSessions({ handler, sessions, sessionIds: orphaned, logger });
+    }
+  };
+  const recoverSafely = (): void => {
+    recover().catch((error: unknown) => logger.warn({ err: error }, 'session recovery failed'));
+  };
+  recoverSafely();
+  if (config.recoveryIntervalMs > 0) {
+    const timer = setInterval(recoverSafely, config.recoveryIntervalMs);
+    timer.unref();
+  }
+}
+
+runMain('orchestrator', main);

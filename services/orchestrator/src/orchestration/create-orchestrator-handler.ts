@@ -1,0 +1,72 @@
+import {
+  buildAgentCard,
+  createA2AHandler,
+  type A2AHandler,
+  type A2ALogger,
+  type TaskStore,
+} from '@fleet/a2a/server';
+import { createOrchestratorAgent, type OrchestratorAgentOptions } from './orchestrator-agent';
+
+/** Options for {@link createOrchestratorHandler}. */
+export interface CreateOrchestratorHandlerOptions {
+  /** The base URL other services reach the orchestrator at; the card names `<url>/a2a`. */
+  url: string;
+  /** Where the orchestrator's own A2A tasks live (Redis in production). */
+  store: TaskStore;
+  /** Everything a run uses. */
+  agent: OrchestratorAgentOptions;
+  logger?: A2ALogger | undefined;
+  /** @default '0.1.0' */
+  version?: string;
+}
+
+/**
+ * The orchestrator's A2A handler: its card (bearer token required) and the orchestrator agent.
+ * A caller that goes away does not cancel the run (`cancelOnDisconnect: false`): it completes and
+ * is recorded in its session; CancelTask stops it. `close()` first hands the running sessions
+ * over (they stay resumable, their leases are released), then closes the handler.
+ *
+ * @example
+ * const handler = createOrchestratorHandler({ url: publicUrl, store: new RedisTaskStore({ redis }), agent });
+ */
+export function createOrchestratorHandler({
+  url,
+  store,
+  agent,
+  logger,
+  version = '0.1.0',
+}: CreateOrchestratorHandlerOptions): A2AHandler {
+  const card = buildAgentCard({
+    name: 'orchestrator',
+    description:
+      'Plans a request over the fleet’s agents, runs the plan as a DAG (each step as soon as its dependencies finish), and composes one cited answer.',
+    version,
+    url,
+    internalToken: true,
+    skills: [
+      {
+        id: 'orchestrate',
+        name: 'Orchestrate',
+        description:
+          'Text part: the request. Data part: { "fleet": { "tenant", "history"?, "plan"?, "planApproval"?: "required" | "none", "resumeSessionId"? } }. Streams progress as status updates (approvals included) and answers with a `result` artifact (text: the answer; data: the run result). With resumeSessionId it continues that session from where it stopped.',
+        tags: ['orchestration', 'planning', 'multi-agent'],
+      },
+    ],
+  });
+  const orchestrator = createOrchestratorAgent(agent);
+  const handler = createA2AHandler({
+    card,
+    execute: orchestrator.execute,
+    store,
+    cancelOnDisconnect: false,
+    ...(logger === undefined ? {} : { logger }),
+  });
+  return {
+    card: handler.card,
+    handle: (body, context) => handler.handle(body, context),
+    close: async () => {
+      await orchestrator.handOver();
+      await handler.close();
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import type { ProgressEvent } from '@fleet/a2a';
+
+/**
+ * The line a person reads for a progress event (the gateway streams it as
+ * `delta.reasoning_content`); the structured event travels beside it in a data part.
+ *
+ * @example
+ * describeProgress({ type: 'node-end', nodeId: 'search', agent: 'web-agent', state: 'completed', durationMs: 1200 });
+ * // 'Step search (web-agent) completed in 1.2 s.'
+ */
+export function describeProgress(event: ProgressEvent): string {
+  switch (event.type) {
+    case 'run-start':
+      return `Session ${event.sessionId}: working on the request.`;
+    case 'plan-start':
+      return event.agents.length === 0
+        ? 'Planning, but no agent is available.'
+        : `Planning with ${event.agents.length} agent${event.agents.length === 1 ? '' : 's'}: ${event.agents.join(', ')}.`;
+    case 'plan-end': {
+      const steps = event.plan.nodes.map((node) =>
+        node.dependsOn.length === 0
+          ? `${node.id} → ${node.agent}`
+          : `${node.id} → ${node.agent} after ${node.dependsOn.join(', ')}`,
+      );
+      const count = `${event.plan.nodes.length} step${event.plan.nodes.length === 1 ? '' : 's'}`;
+      const source = event.source === 'request' ? 'from the request' : event.source;
+      return steps.length === 0
+        ? `Plan (${source}): no steps.`
+        : `Plan (${source}, ${count}): ${steps.join('; ')}.`;
+    }
+    case 'node-start':
+      return event.attempt === 1
+        ? `Step ${event.nodeId} (${event.agent}) started.`
+        : `Step ${event.nodeId} (${event.agent}): attempt ${event.attempt}.`;
+    case 'node-end': {
+      const step = `Step ${event.nodeId} (${event.agent})`;
+      if (event.state === 'completed') return `${step} completed in ${seconds(event.durationMs)}.`;
+      if (event.state === 'skipped')
+        return `${step} skipped: ${trimEnd(event.error ?? 'it did not run')}.`;
+      if (event.state === 'rejected')
+        return `${step} was not done: ${trimEnd(event.error ?? 'its approval was denied')}.`;
+      return `${step} failed: ${trimEnd(event.error ?? 'unknown error')}.`;
+    }
+    case 'approval-required': {
+      const what =
+        event.kind === 'plan' ? 'The plan' : `Step ${event.nodeId ?? '?'} (${event.agent ?? '?'})`;
+      return `${what} needs your approval (${event.risk} risk): ${trimEnd(event.summary)}. Approve or deny ${event.approvalId} before ${event.expiresAt}.`;
+    }
+    case 'approval-end':
+      return `Approval ${event.approvalId}: ${event.status.replace('_', ' ')}${event.instructions ? ` with instructions (${event.mode ?? 'enhance'}): ${trimEnd(event.instructions)}` : ''}.`;
+    case 'compose-start':
+      return 'Writing the answer.';
+    case 'run-end':
+      return event.state === 'completed'
+        ? 'Done.'
+        : event.state === 'canceled'
+          ? 'The run was canceled.'
+          : 'The run failed.';
+  }
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+function trimEnd(text: string): string {
+  return text.replace(/[.\s]+$/, '');
+}

@@ -1,0 +1,429 @@
+import {
+  dataPart,
+  textPart,
+  type OrchestrateRequest,
+  type Plan,
+  type ProgressEvent,
+  type RunResult,
+} from '@fleet/a2a';
+import type { AgentEvent } from '@fleet/a2a/server';
+import { FleetError, NotFoundError } from '@fleet/errors';
+import type { Session } from '@fleet/sessions';
+import { previewPlan } from '../approvals';
+import { composeAnswer, type ComposeStep } from '../composing';
+import { executePlan, isRunHandover, type ExecutionEvent, type NodeRun } from '../execution';
+import { planRun } from '../planning';
+import type { EventQueue } from './event-queue';
+import { createAwaitApproval } from './node-approvals';
+import type { OrchestratorAgentOptions } from './orchestrator-agent';
+import { approvePlan, pendingNodes, type PlanSource } from './plan-approval';
+import type { RunContext, RunLogger } from './run-context';
+import { describeResume, resumedNodes, toNodeReport } from './run-result';
+import type { SessionWriter } from './session-writer';
+
+/** Longest node summary carried in a progress event (the full text is in the session and result). */
+const MAX_PROGRESS_SUMMARY = 1000;
+
+/** What {@link orchestrateRun} works with. */
+export interface OrchestrateRunOptions {
+  run: RunContext;
+  options: OrchestratorAgentOptions;
+  /** The session as it stood when the run began. */
+  session: Session;
+  input: OrchestrateRequest;
+  resumed: boolean;
+  /** The orchestrator's A2A task running the session. */
+  taskId: string;
+  queue: EventQueue<AgentEvent>;
+  /** True when the run stopped because the session was canceled elsewhere. */
+  canceledElsewhere: () => boolean;
+}
+
+/**
+ * One run of a session, start (or resume) to end: plan unless a plan is recorded, plan approval
+ * when the session requires it, the DAG from the recorded node states, the answer. Returns the
+ * answer text, or undefined when the run did not complete.
+ */
+export async function orchestrateRun(options: OrchestrateRunOptions): Promise<string | undefined> {
+  const { run, session, input, resumed, queue } = options;
+  const { writer, progress, signal, logger, log, sessionId } = run;
+  const agentOptions = options.options;
+
+  writer.record((draft) => {
+    draft.taskId = options.taskId;
+  });
+  progress({ type: 'run-start', sessionId });
+  if (resumed) {
+    queue.push({
+      type: 'status',
+      state: 'TASK_STATE_WORKING',
+      message: describeResume(session),
+      metadata: { sessionId, resumed: true },
+    });
+  }
+
+  // Plan.
+  let plan = session.plan;
+  let source: PlanSource = session.planSource ?? 'request';
+  if (plan === undefined) {
+    const agents = await agentOptions.availableAgents();
+    progress({ type: 'plan-start', agents: agents.map((agent) => agent.name) });
+    try {
+      const planned = await planRun({
+        askPlanner: agentOptions.askPlanner,
+        request: session.request,
+        history: session.history,
+        agents: agents.map((agent) => agent.summary),
+        explicitPlan: resumed ? undefined : input.plan,
+        signal,
+        onPlannerCall: (call) => logger.debug({ ...log, ...call }, 'asking the planner'),
+      });
+      plan = planned.plan;
+      source = planned.source;
+    } catch (error) {
+      if (signal.aborted) return endAborted(options);
+      return endFailed(options, FleetError.isInstance(error) ? error.message : 'Planning failed.');
+    }
+    const chosen = plan;
+    const chosenSource = source;
+    writer.record((draft) => {
+      draft.plan = chosen;
+      draft.planSource = chosenSource;
+      draft.nodes = pendingNodes(chosen);
+    });
+  }
+  progress({ type: 'plan-end', plan, source });
+
+  if (session.planApproval) {
+    try {
+      const outcome = await approvePlan(run, {
+        plan,
+        source,
+        request: session.request,
+        history: session.history,
+        askPlanner: agentOptions.askPlanner,
+        availableAgents: agentOptions.availableAgents,
+      });
+      if (!outcome.approved) return endNotApproved(options, outcome);
+      plan = outcome.plan;
+      source = outcome.source;
+    } catch (error) {
+      if (signal.aborted) return endAborted(options);
+      return endFailed(
+        options,
+        `Plan approval failed: ${FleetError.isInstance(error) ? error.message : 'internal error'}`,
+      );
+    }
+  }
+
+  // Execute, from the recorded node states when there are any.
+  let resumeFrom: ReturnType<typeof resumedNodes> | undefined;
+  if (resumed || session.planApproval) {
+    await writer.written();
+    const current = await run.sessions.get(sessionId);
+    if (current === undefined) throw new NotFoundError(`Session ${sessionId} has expired.`);
+    resumeFrom = resumedNodes(plan, current);
+  }
+  const execution = await executePlan({
+    plan,
+    invokeAgent: agentOptions.invokeAgent,
+    sessionId,
+    tenant: session.tenant,
+    signal,
+    scheduling: agentOptions.scheduling,
+    timeoutMs: agentOptions.nodeTimeoutMs,
+    retry: agentOptions.retry,
+    breakers: agentOptions.breakers,
+    awaitApproval: createAwaitApproval(run),
+    resumeFrom,
+    onEvent: (event) => onExecutionEvent({ event, writer, progress, logger, log, signal }),
+  });
+  if (execution.canceled || signal.aborted) return endAborted(options);
+
+  // Compose.
+  progress({ type: 'compose-start' });
+  const steps: ComposeStep[] = plan.nodes.map((node) => {
+    const nodeRun = execution.nodes.find((entry) => entry.id === node.id);
+    return {
+      id: node.id,
+      agent: node.agent,
+      task: node.task,
+      effectiveTask: nodeRun?.effectiveTask,
+      state: nodeRun?.state ?? 'skipped',
+      summary: nodeRun?.summary,
+      data: nodeRun?.data,
+      error: nodeRun?.error,
+    };
+  });
+  let answer;
+  try {
+    answer = await composeAnswer({
+      request: session.request,
+      steps,
+      llm: agentOptions.llm,
+      logger,
+      signal,
+    });
+  } catch (error) {
+    if (signal.aborted) return endAborted(options);
+    throw error;
+  }
+  const failedNodes = execution.nodes
+    .filter((node) => node.state !== 'completed')
+    .map((node) => node.id);
+  const result: RunResult = {
+    sessionId,
+    plan,
+    nodes: execution.nodes.map(toNodeReport),
+    citations: answer.citations,
+    failedNodes,
+    composer: answer.composer,
+  };
+  return endCompleted(options, { text: answer.text, result });
+}
+
+/** Records the result, streams `run-end`, the `result` artifact and COMPLETED. */
+async function endCompleted(
+  { run, queue }: OrchestrateRunOptions,
+  { text, result }: { text: string; result: RunResult },
+): Promise<string> {
+  const { writer, sessionId } = run;
+  writer.record((draft) => {
+    draft.status = 'completed';
+    draft.result = {
+      text,
+      citations: result.citations,
+      composer: result.composer,
+      failedNodes: result.failedNodes,
+    };
+  });
+  await writer.written();
+  run.progress({ type: 'run-end', state: 'completed' });
+  queue.push({
+    type: 'artifact',
+    artifact: { name: 'result', parts: [textPart(text), dataPart(result)] },
+    lastChunk: true,
+  });
+  queue.push({ type: 'status', state: 'TASK_STATE_COMPLETED', metadata: { sessionId } });
+  run.logger.info(
+    { ...run.log, failedNodes: result.failedNodes, composer: result.composer },
+    'run completed',
+  );
+  return text;
+}
+
+/**
+ * The plan was not approved (denied without instructions, timed out, expired): nothing ran. The
+ * run completes — it did what the person decided — with an answer saying so; every step is
+ * `skipped` ("the plan was not approved").
+ */
+function endNotApproved(
+  options: OrchestrateRunOptions,
+  { plan, reason }: { plan: Plan; reason: string },
+): Promise<string> {
+  const error = `the plan was not approved (${reason})`;
+  const text = [
+    `The plan was not approved (${reason}), so no step was run.`,
+    plan.nodes.length === 0 ? '' : `The plan was:\n${previewPlan(plan)}`,
+  ]
+    .filter((section) => section !== '')
+    .join('\n\n');
+  options.run.writer.record((draft) => {
+    for (const node of plan.nodes) {
+      draft.nodes[node.id] = { agent: node.agent, state: 'skipped', attempts: 0, error };
+    }
+  });
+  const result: RunResult = {
+    sessionId: options.run.sessionId,
+    plan,
+    nodes: plan.nodes.map((node) => ({
+      id: node.id,
+      agent: node.agent,
+      state: 'skipped',
+      attempts: 0,
+      error,
+    })),
+    citations: [],
+    failedNodes: plan.nodes.map((node) => node.id),
+    composer: 'offline',
+  };
+  return endCompleted(options, { text, result });
+}
+
+async function endFailed(
+  { run, queue }: OrchestrateRunOptions,
+  message: string,
+): Promise<undefined> {
+  run.writer.record((draft) => {
+    draft.status = 'failed';
+    draft.error = message;
+  });
+  await run.writer.written();
+  run.progress({ type: 'run-end', state: 'failed' });
+  queue.push({
+    type: 'status',
+    state: 'TASK_STATE_FAILED',
+    message,
+    metadata: { sessionId: run.sessionId },
+  });
+  run.logger.warn({ ...run.log, reason: message }, 'run failed');
+  return undefined;
+}
+
+/**
+ * The run's signal aborted. A hand-over (shutdown, lost lease) leaves the session as it is for
+ * another orchestrator to resume; anything else is a cancel: pending approvals are marked
+ * `denied` with the instructions "session canceled", the session `canceled`, and
+ * `session-canceled` is published so a run of it elsewhere stops too.
+ */
+async function endAborted(options: OrchestrateRunOptions): Promise<undefined> {
+  const { run, queue } = options;
+  const { writer, signal, sessionId, sessions } = run;
+  const reason: unknown = signal.reason;
+  if (isRunHandover(reason)) {
+    writer.stop();
+    queue.push({
+      type: 'status',
+      state: 'TASK_STATE_FAILED',
+      message: [
+        textPart(`${reason.message} Resume session ${sessionId} to follow it.`),
+        dataPart({ handedOver: { sessionId } }),
+      ],
+      metadata: { sessionId, handedOver: true },
+    });
+    run.logger.info({ ...run.log, reason: reason.message }, 'run handed over');
+    return undefined;
+  }
+  const message = reason instanceof Error ? reason.message : 'The run was canceled.';
+  const denied: string[] = [];
+  writer.record((draft) => {
+    const now = new Date().toISOString();
+    for (const approval of Object.values(draft.approvals)) {
+      if (approval.status !== 'pending') continue;
+      approval.status = 'denied';
+      approval.instructions = 'session canceled';
+      approval.decidedAt = now;
+      denied.push(approval.id);
+    }
+    draft.status = 'canceled';
+    draft.error = message;
+  });
+  await writer.written();
+  const published = [
+    ...denied.map((approvalId) =>
+      sessions.publish(sessionId, { type: 'approval-decided', approvalId, status: 'denied' }),
+    ),
+    ...(options.canceledElsewhere()
+      ? []
+      : [sessions.publish(sessionId, { type: 'session-canceled' })]),
+  ];
+  await Promise.all(published.map((publishing) => publishing.catch(() => undefined)));
+  run.progress({ type: 'run-end', state: 'canceled' });
+  // When CancelTask aborted the turn the task is CANCELED already and this is ignored.
+  queue.push({
+    type: 'status',
+    state: 'TASK_STATE_CANCELED',
+    message,
+    metadata: { sessionId },
+  });
+  run.logger.info(run.log, 'run canceled');
+  return undefined;
+}
+
+function onExecutionEvent({
+  event,
+  writer,
+  progress,
+  logger,
+  log,
+  signal,
+}: {
+  event: ExecutionEvent;
+  writer: SessionWriter;
+  progress: (event: ProgressEvent) => void;
+  logger: RunLogger;
+  log: object;
+  signal: AbortSignal;
+}): void {
+  // A run handed over records nothing more: the nodes stay as they were for the next runner.
+  if (isRunHandover(signal.reason)) return;
+  switch (event.type) {
+    case 'node-start': {
+      const startedAt = new Date().toISOString();
+      writer.record((draft) => {
+        const node = draft.nodes[event.nodeId];
+        if (node === undefined) return;
+        node.state = 'running';
+        node.attempts = event.attempt;
+        node.startedAt ??= startedAt;
+      });
+      progress({
+        type: 'node-start',
+        nodeId: event.nodeId,
+        agent: event.agent,
+        attempt: event.attempt,
+      });
+      return;
+    }
+    case 'node-task':
+      writer.record((draft) => {
+        const node = draft.nodes[event.nodeId];
+        if (node !== undefined) node.taskId = event.taskId;
+      });
+      return;
+    case 'node-retry':
+      logger.warn(
+        {
+          ...log,
+          nodeId: event.nodeId,
+          agent: event.agent,
+          attempt: event.attempt,
+          reason: event.error,
+          delayMs: event.delayMs,
+        },
+        'retrying a step',
+      );
+      return;
+    case 'node-end': {
+      const { run } = event;
+      const state = endState(run);
+      writer.record((draft) => {
+        draft.nodes[event.nodeId] = {
+          agent: run.agent,
+          state,
+          attempts: run.attempts,
+          ...(run.startedAt === undefined
+            ? {}
+            : { startedAt: new Date(run.startedAt).toISOString() }),
+          ...(run.endedAt === undefined ? {} : { endedAt: new Date(run.endedAt).toISOString() }),
+          ...(run.summary === undefined ? {} : { summary: run.summary }),
+          ...(run.data === undefined ? {} : { data: run.data }),
+          ...(run.error === undefined ? {} : { error: run.error }),
+          ...(run.taskId === undefined ? {} : { taskId: run.taskId }),
+          ...(run.approvalId === undefined ? {} : { approvalId: run.approvalId }),
+          ...(run.effectiveTask === undefined ? {} : { effectiveTask: run.effectiveTask }),
+        };
+      });
+      progress({
+        type: 'node-end',
+        nodeId: event.nodeId,
+        agent: event.agent,
+        state,
+        durationMs: event.durationMs,
+        ...(run.summary === undefined ? {} : { summary: truncate(run.summary) }),
+        ...(run.error === undefined ? {} : { error: run.error }),
+      });
+      return;
+    }
+  }
+}
+
+function endState(run: NodeRun): 'completed' | 'failed' | 'rejected' | 'skipped' {
+  return run.state === 'completed' || run.state === 'skipped' || run.state === 'rejected'
+    ? run.state
+    : 'failed';
+}
+
+function truncate(text: string): string {
+  return text.length <= MAX_PROGRESS_SUMMARY ? text : `${text.slice(0, MAX_PROGRESS_SUMMARY)}…`;
+}

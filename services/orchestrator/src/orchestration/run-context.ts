@@ -1,0 +1,42 @@
+import type { ProgressEvent } from '@fleet/a2a';
+import type { SessionStore } from '@fleet/sessions';
+import type { ClassifierLlm } from '../approvals';
+import type { CancelAgentTask } from '../execution';
+import type { SessionWatch } from './session-watch';
+import type { SessionWriter } from './session-writer';
+
+/** The logging a run needs. */
+export interface RunLogger {
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  error(object: object, message?: string): void;
+  debug(object: object, message?: string): void;
+}
+
+/** What one run of one session works with (the orchestrator agent builds it per run). */
+export interface RunContext {
+  sessions: SessionStore;
+  sessionId: string;
+  /** The run's own signal: CancelTask, `session-canceled`, or a hand-over (`RunHandover`). */
+  signal: AbortSignal;
+  writer: SessionWriter;
+  watch: SessionWatch;
+  /** Streams a progress event (a readable line plus `{ progress }`). */
+  progress: (event: ProgressEvent) => void;
+  /** How long a person has to decide, in milliseconds (HITL_TIMEOUT_SECONDS). */
+  hitlTimeoutMs: number;
+  /** Classifies approvers' instructions; undefined offline. */
+  llm: ClassifierLlm | undefined;
+  /** Cancels a waiting node's agent task when the run is canceled. */
+  cancelAgentTask: CancelAgentTask | undefined;
+  logger: RunLogger;
+  /** Added to every log line. */
+  log: Record<string, unknown>;
+}
+
+/** The earlier of an agent's own expiry (if it gave a valid one) and now + the HITL time-out. */
+export function approvalExpiry(hitlTimeoutMs: number, agentExpiresAt?: string): string {
+  const limit = Date.now() + hitlTimeoutMs;
+  const asked = agentExpiresAt === undefined ? Number.NaN : Date.parse(agentExpiresAt);
+  return new Date(Number.isNaN(asked) ? limit : Math.min(asked, limit)).toISOString();
+}

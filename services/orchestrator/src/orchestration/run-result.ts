@@ -1,0 +1,126 @@
+import type { NodeReport, Plan, RunResult } from '@fleet/a2a';
+import type { Session, SessionNode } from '@fleet/sessions';
+import type { NodeRun, ResumedNode } from '../execution';
+
+/** A plan with no steps, for a session that ended before it had one. */
+const EMPTY_PLAN: Plan = { nodes: [], rationale: '', confidence: 0 };
+
+/** A node of the run's result, from the executor's record of it. */
+export function toNodeReport(run: NodeRun): NodeReport {
+  return {
+    id: run.id,
+    agent: run.agent,
+    state: run.state,
+    attempts: run.attempts,
+    ...(run.startedAt !== undefined && run.endedAt !== undefined
+      ? { durationMs: run.endedAt - run.startedAt }
+      : {}),
+    ...(run.error === undefined ? {} : { error: run.error }),
+  };
+}
+
+/** A node of the run's result, from the session's record of it. */
+function sessionNodeReport(id: string, node: SessionNode): NodeReport {
+  const startedAt = node.startedAt === undefined ? Number.NaN : Date.parse(node.startedAt);
+  const endedAt = node.endedAt === undefined ? Number.NaN : Date.parse(node.endedAt);
+  return {
+    id,
+    agent: node.agent,
+    state: node.state,
+    attempts: node.attempts,
+    ...(Number.isNaN(startedAt) || Number.isNaN(endedAt)
+      ? {}
+      : { durationMs: endedAt - startedAt }),
+    ...(node.error === undefined ? {} : { error: node.error }),
+  };
+}
+
+/**
+ * The `result` artifact of a session that completed: its stored answer and a {@link RunResult}
+ * rebuilt from the session (a resume of a completed session answers with it at once).
+ * Undefined when the session has no result.
+ */
+export function storedResult(session: Session): { text: string; result: RunResult } | undefined {
+  if (session.result === undefined) return undefined;
+  const plan = session.plan ?? EMPTY_PLAN;
+  return {
+    text: session.result.text,
+    result: {
+      sessionId: session.id,
+      plan,
+      nodes: plan.nodes.flatMap((node) => {
+        const recorded = session.nodes[node.id];
+        return recorded === undefined ? [] : [sessionNodeReport(node.id, recorded)];
+      }),
+      citations: session.result.citations,
+      failedNodes: session.result.failedNodes,
+      composer: session.result.composer,
+    },
+  };
+}
+
+/**
+ * The executor's starting point for a resumed session: each recorded node as a
+ * {@link ResumedNode}. A node recorded `waiting_approval` whose decision was already delivered
+ * is followed (`running`) instead of waiting again: its decision reached the agent.
+ */
+export function resumedNodes(plan: Plan, session: Session): Record<string, ResumedNode> {
+  const nodes: Record<string, ResumedNode> = {};
+  for (const node of plan.nodes) {
+    const recorded = session.nodes[node.id];
+    if (recorded === undefined) continue;
+    let state = recorded.state;
+    if (state === 'waiting_approval') {
+      const approval =
+        recorded.approvalId === undefined ? undefined : session.approvals[recorded.approvalId];
+      if (approval !== undefined && approval.deliveredAt !== undefined) state = 'running';
+    }
+    const startedAt =
+      recorded.startedAt === undefined ? Number.NaN : Date.parse(recorded.startedAt);
+    const endedAt = recorded.endedAt === undefined ? Number.NaN : Date.parse(recorded.endedAt);
+    nodes[node.id] = {
+      agent: recorded.agent,
+      state,
+      attempts: recorded.attempts,
+      ...(Number.isNaN(startedAt) ? {} : { startedAt }),
+      ...(Number.isNaN(endedAt) ? {} : { endedAt }),
+      ...(recorded.summary === undefined ? {} : { summary: recorded.summary }),
+      ...(recorded.data === undefined ? {} : { data: recorded.data }),
+      ...(recorded.error === undefined ? {} : { error: recorded.error }),
+      ...(recorded.taskId === undefined ? {} : { taskId: recorded.taskId }),
+      ...(recorded.approvalId === undefined ? {} : { approvalId: recorded.approvalId }),
+      ...(recorded.effectiveTask === undefined ? {} : { effectiveTask: recorded.effectiveTask }),
+    };
+  }
+  return nodes;
+}
+
+/**
+ * The line a resumed run streams after `run-start`: where the session stands.
+ *
+ * @example
+ * describeResume(session);
+ * // 'Resuming session s-1: 1 of 3 steps done (search); waiting for approval: send; still to run: write.'
+ */
+export function describeResume(session: Session): string {
+  const entries = Object.entries(session.nodes);
+  const named = (states: readonly SessionNode['state'][]): string[] =>
+    entries.filter(([, node]) => states.includes(node.state)).map(([id]) => id);
+  const done = named(['completed', 'failed', 'rejected', 'skipped']);
+  const waiting = named(['waiting_approval']);
+  const running = named(['running']);
+  const pending = named(['pending']);
+  const planWaits = Object.values(session.approvals).some(
+    (approval) => approval.kind === 'plan' && approval.status === 'pending',
+  );
+  const parts = [
+    session.plan === undefined
+      ? 'no plan yet'
+      : `${done.length} of ${entries.length} step${entries.length === 1 ? '' : 's'} done${done.length === 0 ? '' : ` (${done.join(', ')})`}`,
+    ...(planWaits ? ['the plan waits for approval'] : []),
+    ...(waiting.length === 0 ? [] : [`waiting for approval: ${waiting.join(', ')}`]),
+    ...(running.length === 0 ? [] : [`under way: ${running.join(', ')}`]),
+    ...(pending.length === 0 || planWaits ? [] : [`still to run: ${pending.join(', ')}`]),
+  ];
+  return `Resuming session ${session.id}: ${parts.join('; ')}.`;
+}

@@ -1,0 +1,75 @@
+// The planner's composition root (house style rule 3): configuration, telemetry, Redis, the task
+// store, the LLM client and the HTTP server are built here and nowhere else.
+import { config, telemetry } from './instrumentation';
+import { Redis } from 'ioredis';
+import { RedisTaskStore } from '@fleet/a2a/server';
+import { runMain, startServer } from '@fleet/http';
+import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
+import { createLogger } from '@fleet/telemetry';
+import { createPlannerHandler } from './agent';
+import { createApp } from './app';
+import { plannerPublicUrl } from './config';
+import { createPlanner } from './planning';
+
+async function main(): Promise<void> {
+  const logger = createLogger({ service: 'planner', level: config.logLevel });
+  const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
+  const client = upstream.offline
+    ? undefined
+    : createLlmClient({ upstream, timeoutMs: config.llmTimeoutMs });
+
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
+  redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  const store = new RedisTaskStore({ redis, keyPrefix: 'fleet:a2a:planner' });
+
+  const planner = createPlanner({
+    llm: client ? { client, model: config.llmModel } : undefined,
+    logger,
+  });
+  const url = plannerPublicUrl(config);
+  const handler = createPlannerHandler({ planner, store, url, internalToken: true, logger });
+
+  // The app asks whether shutdown has begun; the server that knows is started after the app.
+  const lifecycle = { isShuttingDown: (): boolean => false };
+  const app = createApp({
+    handler,
+    internalToken: config.internalToken,
+    logger,
+    readinessChecks: {
+      redis: async () => {
+        await redis.ping();
+      },
+    },
+    isShuttingDown: () => lifecycle.isShuttingDown(),
+    exposeStack: config.nodeEnv !== 'production',
+  });
+  const running = await startServer({
+    app,
+    port: config.port,
+    host: config.host,
+    logger,
+    onShutdown: [
+      () => handler.close(),
+      () => store.close(),
+      async () => {
+        await redis.quit().catch(() => redis.disconnect());
+      },
+      () => telemetry.shutdown(),
+    ],
+  });
+  lifecycle.isShuttingDown = () => running.isShuttingDown();
+  logger.info(
+    {
+      url: running.url,
+      card: url,
+      upstream: upstream.offline ? 'offline' : upstream.baseURL,
+      model: upstream.offline ? undefined : config.llmModel,
+      tracing: telemetry.enabled,
+    },
+    'planner listening',
+  );
+  if (upstream.offline) logger.warn({}, `${OFFLINE_HINT} The planner plans heuristically.`);
+}
+
+runMain('planner', main);

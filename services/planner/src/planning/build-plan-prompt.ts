@@ -1,0 +1,125 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { AgentSummary, HistoryMessage, Plan, PlanRequest } from '@fleet/a2a';
+
+/** How much of the conversation the prompt carries: the most recent turns, each cut to length. */
+const HISTORY_TURNS = 12;
+const HISTORY_TURN_CHARS = 2_000;
+
+function describeAgent(agent: AgentSummary): string {
+  const lines = [`## ${agent.name}`, agent.description.trim()];
+  if (agent.skills.length === 0) lines.push('(no skills listed)');
+  for (const skill of agent.skills) {
+    lines.push(`- skill id \`${skill.id}\` (${skill.name}): ${skill.description.trim()}`);
+    if (skill.tags.length > 0) lines.push(`  tags: ${skill.tags.join(', ')}`);
+    if (skill.examples.length > 0) {
+      lines.push(
+        `  examples: ${skill.examples.map((example) => JSON.stringify(example)).join('; ')}`,
+      );
+    }
+  }
+  return lines.join('\n');
+}
+
+function describeHistory(history: readonly HistoryMessage[]): string {
+  const recent = history.filter((turn) => turn.role !== 'system').slice(-HISTORY_TURNS);
+  if (recent.length === 0) return 'Conversation so far: none (this is the first message).';
+  const turns = recent.map((turn) => {
+    const content =
+      turn.content.length > HISTORY_TURN_CHARS
+        ? `${turn.content.slice(0, HISTORY_TURN_CHARS)}…`
+        : turn.content;
+    return `${turn.role}: ${content}`;
+  });
+  const skipped = history.length - recent.length;
+  const note = skipped > 0 ? ` (the last ${recent.length} turns)` : '';
+  return `Conversation so far${note}:\n${turns.join('\n')}`;
+}
+
+/**
+ * The system prompt: the planner's job, the rules of a good plan, and every available agent with
+ * its skills (ids, names, descriptions, tags, examples).
+ */
+export function buildSystemPrompt(agents: readonly AgentSummary[]): string {
+  return [
+    "You are the planner of a fleet of AI agents. Turn the user's latest request into the smallest plan that answers it: a DAG of steps, each done by one agent.",
+    '',
+    'Rules:',
+    '- Use only the agents listed below, by their exact name. Pick a skill id from that agent, or null.',
+    '- Use as few steps as possible. Do not add steps the request does not need. If no agent is needed, return an empty list of nodes.',
+    '- Steps that do not need each other run in parallel: give them no dependency on each other.',
+    "- Add a step's id to another step's dependsOn only when that step uses its output (for example: search first, then write an e-mail about what was found).",
+    '- Node ids are short and unique: letters, digits, "-" or "_" (for example "search-web", "email-summary"). No cycles; dependsOn names only ids in the plan.',
+    "- Each task is a self-contained instruction for its agent, in the user's language, with the names, dates, addresses and other details from the request and the conversation that the agent needs. A step that depends on others says how to use their results.",
+    '- rationale: one or two sentences on why these steps and this order. confidence: 0 to 1, how sure you are that the plan answers the request.',
+    '',
+    `Available agents (${agents.length}):`,
+    '',
+    agents.length === 0 ? '(none)' : agents.map(describeAgent).join('\n\n'),
+  ].join('\n');
+}
+
+/** Options for {@link buildPlanMessages}. */
+export interface BuildPlanMessagesOptions {
+  request: PlanRequest;
+}
+
+/**
+ * The first planning prompt: the system prompt, then one user message with the conversation so
+ * far, the request and, when the orchestrator rejected an earlier plan (`validationError`), why.
+ *
+ * @example
+ * const messages = buildPlanMessages({ request: planRequest });
+ */
+export function buildPlanMessages({
+  request,
+}: BuildPlanMessagesOptions): ChatCompletionMessageParam[] {
+  const parts = [describeHistory(request.history), '', `Request to plan:\n${request.request}`];
+  if (request.validationError) {
+    parts.push(
+      '',
+      `An earlier plan for this request was rejected by the orchestrator: ${request.validationError}`,
+      'Make sure the new plan does not have that problem.',
+    );
+  }
+  return [
+    { role: 'system', content: buildSystemPrompt(request.agents) },
+    { role: 'user', content: parts.join('\n') },
+  ];
+}
+
+/** Options for {@link buildRepairMessages}. */
+export interface BuildRepairMessagesOptions {
+  /** The messages of the attempt that produced the rejected plan. */
+  previous: readonly ChatCompletionMessageParam[];
+  /** The rejected plan, as the model returned it (text or parsed). */
+  plan: Plan | string;
+  /** What is wrong with it. */
+  errors: readonly string[];
+  agentNames: readonly string[];
+}
+
+/**
+ * The second attempt: the first conversation, the rejected plan as the model's answer, and a user
+ * message listing every problem and asking for a corrected plan.
+ */
+export function buildRepairMessages({
+  previous,
+  plan,
+  errors,
+  agentNames,
+}: BuildRepairMessagesOptions): ChatCompletionMessageParam[] {
+  const answer = typeof plan === 'string' ? plan : JSON.stringify(plan);
+  return [
+    ...previous,
+    { role: 'assistant', content: answer },
+    {
+      role: 'user',
+      content: [
+        'That plan cannot run. Problems:',
+        ...errors.map((error) => `- ${error}`),
+        '',
+        `Return a corrected plan for the same request. Available agent names: ${agentNames.join(', ') || 'none'}.`,
+      ].join('\n'),
+    },
+  ];
+}

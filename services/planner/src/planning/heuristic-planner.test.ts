@@ -1,0 +1,227 @@
+import { describe, expect, it } from '@jest/globals';
+import { planSchema, validatePlan, type AgentSummary, type Plan } from '@fleet/a2a';
+import { FLEET_AGENT_NAMES, FLEET_AGENTS } from '../test-support/fleet-agents';
+import { MATCH_THRESHOLD, planHeuristically, scoreAgents } from './heuristic-planner';
+
+function plan(request: string, agents: readonly AgentSummary[] = FLEET_AGENTS): Plan {
+  const result = planHeuristically({ request, agents });
+  // Whatever it returns must be a plan the orchestrator accepts.
+  expect(planSchema.parse(result)).toEqual(result);
+  expect(
+    validatePlan(
+      result,
+      agents.map((agent) => agent.name),
+    ),
+  ).toEqual({ valid: true });
+  return result;
+}
+
+/** `agent(skill) <- dependencies` per node, for compact assertions. */
+function shape(result: Plan): string[] {
+  return result.nodes.map(
+    (node) =>
+      `${node.id}=${node.agent}${node.skill ? `(${node.skill})` : ''}` +
+      (node.dependsOn.length > 0 ? ` <- ${node.dependsOn.join(',')}` : ''),
+  );
+}
+
+describe('scoreAgents', () => {
+  it('weights tags over names over examples and descriptions', () => {
+    const [web, ...rest] = scoreAgents({ text: 'search the web for X', agents: FLEET_AGENTS });
+    expect(web).toMatchObject({ agent: 'web-agent', skill: 'web-search' });
+    // "web" is a tag (3); "search" is on most cards, so it counts half (3 / 2).
+    expect(web?.score).toBe(4.5);
+    expect(web?.matches).toEqual(
+      expect.arrayContaining([
+        { term: 'web', word: 'web', source: 'tag', matched: 'web', weight: 3 },
+        { term: 'search', word: 'search', source: 'tag', matched: 'search', weight: 1.5 },
+      ]),
+    );
+    for (const other of rest) expect(other.score).toBeLessThan(MATCH_THRESHOLD);
+  });
+
+  it('picks the skill that fits best', () => {
+    const [mail] = scoreAgents({ text: 'reply to the email from Alice', agents: FLEET_AGENTS });
+    expect(mail).toMatchObject({ agent: 'mail-agent', skill: 'mail-send' });
+    const [reader] = scoreAgents({
+      text: 'summarise https://nodejs.org/en/blog',
+      agents: FLEET_AGENTS,
+    });
+    expect(reader).toMatchObject({ agent: 'web-agent', skill: 'fetch-page' });
+  });
+
+  it('matches inflected words and multi-word tags', () => {
+    const [code] = scoreAgents({ text: 'plotting the charts', agents: FLEET_AGENTS });
+    expect(code).toMatchObject({ agent: 'code-agent', score: 6 });
+    const [rag] = scoreAgents({ text: 'check the knowledge base', agents: FLEET_AGENTS });
+    expect(rag).toMatchObject({ agent: 'rag-agent', score: 3 });
+  });
+});
+
+describe('planHeuristically', () => {
+  it('runs independent parts in parallel: web and internal docs', () => {
+    const result = plan('search the web for X and look up our internal docs on Y');
+    expect(shape(result)).toEqual([
+      'web-agent-1=web-agent(web-search)',
+      'rag-agent-1=rag-agent(document-search)',
+    ]);
+    expect(result.nodes[0]?.task).toBe('Search the web for X.');
+    expect(result.nodes[1]?.task).toBe('Look up our internal docs on Y.');
+    expect(result.rationale).toContain('in parallel');
+    expect(result.rationale).toContain(
+      'rag-agent-1 = rag-agent/document-search (tags "internal", "docs") for "look up our internal docs on Y"',
+    );
+    expect(result.confidence).toBeGreaterThan(0.5);
+  });
+
+  it('chains clauses joined by "then": documents, then mail', () => {
+    const result = plan('find X in our documents, then email a summary to bob@example.com');
+    expect(shape(result)).toEqual([
+      'rag-agent-1=rag-agent(document-search)',
+      'mail-agent-1=mail-agent(mail-send) <- rag-agent-1',
+    ]);
+    expect(result.nodes[0]?.task).toBe('Find X in our documents.');
+    expect(result.nodes[1]?.task).toBe(
+      'Email a summary to bob@example.com. Use the results of step rag-agent-1 as input.',
+    );
+    expect(result.rationale).toContain('after rag-agent-1 (the request says "then")');
+  });
+
+  it('builds a diamond: two research steps in parallel, then one that uses both', () => {
+    const result = plan(
+      'research TypeScript 5.9, research Node 20, then compare them in a python chart',
+    );
+    expect(shape(result)).toEqual([
+      'web-agent-1=web-agent(web-search)',
+      'web-agent-2=web-agent(web-search)',
+      'code-agent-1=code-agent(python) <- web-agent-1,web-agent-2',
+    ]);
+    expect(result.nodes.map((node) => node.task)).toEqual([
+      'Research TypeScript 5.9.',
+      'Research Node 20.',
+      'Compare them in a python chart. Use the results of steps web-agent-1, web-agent-2 as input.',
+    ]);
+  });
+
+  it('mixes agents in the parallel stage of a diamond', () => {
+    const result = plan(
+      'search the web for competitor prices and check our internal pricing docs, then plot both in a chart and finally email it to anna@example.com',
+    );
+    expect(shape(result)).toEqual([
+      'web-agent-1=web-agent(web-search)',
+      'rag-agent-1=rag-agent(document-search)',
+      'code-agent-1=code-agent(python) <- web-agent-1,rag-agent-1',
+      'mail-agent-1=mail-agent(mail-send) <- code-agent-1',
+    ]);
+  });
+
+  it('returns an empty plan with confidence 0 for gibberish', () => {
+    const result = plan('flurb zxqv blorptang wibble');
+    expect(result.nodes).toEqual([]);
+    expect(result.confidence).toBe(0);
+    expect(result.rationale).toMatch(/No agent fits the request/);
+    expect(result.rationale).toContain('web-agent, rag-agent, mail-agent, code-agent');
+  });
+
+  it('returns an empty plan when there are no agents', () => {
+    const result = plan('search the web for X', []);
+    expect(result).toEqual({
+      nodes: [],
+      rationale: expect.stringMatching(/No agents/),
+      confidence: 0,
+    });
+  });
+
+  it('ends questions with a question mark', () => {
+    expect(plan('what is the latest news on the EU AI act').nodes[0]?.task).toBe(
+      'What is the latest news on the EU AI act?',
+    );
+  });
+
+  it('gives the whole request to the closest agent when it matches only weakly', () => {
+    // "sandbox" appears only in the code agent's description: below the threshold, but a match.
+    const result = plan('is there a sandbox?');
+    expect(shape(result)).toEqual(['code-agent-1=code-agent(python)']);
+    expect(result.nodes[0]?.task).toBe('Is there a sandbox?');
+    expect(result.confidence).toBeLessThanOrEqual(0.3);
+    expect(result.rationale).toContain('(description "sandbox") (a weak match');
+    expect(result.confidence).toBeGreaterThan(0);
+  });
+
+  it('keeps words no agent matches with their neighbour', () => {
+    const result = plan('compare revenue and costs in a python chart');
+    expect(shape(result)).toEqual(['code-agent-1=code-agent(python)']);
+    expect(result.nodes[0]?.task).toBe('Compare revenue and costs in a python chart.');
+  });
+
+  it('runs the object of "based on" first', () => {
+    const result = plan('write a python chart based on the sales figures in our documents');
+    expect(shape(result)).toEqual([
+      'rag-agent-1=rag-agent(document-search)',
+      'code-agent-1=code-agent(python) <- rag-agent-1',
+    ]);
+    expect(result.rationale).toContain('the request says "based on"');
+  });
+
+  it('skips clauses nothing matches without breaking the chain', () => {
+    const result = plan(
+      'look up the travel policy, then think hard about it, then email bob@example.com',
+    );
+    expect(shape(result)).toEqual([
+      'rag-agent-1=rag-agent(document-search)',
+      'mail-agent-1=mail-agent(mail-send) <- rag-agent-1',
+    ]);
+  });
+
+  it('drops agents that match far less than the best one in the same part', () => {
+    // "find" is in examples of both the RAG and the mail agent; "documents" only in RAG's tags.
+    const result = plan('find the onboarding documents');
+    expect(shape(result)).toEqual(['rag-agent-1=rag-agent(document-search)']);
+  });
+
+  it('plans for agents without skills from their name and description', () => {
+    const agents: AgentSummary[] = [
+      { name: 'weather', description: 'Forecasts the weather for a city.', skills: [] },
+      { name: 'translator', description: 'Translates text between languages.', skills: [] },
+    ];
+    const result = plan(
+      'what is the weather forecast for Oslo, then translate it to Norwegian',
+      agents,
+    );
+    expect(shape(result)).toEqual(['weather-1=weather', 'translator-1=translator <- weather-1']);
+  });
+
+  it('makes node ids from any agent name', () => {
+    const agents: AgentSummary[] = [
+      { name: 'Ünïcode Agent!', description: 'Handles weather reports.', skills: [] },
+    ];
+    const result = plan('weather report please', agents);
+    expect(result.nodes[0]?.id).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+  });
+
+  it('stops at 32 nodes', () => {
+    const request = Array.from({ length: 40 }, (_, index) => `research topic ${index}`).join(', ');
+    const result = plan(request);
+    expect(result.nodes).toHaveLength(32);
+    expect(result.rationale).toContain('stops at 32 steps');
+  });
+
+  it('is deterministic', () => {
+    const request =
+      'search the web for X and look up our internal docs on Y, then email bob@example.com';
+    expect(planHeuristically({ request, agents: FLEET_AGENTS })).toEqual(
+      planHeuristically({ request, agents: FLEET_AGENTS }),
+    );
+  });
+
+  it('only ever names available agents', () => {
+    for (const request of [
+      'email the weekly report',
+      'plot a histogram',
+      'what is new on the internet',
+      'reply to Alice',
+    ]) {
+      for (const node of plan(request).nodes) expect(FLEET_AGENT_NAMES).toContain(node.agent);
+    }
+  });
+});

@@ -1,0 +1,171 @@
+/**
+ * Words that say nothing about which agent should act: articles, pronouns, prepositions, polite
+ * filler, the ordering words (they shape the plan, not the match) and the fleet's own vocabulary.
+ */
+const STOPWORDS = new Set([
+  'a',
+  'about',
+  'after',
+  'afterward',
+  'afterwards',
+  'again',
+  'agent',
+  'agents',
+  'all',
+  'also',
+  'an',
+  'and',
+  'any',
+  'are',
+  'as',
+  'at',
+  'be',
+  'been',
+  'both',
+  'but',
+  'by',
+  'can',
+  'could',
+  'do',
+  'does',
+  'each',
+  'else',
+  'finally',
+  'first',
+  'for',
+  'from',
+  'get',
+  'give',
+  'have',
+  'he',
+  'her',
+  'here',
+  'him',
+  'his',
+  'how',
+  'i',
+  'if',
+  'in',
+  'into',
+  'is',
+  'it',
+  'its',
+  'just',
+  'let',
+  'me',
+  'my',
+  'next',
+  'of',
+  'on',
+  'or',
+  'our',
+  'ours',
+  'please',
+  'she',
+  'should',
+  'so',
+  'some',
+  'that',
+  'the',
+  'their',
+  'them',
+  'then',
+  'there',
+  'these',
+  'they',
+  'this',
+  'those',
+  'to',
+  'up',
+  'us',
+  'using',
+  'was',
+  'we',
+  'were',
+  'what',
+  'when',
+  'where',
+  'which',
+  'who',
+  'why',
+  'will',
+  'with',
+  'would',
+  'you',
+  'your',
+]);
+
+const VOWEL = /[aeiouy]/;
+
+function undouble(base: string): string {
+  // "plott" → "plot", "runn" → "run"; but "call", "pass", "buzz" keep their double letter.
+  return /([b-df-hj-np-tv-z])\1$/.test(base) && !/(ll|ss|zz)$/.test(base)
+    ? base.slice(0, -1)
+    : base;
+}
+
+/**
+ * A deliberately small English stemmer: enough to make "emails", "emailing" and "emailed" meet
+ * "email", "searches" meet "search", "charts"/"charting" meet "chart" and "documents"/"docs" meet
+ * "document"/"doc". Plurals, -ing and -ed are cut, then a final silent "e" ("compare" and
+ * "compared" both become "compar").
+ *
+ * @example
+ * stem('libraries'); // 'library'
+ * stem('plotting'); // 'plot'
+ */
+export function stem(word: string): string {
+  let base = word;
+  if (base.length > 4 && base.endsWith('ies')) base = `${base.slice(0, -3)}y`;
+  else if (base.length > 5 && base.endsWith('ing') && VOWEL.test(base.slice(0, -3))) {
+    base = undouble(base.slice(0, -3));
+  } else if (base.length > 4 && base.endsWith('ed') && VOWEL.test(base.slice(0, -2))) {
+    base = undouble(base.slice(0, -2));
+  } else if (base.length > 4 && /(?:ches|shes|sses|xes|zes)$/.test(base)) base = base.slice(0, -2);
+  else if (base.length > 3 && base.endsWith('s') && !/(?:ss|us|is)$/.test(base)) {
+    base = base.slice(0, -1);
+  }
+  if (base.length > 3 && base.endsWith('e') && !base.endsWith('ee')) base = base.slice(0, -1);
+  return base;
+}
+
+/** One word of a text, as it was written and as it is matched. */
+export interface Token {
+  /** The stemmed, lowercased form that is compared. */
+  term: string;
+  /** The word as written (lowercased; "url"/"email address" for addresses). */
+  word: string;
+}
+
+/**
+ * Lowercases, turns URLs into the word "url" and e-mail addresses into "email address", drops
+ * punctuation and possessive "'s", splits into words, removes stopwords and one-letter words, and
+ * stems what is left. Letters and digits of any script count as word characters.
+ *
+ * @example
+ * analyze('Emailing Bob').map((token) => token.term); // ['email', 'bob']
+ */
+export function analyze(text: string): Token[] {
+  return (
+    text
+      .toLowerCase()
+      // An address is a strong hint at what to do with it, and its pieces ("example", "com") noise.
+      .replace(/\bhttps?:\/\/\S+/g, ' url ')
+      .replace(/[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g, ' email address ')
+      .replace(/['’]s\b/g, '')
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .split(' ')
+      .filter((word) => word.length > 1 && !STOPWORDS.has(word))
+      .map((word) => ({ term: stem(word), word }))
+  );
+}
+
+/**
+ * The terms of {@link analyze}: what the heuristic planner compares.
+ *
+ * @example
+ * tokenize("Search the Web for TypeScript's latest releases"); // ['search', 'web', 'typescript', 'latest', 'releas']
+ */
+export function tokenize(text: string): string[] {
+  return analyze(text).map((token) => token.term);
+}

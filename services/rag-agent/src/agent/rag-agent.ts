@@ -1,0 +1,259 @@
+import {
+  dataPart,
+  RESULT_ARTIFACT_NAME,
+  textPart,
+  type DocumentInfo,
+  type DocumentsCommand,
+  type NodeInput,
+} from '@fleet/a2a';
+import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
+import { toFleetError } from '@fleet/errors';
+import { getActiveSpan, setSessionAttributes } from '@fleet/telemetry';
+import { groupSources, type AnswerContext, type Answerer } from '../answering';
+import { shorten } from '../text';
+import type { DocumentService } from '../documents';
+import type { Retrieval, Retriever } from '../retrieval';
+import { RAG_SKILLS } from './rag-card';
+import { decodeFilePart, readRagInput, type FilePart } from './read-rag-input';
+import type {
+  AnswerResultData,
+  DocumentsResultData,
+  ErrorData,
+  FilterReportData,
+  SearchResultData,
+} from './result-data';
+
+/** Options for {@link createRagAgent}. */
+export interface CreateRagAgentOptions {
+  documents: DocumentService;
+  retriever: Retriever;
+  answerer: Answerer;
+  /** Largest file accepted, in bytes (checked before decoding). @default 26214400 (25 MiB) */
+  maxUploadBytes?: number;
+}
+
+type Events = AsyncGenerator<AgentEvent, void, undefined>;
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** A FAILED status carrying the error's text and `{ error: { code, message, details? } }`. */
+function failed(error: unknown): AgentEvent {
+  const fleetError = toFleetError(error);
+  const data: ErrorData = {
+    error: {
+      code: fleetError.code,
+      message: fleetError.message,
+      ...(fleetError.details === undefined ? {} : { details: fleetError.details }),
+    },
+  };
+  return {
+    type: 'status',
+    state: 'TASK_STATE_FAILED',
+    message: [textPart(fleetError.message), dataPart(data)],
+  };
+}
+
+function result(text: string, data: unknown): AgentEvent {
+  return {
+    type: 'artifact',
+    artifact: { name: RESULT_ARTIFACT_NAME, parts: [textPart(text), dataPart(data)] },
+    lastChunk: true,
+  };
+}
+
+function completed(message: string): AgentEvent {
+  return { type: 'status', state: 'TASK_STATE_COMPLETED', message };
+}
+
+function filterData(retrieval: Retrieval): FilterReportData {
+  const { requested, mentions, applied, note } = retrieval.filters;
+  return { requested, mentions, applied, ...(note === undefined ? {} : { note }) };
+}
+
+function describeIngest(documents: readonly DocumentInfo[]): string {
+  const lines = documents.map((document) =>
+    document.duplicate === true
+      ? `${document.filename} was already stored (document ${document.id}); nothing changed.`
+      : `Ingested ${document.filename} as document ${document.id} (${document.docType}, ${plural(document.chunks, 'chunk')}).`,
+  );
+  return lines.join('\n');
+}
+
+function describeList(documents: readonly DocumentInfo[]): string {
+  if (documents.length === 0) return 'There are no documents in this library.';
+  const names = documents.map((document) => `${document.filename} (${document.id})`);
+  return `${plural(documents.length, 'document')}: ${names.join(', ')}.`;
+}
+
+/** Earlier steps' answers, for the prompt. Failed steps say why they have none. */
+function dependencyContext(node: NodeInput['fleet']): AnswerContext[] {
+  return Object.entries(node.dependencyOutputs).flatMap(([nodeId, output]) =>
+    output.partial === true || output.summary.trim() === ''
+      ? []
+      : [{ label: `${nodeId} (${output.agent})`, summary: output.summary }],
+  );
+}
+
+/**
+ * The RAG agent (ARCHITECTURE.md §4): one task per message.
+ *
+ * - A documents command (`{ documents: { op, tenant, id? } }`): `ingest` the file parts (all or
+ *   none), `list`, or `delete`; the `result` artifact's data part is `{ documents: DocumentInfo[] }`
+ *   or `{ deleted }`. A file that cannot be stored (too big, unsupported, damaged, empty) fails
+ *   the task with the reason in text and `{ error: { code, message, details } }`, and nothing is
+ *   stored.
+ * - A plan node (question in the text part, `{ fleet: … }` with the tenant): skill `search` returns
+ *   the passages found; `answer` (the default) writes a cited answer, with the earlier steps'
+ *   answers as context. The `result` artifact: the text, and the data part
+ *   (`answerResultDataSchema` / `searchResultDataSchema`).
+ *
+ * Anything else is REJECTED with what the agent needs. Cancellation stops the LLM and embedding
+ * calls.
+ *
+ * @example
+ * const execute = createRagAgent({ documents, retriever, answerer, maxUploadBytes });
+ */
+export function createRagAgent({
+  documents,
+  retriever,
+  answerer,
+  maxUploadBytes = 25 * 1024 * 1024,
+}: CreateRagAgentOptions): AgentExecute {
+  async function* runDocuments(
+    command: DocumentsCommand,
+    files: readonly FilePart[],
+    signal: AbortSignal,
+  ): Events {
+    switch (command.op) {
+      case 'ingest': {
+        yield {
+          type: 'status',
+          state: 'TASK_STATE_WORKING',
+          message: `Ingesting ${files.map((file) => file.filename).join(', ')}…`,
+        };
+        const uploads = files.map((file) => decodeFilePart(file, maxUploadBytes));
+        const stored = await documents.ingest({ tenant: command.tenant, files: uploads, signal });
+        const data: DocumentsResultData = { documents: stored };
+        yield result(describeIngest(stored), data);
+        const added = stored.filter((document) => document.duplicate !== true).length;
+        yield completed(
+          `Ingested ${plural(added, 'new document')}${stored.length > added ? ` (${stored.length - added} already stored)` : ''}.`,
+        );
+        return;
+      }
+      case 'list': {
+        const listed = await documents.list(command.tenant);
+        const data: DocumentsResultData = { documents: listed };
+        yield result(describeList(listed), data);
+        yield completed(`Listed ${plural(listed.length, 'document')}.`);
+        return;
+      }
+      case 'delete': {
+        const deleted = await documents.delete({ tenant: command.tenant, id: command.id });
+        const data: DocumentsResultData = { deleted };
+        yield result(
+          deleted
+            ? `Deleted document ${command.id} and its chunks.`
+            : `There is no document ${command.id} in this library.`,
+          data,
+        );
+        yield completed(deleted ? 'Deleted 1 document.' : 'Nothing to delete.');
+        return;
+      }
+    }
+  }
+
+  async function* runSearch(
+    question: string,
+    node: NodeInput['fleet'],
+    signal: AbortSignal,
+  ): Events {
+    yield { type: 'status', state: 'TASK_STATE_WORKING', message: 'Searching the documents…' };
+    const retrieval = await retriever.retrieve({ tenant: node.tenant, question, signal });
+    const { sources, chunks } = groupSources(retrieval.chunks);
+    const data: SearchResultData = {
+      query: retrieval.query,
+      sources,
+      chunks,
+      confidence: retrieval.confidence,
+      filters: filterData(retrieval),
+      reranked: retrieval.reranked,
+      ...(retrieval.rerankError === undefined ? {} : { rerankError: retrieval.rerankError }),
+    };
+    const note = retrieval.filters.note === undefined ? '' : `${retrieval.filters.note}\n`;
+    const text =
+      sources.length === 0
+        ? `${note}No passage in the documents matches this.`
+        : `${note}Found ${plural(chunks.length, 'passage')} in ${plural(sources.length, 'section')}:\n${sources
+            .map(
+              (source, index) => `[${index + 1}] ${source.title}: ${shorten(source.snippet, 200)}`,
+            )
+            .join('\n')}`;
+    yield result(text, data);
+    yield completed(
+      `Found ${plural(chunks.length, 'passage')} (confidence ${retrieval.confidence.toFixed(2)}).`,
+    );
+  }
+
+  async function* runAnswer(
+    question: string,
+    node: NodeInput['fleet'],
+    signal: AbortSignal,
+  ): Events {
+    yield { type: 'status', state: 'TASK_STATE_WORKING', message: 'Searching the documents…' };
+    const retrieval = await retriever.retrieve({ tenant: node.tenant, question, signal });
+    if (retrieval.chunks.length > 0) {
+      yield {
+        type: 'status',
+        state: 'TASK_STATE_WORKING',
+        message: `Answering from ${plural(retrieval.chunks.length, 'passage')}…`,
+      };
+    }
+    const answer = await answerer.answer({
+      question,
+      retrieval,
+      context: dependencyContext(node),
+      signal,
+    });
+    const data: AnswerResultData = {
+      query: retrieval.query,
+      sources: answer.sources,
+      chunks: answer.chunks,
+      confidence: answer.confidence,
+      filters: filterData(retrieval),
+      reranked: retrieval.reranked,
+      ...(retrieval.rerankError === undefined ? {} : { rerankError: retrieval.rerankError }),
+      answeredBy: answer.answeredBy,
+      ...(answer.llmError === undefined ? {} : { llmError: answer.llmError }),
+    };
+    yield result(answer.text, data);
+    yield completed(
+      `Answered from ${plural(answer.sources.length, 'source')} (confidence ${answer.confidence.toFixed(2)}).`,
+    );
+  }
+
+  return async function* ragAgent(context: AgentContext): Events {
+    const input = readRagInput(context.message.parts);
+    if (input.kind === 'invalid') {
+      yield { type: 'status', state: 'TASK_STATE_REJECTED', message: input.reason };
+      return;
+    }
+    try {
+      if (input.kind === 'documents') {
+        yield* runDocuments(input.command, input.files, context.signal);
+        return;
+      }
+      setSessionAttributes(getActiveSpan(), { sessionId: input.node.sessionId });
+      if (input.node.skill === RAG_SKILLS.search) {
+        yield* runSearch(input.question, input.node, context.signal);
+      } else {
+        yield* runAnswer(input.question, input.node, context.signal);
+      }
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      yield failed(error);
+    }
+  };
+}

@@ -1,0 +1,91 @@
+import type { AgentCard } from '@fleet/a2a';
+import { buildAgentCard } from '@fleet/a2a/server';
+
+/** The RAG agent's version, as its Agent Card states it. */
+export const RAG_AGENT_VERSION = '0.1.0';
+
+/** The skills on the RAG agent's card. `answer` is the default. */
+export const RAG_SKILLS = {
+  answer: 'answer',
+  search: 'search',
+  ingest: 'ingest',
+} as const;
+/** One of the skill ids on the card. */
+export type RagSkill = (typeof RAG_SKILLS)[keyof typeof RAG_SKILLS];
+
+/** Options for {@link buildRagCard}. */
+export interface BuildRagCardOptions {
+  /** The service's base URL, e.g. `http://127.0.0.1:8083`. */
+  url: string;
+  /** Declares the fleet's bearer scheme; set when `/a2a` needs FLEET_INTERNAL_TOKEN. @default true */
+  internalToken?: boolean;
+}
+
+const FILE_TYPES = 'PDF, DOCX, XLSX, CSV, TXT, Markdown or HTML';
+
+/**
+ * The RAG agent's Agent Card: name `rag-agent`, streaming, skills `answer` (the default),
+ * `search` and `ingest`, and the internal-token security scheme.
+ *
+ * @example
+ * const card = buildRagCard({ url: 'http://127.0.0.1:8083' });
+ */
+export function buildRagCard({ url, internalToken = true }: BuildRagCardOptions): AgentCard {
+  return buildAgentCard({
+    name: 'rag-agent',
+    description:
+      "Answers questions from the tenant's own uploaded documents (policies, handbooks, reports, spreadsheets, notes) with cited sources. Hybrid search (vectors plus full text) over pgvector, filters read from the question (document type, file name, dates), optional LLM re-ranking; answers cite [n] document sections and say when the documents do not hold the answer.",
+    version: RAG_AGENT_VERSION,
+    url,
+    streaming: true,
+    internalToken,
+    skills: [
+      {
+        id: RAG_SKILLS.answer,
+        name: 'Answer from documents',
+        description:
+          'Answers a question from the internal documents with [n] citations. Send a text part with the question and the fleet node input data part { fleet: { tenant, sessionId, nodeId, dependencyOutputs, … } }. Answers with the artifact "result": a text part (the answer) and a data part { query, sources: [{ title, snippet, documentId, filename, page?, section }], chunks, confidence, filters, answeredBy, reranked }.',
+        tags: ['rag', 'documents', 'search', 'knowledge', 'internal'],
+        examples: [
+          'What does our employee handbook say about parental leave?',
+          'How much does the Team plan cost per seat according to the pricing sheet?',
+          'Summarise the incident from the March 2026 post-mortem.',
+          'Which support tickets in the CSV are still open?',
+        ],
+        inputModes: ['text/plain', 'application/json'],
+        outputModes: ['text/plain', 'application/json'],
+      },
+      {
+        id: RAG_SKILLS.search,
+        name: 'Search documents',
+        description:
+          'Finds the passages of the internal documents that match a query, without writing an answer: the artifact "result" has a text part listing them as [n] title: snippet and a data part { query, sources, chunks, confidence, filters, reranked }.',
+        tags: ['rag', 'documents', 'search', 'retrieval'],
+        examples: [
+          'find the passages about data retention',
+          'search the PDFs for the SLA uptime figures',
+        ],
+        inputModes: ['text/plain', 'application/json'],
+        outputModes: ['text/plain', 'application/json'],
+      },
+      {
+        id: RAG_SKILLS.ingest,
+        name: 'Manage documents',
+        description: `Stores, lists and deletes a tenant's documents (${FILE_TYPES}). Send a data part { documents: { op: "ingest" | "list" | "delete", tenant, id? } }, with file parts (raw base64, filename, mediaType) for ingest. Answers with the artifact "result": a data part { documents: [{ id, filename, docType, chunks, description, createdAt, duplicate? }] } or { deleted }. A file that cannot be read fails the task with the reason and stores nothing.`,
+        tags: ['documents', 'ingest', 'upload'],
+        examples: ['ingest handbook.pdf', 'list my documents', 'delete document <id>'],
+        inputModes: [
+          'application/json',
+          'application/pdf',
+          'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+          'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+          'text/csv',
+          'text/plain',
+          'text/markdown',
+          'text/html',
+        ],
+        outputModes: ['application/json'],
+      },
+    ],
+  });
+}

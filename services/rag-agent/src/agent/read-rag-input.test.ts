@@ -1,0 +1,80 @@
+import { describe, expect, it } from '@jest/globals';
+import { dataPart, textPart } from '@fleet/a2a';
+import { PayloadTooLargeError, ValidationError } from '@fleet/errors';
+import { decodeFilePart, readRagInput } from './read-rag-input';
+
+const node = (fleet: Record<string, unknown>) =>
+  dataPart({ fleet: { sessionId: 's', nodeId: 'n', tenant: 'acme', ...fleet } });
+
+describe('readRagInput', () => {
+  it('reads a question with the node input, skill included', () => {
+    const input = readRagInput([textPart('What is the refund policy?'), node({ skill: 'search' })]);
+    expect(input).toMatchObject({
+      kind: 'question',
+      question: 'What is the refund policy?',
+      node: { tenant: 'acme', skill: 'search', dependencyOutputs: {} },
+    });
+  });
+
+  it('reads a documents command with its file parts, naming a file from its media type', () => {
+    const input = readRagInput([
+      dataPart({ documents: { op: 'ingest', tenant: 'acme' } }),
+      { raw: 'aGVsbG8=', filename: 'a.txt', mediaType: 'text/plain' },
+      { raw: 'aGVsbG8=', mediaType: 'text/markdown; charset=utf-8' },
+    ]);
+    expect(input).toEqual({
+      kind: 'documents',
+      command: { op: 'ingest', tenant: 'acme' },
+      files: [
+        { filename: 'a.txt', raw: 'aGVsbG8=', mediaType: 'text/plain' },
+        { filename: 'document.md', raw: 'aGVsbG8=', mediaType: 'text/markdown' },
+      ],
+    });
+  });
+
+  it('treats a plan node with the ingest skill as an ingest into the node’s tenant', () => {
+    const input = readRagInput([node({ skill: 'ingest' }), { raw: 'eA==', filename: 'x.md' }]);
+    expect(input).toMatchObject({ kind: 'documents', command: { op: 'ingest', tenant: 'acme' } });
+  });
+
+  it('says what is missing or wrong', () => {
+    expect(readRagInput([textPart('hi')])).toMatchObject({ kind: 'invalid' });
+    expect(readRagInput([node({}), textPart('  ')])).toEqual({
+      kind: 'invalid',
+      reason: 'The question (text part) is empty.',
+    });
+    expect(readRagInput([dataPart({ fleet: { tenant: 'x' } }), textPart('q')])).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringContaining('The fleet data part is invalid'),
+    });
+    expect(
+      readRagInput([
+        dataPart({ documents: { op: 'ingest', tenant: 'acme' } }),
+        { url: 'https://example.com/a.pdf' },
+      ]),
+    ).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('does not fetch files') });
+    expect(
+      readRagInput([dataPart({ documents: { op: 'ingest', tenant: 'acme' } }), { raw: 'eA==' }]),
+    ).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('neither a filename') });
+  });
+});
+
+describe('decodeFilePart', () => {
+  it('decodes base64 and base64url', () => {
+    expect(
+      Buffer.from(decodeFilePart({ filename: 'a.txt', raw: 'aGVs\nbG8=' }, 100).bytes).toString(),
+    ).toBe('hello');
+    expect(Buffer.from(decodeFilePart({ filename: 'a.bin', raw: '-_8' }, 100).bytes)).toEqual(
+      Buffer.from([0xfb, 0xff]),
+    );
+  });
+
+  it('refuses a file over the limit before decoding it, and text that is not base64', () => {
+    expect(() => decodeFilePart({ filename: 'big.pdf', raw: 'A'.repeat(4000) }, 1024)).toThrow(
+      PayloadTooLargeError,
+    );
+    expect(() => decodeFilePart({ filename: 'bad.pdf', raw: 'not base64!' }, 1024)).toThrow(
+      ValidationError,
+    );
+  });
+});

@@ -1,0 +1,101 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError } from '@fleet/errors';
+import { embeddingSettings, loadRagAgentConfig, ragAgentPublicUrl } from './config';
+
+const TOKEN = 'rag-agent-config-token-0000';
+
+describe('loadRagAgentConfig', () => {
+  it('applies the defaults', () => {
+    const config = loadRagAgentConfig({ FLEET_INTERNAL_TOKEN: TOKEN });
+    expect(config).toMatchObject({
+      port: 8083,
+      host: '127.0.0.1',
+      dataDir: '.fleet/rag-pglite',
+      topK: 8,
+      maxUploadBytes: 25 * 1024 * 1024,
+    });
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.rerank).toBeUndefined();
+    expect(ragAgentPublicUrl({ ...config, host: '0.0.0.0' })).toBe('http://127.0.0.1:8083');
+  });
+
+  it('reads every variable', () => {
+    const config = loadRagAgentConfig({
+      FLEET_INTERNAL_TOKEN: TOKEN,
+      RAG_AGENT_PORT: '9000',
+      RAG_AGENT_PUBLIC_URL: 'http://rag-agent:9000/',
+      DATABASE_URL: 'postgres://fleet:fleet@db:5432/fleet',
+      RAG_DATA_DIR: '/var/lib/rag',
+      EMBEDDING_MODEL: 'nomic-embed-text',
+      EMBEDDING_DIMENSIONS: '768',
+      RAG_RERANK: 'false',
+      RAG_TOP_K: '5',
+      RAG_MAX_UPLOAD_BYTES: '2mb',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      databaseUrl: 'postgres://fleet:fleet@db:5432/fleet',
+      dataDir: '/var/lib/rag',
+      embeddingModel: 'nomic-embed-text',
+      embeddingDimensions: 768,
+      rerank: false,
+      topK: 5,
+      maxUploadBytes: 2 * 1024 * 1024,
+    });
+    expect(ragAgentPublicUrl(config)).toBe('http://rag-agent:9000');
+  });
+
+  it('fails naming every bad variable', () => {
+    expect(() =>
+      loadRagAgentConfig({
+        DATABASE_URL: 'mysql://x',
+        RAG_TOP_K: '0',
+        RAG_MAX_UPLOAD_BYTES: 'lots',
+      }),
+    ).toThrow(ConfigError);
+    try {
+      loadRagAgentConfig({
+        DATABASE_URL: 'mysql://x',
+        RAG_TOP_K: '0',
+        RAG_MAX_UPLOAD_BYTES: 'lots',
+      });
+    } catch (error) {
+      const message = (error as Error).message;
+      for (const name of [
+        'FLEET_INTERNAL_TOKEN',
+        'DATABASE_URL',
+        'RAG_TOP_K',
+        'RAG_MAX_UPLOAD_BYTES',
+      ]) {
+        expect(message).toContain(name);
+      }
+    }
+  });
+});
+
+describe('embeddingSettings', () => {
+  it('uses local hashed embeddings offline and text-embedding-3-small with an upstream', () => {
+    expect(embeddingSettings({ config: {}, offline: true })).toEqual({
+      model: 'local-hashed-v1',
+      dimensions: 384,
+      local: true,
+    });
+    expect(embeddingSettings({ config: {}, offline: false })).toEqual({
+      model: 'text-embedding-3-small',
+      dimensions: undefined,
+      local: false,
+    });
+  });
+
+  it('honours EMBEDDING_MODEL and EMBEDDING_DIMENSIONS, local embeddings online included', () => {
+    expect(
+      embeddingSettings({
+        config: { embeddingModel: 'local-hashed-v1', embeddingDimensions: 256 },
+        offline: false,
+      }),
+    ).toEqual({ model: 'local-hashed-v1', dimensions: 256, local: true });
+    expect(
+      embeddingSettings({ config: { embeddingModel: 'nomic-embed-text' }, offline: true }),
+    ).toEqual({ model: 'nomic-embed-text', dimensions: undefined, local: false });
+  });
+});

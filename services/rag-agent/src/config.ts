@@ -1,0 +1,162 @@
+import { z } from 'zod';
+import {
+  booleanSchema,
+  byteSizeSchema,
+  envVar,
+  httpUrlSchema,
+  llmEnv,
+  loadConfig,
+  portSchema,
+  positiveIntSchema,
+  redisEnv,
+  runtimeEnv,
+  telemetryEnv,
+  type ConfigOf,
+  type Environment,
+} from '@fleet/config';
+
+/** The embedding model offline mode uses (hashed word unigrams and bigrams, no network). */
+export const LOCAL_EMBEDDING_MODEL = 'local-hashed-v1';
+/** The embedding model used with an upstream when EMBEDDING_MODEL is unset. */
+export const DEFAULT_ONLINE_EMBEDDING_MODEL = 'text-embedding-3-small';
+/** Vector size with an upstream when EMBEDDING_DIMENSIONS is unset (text-embedding-3-small's). */
+export const DEFAULT_ONLINE_DIMENSIONS = 1536;
+/** Vector size of the local hashed embedder when EMBEDDING_DIMENSIONS is unset. */
+export const DEFAULT_OFFLINE_DIMENSIONS = 384;
+
+/** Every variable the RAG agent reads (ARCHITECTURE.md §7, §8, §11). */
+export const configSpec = {
+  port: envVar({
+    name: 'RAG_AGENT_PORT',
+    schema: portSchema.default(8083),
+    description: 'Port the RAG agent listens on.',
+  }),
+  host: envVar({
+    name: 'RAG_AGENT_HOST',
+    schema: z.string().default('127.0.0.1'),
+    description: 'Interface the RAG agent binds; 0.0.0.0 in containers.',
+  }),
+  publicUrl: envVar({
+    name: 'RAG_AGENT_PUBLIC_URL',
+    schema: httpUrlSchema.optional(),
+    description:
+      "Base URL other services reach the RAG agent at, as its Agent Card states it (the card's interface is <url>/a2a).",
+    defaultText: 'http://<RAG_AGENT_HOST>:<RAG_AGENT_PORT> (127.0.0.1 for 0.0.0.0)',
+    example: 'http://rag-agent:8083',
+  }),
+  internalToken: envVar({
+    name: 'FLEET_INTERNAL_TOKEN',
+    schema: z.string().min(16, 'expected at least 16 characters'),
+    description:
+      'Bearer token every service-to-service A2A call carries; calls without it are refused. `pnpm fleet up` generates one.',
+    defaultText: 'required (the local runner generates one)',
+    example: 'fleet-internal-change-me-0000',
+    secret: true,
+  }),
+  databaseUrl: envVar({
+    name: 'DATABASE_URL',
+    schema: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'expected a postgres:// or postgresql:// URL')
+      .optional(),
+    description:
+      'PostgreSQL with the pgvector extension for documents and chunks. Unset: an embedded PostgreSQL (PGlite with pgvector) keeps its files in RAG_DATA_DIR.',
+    defaultText: 'unset: embedded PostgreSQL',
+    example: 'postgres://fleet:fleet@127.0.0.1:5432/fleet',
+    secret: true,
+  }),
+  dataDir: envVar({
+    name: 'RAG_DATA_DIR',
+    schema: z.string().min(1).default('.fleet/rag-pglite'),
+    description:
+      "Where the embedded PostgreSQL keeps its files when DATABASE_URL is unset. A relative path is resolved against the RAG agent's working directory.",
+  }),
+  embeddingModel: envVar({
+    name: 'EMBEDDING_MODEL',
+    schema: z.string().min(1).optional(),
+    description:
+      'Embedding model for documents and questions. Changing it (or EMBEDDING_DIMENSIONS) on an existing database stops the boot until the documents are re-ingested into a fresh one.',
+    defaultText: `${DEFAULT_ONLINE_EMBEDDING_MODEL} with an upstream; ${LOCAL_EMBEDDING_MODEL} (local hashed embeddings) offline`,
+  }),
+  embeddingDimensions: envVar({
+    name: 'EMBEDDING_DIMENSIONS',
+    schema: positiveIntSchema.max(16000, 'expected at most 16000').optional(),
+    description:
+      "Size of the embedding vectors, sent as `dimensions` to the upstream (the text-embedding-3 models shorten their vectors to it). Required for upstream models other than OpenAI's.",
+    defaultText: `the model's own size with an upstream (${DEFAULT_ONLINE_DIMENSIONS} for ${DEFAULT_ONLINE_EMBEDDING_MODEL}); ${DEFAULT_OFFLINE_DIMENSIONS} offline`,
+  }),
+  rerank: envVar({
+    name: 'RAG_RERANK',
+    schema: booleanSchema.optional(),
+    description:
+      'Re-rank the top 20 hybrid-search candidates with the LLM before answering (one structured-output call per question). Ignored offline.',
+    defaultText: 'true with an upstream; false offline',
+  }),
+  topK: envVar({
+    name: 'RAG_TOP_K',
+    schema: positiveIntSchema.max(50, 'expected at most 50').default(8),
+    description: 'How many chunks an answer is built from (after re-ranking).',
+  }),
+  maxUploadBytes: envVar({
+    name: 'RAG_MAX_UPLOAD_BYTES',
+    schema: byteSizeSchema.prefault('25mb'),
+    description:
+      'Largest file the RAG agent ingests (bytes, or 512kb, 25mb…); larger files fail with 413. The A2A body limit follows (base64 plus 1 MiB).',
+  }),
+  ...llmEnv,
+  ...redisEnv,
+  ...telemetryEnv,
+  ...runtimeEnv,
+} as const;
+
+/** The RAG agent's typed configuration. */
+export type RagAgentConfig = ConfigOf<typeof configSpec>;
+
+/** The embedding settings in effect, once online/offline is known. */
+export interface EmbeddingSettings {
+  model: string;
+  /**
+   * The vector size; undefined for an upstream model when EMBEDDING_DIMENSIONS is unset (the
+   * model's own size is used, known for OpenAI's models).
+   */
+  dimensions: number | undefined;
+  /** True when the local hashed embedder is used. */
+  local: boolean;
+}
+
+/**
+ * The embedding model and size in effect: EMBEDDING_MODEL / EMBEDDING_DIMENSIONS when set,
+ * otherwise `text-embedding-3-small` (1536) with an upstream and `local-hashed-v1` (384) offline.
+ * `local-hashed-v1` may also be chosen with an upstream. Offline, another model is an error the
+ * caller reports: there is nothing to call.
+ *
+ * @example
+ * const embedding = embeddingSettings({ config, offline: upstream.offline });
+ */
+export function embeddingSettings({
+  config,
+  offline,
+}: {
+  config: Partial<Pick<RagAgentConfig, 'embeddingModel' | 'embeddingDimensions'>>;
+  offline: boolean;
+}): EmbeddingSettings {
+  const model =
+    config.embeddingModel ?? (offline ? LOCAL_EMBEDDING_MODEL : DEFAULT_ONLINE_EMBEDDING_MODEL);
+  const local = model === LOCAL_EMBEDDING_MODEL;
+  const dimensions = config.embeddingDimensions ?? (local ? DEFAULT_OFFLINE_DIMENSIONS : undefined);
+  return { model, dimensions, local };
+}
+
+/** The base URL the card announces: RAG_AGENT_PUBLIC_URL, or where the agent listens. */
+export function ragAgentPublicUrl(
+  config: Pick<RagAgentConfig, 'publicUrl' | 'host' | 'port'>,
+): string {
+  if (config.publicUrl !== undefined) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
+/** Loads the RAG agent's configuration; the only place it reads the environment (house rule 15). */
+export function loadRagAgentConfig(environment: Environment = process.env): RagAgentConfig {
+  return loadConfig(configSpec, environment);
+}

@@ -1,0 +1,307 @@
+import type OpenAI from 'openai';
+import type { DocumentInfo } from '@fleet/a2a';
+import { PayloadTooLargeError, ValidationError } from '@fleet/errors';
+import type { Embedder } from '@fleet/llm';
+import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
+import {
+  chunkDocument,
+  contentHash,
+  detectDocType,
+  DocumentParseError,
+  parseDocument,
+  type ParsedDocument,
+} from '../ingestion';
+
+/** Characters of unbroken non-space text a document may hold before it counts as encoded data. */
+const MAX_UNBROKEN_CHARS = 200_000;
+
+/**
+ * Refuses documents that are mostly long runs without spaces (base64, hex dumps, minified data):
+ * they hold nothing to search, and tokenizing them costs ~15 s a megabyte of the agent's time
+ * (chunking is synchronous), so one upload could stall the agent for minutes.
+ */
+function assertIndexable(document: ParsedDocument, filename: string): void {
+  let unbroken = 0;
+  for (const section of document.sections) {
+    for (const block of section.blocks) {
+      const text =
+        block.kind === 'table'
+          ? block.rows.flat().join(' ')
+          : block.kind === 'list'
+            ? block.items.join(' ')
+            : block.text;
+      for (const run of text.matchAll(/\S{2000,}/g)) unbroken += run[0].length;
+    }
+  }
+  if (unbroken > MAX_UNBROKEN_CHARS) {
+    throw new DocumentParseError(
+      filename,
+      `${filename} is mostly unbroken runs of characters without spaces (${unbroken} characters, e.g. encoded data), which cannot be searched; upload the decoded text instead.`,
+    );
+  }
+}
+import { chunkBody } from '../retrieval';
+import type { DocumentRecord, DocumentStore } from '../store';
+import { describeDocument, openingDescription } from './describe-document';
+import { formatBytes } from './format-bytes';
+
+/** One file to ingest. */
+export interface DocumentUpload {
+  filename: string;
+  mediaType?: string | undefined;
+  bytes: Uint8Array;
+}
+
+/** Logging the document service needs. */
+export interface DocumentServiceLogger {
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+}
+
+/** Options for {@link createDocumentService}. */
+export interface CreateDocumentServiceOptions {
+  store: Pick<DocumentStore, 'findByHash' | 'insertDocument' | 'listDocuments' | 'deleteDocument'>;
+  embedder: Embedder;
+  /** Absent offline: descriptions are the documents' openings. */
+  llm?: { client: OpenAI; model: string } | undefined;
+  /** Largest file accepted, in bytes. @default 26214400 (25 MiB) */
+  maxBytes?: number;
+  /** Chunks embedded per call. @default 64 */
+  batchSize?: number;
+  logger?: DocumentServiceLogger | undefined;
+  tracer?: WithSpanOptions['tracer'];
+}
+
+/** Ingests, lists and deletes a tenant's documents. */
+export interface DocumentService {
+  /**
+   * Ingests files: all of them or none (a file that fails stops the command before anything of
+   * it is stored, and files stored earlier in the same call are removed again). A file whose
+   * content the tenant already has is not stored twice: its existing document comes back with
+   * `duplicate: true`.
+   *
+   * @throws PayloadTooLargeError (413) for a file over the limit, UnsupportedDocumentError (415)
+   *   for a type the agent cannot read, DocumentParseError (400) for a damaged or empty file.
+   */
+  ingest(input: {
+    tenant: string;
+    files: readonly DocumentUpload[];
+    signal?: AbortSignal | undefined;
+  }): Promise<DocumentInfo[]>;
+  /** The tenant's documents, newest first. */
+  list(tenant: string): Promise<DocumentInfo[]>;
+  /** Deletes one of the tenant's documents with its chunks; false when it has no such document. */
+  delete(input: { tenant: string; id: string }): Promise<boolean>;
+}
+
+/** Characters of the opening used for the description. */
+const OPENING_LENGTH = 4_000;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The wire form of a stored document (`documentInfoSchema`). */
+export function toDocumentInfo(record: DocumentRecord, duplicate?: boolean): DocumentInfo {
+  return {
+    id: record.id,
+    filename: record.filename,
+    docType: record.docType,
+    chunks: record.chunks,
+    description: record.description,
+    createdAt: record.createdAt,
+    ...(duplicate === undefined ? {} : { duplicate }),
+  };
+}
+
+/** A file parsed, chunked, described and embedded, ready to store. */
+interface PreparedDocument {
+  filename: string;
+  hash: string;
+  existing?: DocumentRecord;
+  insert?: Parameters<DocumentStore['insertDocument']>[0];
+}
+
+/**
+ * The ingestion pipeline (reference: "RAG Document Pipeline") and document management, per
+ * tenant. For each file: size check → type detection (`detectDocType`: extension and magic bytes)
+ * → content hash, and `findByHash` (unchanged content is a no-op) → parse → chunk (children of
+ * about 350 tokens under section-sized parents) → description (`describeDocument`; a failed LLM
+ * call falls back to the opening, logged) → children embedded in batches → `insertDocument` (one
+ * transaction per document). Each file runs in a CHAIN span `rag.ingest`.
+ *
+ * @example
+ * const documents = createDocumentService({ store, embedder, llm, maxBytes: config.maxUploadBytes });
+ * const [info] = await documents.ingest({ tenant, files: [{ filename: 'a.md', bytes }] });
+ */
+export function createDocumentService({
+  store,
+  embedder,
+  llm,
+  maxBytes = 25 * 1024 * 1024,
+  batchSize = 64,
+  logger,
+  tracer,
+}: CreateDocumentServiceOptions): DocumentService {
+  async function embedChildren(
+    texts: readonly string[],
+    signal: AbortSignal | undefined,
+  ): Promise<number[][]> {
+    const vectors: number[][] = [];
+    for (let start = 0; start < texts.length; start += batchSize) {
+      signal?.throwIfAborted();
+      const batch = texts.slice(start, start + batchSize);
+      const embedded = await embedder.embed(batch, signal ? { signal } : {});
+      if (embedded.length !== batch.length) {
+        throw new Error(
+          `The embedder returned ${embedded.length} vectors for ${batch.length} texts.`,
+        );
+      }
+      vectors.push(...embedded);
+    }
+    return vectors;
+  }
+
+  async function prepare(
+    tenant: string,
+    file: DocumentUpload,
+    signal: AbortSignal | undefined,
+  ): Promise<PreparedDocument> {
+    const { filename, bytes, mediaType } = file;
+    return withSpan(
+      {
+        name: 'rag.ingest',
+        kind: SpanKind.CHAIN,
+        input: { filename, mediaType, bytes: bytes.byteLength },
+        tracer,
+      },
+      async (span) => {
+        if (bytes.byteLength > maxBytes) {
+          throw new PayloadTooLargeError(
+            `${filename} is ${formatBytes(bytes.byteLength)}; the largest file the RAG agent takes is ${formatBytes(maxBytes)} (RAG_MAX_UPLOAD_BYTES).`,
+            { details: { filename, bytes: bytes.byteLength, limit: maxBytes } },
+          );
+        }
+        const docType = detectDocType({
+          filename,
+          bytes,
+          ...(mediaType === undefined ? {} : { mediaType }),
+        });
+        const hash = contentHash(bytes);
+        const existing = await store.findByHash(tenant, hash);
+        if (existing) {
+          setSpanOutput(span, { duplicate: true, documentId: existing.id });
+          return { filename, hash, existing };
+        }
+        const parsed = await parseDocument({
+          filename,
+          bytes,
+          ...(mediaType === undefined ? {} : { mediaType }),
+        });
+        assertIndexable(parsed, filename);
+        const chunks = chunkDocument(parsed);
+        const children = chunks.filter((chunk) => chunk.kind === 'child');
+        if (children.length === 0) {
+          throw new ValidationError(`${filename} has no text to index.`, {
+            details: { filename },
+          });
+        }
+        // The chunks' text without their heading prefixes, led by the document's title.
+        const body = children.map((chunk) => chunkBody(chunk)).join('\n\n');
+        const title = parsed.title?.trim() ?? '';
+        const opening = (title === '' || body.startsWith(title) ? body : `${title}. ${body}`).slice(
+          0,
+          OPENING_LENGTH,
+        );
+        let description: string;
+        try {
+          description = await describeDocument({ filename, opening, llm, signal, tracer });
+        } catch (error) {
+          if (signal?.aborted) throw error;
+          logger?.warn({ err: error, filename }, 'describing the document with the LLM failed');
+          description = openingDescription(opening);
+        }
+        const vectors = await embedChildren(
+          children.map((chunk) => chunk.text),
+          signal,
+        );
+        const byOrdinal = new Map(children.map((chunk, index) => [chunk.ordinal, vectors[index]]));
+        setSpanOutput(span, { docType, chunks: chunks.length, children: children.length });
+        return {
+          filename,
+          hash,
+          insert: {
+            tenant,
+            filename,
+            docType,
+            contentHash: hash,
+            description,
+            metadata: {
+              ...(parsed.title === undefined ? {} : { title: parsed.title }),
+              ...(parsed.pages === undefined ? {} : { pages: parsed.pages }),
+              ...(mediaType === undefined ? {} : { mediaType }),
+              bytes: bytes.byteLength,
+              embeddingModel: embedder.model,
+              ...parsed.metadata,
+            },
+            chunks: chunks.map((chunk) => ({
+              ...chunk,
+              embedding: byOrdinal.get(chunk.ordinal) ?? null,
+            })),
+          },
+        };
+      },
+    );
+  }
+
+  async function storePrepared(prepared: PreparedDocument): Promise<DocumentInfo> {
+    if (prepared.existing) return toDocumentInfo(prepared.existing, true);
+    const input = prepared.insert;
+    if (input === undefined) throw new Error(`Nothing to store for ${prepared.filename}.`);
+    // The store answers a concurrent upload of the same content with the existing document.
+    const record = await store.insertDocument(input);
+    return toDocumentInfo(record, record.duplicate === true);
+  }
+
+  return {
+    async ingest({ tenant, files, signal }) {
+      if (files.length === 0) {
+        throw new ValidationError('There is no file to ingest.');
+      }
+      // Everything that can fail on the content happens before anything is stored.
+      const prepared: PreparedDocument[] = [];
+      for (const file of files) prepared.push(await prepare(tenant, file, signal));
+      const stored: DocumentInfo[] = [];
+      try {
+        for (const document of prepared) {
+          signal?.throwIfAborted();
+          stored.push(await storePrepared(document));
+        }
+      } catch (error) {
+        for (const document of stored.filter((info) => info.duplicate !== true)) {
+          await store.deleteDocument(tenant, document.id).catch(() => false);
+        }
+        throw error;
+      }
+      for (const info of stored) {
+        logger?.info(
+          {
+            tenant,
+            documentId: info.id,
+            filename: info.filename,
+            chunks: info.chunks,
+            duplicate: info.duplicate,
+          },
+          info.duplicate ? 'document already stored' : 'document ingested',
+        );
+      }
+      return stored;
+    },
+    async list(tenant) {
+      const records = await store.listDocuments(tenant);
+      return records.map((record) => toDocumentInfo(record));
+    },
+    async delete({ tenant, id }) {
+      if (!UUID.test(id)) return false;
+      return store.deleteDocument(tenant, id);
+    },
+  };
+}

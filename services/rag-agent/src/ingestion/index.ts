@@ -1,0 +1,23 @@
+/** Document ingestion: detect a file's type, parse it into sections, and cut it into chunks. */
+export { DEFAULT_MAX_TOKENS, DEFAULT_PARENT_MAX_TOKENS, chunkDocument } from './chunk-document';
+export { contentHash } from './content-hash';
+export { countTokens } from './count-tokens';
+export { detectDocType } from './detect-doc-type';
+export type { DetectDocTypeInput } from './detect-doc-type';
+export { DocumentParseError } from './document-parse-error';
+export { parseDocument } from './parse-document';
+export type { ParseDocumentInput } from './parse-document';
+export { DOC_TYPES } from './types';
+export type {
+  Block,
+  Chunk,
+  ChunkOptions,
+  CodeBlock,
+  DocType,
+  ListBlock,
+  ParagraphBlock,
+  ParsedDocument,
+  Section,
+  TableBlock,
+} from './types';
+export { UnsupportedDocumentError } from './unsupported-document-error';

@@ -1,0 +1,155 @@
+import { Worker } from 'node:worker_threads';
+import { z } from 'zod';
+
+/** A run of text on a PDF page, in PDF user space (y grows upwards). */
+export interface PdfTextItem {
+  text: string;
+  x: number;
+  y: number;
+  width: number;
+  /** Font size (the text matrix's vertical scale). */
+  size: number;
+  /** pdf.js saw a line end after this item. */
+  eol: boolean;
+}
+
+const messageSchema = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    pages: z.array(
+      z.array(
+        z.object({
+          text: z.string(),
+          x: z.number(),
+          y: z.number(),
+          width: z.number(),
+          size: z.number(),
+          eol: z.boolean(),
+        }),
+      ),
+    ),
+  }),
+  z.object({ ok: z.literal(false), name: z.string(), message: z.string() }),
+]);
+
+/**
+ * The worker's script (CommonJS, run with `eval: true`). It reads text items page by page through
+ * pdf-parse's loaded pdf.js document: pdf-parse's public `getText()` flattens away the positions
+ * and font sizes that paragraphs and headings are recovered from. `load()` is private in
+ * pdf-parse's typings, which is why pdf-parse is pinned to an exact version.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { PDFParse } = require(workerData.modulePath);
+(async () => {
+  const parser = new PDFParse({ data: workerData.bytes, verbosity: 0 });
+  try {
+    const doc = await parser.load();
+    const pages = [];
+    for (let number = 1; number <= doc.numPages; number++) {
+      const page = await doc.getPage(number);
+      const content = await page.getTextContent();
+      pages.push(
+        content.items
+          .filter((item) => typeof item.str === 'string')
+          .map((item) => ({
+            text: item.str,
+            x: item.transform[4],
+            y: item.transform[5],
+            width: item.width,
+            size: Math.hypot(item.transform[2], item.transform[3]) || item.height,
+            eol: item.hasEOL === true,
+          })),
+      );
+      page.cleanup();
+    }
+    parentPort.postMessage({ ok: true, pages });
+  } catch (error) {
+    const name = error && typeof error.name === 'string' ? error.name : 'Error';
+    parentPort.postMessage({ ok: false, name, message: String(error && error.message) });
+  } finally {
+    await parser.destroy().catch(() => undefined);
+  }
+})();
+`;
+
+/** Why text extraction failed. */
+export type PdfFailure = 'invalid' | 'password' | 'timeout' | 'too-large' | 'failed';
+
+/** Text extraction failed; `reason` says how, `message` is pdf.js's own words (for logs). */
+export class PdfExtractionError extends Error {
+  constructor(
+    readonly reason: PdfFailure,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'PdfExtractionError';
+  }
+}
+
+/** Options for {@link extractPdfText}. */
+export interface ExtractPdfTextOptions {
+  bytes: Uint8Array;
+  /** Give up after this long. @default 60_000 */
+  timeoutMs?: number;
+  /** Heap cap for the worker thread. @default 1024 */
+  maxMemoryMb?: number;
+}
+
+/**
+ * Reads the text items of every page of a PDF with pdf.js (through pdf-parse) on a worker thread.
+ *
+ * The thread keeps a large or hostile PDF from blocking the agent's event loop (pdf.js in Node
+ * parses on the calling thread), bounds its memory and time, and runs pdf-parse under Node's own
+ * module loader: pdf.js loads its worker half with a dynamic `import()` of an ES module, which
+ * jest's CommonJS runtime cannot do.
+ *
+ * @throws {@link PdfExtractionError} when pdf.js cannot read the file in time.
+ */
+export async function extractPdfText({
+  bytes,
+  timeoutMs = 60_000,
+  maxMemoryMb = 1024,
+}: ExtractPdfTextOptions): Promise<PdfTextItem[][]> {
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { bytes, modulePath: require.resolve('pdf-parse') },
+    resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
+    stdout: true,
+    stderr: true,
+  });
+  // pdf.js is told to stay quiet; anything it still prints is dropped, not mixed into our logs.
+  worker.stdout.resume();
+  worker.stderr.resume();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const message = await new Promise<unknown>((resolve, reject) => {
+      timer = setTimeout(
+        () => reject(new PdfExtractionError('timeout', `no result within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      worker.once('message', resolve);
+      worker.once('error', (error: Error & { code?: string }) => {
+        reject(
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new PdfExtractionError('too-large', error.message)
+            : new PdfExtractionError('failed', error.message),
+        );
+      });
+      worker.once('exit', (code) => {
+        reject(new PdfExtractionError('failed', `worker exited (${code}) without a result`));
+      });
+    });
+    const result = messageSchema.parse(message);
+    if (result.ok) return result.pages;
+    if (result.name === 'PasswordException')
+      throw new PdfExtractionError('password', result.message);
+    if (result.name === 'InvalidPDFException' || result.name === 'FormatError') {
+      throw new PdfExtractionError('invalid', result.message);
+    }
+    throw new PdfExtractionError('failed', `${result.name}: ${result.message}`);
+  } finally {
+    clearTimeout(timer);
+    await worker.terminate();
+  }
+}

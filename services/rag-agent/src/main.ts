@@ -1,0 +1,172 @@
+// The RAG agent's composition root (house style rule 3): configuration, telemetry, the database,
+// the embedder, the LLM client, Redis, the task store and the HTTP server are built here and
+// nowhere else.
+import { config, telemetry } from './instrumentation';
+import { resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { RedisTaskStore } from '@fleet/a2a/server';
+import { ConfigError } from '@fleet/errors';
+import { runMain, startServer } from '@fleet/http';
+import {
+  createHashedEmbedder,
+  createLlmClient,
+  createOpenAIEmbedder,
+  OFFLINE_HINT,
+  resolveUpstream,
+  type Embedder,
+} from '@fleet/llm';
+import { createLogger } from '@fleet/telemetry';
+import { createRagHandler } from './agent';
+import { createAnswerer } from './answering';
+import { a2aBodyLimit, createApp } from './app';
+import { embeddingSettings, ragAgentPublicUrl } from './config';
+import { createDocumentService } from './documents';
+import { createRetriever } from './retrieval';
+import { createDocumentStore, migrate, openDatabase, type Database } from './store';
+
+/** Prints a configuration or start-up problem (the message says what to do) and exits 1. */
+function exitOnStartupError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`rag-agent: ${error.message}\n`);
+    process.exit(1);
+  }
+  throw error;
+}
+
+async function main(): Promise<void> {
+  const logger = createLogger({ service: 'rag-agent', level: config.logLevel });
+  const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
+  const client = upstream.offline
+    ? undefined
+    : createLlmClient({ upstream, timeoutMs: config.llmTimeoutMs });
+  const llm = client ? { client, model: config.llmModel } : undefined;
+
+  const embedding = embeddingSettings({ config, offline: upstream.offline });
+  let embedder: Embedder;
+  let database: Database;
+  try {
+    if (embedding.local) {
+      embedder = createHashedEmbedder(
+        embedding.dimensions === undefined ? {} : { dimensions: embedding.dimensions },
+      );
+    } else if (client) {
+      embedder = createOpenAIEmbedder({
+        client,
+        model: embedding.model,
+        dimensions: embedding.dimensions,
+      });
+    } else {
+      throw new ConfigError(
+        `EMBEDDING_MODEL is ${embedding.model}, but no upstream is configured to compute its embeddings. ${OFFLINE_HINT} Or unset EMBEDDING_MODEL to use the local hashed embeddings (local-hashed-v1).`,
+      );
+    }
+    database = await openDatabase({
+      ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
+      dataDir: resolve(config.dataDir),
+      logger,
+    });
+    try {
+      await migrate(database.pool, {
+        embeddingModel: embedder.model,
+        dimensions: embedder.dimensions,
+      });
+    } catch (error) {
+      await database.close().catch(() => undefined);
+      throw error;
+    }
+  } catch (error) {
+    exitOnStartupError(error);
+  }
+  const store = createDocumentStore({ pool: database.pool });
+
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
+  redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  const taskStore = new RedisTaskStore({ redis, keyPrefix: 'fleet:a2a:rag-agent' });
+
+  const rerank = config.rerank ?? true;
+  const documents = createDocumentService({
+    store,
+    embedder,
+    llm,
+    maxBytes: config.maxUploadBytes,
+    logger,
+  });
+  const retriever = createRetriever({
+    store,
+    embedder,
+    llm,
+    rerank,
+    topK: config.topK,
+    logger,
+  });
+  const answerer = createAnswerer({ llm, logger });
+  const url = ragAgentPublicUrl(config);
+  const handler = createRagHandler({
+    documents,
+    retriever,
+    answerer,
+    store: taskStore,
+    url,
+    internalToken: true,
+    maxUploadBytes: config.maxUploadBytes,
+    logger,
+  });
+
+  // The app asks whether shutdown has begun; the server that knows is started after the app.
+  const lifecycle = { isShuttingDown: (): boolean => false };
+  const app = createApp({
+    handler,
+    internalToken: config.internalToken,
+    logger,
+    bodyLimit: a2aBodyLimit(config.maxUploadBytes),
+    readinessChecks: {
+      redis: async () => {
+        await redis.ping();
+      },
+      database: async () => {
+        await database.pool.query('SELECT 1');
+      },
+    },
+    isShuttingDown: () => lifecycle.isShuttingDown(),
+    exposeStack: config.nodeEnv !== 'production',
+  });
+  const running = await startServer({
+    app,
+    port: config.port,
+    host: config.host,
+    logger,
+    onShutdown: [
+      () => handler.close(),
+      () => taskStore.close(),
+      async () => {
+        await redis.quit().catch(() => redis.disconnect());
+      },
+      () => database.close(),
+      () => telemetry.shutdown(),
+    ],
+  });
+  lifecycle.isShuttingDown = () => running.isShuttingDown();
+  logger.info(
+    {
+      url: running.url,
+      card: url,
+      upstream: upstream.offline ? 'offline' : upstream.baseURL,
+      model: upstream.offline ? undefined : config.llmModel,
+      embeddingModel: embedder.model,
+      dimensions: embedder.dimensions,
+      database: database.embedded ? `embedded (${resolve(config.dataDir)})` : 'DATABASE_URL',
+      rerank: llm !== undefined && rerank,
+      tracing: telemetry.enabled,
+    },
+    'rag-agent listening',
+  );
+  if (upstream.offline) {
+    logger.warn(
+      {},
+      `${OFFLINE_HINT} The RAG agent uses local hashed embeddings with full-text search and answers with the documents' own sentences.`,
+    );
+  }
+}
+
+runMain('rag-agent', main);

@@ -1,0 +1,224 @@
+import type OpenAI from 'openai';
+import type { Embedder } from '@fleet/llm';
+import {
+  setRetrievalDocuments,
+  setSpanOutput,
+  SpanKind,
+  withSpan,
+  type WithSpanOptions,
+} from '@fleet/telemetry';
+import { removePhrases } from '../text';
+import { retrievalConfidence } from './confidence';
+import { describeFilters, extractFilters, hasFilters, type QueryFilters } from './extract-filters';
+import { keywordQuery } from './keyword-query';
+import { rerankChunks } from './rerank-chunks';
+import type { RetrievedChunk } from './retrieved-chunk';
+
+/** What the retriever needs from the document store (`DocumentStore` from `../store`). */
+export interface RetrievalStore {
+  listDocuments(tenant: string): Promise<readonly { filename: string }[]>;
+  search(input: {
+    tenant: string;
+    text: string;
+    embedding: number[];
+    filters?: QueryFilters;
+    limit?: number;
+  }): Promise<readonly RetrievedChunk[]>;
+}
+
+/** The LLM the re-ranker uses. */
+export interface RetrievalLlm {
+  client: OpenAI;
+  model: string;
+}
+
+/** Logging the retriever needs. */
+export interface RetrievalLogger {
+  warn(object: object, message?: string): void;
+}
+
+/** Options for {@link createRetriever}. */
+export interface CreateRetrieverOptions {
+  store: RetrievalStore;
+  embedder: Embedder;
+  /** Absent offline: no re-ranking. */
+  llm?: RetrievalLlm | undefined;
+  /** Re-rank the candidates with the LLM (only with `llm`). @default true */
+  rerank?: boolean;
+  /** Chunks kept for the answer. @default 8 */
+  topK?: number;
+  /** Candidates fetched from the hybrid search (and re-ranked). @default 20 */
+  candidates?: number;
+  logger?: RetrievalLogger | undefined;
+  tracer?: WithSpanOptions['tracer'];
+}
+
+/** Which filters a search used, and why. */
+export interface FilterReport {
+  /** The filters the question asked for (empty when none). */
+  requested: QueryFilters;
+  /** The phrases of the question that became filters. */
+  mentions: string[];
+  /** True when the search ran with `requested`; false when there were none or they were dropped. */
+  applied: boolean;
+  /** Set when the filters left nothing and the search ran without them, saying so. */
+  note?: string;
+}
+
+/** The chunks found for a question. */
+export interface Retrieval {
+  /** The text searched for. */
+  query: string;
+  /** The best chunks (at most `topK`), best first. */
+  chunks: RetrievedChunk[];
+  filters: FilterReport;
+  /** How many candidates the hybrid search returned. */
+  candidates: number;
+  /** True when the LLM re-ranked the candidates. */
+  reranked: boolean;
+  /** Why re-ranking was skipped after an attempt (the fused order was kept). */
+  rerankError?: string;
+  /** 0..1, see `retrievalConfidence`. */
+  confidence: number;
+  /** How many documents the tenant has. */
+  documents: number;
+}
+
+/** Finds the chunks that answer a question, for one tenant. */
+export interface Retriever {
+  retrieve(input: {
+    tenant: string;
+    question: string;
+    signal?: AbortSignal | undefined;
+  }): Promise<Retrieval>;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The query half of the pipeline (reference: "RAG Query Pipeline"), in a RETRIEVER span:
+ *
+ * 1. filters from the question (`extractFilters`: document types, the tenant's filenames, dates);
+ * 2. the question embedded (the embedder's EMBEDDING span) and a hybrid search — vector and
+ *    full-text (the question's content words joined with `or`, `keywordQuery`) fused with RRF in
+ *    the store — for `candidates` chunks with the filters; when the
+ *    filters leave nothing, again without them, and the report says so;
+ * 3. with an LLM and `rerank`, the candidates re-ranked (`rerankChunks`) to the best `topK`; a
+ *    failed re-rank keeps the fused order (logged, `rerankError`);
+ * 4. the confidence (`retrievalConfidence`).
+ *
+ * The span records the chunks as `retrieval.documents`.
+ *
+ * @example
+ * const retriever = createRetriever({ store, embedder, llm: { client, model }, topK: 8 });
+ * const { chunks, confidence } = await retriever.retrieve({ tenant, question });
+ */
+export function createRetriever({
+  store,
+  embedder,
+  llm,
+  rerank = true,
+  topK = 8,
+  candidates = 20,
+  logger,
+  tracer,
+}: CreateRetrieverOptions): Retriever {
+  const reranker = rerank ? llm : undefined;
+  return {
+    async retrieve({ tenant, question, signal }) {
+      return withSpan(
+        { name: 'rag.retrieve', kind: SpanKind.RETRIEVER, input: question, tracer },
+        async (span) => {
+          const documents = await store.listDocuments(tenant);
+          const extracted = extractFilters({
+            text: question,
+            filenames: documents.map((document) => document.filename),
+          });
+          const filters: FilterReport = {
+            requested: extracted.filters,
+            mentions: extracted.mentions,
+            applied: false,
+          };
+          let found: readonly RetrievedChunk[] = [];
+          if (documents.length > 0) {
+            const [embedding] = await embedder.embed([question], signal ? { signal } : {});
+            if (embedding === undefined) throw new Error('The embedder returned no vector.');
+            const limit = reranker ? candidates : Math.max(topK, candidates);
+            const text = keywordQuery(removePhrases(question, extracted.mentions));
+            if (hasFilters(extracted.filters)) {
+              found = await store.search({
+                tenant,
+                text,
+                embedding,
+                filters: extracted.filters,
+                limit,
+              });
+              filters.applied = found.length > 0;
+              if (found.length === 0) {
+                filters.note = `No document matched the filters (${describeFilters(extracted.filters)}), so every document was searched.`;
+              }
+            }
+            if (found.length === 0) {
+              found = await store.search({ tenant, text, embedding, limit });
+            }
+          }
+          let chunks = found.slice(0, topK).map((chunk) => ({ ...chunk }));
+          let reranked = false;
+          let rerankError: string | undefined;
+          if (reranker && found.length > 1) {
+            try {
+              chunks = await rerankChunks({
+                client: reranker.client,
+                model: reranker.model,
+                question,
+                chunks: found,
+                topK,
+                signal,
+                tracer,
+              });
+              reranked = true;
+            } catch (error) {
+              if (signal?.aborted) throw error;
+              rerankError = errorMessage(error);
+              logger?.warn({ err: error }, 're-ranking failed; keeping the hybrid search order');
+            }
+          }
+          const retrieval: Retrieval = {
+            query: question,
+            chunks,
+            filters,
+            candidates: found.length,
+            reranked,
+            ...(rerankError === undefined ? {} : { rerankError }),
+            confidence: retrievalConfidence(chunks),
+            documents: documents.length,
+          };
+          setRetrievalDocuments(
+            span,
+            chunks.map((chunk) => ({
+              id: chunk.chunkId,
+              content: chunk.text,
+              score: chunk.rerankScore ?? chunk.score,
+              metadata: {
+                documentId: chunk.documentId,
+                filename: chunk.filename,
+                section: chunk.section,
+                ...(chunk.page === undefined ? {} : { page: chunk.page }),
+              },
+            })),
+          );
+          setSpanOutput(span, {
+            chunks: chunks.length,
+            candidates: found.length,
+            reranked,
+            confidence: retrieval.confidence,
+            filters,
+          });
+          return retrieval;
+        },
+      );
+    },
+  };
+}

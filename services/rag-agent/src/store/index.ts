@@ -1,0 +1,25 @@
+/** The RAG store: the database (embedded PGlite or a PostgreSQL server), migrations, documents and hybrid search. */
+export { buildSearchQuery, DEFAULT_SEARCH_LIMIT, RRF_K } from './build-search-query';
+export type { BuildSearchQueryOptions, SearchQuery } from './build-search-query';
+export { createDocumentStore } from './create-document-store';
+export type { CreateDocumentStoreOptions } from './create-document-store';
+export type {
+  ChunkToStore,
+  DocumentRecord,
+  DocumentStore,
+  InsertDocumentInput,
+  SearchFilters,
+  SearchHit,
+  SearchInput,
+  SearchMode,
+  StoredDocType,
+  StoreStats,
+} from './document-store';
+export { MAX_INDEXED_DIMENSIONS, migrate } from './migrate';
+export type { MigrateOptions } from './migrate';
+export { HNSW_INDEX_OPTIONS, MIGRATIONS } from './migrations';
+export type { Migration, MigrationContext } from './migrations';
+export { openDatabase } from './open-database';
+export type { Database, DatabaseLogger, OpenDatabaseOptions } from './open-database';
+export { StartupError } from './startup-error';
+export { withTransaction } from './with-transaction';

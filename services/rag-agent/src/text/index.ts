@@ -1,0 +1,10 @@
+/** Text helpers shared by retrieval and answering: sentences, terms, stopwords, shortening. */
+export {
+  contentTerms,
+  isStopword,
+  normalizeTerm,
+  removePhrases,
+  shorten,
+  splitSentences,
+  words,
+} from './text-units';
