@@ -9,6 +9,7 @@ import {
   runOrchestrationBench,
   type OrchestrationBenchOptions,
 } from './orchestration-bench';
+import { HNSW_INDEX_OPTIONS } from '@fleet/rag-agent/store';
 import { formatRagBench, runRagBench, type RagBenchOptions } from './rag-bench';
 
 const HELP = `Usage: pnpm bench <benchmark> [options]
@@ -38,9 +39,9 @@ Options (orchestration):
 Options (rag):
   --sizes N,N       corpus sizes in child chunks                            (default 10000,100000)
   --queries N       queries per measurement                                 (default 100)
-  --ef-search N,N   HNSW ef_search values to measure                        (default 40,100,200)
-  --m N             HNSW m for the indexes the benchmark builds             (default 16)
-  --ef-construction N  HNSW ef_construction for those indexes               (default 64)
+  --ef-search N,N   HNSW ef_search values to measure                        (default 40,120,200)
+  --m N             HNSW m for the indexes the benchmark builds             (default: the agent's, 32)
+  --ef-construction N  HNSW ef_construction for those indexes               (default: the agent's, 128)
   --database-url U  a PostgreSQL server with pgvector        (default: DATABASE_URL, else PGlite)
   --quick           10000 chunks only
 
@@ -98,9 +99,9 @@ async function main(): Promise<number> {
       databaseUrl: values['database-url'] ?? (process.env['DATABASE_URL'] || undefined),
       sizes: numbers(values.sizes, values.quick ? [10_000] : [10_000, 100_000]),
       queries: number(values.queries, 100),
-      efSearch: numbers(values['ef-search'], [40, 100, 200]),
-      m: number(values.m, 16),
-      efConstruction: number(values['ef-construction'], 64),
+      efSearch: numbers(values['ef-search'], [40, 120, 200]),
+      m: number(values.m, HNSW_INDEX_OPTIONS.m),
+      efConstruction: number(values['ef-construction'], HNSW_INDEX_OPTIONS.efConstruction),
       dimensions: 384,
       seed: 42,
     };

@@ -28,11 +28,11 @@ export interface RagBenchOptions {
   sizes: number[];
   /** Queries per measurement. @default 100 */
   queries: number;
-  /** HNSW `ef_search` values to measure recall and latency at. @default [40, 100, 200] */
+  /** HNSW `ef_search` values to measure recall and latency at. @default [40, 120, 200] */
   efSearch: number[];
-  /** HNSW build parameter `m` for indexes the benchmark builds. @default 16 */
+  /** HNSW build parameter `m` for indexes the benchmark builds. @default HNSW_INDEX_OPTIONS.m (32) */
   m: number;
-  /** HNSW build parameter `ef_construction` for indexes the benchmark builds. @default 64 */
+  /** HNSW build parameter `ef_construction` for indexes the benchmark builds. @default HNSW_INDEX_OPTIONS.efConstruction (128) */
   efConstruction: number;
   /** Embedding size of the hashed embedder. @default 384 */
   dimensions: number;

@@ -31,7 +31,7 @@ describe('buildSearchQuery', () => {
 
   it('sets ef_search (at least the candidates) and iterative scans for the indexed vector arm only', () => {
     expect(buildSearchQuery(base, { iterativeScan: true }).settings).toEqual([
-      'SET LOCAL hnsw.ef_search = 100',
+      'SET LOCAL hnsw.ef_search = 120',
       'SET LOCAL hnsw.iterative_scan = relaxed_order',
     ]);
     expect(

@@ -8,8 +8,11 @@ export const RRF_K = 60;
 export const DEFAULT_SEARCH_LIMIT = 20;
 /** The least candidates each arm contributes. */
 export const MIN_CANDIDATES = 40;
-/** The least HNSW `ef_search` a search sets (pgvector's own default is 40). */
-export const MIN_EF_SEARCH = 100;
+/**
+ * The least HNSW `ef_search` a search sets (pgvector's own default is 40): recall@10 ≥ 0.95 with the
+ * index's build parameters on the benchmark corpus (`pnpm bench rag`).
+ */
+export const MIN_EF_SEARCH = 120;
 /** Upper bounds on the numbers a caller may pass. */
 const MAX_LIMIT = 1000;
 const MAX_EF_SEARCH = 1000;

@@ -53,7 +53,7 @@ describe('migrate', () => {
       indexes.rows.map((row) => [row.indexname, row.indexdef]),
     );
     expect(definitions['chunks_embedding_hnsw_idx']).toMatch(
-      /USING hnsw \(embedding vector_cosine_ops\) WITH \(m='?16'?, ef_construction='?64'?\)/,
+      /USING hnsw \(embedding vector_cosine_ops\) WITH \(m='?32'?, ef_construction='?128'?\)/,
     );
     expect(definitions['chunks_tsv_idx']).toMatch(/USING gin \(tsv\)/);
     expect(definitions['chunks_tenant_document_idx']).toMatch(/\(tenant, document_id\)/);

@@ -1,8 +1,5 @@
 import type { Migration } from './migration';
 
-/** HNSW build parameters of the embedding index (pgvector's defaults; see `pnpm bench rag`). */
-export const HNSW_INDEX_OPTIONS = { m: 16, efConstruction: 64 } as const;
-
 /**
  * Documents and their chunks. Children carry an embedding (`vector(N)`, N fixed here by the
  * embedder's size) and are what search returns; parents (section-sized spans an answer may quote)
@@ -54,7 +51,7 @@ CREATE TABLE chunks (
 );
 CREATE INDEX chunks_embedding_hnsw_idx ON chunks
   USING hnsw (embedding vector_cosine_ops)
-  WITH (m = ${HNSW_INDEX_OPTIONS.m}, ef_construction = ${HNSW_INDEX_OPTIONS.efConstruction});
+  WITH (m = 16, ef_construction = 64);
 CREATE INDEX chunks_tsv_idx ON chunks USING gin (tsv);
 CREATE INDEX chunks_tenant_document_idx ON chunks (tenant, document_id);
 
