@@ -12,6 +12,7 @@ describe('loadRagAgentConfig', () => {
       host: '127.0.0.1',
       dataDir: '.fleet/rag-pglite',
       topK: 8,
+      efSearch: 120,
       maxUploadBytes: 25 * 1024 * 1024,
     });
     expect(config.databaseUrl).toBeUndefined();
@@ -30,6 +31,7 @@ describe('loadRagAgentConfig', () => {
       EMBEDDING_DIMENSIONS: '768',
       RAG_RERANK: 'false',
       RAG_TOP_K: '5',
+      RAG_HNSW_EF_SEARCH: '800',
       RAG_MAX_UPLOAD_BYTES: '2mb',
     });
     expect(config).toMatchObject({
@@ -40,6 +42,7 @@ describe('loadRagAgentConfig', () => {
       embeddingDimensions: 768,
       rerank: false,
       topK: 5,
+      efSearch: 800,
       maxUploadBytes: 2 * 1024 * 1024,
     });
     expect(ragAgentPublicUrl(config)).toBe('http://rag-agent:9000');

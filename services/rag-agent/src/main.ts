@@ -98,6 +98,7 @@ async function main(): Promise<void> {
     llm,
     rerank,
     topK: config.topK,
+    efSearch: config.efSearch,
     logger,
   });
   const answerer = createAnswerer({ llm, logger });

@@ -23,6 +23,7 @@ export interface RetrievalStore {
     embedding: number[];
     filters?: QueryFilters;
     limit?: number;
+    efSearch?: number;
   }): Promise<readonly RetrievedChunk[]>;
 }
 
@@ -49,6 +50,8 @@ export interface CreateRetrieverOptions {
   topK?: number;
   /** Candidates fetched from the hybrid search (and re-ranked). @default 20 */
   candidates?: number;
+  /** HNSW `ef_search` of the vector arm. @default the store's (120) */
+  efSearch?: number | undefined;
   logger?: RetrievalLogger | undefined;
   tracer?: WithSpanOptions['tracer'];
 }
@@ -122,9 +125,11 @@ export function createRetriever({
   rerank = true,
   topK = 8,
   candidates = 20,
+  efSearch,
   logger,
   tracer,
 }: CreateRetrieverOptions): Retriever {
+  const tuning = efSearch === undefined ? {} : { efSearch };
   const reranker = rerank ? llm : undefined;
   return {
     async retrieve({ tenant, question, signal }) {
@@ -154,6 +159,7 @@ export function createRetriever({
                 embedding,
                 filters: extracted.filters,
                 limit,
+                ...tuning,
               });
               filters.applied = found.length > 0;
               if (found.length === 0) {
@@ -161,7 +167,7 @@ export function createRetriever({
               }
             }
             if (found.length === 0) {
-              found = await store.search({ tenant, text, embedding, limit });
+              found = await store.search({ tenant, text, embedding, limit, ...tuning });
             }
           }
           let chunks = found.slice(0, topK).map((chunk) => ({ ...chunk }));

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the system tools the tests run for real, when they are missing (`pnpm test` calls this
+# first): bubblewrap (the code agent's sandbox), Dovecot (the IMAP server the mail agent's tests
+# start on loopback) and the system Python the sandbox runs. Debian/Ubuntu, as root or with
+# passwordless sudo; elsewhere it says what to install and fails, rather than letting those tests
+# fail later with a less clear message. Set FLEET_SKIP_TOOL_CHECK=1 to skip the check.
+set -euo pipefail
+
+[[ "${FLEET_SKIP_TOOL_CHECK:-}" == "1" ]] && exit 0
+
+missing=()
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+[[ -x /usr/sbin/dovecot ]] || command -v dovecot >/dev/null 2>&1 || missing+=(dovecot-imapd)
+[[ -x /usr/bin/python3 ]] || missing+=(python3)
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "The tests need: ${missing[*]} (code agent sandbox, mail agent IMAP server, sandboxed Python)."
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "Install them with your system's package manager, then run the tests again." >&2
+  exit 1
+fi
+if [[ "$(id -u)" -eq 0 ]]; then
+  sudo_=()
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  sudo_=(sudo -n)
+else
+  echo "Run: sudo apt-get install -y ${missing[*]}   (then run the tests again)" >&2
+  exit 1
+fi
+echo "Installing with apt-get: ${missing[*]}…"
+export DEBIAN_FRONTEND=noninteractive
+# The package lists may be stale or absent on a fresh machine: update once if the install fails.
+"${sudo_[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null 2>&1 || {
+  "${sudo_[@]}" apt-get update -qq
+  "${sudo_[@]}" apt-get install -y -qq "${missing[@]}"
+}
+echo "Installed: ${missing[*]}."

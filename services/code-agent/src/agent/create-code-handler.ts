@@ -1,0 +1,66 @@
+import {
+  createA2AHandler,
+  type A2AHandler,
+  type A2ALogger,
+  type TaskStore,
+} from '@fleet/a2a/server';
+import type { WithSpanOptions } from '@fleet/telemetry';
+import type { CodeWriter } from '../authoring';
+import type { Sandbox } from '../sandbox';
+import { buildCodeCard } from './code-card';
+import { createCodeAgent } from './code-agent';
+
+/** Options for {@link createCodeHandler}. */
+export interface CreateCodeHandlerOptions {
+  writer: CodeWriter;
+  sandbox: Sandbox;
+  /** Where tasks live: Redis in the service, so any replica takes the continuation. */
+  store: TaskStore;
+  /** The service's base URL for the card. */
+  url: string;
+  /** Whether `/a2a` requires the internal token (declared on the card). @default true */
+  internalToken?: boolean;
+  /** @default true */
+  requireApproval?: boolean;
+  /** @default 2 */
+  maxAttempts?: number;
+  /** @default 600000 */
+  approvalTtlMs?: number;
+  logger?: A2ALogger | undefined;
+  tracer?: WithSpanOptions['tracer'];
+}
+
+/**
+ * The code agent's A2A JSON-RPC handler: its card, its agent and its task store. Mount it with
+ * `a2aRouter`; close it on shutdown so running turns stop (and their sandboxes are killed).
+ *
+ * @example
+ * const handler = createCodeHandler({ writer, sandbox, store: new RedisTaskStore({ redis }), url });
+ */
+export function createCodeHandler({
+  writer,
+  sandbox,
+  store,
+  url,
+  internalToken = true,
+  requireApproval = true,
+  maxAttempts,
+  approvalTtlMs,
+  logger,
+  tracer,
+}: CreateCodeHandlerOptions): A2AHandler {
+  return createA2AHandler({
+    card: buildCodeCard({ url, internalToken, requiresApproval: requireApproval }),
+    execute: createCodeAgent({
+      writer,
+      sandbox,
+      requireApproval,
+      ...(maxAttempts === undefined ? {} : { maxAttempts }),
+      ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
+      ...(tracer ? { tracer } : {}),
+    }),
+    store,
+    logger,
+    ...(tracer ? { tracer } : {}),
+  });
+}

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { attemptSummarySchema } from './code-proposal';
+
+/** A file the program wrote, as the result lists it (its bytes are a file part of the artifact). */
+export const resultFileSchema = z.object({
+  filename: z.string(),
+  mediaType: z.string(),
+  bytes: z.number().int().min(0),
+});
+
+/**
+ * The data part of the `result` artifact: the program, what it printed, how it ended, the files
+ * it wrote and the earlier attempts (when a failed program was fixed).
+ */
+export const codeResultDataSchema = z.object({
+  language: z.literal('python'),
+  code: z.string(),
+  /** `llm`: written by the model; `task`: the task's own program (offline). */
+  codeSource: z.enum(['llm', 'task']),
+  stdout: z.string(),
+  stderr: z.string(),
+  /** Null when the program was killed (see `signal` and `outcome`). */
+  exitCode: z.number().int().nullable(),
+  signal: z.number().int().optional(),
+  /** `ok`, `error`, or the limit that stopped it (`timeout`, `cpu-limit`, `memory-limit`, …). */
+  outcome: z.string(),
+  /** One sentence on the limit that stopped it, if one did. */
+  limitMessage: z.string().nullable(),
+  stdoutTruncated: z.boolean(),
+  stderrTruncated: z.boolean(),
+  durationMs: z.number(),
+  files: z.array(resultFileSchema),
+  skippedFiles: z.array(z.object({ filename: z.string(), reason: z.string() })),
+  /** Which attempt this is (1 for the first program). */
+  attempt: z.number().int().min(1),
+  previousAttempts: z.array(attemptSummarySchema),
+  /** `bubblewrap`, or `unsandboxed` when configured so on purpose. */
+  sandbox: z.enum(['bubblewrap', 'unsandboxed']),
+  /** False when CODE_AGENT_ALLOW_UNAPPROVED let it run without a person's approval. */
+  approved: z.boolean(),
+});
+export type CodeResultData = z.infer<typeof codeResultDataSchema>;
+
+/**
+ * The data part of a FAILED or REJECTED status message, beside its text: the error's code (the
+ * fleet's `ERROR_CODES`) and, when code was written, the program.
+ */
+export const errorDataSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  }),
+  code: z.string().optional(),
+});
+export type ErrorData = z.infer<typeof errorDataSchema>;

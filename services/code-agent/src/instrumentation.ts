@@ -1,0 +1,13 @@
+// Imported first by main.ts: telemetry must start before http and express are loaded so that
+// they get instrumented (TRACING.md §3). Configuration is loaded here for the same reason.
+import { exitOnConfigError } from '@fleet/config';
+import { startTelemetry, telemetryOptionsFromConfig } from '@fleet/telemetry';
+import { loadCodeAgentConfig } from './config';
+
+/** The code agent's configuration, loaded once at boot. */
+export const config = exitOnConfigError('code-agent', () => loadCodeAgentConfig());
+
+/** The code agent is called by the orchestrator, whose trace context it continues. */
+export const telemetry = startTelemetry(
+  telemetryOptionsFromConfig(config, { serviceName: 'code-agent' }),
+);

@@ -1,0 +1,125 @@
+// The code agent's composition root (house style rule 3): configuration, telemetry, the LLM
+// client, the sandbox, Redis, the task store and the HTTP server are built here and nowhere else.
+import { config, telemetry } from './instrumentation';
+import { Redis } from 'ioredis';
+import { RedisTaskStore } from '@fleet/a2a/server';
+import { runMain, startServer } from '@fleet/http';
+import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
+import { createLogger } from '@fleet/telemetry';
+import { createCodeHandler } from './agent';
+import { createApp } from './app';
+import { createCodeWriter } from './authoring';
+import { codeAgentPublicUrl, sandboxLimits } from './config';
+import { createSandbox } from './sandbox';
+
+async function main(): Promise<void> {
+  const logger = createLogger({ service: 'code-agent', level: config.logLevel });
+  const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
+  const client = upstream.offline
+    ? undefined
+    : createLlmClient({ upstream, timeoutMs: config.llmTimeoutMs });
+  const writer = createCodeWriter({
+    llm: client ? { client, model: config.llmModel } : undefined,
+  });
+  const sandbox = createSandbox({
+    mode: config.sandbox,
+    bwrapPath: config.bwrapPath,
+    python: config.python,
+    limits: sandboxLimits(config),
+    extraReadOnlyPaths: config.extraReadOnlyPaths ?? [],
+    ...(config.workRoot === undefined ? {} : { workRoot: config.workRoot }),
+    firstUid: config.firstUid,
+    maxConcurrentRuns: config.maxConcurrentRuns,
+  });
+
+  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
+  redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
+  const taskStore = new RedisTaskStore({ redis, keyPrefix: 'fleet:a2a:code-agent' });
+
+  const url = codeAgentPublicUrl(config);
+  const handler = createCodeHandler({
+    writer,
+    sandbox,
+    store: taskStore,
+    url,
+    internalToken: true,
+    requireApproval: !config.allowUnapproved,
+    maxAttempts: config.maxAttempts,
+    approvalTtlMs: config.approvalTtlSeconds * 1000,
+    logger,
+  });
+
+  // The app asks whether shutdown has begun; the server that knows is started after the app.
+  const lifecycle = { isShuttingDown: (): boolean => false };
+  const app = createApp({
+    handler,
+    internalToken: config.internalToken,
+    logger,
+    readinessChecks: {
+      redis: async () => {
+        await redis.ping();
+      },
+    },
+    isShuttingDown: () => lifecycle.isShuttingDown(),
+    exposeStack: config.nodeEnv !== 'production',
+  });
+  const running = await startServer({
+    app,
+    port: config.port,
+    host: config.host,
+    logger,
+    onShutdown: [
+      // Closing the handler aborts running turns, which kills their sandboxes.
+      () => handler.close(),
+      () => taskStore.close(),
+      async () => {
+        await redis.quit().catch(() => redis.disconnect());
+      },
+      () => telemetry.shutdown(),
+    ],
+  });
+  lifecycle.isShuttingDown = () => running.isShuttingDown();
+
+  // The agent stays up without a sandbox (it says why on every task); the log says so at once.
+  const status = await sandbox.check();
+  logger.info(
+    {
+      url: running.url,
+      card: url,
+      upstream: upstream.offline ? 'offline' : upstream.baseURL,
+      model: upstream.offline ? undefined : config.llmModel,
+      sandbox: config.sandbox,
+      sandboxAvailable: status.available,
+      requireApproval: !config.allowUnapproved,
+      tracing: telemetry.enabled,
+    },
+    'code-agent listening',
+  );
+  if (!status.available) {
+    logger.error(
+      { reason: status.reason },
+      'the sandbox cannot run code here; every run will be refused',
+    );
+  }
+  if (config.sandbox === 'unsandboxed') {
+    logger.warn(
+      {},
+      'CODE_AGENT_SANDBOX=unsandboxed: programs run WITHOUT isolation (resource limits only)',
+    );
+  }
+  if (config.allowUnapproved) {
+    logger.warn(
+      {},
+      'CODE_AGENT_ALLOW_UNAPPROVED=true: programs run without a person approving them',
+    );
+  }
+  if (upstream.offline) {
+    logger.warn(
+      {},
+      `${OFFLINE_HINT} The code agent runs only programs the task itself contains in a \`\`\`python fenced block.`,
+    );
+  }
+}
+
+runMain('code-agent', main);

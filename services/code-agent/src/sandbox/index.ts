@@ -1,0 +1,29 @@
+/** The sandbox that runs Python: bubblewrap, resource limits, capped output, returned files. */
+export {
+  buildBubblewrapArgs,
+  ETC_READ_ONLY_PATHS,
+  SANDBOX_WORK_DIR,
+  SYSTEM_READ_ONLY_PATHS,
+} from './bubblewrap-args';
+export type { BubblewrapArgsOptions } from './bubblewrap-args';
+export { collectFiles, mediaTypeOf } from './collect-files';
+export type { CollectFilesOptions, SkippedFile, WrittenFile } from './collect-files';
+export { createSandbox } from './create-sandbox';
+export type {
+  CodeRun,
+  CreateSandboxOptions,
+  RunCodeOptions,
+  Sandbox,
+  SandboxMode,
+  SandboxStatus,
+} from './create-sandbox';
+export { limitLauncher, PROGRAM_FILENAME } from './limit-launcher';
+export { runBoundedProcess } from './run-bounded-process';
+export type { BoundedProcessResult, RunBoundedProcessOptions } from './run-bounded-process';
+export { classifyOutcome, describeOutcome, formatBytes } from './run-outcome';
+export type { RunOutcome } from './run-outcome';
+export { DEFAULT_SANDBOX_LIMITS } from './sandbox-limits';
+export type { SandboxLimits } from './sandbox-limits';
+export { SandboxUnavailableError } from './sandbox-unavailable-error';
+export { createUidPool } from './uid-pool';
+export type { UidPool } from './uid-pool';

@@ -1,0 +1,166 @@
+import { spawn } from 'node:child_process';
+
+/** Options for {@link runBoundedProcess}. */
+export interface RunBoundedProcessOptions {
+  command: string;
+  args: readonly string[];
+  /** The process's environment (nothing is inherited). @default {} */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Killed (the whole process group) after this many milliseconds. */
+  wallClockMs: number;
+  /** Bytes kept of stdout and of stderr each; the process is killed as soon as either is over. */
+  maxOutputBytes: number;
+  /** Aborting kills the process group. */
+  signal?: AbortSignal | undefined;
+}
+
+/** How a bounded process ended. */
+export interface BoundedProcessResult {
+  stdout: string;
+  stderr: string;
+  /** The exit code, or null when a signal ended the process. */
+  exitCode: number | null;
+  /** The signal that ended the process (as Node reports it), if any. */
+  signal: NodeJS.Signals | null;
+  /** True when the wall-clock limit killed it. */
+  timedOut: boolean;
+  /** True when stdout or stderr went over the cap and the process was killed for it. */
+  outputLimited: boolean;
+  /** True when the abort signal killed it. */
+  aborted: boolean;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  durationMs: number;
+}
+
+/** A byte-capped collector: keeps the first `limit` bytes, reports whether more came. */
+function collector(limit: number): {
+  push(chunk: Buffer): boolean;
+  text(): string;
+  truncated(): boolean;
+} {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let over = false;
+  return {
+    push(chunk) {
+      if (over) return false;
+      const room = limit - kept;
+      if (chunk.length > room) {
+        chunks.push(chunk.subarray(0, room));
+        kept = limit;
+        over = true;
+        return false;
+      }
+      chunks.push(chunk);
+      kept += chunk.length;
+      return true;
+    },
+    text: () => Buffer.concat(chunks).toString('utf8'),
+    truncated: () => over,
+  };
+}
+
+/**
+ * Runs a process in its own process group with a wall-clock limit and capped output: stdout and
+ * stderr are read as they come, and the moment either goes over `maxOutputBytes`, or the time is up,
+ * or `signal` aborts, the whole group gets SIGKILL and reading stops. Never rejects for what the
+ * process does; rejects only when it cannot be started (`ENOENT`, `EACCES`).
+ *
+ * @example
+ * const result = await runBoundedProcess({ command: 'bwrap', args, wallClockMs: 20_000, maxOutputBytes: 1 << 20 });
+ */
+export function runBoundedProcess({
+  command,
+  args,
+  env = {},
+  cwd,
+  wallClockMs,
+  maxOutputBytes,
+  signal,
+}: RunBoundedProcessOptions): Promise<BoundedProcessResult> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const child = spawn(command, [...args], {
+      env,
+      ...(cwd === undefined ? {} : { cwd }),
+      // Its own process group, so one kill reaches everything it started outside the sandbox.
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const stdout = collector(maxOutputBytes);
+    const stderr = collector(maxOutputBytes);
+    let timedOut = false;
+    let outputLimited = false;
+    let aborted = false;
+    let settled = false;
+
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, wallClockMs);
+    const onAbort = (): void => {
+      aborted = true;
+      killGroup();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+
+    const overCap = (): void => {
+      if (outputLimited) return;
+      outputLimited = true;
+      killGroup();
+      // Stop reading: what the program still writes goes nowhere, and it is being killed.
+      child.stdout.destroy();
+      child.stderr.destroy();
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (!stdout.push(chunk)) overCap();
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (!stderr.push(chunk)) overCap();
+    });
+    // A destroyed stream may report an error; the process's end is what counts.
+    child.stdout.on('error', () => undefined);
+    child.stderr.on('error', () => undefined);
+
+    const finish = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    child.once('error', (error) => {
+      if (settled) return;
+      settled = true;
+      finish();
+      reject(error);
+    });
+    child.once('close', (exitCode, exitSignal) => {
+      if (settled) return;
+      settled = true;
+      finish();
+      // Anything the sandbox left behind in the group goes too.
+      killGroup();
+      resolve({
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        exitCode,
+        signal: exitSignal,
+        timedOut,
+        outputLimited,
+        aborted,
+        stdoutTruncated: stdout.truncated(),
+        stderrTruncated: stderr.truncated(),
+        durationMs: Date.now() - started,
+      });
+    });
+  });
+}

@@ -1,0 +1,132 @@
+import { dataPart, RESULT_ARTIFACT_NAME, textPart, type NodeInput } from '@fleet/a2a';
+import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
+import { toFleetError } from '@fleet/errors';
+import { getActiveSpan, setSessionAttributes } from '@fleet/telemetry';
+import type { AnswerContext } from '../answering';
+import { chooseMode, type Research, type Researcher, type ResearchMode } from '../research';
+import { readWebInput } from './read-web-input';
+import type { ErrorData, WebResultData } from './result-data';
+
+/** Options for {@link createWebAgent}. */
+export interface CreateWebAgentOptions {
+  researcher: Researcher;
+}
+
+type Events = AsyncGenerator<AgentEvent, void, undefined>;
+
+// The orchestrator appends earlier steps' results to the task text (they also come whole in the
+// data part): they are context, not part of what to search.
+const EARLIER_STEPS = /\n\nResults of earlier steps:\n[\s\S]*$/;
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** A FAILED status carrying the error's text and `{ error: { code, message, details? } }`. */
+function failed(error: unknown): AgentEvent {
+  const fleetError = toFleetError(error);
+  const data: ErrorData = {
+    error: {
+      code: fleetError.code,
+      message: fleetError.message,
+      ...(fleetError.details === undefined ? {} : { details: fleetError.details }),
+    },
+  };
+  return {
+    type: 'status',
+    state: 'TASK_STATE_FAILED',
+    message: [textPart(fleetError.message), dataPart(data)],
+  };
+}
+
+/** Earlier steps' answers, for the prompt. Failed steps have none. */
+function dependencyContext(node: NodeInput['fleet'] | undefined): AnswerContext[] {
+  if (node === undefined) return [];
+  return Object.entries(node.dependencyOutputs).flatMap(([nodeId, output]) =>
+    output.partial === true || output.summary.trim() === ''
+      ? []
+      : [{ label: `${nodeId} (${output.agent})`, summary: output.summary }],
+  );
+}
+
+function workingMessage(mode: ResearchMode): string {
+  switch (mode) {
+    case 'read':
+      return 'Reading the pages…';
+    case 'news':
+      return 'Searching the news…';
+    case 'deep':
+      return 'Researching the web in depth…';
+    case 'basic':
+      return 'Searching the web…';
+  }
+}
+
+function resultData(research: Research): WebResultData {
+  const { answer } = research;
+  return {
+    mode: research.mode,
+    ...(research.query === undefined ? {} : { query: research.query }),
+    ...(research.provider === undefined ? {} : { provider: research.provider }),
+    sources: answer.sources,
+    results: research.results,
+    pages: research.pages,
+    answeredBy: answer.answeredBy,
+    ...(answer.llmError === undefined ? {} : { llmError: answer.llmError }),
+  };
+}
+
+function summary(research: Research): string {
+  const read = research.pages.filter((page) => page.status === 'read').length;
+  const cited = plural(research.answer.sources.length, 'source');
+  if (research.mode === 'read') return `Read ${plural(read, 'page')}; the answer cites ${cited}.`;
+  return `Found ${plural(research.results.length, 'result')} with ${research.provider ?? 'the provider'}, read ${plural(read, 'page')}; the answer cites ${cited}.`;
+}
+
+/**
+ * The web agent (ARCHITECTURE.md §4): one task per message. It reads the question (text part) and
+ * the fleet node input, chooses the mode (the plan's skill, or the question's words: URLs to read,
+ * news, depth), searches through the configured provider, reads the top pages under the address
+ * guard and answers with `[n]` citations. The `result` artifact: the answer text and the data part
+ * (`webResultDataSchema`: sources, results, pages). With no provider configured a search task
+ * FAILS with how to configure one; a refused or unreadable URL in `read` mode FAILS with the
+ * reason; an empty or malformed message is REJECTED. Cancellation stops the search, the fetches
+ * and the LLM call.
+ *
+ * @example
+ * const execute = createWebAgent({ researcher });
+ */
+export function createWebAgent({ researcher }: CreateWebAgentOptions): AgentExecute {
+  return async function* webAgent(context: AgentContext): Events {
+    const input = readWebInput(context.message.parts);
+    if (input.kind === 'invalid') {
+      yield { type: 'status', state: 'TASK_STATE_REJECTED', message: input.reason };
+      return;
+    }
+    const { node } = input;
+    if (node !== undefined) setSessionAttributes(getActiveSpan(), { sessionId: node.sessionId });
+    const question = input.question.replace(EARLIER_STEPS, '').trim() || input.question;
+    const mode = chooseMode({ text: question, skill: node?.skill });
+    try {
+      yield { type: 'status', state: 'TASK_STATE_WORKING', message: workingMessage(mode) };
+      const research = await researcher.research({
+        question,
+        mode,
+        context: dependencyContext(node),
+        signal: context.signal,
+      });
+      yield {
+        type: 'artifact',
+        artifact: {
+          name: RESULT_ARTIFACT_NAME,
+          parts: [textPart(research.answer.text), dataPart(resultData(research))],
+        },
+        lastChunk: true,
+      };
+      yield { type: 'status', state: 'TASK_STATE_COMPLETED', message: summary(research) };
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      yield failed(error);
+    }
+  };
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import OpenAI from 'openai';
+import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
+import { createRecordingTracer } from '../test-support/recording-tracer';
+import { composeExtractiveAnswer } from './compose-extractive-answer';
+import { createWebAnswerer } from './create-answerer';
+import { keepCitedSources } from './keep-cited-sources';
+import type { SourceMaterial, WebSource } from './web-source';
+
+function source(name: string): WebSource {
+  return { title: name, url: `https://${name}.test/`, snippet: `${name} snippet`, fetched: false };
+}
+
+const MATERIALS: SourceMaterial[] = [
+  {
+    source: source('alpha'),
+    text: 'Unrelated intro text about cookies and settings. Node.js 22 was released on 24 April 2024 by the Node.js project.',
+  },
+  { source: source('beta'), text: 'A page about gardening and tomatoes in the summer months.' },
+  {
+    source: source('gamma'),
+    text: 'The Node.js 22 release enables require of ES modules and ships V8 12.4.',
+  },
+];
+
+describe('keepCitedSources', () => {
+  it('renumbers markers in order of first citation and drops markers without a source', () => {
+    const [a, b] = [source('a'), source('b')];
+    expect(keepCitedSources({ text: 'B [2]. A [1, 2]. X [9].', sources: [a, b] })).toEqual({
+      text: 'B [1]. A [2][1]. X.',
+      sources: [b, a],
+    });
+  });
+});
+
+describe('composeExtractiveAnswer', () => {
+  it('quotes the best sentence of each matching source, cited, and keeps only cited sources', () => {
+    const answer = composeExtractiveAnswer({
+      question: 'When was Node.js 22 released?',
+      query: 'Node.js 22 release',
+      materials: MATERIALS,
+    });
+    expect(answer.answeredBy).toBe('extractive');
+    expect(answer.text).toBe(
+      'From the web (search: "Node.js 22 release"):\n- Node.js 22 was released on 24 April 2024 by the Node.js project [1].\n- The Node.js 22 release enables require of ES modules and ships V8 12.4 [2].',
+    );
+    expect(answer.sources.map((entry) => entry.title)).toEqual(['alpha', 'gamma']);
+  });
+
+  it('quotes the top snippets when no sentence matches, and says when there is nothing', () => {
+    const answer = composeExtractiveAnswer({
+      question: 'zzz qqq',
+      query: 'zzz',
+      materials: MATERIALS,
+    });
+    expect(answer.sources).toHaveLength(3);
+    expect(answer.text).toContain('[3]');
+    const empty = composeExtractiveAnswer({ question: 'x', query: 'x', materials: [] });
+    expect(empty).toEqual({
+      text: 'The web search for "x" found nothing to answer with.',
+      sources: [],
+      answeredBy: 'extractive',
+    });
+  });
+});
+
+describe('createWebAnswerer', () => {
+  let llm: ScriptedOpenAI;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    llm = await startScriptedOpenAI({});
+    client = new OpenAI({ apiKey: 'sk-test', baseURL: llm.baseURL, maxRetries: 0 });
+  });
+
+  afterAll(async () => {
+    await llm.close();
+  });
+
+  it('asks the model with numbered sources and keeps only what it cites, in an LLM span', async () => {
+    llm.enqueue({ content: 'Node.js 22 shipped on 24 April 2024 [3][1], not [7].' });
+    const { tracer, spans } = createRecordingTracer();
+    const answer = await createWebAnswerer({ llm: { client, model: 'web-model' }, tracer }).answer({
+      question: 'When was Node.js 22 released?',
+      query: 'Node.js 22',
+      materials: MATERIALS,
+      context: [{ label: 'docs (rag-agent)', summary: 'Our services run Node 20.' }],
+    });
+    expect(answer).toEqual({
+      text: 'Node.js 22 shipped on 24 April 2024 [1][2], not.',
+      sources: [MATERIALS[2]?.source, MATERIALS[0]?.source],
+      answeredBy: 'llm',
+    });
+    const body = llm.requests.at(-1)?.body as {
+      model: string;
+      messages: { role: string; content: string }[];
+    };
+    expect(body.model).toBe('web-model');
+    const prompt = body.messages.find((message) => message.role === 'user')?.content ?? '';
+    expect(prompt).toContain('[1] alpha (https://alpha.test/)');
+    expect(prompt).toContain('[3] gamma (https://gamma.test/)');
+    expect(prompt).toContain('- docs (rag-agent): Our services run Node 20.');
+    const span = spans.find((entry) => entry.name === 'web.answer');
+    expect(span?.attributes).toMatchObject({
+      'openinference.span.kind': 'LLM',
+      'llm.model_name': 'web-model',
+      'output.value': answer.text,
+    });
+  });
+
+  it('falls back to the extractive answer when the model fails, saying why', async () => {
+    llm.enqueue({ error: { status: 500, message: 'upstream exploded' } });
+    const answer = await createWebAnswerer({ llm: { client, model: 'web-model' } }).answer({
+      question: 'When was Node.js 22 released?',
+      query: 'Node.js 22',
+      materials: MATERIALS,
+    });
+    expect(answer.answeredBy).toBe('extractive');
+    expect(answer.llmError).toBeDefined();
+    expect(answer.text).toContain('[1]');
+  });
+});

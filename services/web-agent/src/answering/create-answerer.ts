@@ -1,0 +1,56 @@
+import type OpenAI from 'openai';
+import type { WithSpanOptions } from '@fleet/telemetry';
+import { answerWithLlm } from './answer-with-llm';
+import { composeExtractiveAnswer } from './compose-extractive-answer';
+import type { AnswerContext, SourceMaterial, WebAnswer } from './web-source';
+
+/** Minimal logger the answerer warns through. */
+interface WarnLogger {
+  warn(object: Record<string, unknown>, message: string): void;
+}
+
+/** Writes cited answers from search results and pages. */
+export interface WebAnswerer {
+  answer(options: {
+    question: string;
+    /** What was searched; undefined when pages were read directly. */
+    query: string | undefined;
+    materials: readonly SourceMaterial[];
+    context?: readonly AnswerContext[];
+    signal?: AbortSignal | undefined;
+  }): Promise<WebAnswer>;
+}
+
+/**
+ * The web agent's answerer: with an LLM, the model writes the cited answer (falling back to the
+ * extractive one if the call fails or returns nothing, with `llmError` saying why); offline, the
+ * extractive answer. No sources: a plain "found nothing" answer without a model call.
+ *
+ * @example
+ * const answerer = createWebAnswerer({ llm: { client, model: config.llmModel }, logger });
+ */
+export function createWebAnswerer({
+  llm,
+  logger,
+  tracer,
+}: {
+  llm?: { client: OpenAI; model: string } | undefined;
+  logger?: WarnLogger | undefined;
+  tracer?: WithSpanOptions['tracer'];
+}): WebAnswerer {
+  return {
+    async answer({ question, query, materials, context = [], signal }) {
+      if (llm === undefined || materials.length === 0) {
+        return composeExtractiveAnswer({ question, query, materials });
+      }
+      try {
+        return await answerWithLlm({ ...llm, question, materials, context, signal, tracer });
+      } catch (error) {
+        if (signal?.aborted === true) throw error;
+        const llmError = error instanceof Error ? error.message : String(error);
+        logger?.warn({ err: error }, 'web answer: the LLM failed; answering extractively');
+        return { ...composeExtractiveAnswer({ question, query, materials }), llmError };
+      }
+    },
+  };
+}

@@ -1,0 +1,209 @@
+import { z } from 'zod';
+import {
+  byteSizeSchema,
+  envVar,
+  httpUrlSchema,
+  listSchema,
+  llmEnv,
+  loadConfig,
+  portSchema,
+  positiveIntSchema,
+  redisEnv,
+  runtimeEnv,
+  telemetryEnv,
+  type ConfigOf,
+  type Environment,
+} from '@fleet/config';
+import { ConfigError } from '@fleet/errors';
+
+/** The search providers the web agent can use. */
+export const SEARCH_PROVIDERS = ['tavily', 'searxng'] as const;
+/** One of {@link SEARCH_PROVIDERS}. */
+export type SearchProviderName = (typeof SEARCH_PROVIDERS)[number];
+
+/** Tavily's API, when TAVILY_BASE_URL is unset. */
+export const DEFAULT_TAVILY_BASE_URL = 'https://api.tavily.com';
+
+/**
+ * What a task that needs search says when no provider is configured: how to configure one.
+ */
+export const NO_SEARCH_PROVIDER_HINT =
+  'No web search provider is configured. Set WEB_SEARCH_PROVIDER=tavily and TAVILY_API_KEY (a key from https://app.tavily.com), or WEB_SEARCH_PROVIDER=searxng and SEARXNG_URL (a SearXNG instance with the json format enabled in settings.yml), then restart the web agent.';
+
+/** Every variable the web agent reads (ARCHITECTURE.md §1, §10, §11). */
+export const configSpec = {
+  port: envVar({
+    name: 'WEB_AGENT_PORT',
+    schema: portSchema.default(8084),
+    description: 'Port the web agent listens on.',
+  }),
+  host: envVar({
+    name: 'WEB_AGENT_HOST',
+    schema: z.string().default('127.0.0.1'),
+    description: 'Interface the web agent binds; 0.0.0.0 in containers.',
+  }),
+  publicUrl: envVar({
+    name: 'WEB_AGENT_URL',
+    schema: httpUrlSchema.optional(),
+    description:
+      "Base URL other services reach the web agent at, as its Agent Card states it (the card's interface is <url>/a2a).",
+    defaultText: 'http://<WEB_AGENT_HOST>:<WEB_AGENT_PORT> (127.0.0.1 for 0.0.0.0)',
+    example: 'http://web-agent:8084',
+  }),
+  internalToken: envVar({
+    name: 'FLEET_INTERNAL_TOKEN',
+    schema: z.string().min(16, 'expected at least 16 characters'),
+    description:
+      'Bearer token every service-to-service A2A call carries; calls without it are refused. `pnpm fleet up` generates one.',
+    defaultText: 'required (the local runner generates one)',
+    example: 'fleet-internal-change-me-0000',
+    secret: true,
+  }),
+  searchProvider: envVar({
+    name: 'WEB_SEARCH_PROVIDER',
+    schema: z
+      .enum(SEARCH_PROVIDERS, { error: `expected one of ${SEARCH_PROVIDERS.join(', ')}` })
+      .optional(),
+    description:
+      'Which search API the web agent uses: tavily (needs TAVILY_API_KEY) or searxng (needs SEARXNG_URL). Unset: tavily when TAVILY_API_KEY is set, else searxng when SEARXNG_URL is set, else none (search tasks fail with a message saying how to configure one; reading a given URL still works).',
+    defaultText: 'inferred from TAVILY_API_KEY / SEARXNG_URL; none when both are unset',
+  }),
+  tavilyApiKey: envVar({
+    name: 'TAVILY_API_KEY',
+    schema: z.string().min(1).optional(),
+    description: 'Tavily API key, sent as `Authorization: Bearer <key>`.',
+    defaultText: 'unset',
+    example: 'tvly-...',
+    secret: true,
+  }),
+  tavilyBaseUrl: envVar({
+    name: 'TAVILY_BASE_URL',
+    schema: httpUrlSchema.default(DEFAULT_TAVILY_BASE_URL),
+    description:
+      "Base URL of the Tavily API (POST <url>/search). The operator's choice, so it is called without the page-fetch address guard.",
+  }),
+  searxngUrl: envVar({
+    name: 'SEARXNG_URL',
+    schema: httpUrlSchema.optional(),
+    description:
+      "Base URL of a SearXNG instance (GET <url>/search?format=json); its settings.yml must enable the json format. The operator's choice, so it may be on a private network: it is called without the page-fetch address guard.",
+    defaultText: 'unset',
+    example: 'http://searxng:8080',
+  }),
+  searchTimeoutMs: envVar({
+    name: 'WEB_SEARCH_TIMEOUT_MS',
+    schema: positiveIntSchema.default(15_000),
+    description: 'How long one call to the search provider may take.',
+  }),
+  maxResults: envVar({
+    name: 'WEB_SEARCH_MAX_RESULTS',
+    schema: positiveIntSchema.max(20, 'expected at most 20').default(5),
+    description:
+      'Search results per question in the basic and news modes (deep mode asks for twice as many, up to 20).',
+  }),
+  fetchPages: envVar({
+    name: 'WEB_FETCH_PAGES',
+    schema: z.coerce
+      .number({ error: 'expected a number' })
+      .int('expected a whole number')
+      .min(0, 'expected 0 or more')
+      .max(10, 'expected at most 10')
+      .default(3),
+    description:
+      'How many of the top results the agent fetches and reads in the basic and news modes (deep mode reads twice as many, up to 10). 0 answers from the snippets only.',
+  }),
+  fetchMaxBytes: envVar({
+    name: 'WEB_FETCH_MAX_BYTES',
+    schema: byteSizeSchema.prefault('2mb'),
+    description:
+      'Largest page body the agent reads (after decompression; bytes, or 512kb, 2mb…); a larger page is refused.',
+  }),
+  fetchTimeoutMs: envVar({
+    name: 'WEB_FETCH_TIMEOUT_MS',
+    schema: positiveIntSchema.default(10_000),
+    description: 'How long fetching one page may take, redirects included.',
+  }),
+  fetchMaxRedirects: envVar({
+    name: 'WEB_FETCH_MAX_REDIRECTS',
+    schema: z.coerce
+      .number({ error: 'expected a number' })
+      .int('expected a whole number')
+      .min(0, 'expected 0 or more')
+      .max(20, 'expected at most 20')
+      .default(5),
+    description: 'How many redirects one page fetch follows; each hop is checked again.',
+  }),
+  fetchAllowlist: envVar({
+    name: 'WEB_FETCH_ALLOWLIST',
+    schema: listSchema.default([]),
+    description:
+      'Comma-separated host names (or IP literals) the agent may fetch even when they resolve to a private, loopback, link-local or metadata address; `*.example.internal` allows the subdomains. Everything else on those addresses is refused.',
+    defaultText: 'empty: every such address is refused',
+    example: 'intranet.example.com,*.docs.internal',
+  }),
+  ...llmEnv,
+  ...redisEnv,
+  ...telemetryEnv,
+  ...runtimeEnv,
+} as const;
+
+/** The web agent's typed configuration. */
+export type WebAgentConfig = ConfigOf<typeof configSpec>;
+
+/** The search provider in effect, with what it needs. */
+export type SearchProviderSettings =
+  | { provider: 'tavily'; apiKey: string; baseUrl: string }
+  | { provider: 'searxng'; baseUrl: string }
+  | { provider: 'none' };
+
+/**
+ * The search provider in effect: WEB_SEARCH_PROVIDER, or inferred (TAVILY_API_KEY, then
+ * SEARXNG_URL), or `none`.
+ *
+ * @throws ConfigError when the chosen provider lacks its key or URL.
+ * @example
+ * searchProviderSettings({ searchProvider: 'searxng', searxngUrl: 'http://searxng:8080', tavilyBaseUrl }); // { provider: 'searxng', baseUrl: 'http://searxng:8080' }
+ */
+export function searchProviderSettings(
+  config: Pick<WebAgentConfig, 'searchProvider' | 'tavilyApiKey' | 'tavilyBaseUrl' | 'searxngUrl'>,
+): SearchProviderSettings {
+  const provider =
+    config.searchProvider ??
+    (config.tavilyApiKey !== undefined
+      ? 'tavily'
+      : config.searxngUrl !== undefined
+        ? 'searxng'
+        : undefined);
+  switch (provider) {
+    case undefined:
+      return { provider: 'none' };
+    case 'tavily':
+      if (config.tavilyApiKey === undefined) {
+        throw new ConfigError(
+          'WEB_SEARCH_PROVIDER is tavily but TAVILY_API_KEY is not set: set it to your Tavily API key (https://app.tavily.com).',
+        );
+      }
+      return { provider, apiKey: config.tavilyApiKey, baseUrl: config.tavilyBaseUrl };
+    case 'searxng':
+      if (config.searxngUrl === undefined) {
+        throw new ConfigError(
+          'WEB_SEARCH_PROVIDER is searxng but SEARXNG_URL is not set: set it to the base URL of a SearXNG instance with the json format enabled.',
+        );
+      }
+      return { provider, baseUrl: config.searxngUrl };
+  }
+}
+
+/** The base URL the card announces: WEB_AGENT_URL, or where the agent listens. */
+export function webAgentPublicUrl(
+  config: Pick<WebAgentConfig, 'publicUrl' | 'host' | 'port'>,
+): string {
+  if (config.publicUrl !== undefined) return config.publicUrl;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
+/** Loads the web agent's configuration; the only place it reads the environment (house rule 15). */
+export function loadWebAgentConfig(environment: Environment = process.env): WebAgentConfig {
+  return loadConfig(configSpec, environment);
+}

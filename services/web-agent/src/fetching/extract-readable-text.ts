@@ -1,0 +1,168 @@
+import { createRequire } from 'node:module';
+import { Readability } from '@mozilla/readability';
+
+import { htmlToText } from './html-to-text';
+
+/** The part of the DOM the extraction uses (linkedom's types need the DOM lib, which is not loaded). */
+interface DomElement {
+  textContent: string | null;
+  innerHTML: string;
+  querySelector(selectors: string): DomElement | null;
+  querySelectorAll(selectors: string): Iterable<DomElement>;
+  getAttribute(name: string): string | null;
+  remove(): void;
+}
+
+interface DomDocument {
+  body: DomElement | null;
+  querySelector(selectors: string): DomElement | null;
+  querySelectorAll(selectors: string): Iterable<DomElement>;
+}
+
+type ParseHtml = (html: string) => { document: DomDocument };
+
+let domParser: ParseHtml | null | undefined;
+
+/**
+ * linkedom, loaded on first use. Its CommonJS build requires css-select 7 and siblings, which are
+ * ESM-only: Node (>= 20.19, the fleet's engine) loads them through require(esm), jest's CommonJS
+ * runtime cannot. Where it cannot be loaded, extraction falls back to {@link htmlToText}.
+ */
+function loadDomParser(): ParseHtml | null {
+  if (domParser === undefined) {
+    try {
+      domParser = (createRequire(__filename)('linkedom') as { parseHTML: ParseHtml }).parseHTML;
+    } catch {
+      domParser = null;
+    }
+  }
+  return domParser;
+}
+
+/** True when Readability over linkedom is used; false when the DOM-free fallback is. */
+export function usesReadability(): boolean {
+  return loadDomParser() !== null;
+}
+
+/** A page's readable content. */
+export interface ReadableText {
+  title: string;
+  /** The main text, whitespace collapsed, paragraphs separated by blank lines. */
+  text: string;
+  /** The page's own summary (meta description or Readability's excerpt), when it has one. */
+  excerpt: string | undefined;
+  /** When the page says it was published, if it does. */
+  publishedTime: string | undefined;
+}
+
+/** Options for {@link extractReadableText}. */
+export interface ExtractReadableTextOptions {
+  /** The page body. */
+  body: string;
+  /** Its media type: HTML is parsed, anything else is taken as plain text. */
+  mediaType: string;
+  /** Where it came from (the fallback title). */
+  url: string;
+  /** Longest text kept, in characters. @default 20000 */
+  maxChars?: number;
+}
+
+const BLOCK_TAGS = 'p, li, h1, h2, h3, h4, h5, h6, pre, blockquote, td, th, dt, dd, figcaption';
+
+function collapse(text: string): string {
+  return text.replace(/[ \t\f\v\u00a0]+/g, ' ').trim();
+}
+
+/** Paragraph text of an HTML fragment: one block element per paragraph. */
+function paragraphsOf(parseHTML: ParseHtml, html: string): string {
+  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
+  const blocks = [...document.querySelectorAll(BLOCK_TAGS)]
+    // Nested blocks (a <p> in an <li>) would repeat their text.
+    .filter((element) => element.querySelector(BLOCK_TAGS) === null)
+    .map((element) => collapse(element.textContent ?? ''))
+    .filter((text) => text !== '');
+  return blocks.length > 0 ? blocks.join('\n\n') : collapse(document.body?.textContent ?? '');
+}
+
+function meta(document: DomDocument, selectors: readonly string[]): string | undefined {
+  for (const selector of selectors) {
+    const content = document.querySelector(selector)?.getAttribute('content')?.trim();
+    if (content) return content;
+  }
+  return undefined;
+}
+
+function truncate(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const cut = text.lastIndexOf(' ', maxChars);
+  return `${text.slice(0, cut > maxChars * 0.8 ? cut : maxChars)}…`;
+}
+
+/**
+ * The readable text of a fetched page: Mozilla Readability over a linkedom DOM for HTML (the
+ * article, without navigation, ads and scripts), the whole body's text when Readability finds no
+ * article, and plain text as it is. Where linkedom cannot be loaded (jest), `htmlToText`.
+ *
+ * @example
+ * const { title, text } = extractReadableText({ body: html, mediaType: 'text/html', url });
+ */
+export function extractReadableText({
+  body,
+  mediaType,
+  url,
+  maxChars = 20_000,
+}: ExtractReadableTextOptions): ReadableText {
+  if (mediaType !== 'text/html' && mediaType !== 'application/xhtml+xml') {
+    const text = body
+      .replace(/\r\n?/g, '\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim();
+    return {
+      title: url,
+      text: truncate(text, maxChars),
+      excerpt: undefined,
+      publishedTime: undefined,
+    };
+  }
+  const parseHTML = loadDomParser();
+  if (parseHTML === null) {
+    const page = htmlToText(body);
+    return {
+      title: page.title || url,
+      text: truncate(page.text, maxChars),
+      excerpt: page.description,
+      publishedTime: page.publishedTime,
+    };
+  }
+  const { document } = parseHTML(body);
+  const pageTitle = collapse(document.querySelector('title')?.textContent ?? '');
+  const description = meta(document, [
+    'meta[name="description"]',
+    'meta[property="og:description"]',
+  ]);
+  const published = meta(document, [
+    'meta[property="article:published_time"]',
+    'meta[name="date"]',
+  ]);
+  // Readability changes the document it reads; the fallback below reads a fresh one. The DOM lib
+  // is not loaded (a Node service), so Readability's `Document` parameter type is opaque.
+  const article = new Readability(document, { charThreshold: 100 }).parse();
+  const articleText = article?.content ? paragraphsOf(parseHTML, article.content) : '';
+  let text = articleText;
+  if (text.length < 200) {
+    const fresh = parseHTML(body).document;
+    for (const element of fresh.querySelectorAll(
+      'script, style, noscript, template, nav, header, footer',
+    )) {
+      element.remove();
+    }
+    const whole = paragraphsOf(parseHTML, fresh.body?.innerHTML ?? '');
+    if (whole.length > text.length) text = whole;
+  }
+  return {
+    title: collapse(article?.title ?? '') || pageTitle || url,
+    text: truncate(text, maxChars),
+    excerpt: description ?? (collapse(article?.excerpt ?? '') || undefined),
+    publishedTime: published ?? article?.publishedTime ?? undefined,
+  };
+}

@@ -1,0 +1,234 @@
+import { ServiceUnavailableError, toFleetError } from '@fleet/errors';
+import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
+import type {
+  AnswerContext,
+  SourceMaterial,
+  WebAnswer,
+  WebAnswerer,
+  WebSource,
+} from '../answering';
+import { NO_SEARCH_PROVIDER_HINT } from '../config';
+import { extractReadableText, type PageFetcher } from '../fetching';
+import type { SearchMode, SearchProvider, SearchResult } from '../search';
+import { deriveQuery, urlsIn, type ResearchMode } from './derive-query';
+
+/** What happened to one page the agent tried to read. */
+export interface PageReport {
+  url: string;
+  status: 'read' | 'failed';
+  /** Where the text came from after redirects. */
+  finalUrl?: string;
+  title?: string;
+  /** Characters of readable text. */
+  chars?: number;
+  /** Why it could not be read: the error's code and message. */
+  error?: { code: string; message: string };
+}
+
+/** A search result as results report it (without the provider's raw content). */
+export type ReportedResult = Omit<SearchResult, 'rawContent'>;
+
+/** The outcome of one research task. */
+export interface Research {
+  mode: ResearchMode;
+  /** What was searched; undefined in `read` mode. */
+  query: string | undefined;
+  provider: string | undefined;
+  results: ReportedResult[];
+  pages: PageReport[];
+  answer: WebAnswer;
+}
+
+/** Researches a question: search, read pages, answer. */
+export interface Researcher {
+  research(options: {
+    question: string;
+    mode: ResearchMode;
+    context?: readonly AnswerContext[];
+    signal?: AbortSignal | undefined;
+  }): Promise<Research>;
+}
+
+/** Options for {@link createResearcher}. */
+export interface CreateResearcherOptions {
+  /** Undefined when none is configured: search tasks fail with how to configure one. */
+  provider: SearchProvider | undefined;
+  fetchPage: PageFetcher;
+  answerer: WebAnswerer;
+  /** Results per search in basic and news modes (deep: twice, up to 20). @default 5 */
+  maxResults?: number;
+  /** Pages read per search in basic and news modes (deep: twice, up to 10). @default 3 */
+  fetchPages?: number;
+  tracer?: WithSpanOptions['tracer'];
+}
+
+function snippetOf(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= 300 ? flat : `${flat.slice(0, 300).replace(/\s+\S*$/, '')}…`;
+}
+
+/**
+ * The web agent's research loop, each step in its own OpenInference span: the search (TOOL
+ * `web.search`), the follow-up page fetches of the top results (TOOL `web.fetch`, in parallel,
+ * through the guarded fetcher; a page that cannot be read keeps its snippet), then the cited
+ * answer. `read` mode fetches the URLs of the question instead of searching, and fails when none
+ * of them can be read.
+ *
+ * @throws ServiceUnavailableError with {@link NO_SEARCH_PROVIDER_HINT} when a search is needed and
+ *   no provider is configured; the provider's errors; in `read` mode, the first page's error.
+ * @example
+ * const researcher = createResearcher({ provider, fetchPage, answerer });
+ * const { answer } = await researcher.research({ question, mode: 'basic', signal });
+ */
+export function createResearcher({
+  provider,
+  fetchPage,
+  answerer,
+  maxResults = 5,
+  fetchPages = 3,
+  tracer,
+}: CreateResearcherOptions): Researcher {
+  async function readPage(url: string, signal: AbortSignal | undefined) {
+    return withSpan(
+      {
+        name: 'web.fetch',
+        kind: SpanKind.TOOL,
+        input: url,
+        attributes: { 'tool.name': 'fetch_page' },
+        tracer,
+      },
+      async (span) => {
+        const page = await fetchPage(url, { signal });
+        const readable = extractReadableText({
+          body: page.body,
+          mediaType: page.mediaType,
+          url: page.finalUrl,
+        });
+        setSpanOutput(span, {
+          finalUrl: page.finalUrl,
+          status: page.status,
+          title: readable.title,
+          chars: readable.text.length,
+        });
+        return { page, readable };
+      },
+    );
+  }
+
+  async function readAll(urls: readonly string[], signal: AbortSignal | undefined) {
+    const settled = await Promise.allSettled(urls.map((url) => readPage(url, signal)));
+    return settled.map((outcome, index) => {
+      const url = urls[index] ?? '';
+      if (outcome.status === 'fulfilled') {
+        const { page, readable } = outcome.value;
+        const report: PageReport = {
+          url,
+          status: 'read',
+          finalUrl: page.finalUrl,
+          title: readable.title,
+          chars: readable.text.length,
+        };
+        return { url, report, readable, error: undefined };
+      }
+      const error = toFleetError(outcome.reason);
+      const report: PageReport = {
+        url,
+        status: 'failed',
+        error: { code: error.code, message: error.message },
+      };
+      return { url, report, readable: undefined, error };
+    });
+  }
+
+  async function search(query: string, mode: SearchMode, signal: AbortSignal | undefined) {
+    if (provider === undefined) {
+      throw new ServiceUnavailableError(NO_SEARCH_PROVIDER_HINT, { retryable: false });
+    }
+    const wanted = mode === 'deep' ? Math.min(20, maxResults * 2) : maxResults;
+    return withSpan(
+      {
+        name: 'web.search',
+        kind: SpanKind.TOOL,
+        input: { query, mode, provider: provider.name, maxResults: wanted },
+        attributes: { 'tool.name': 'web_search' },
+        tracer,
+      },
+      async (span) => {
+        const response = await provider.search({ query, mode, maxResults: wanted, signal });
+        setSpanOutput(
+          span,
+          response.results.map(({ title, url }) => ({ title, url })),
+        );
+        return response;
+      },
+    );
+  }
+
+  return {
+    async research({ question, mode, context = [], signal }) {
+      if (mode === 'read') {
+        const pages = await readAll(urlsIn(question), signal);
+        const read = pages.filter((page) => page.readable !== undefined);
+        if (read.length === 0) {
+          throw pages[0]?.error ?? new ServiceUnavailableError('The task names no URL to read.');
+        }
+        const materials: SourceMaterial[] = read.map(({ report, readable }) => ({
+          source: {
+            title: readable?.title ?? report.url,
+            url: report.finalUrl ?? report.url,
+            snippet: readable?.excerpt ?? snippetOf(readable?.text ?? ''),
+            ...(readable?.publishedTime === undefined
+              ? {}
+              : { publishedDate: readable.publishedTime }),
+            fetched: true,
+          },
+          text: readable?.text ?? '',
+        }));
+        const answer = await answerer.answer({
+          question,
+          query: undefined,
+          materials,
+          context,
+          signal,
+        });
+        return {
+          mode,
+          query: undefined,
+          provider: undefined,
+          results: [],
+          pages: pages.map((page) => page.report),
+          answer,
+        };
+      }
+      const query = deriveQuery(question);
+      const response = await search(query, mode, signal);
+      const toRead = mode === 'deep' ? Math.min(10, fetchPages * 2) : fetchPages;
+      const pages = await readAll(
+        response.results.slice(0, toRead).map((result) => result.url),
+        signal,
+      );
+      const byUrl = new Map(pages.map((page) => [page.url, page]));
+      const materials: SourceMaterial[] = response.results.map((result) => {
+        const readable = byUrl.get(result.url)?.readable;
+        const text = readable?.text || result.rawContent || result.snippet;
+        const source: WebSource = {
+          title: result.title,
+          url: result.url,
+          snippet: result.snippet || snippetOf(text),
+          ...(result.publishedDate === undefined ? {} : { publishedDate: result.publishedDate }),
+          fetched: readable !== undefined,
+        };
+        return { source, text };
+      });
+      const answer = await answerer.answer({ question, query, materials, context, signal });
+      return {
+        mode,
+        query,
+        provider: response.provider,
+        results: response.results.map(({ rawContent: _raw, ...result }) => result),
+        pages: pages.map((page) => page.report),
+        answer,
+      };
+    },
+  };
+}
