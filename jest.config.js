@@ -5,6 +5,20 @@
  *
  * @type {import('jest').Config}
  */
+const LINKEDOM_ESM = [
+  'css-select',
+  'css-what',
+  'domhandler',
+  'domutils',
+  'domelementtype',
+  'nth-check',
+  'boolbase',
+  'entities',
+  'htmlparser2',
+  'dom-serializer',
+  'cssomnom',
+];
+
 const shared = {
   testEnvironment: 'node',
   transform: {
@@ -14,8 +28,16 @@ const shared = {
     '/jose/dist/.+\\.js$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
     // marked (the Markdown lexer the RAG agent parses with) is ESM-only too.
     '/marked/lib/.+\\.js$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }],
+    // linkedom (the web agent's DOM for Readability) requires css-select 7 and its family, which
+    // ship ESM only.
+    [`/(${LINKEDOM_ESM.join('|')})/(dist|lib)/.+\\.js$`]: [
+      'ts-jest',
+      { tsconfig: '<rootDir>/tsconfig.jest.json' },
+    ],
   },
-  transformIgnorePatterns: ['/node_modules/(?!\\.pnpm/jose@|jose/|\\.pnpm/marked@|marked/)'],
+  transformIgnorePatterns: [
+    `/node_modules/(?!\\.pnpm/jose@|jose/|\\.pnpm/marked@|marked/|${LINKEDOM_ESM.map((name) => `\\.pnpm/${name}@|${name}/`).join('|')})`,
+  ],
   moduleNameMapper: {
     // A service exposes only its config module, for the configuration docs (e2e/src/config-docs.ts).
     '^@fleet/(gateway|orchestrator|planner|[a-z]+-agent)/config$':

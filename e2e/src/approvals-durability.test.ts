@@ -188,8 +188,9 @@ describe('durable sessions and approvals', () => {
       sessionId,
       (session) => session['status'] === 'completed',
     );
-    expect(completed['nodes']['find']['state']).toBe('completed');
-    expect(completed['nodes']['send']['state']).toBe('completed');
+    // Whole nodes, so a failure shows the node's error.
+    expect(completed['nodes']['find']).toMatchObject({ state: 'completed' });
+    expect(completed['nodes']['send']).toMatchObject({ state: 'completed' });
 
     // X-Session-ID streams the rest: here, the finished answer.
     const rest = await client.chat.completions.create(

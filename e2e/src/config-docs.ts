@@ -17,6 +17,9 @@ import { configSpec as gatewayConfigSpec } from '@fleet/gateway/config';
 import { configSpec as orchestratorConfigSpec } from '@fleet/orchestrator/config';
 import { configSpec as plannerConfigSpec } from '@fleet/planner/config';
 import { configSpec as ragAgentConfigSpec } from '@fleet/rag-agent/config';
+import { configSpec as webAgentConfigSpec } from '@fleet/web-agent/config';
+import { configSpec as codeAgentConfigSpec } from '@fleet/code-agent/config';
+import { configSpec as mailAgentConfigSpec } from '@fleet/mail-agent/config';
 import { runnerConfigSpec } from '@fleet/runner';
 
 /** Every section, shared groups first so each variable is described where it belongs. */
@@ -29,6 +32,9 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
   { title: 'Orchestrator', spec: orchestratorConfigSpec },
   { title: 'Planner', spec: plannerConfigSpec },
   { title: 'RAG agent', spec: ragAgentConfigSpec },
+  { title: 'Web agent', spec: webAgentConfigSpec },
+  { title: 'Mail agent', spec: mailAgentConfigSpec },
+  { title: 'Code agent', spec: codeAgentConfigSpec },
   { title: 'Local runner (`pnpm fleet`)', spec: runnerConfigSpec },
 ];
 

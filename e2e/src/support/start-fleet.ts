@@ -29,10 +29,19 @@ export interface StartFleetOptions {
    * upstream. Its URL joins AGENT_URLS and is the gateway's RAG_AGENT_URL. @default false
    */
   ragAgent?: boolean;
+  /**
+   * Real agent services (`services/<name>`) to start as processes, each with its own variables on
+   * top of `env`; their URLs join AGENT_URLS. E.g. `{ 'code-agent': { CODE_AGENT_ALLOW_UNAPPROVED: 'false' } }`.
+   */
+  agentServices?: Partial<Record<AgentServiceName, Record<string, string | undefined>>>;
 }
 
+/** Agent services `startFleet` can run as processes besides the RAG agent. */
+export type AgentServiceName = 'web-agent' | 'mail-agent' | 'code-agent';
+
 /** The fleet services `startFleet` runs as processes. */
-export type FleetServiceName = 'gateway' | 'orchestrator' | 'planner' | 'rag-agent';
+export type FleetServiceName =
+  'gateway' | 'orchestrator' | 'planner' | 'rag-agent' | AgentServiceName;
 
 /**
  * A running fleet: gateway, orchestrator, planner (and optionally the RAG agent) as processes,
@@ -44,6 +53,8 @@ export interface RunningFleet {
   planner: RunningService;
   /** The real RAG agent, when `ragAgent` was set. */
   ragAgent: RunningService | undefined;
+  /** Every service process by name (gateway, orchestrator, planner, and the agents started). */
+  services: Partial<Record<FleetServiceName, RunningService>>;
   agents: Record<string, ScriptedAgent>;
   /** `gateway.url + '/v1'` */
   baseURL: string;
@@ -67,6 +78,7 @@ export async function startFleet({
   env = {},
   serviceEnv = {},
   ragAgent: withRagAgent = false,
+  agentServices = {},
 }: StartFleetOptions): Promise<RunningFleet> {
   const started: { name: string; stop: () => Promise<unknown> }[] = [];
   const envs: Record<string, Record<string, string | undefined>> = {};
@@ -113,6 +125,15 @@ export async function startFleet({
       });
       started.push({ name: 'rag-agent', stop: () => services['rag-agent']!.stop() });
     }
+    const agentServiceUrls: string[] = [];
+    for (const [name, variables] of Object.entries(agentServices) as [
+      AgentServiceName,
+      Record<string, string | undefined>,
+    ][]) {
+      const service = await start(name, { ...shared, ...variables });
+      agentServiceUrls.push(service.url);
+      started.push({ name, stop: () => services[name]!.stop() });
+    }
     const planner = await start('planner', { ...shared, ...serviceEnv.planner });
     started.push({ name: 'planner', stop: () => services['planner']!.stop() });
     const orchestrator = await start('orchestrator', {
@@ -122,6 +143,7 @@ export async function startFleet({
         ...Object.values(agents).map((agent) => agent.url),
         ...agentUrls,
         ...(ragAgent === undefined ? [] : [ragAgent.url]),
+        ...agentServiceUrls,
       ].join(','),
       ...serviceEnv.orchestrator,
     });
@@ -147,6 +169,7 @@ export async function startFleet({
       get ragAgent() {
         return services['rag-agent'];
       },
+      services,
       agents,
       baseURL: `${gateway.url}/v1`,
       apiKey: E2E_KEY,

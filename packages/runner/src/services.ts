@@ -83,6 +83,39 @@ export const SERVICES: readonly ServiceDefinition[] = [
     needs: ['redis', 'postgres'],
     discoverable: true,
   },
+  {
+    name: 'web-agent',
+    packageDir: 'services/web-agent',
+    portVariable: 'WEB_AGENT_PORT',
+    defaultPort: 8084,
+    urlVariable: 'WEB_AGENT_URL',
+    // Its A2A task store. Searching needs a provider (WEB_SEARCH_PROVIDER, TAVILY_API_KEY or
+    // SEARXNG_URL, passed through from the caller's environment); without one it still reads pages.
+    needs: ['redis'],
+    discoverable: true,
+  },
+  {
+    name: 'mail-agent',
+    packageDir: 'services/mail-agent',
+    portVariable: 'MAIL_AGENT_PORT',
+    defaultPort: 8085,
+    urlVariable: 'MAIL_AGENT_URL',
+    // Its A2A task store. A mailbox comes from MAIL_IMAP_HOST, MAIL_SMTP_HOST, MAIL_USER and
+    // MAIL_PASSWORD (or MAIL_OAUTH2_ACCESS_TOKEN); without one its tasks fail saying so.
+    needs: ['redis'],
+    discoverable: true,
+  },
+  {
+    name: 'code-agent',
+    packageDir: 'services/code-agent',
+    portVariable: 'CODE_AGENT_PORT',
+    defaultPort: 8086,
+    urlVariable: 'CODE_AGENT_URL',
+    // Its A2A task store. Runs Python under bubblewrap (apt-get install bubblewrap); without it the
+    // agent starts but refuses to run code and says why.
+    needs: ['redis'],
+    discoverable: true,
+  },
 ];
 
 /** The compiled entry point of a service, relative to the repository root. */

@@ -101,7 +101,7 @@ export const configSpec = {
     name: 'RAG_HNSW_EF_SEARCH',
     schema: positiveIntSchema.max(1000, 'expected at most 1000').default(120),
     description:
-      "HNSW ef_search of the vector search: higher finds more of the true nearest chunks, slower. 120 reaches recall@10 0.96 at 10k chunks; 100k chunks need about 800 with the local hashed embeddings (`pnpm bench rag`, docs/benchmarks.md). PostgreSQL scans exactly instead when that is cheaper.",
+      'HNSW ef_search of the vector search: higher finds more of the true nearest chunks, slower. 120 reaches recall@10 0.96 at 10k chunks; 100k chunks need about 800 with the local hashed embeddings (`pnpm bench rag`, docs/benchmarks.md). PostgreSQL scans exactly instead when that is cheaper.',
   }),
   maxUploadBytes: envVar({
     name: 'RAG_MAX_UPLOAD_BYTES',

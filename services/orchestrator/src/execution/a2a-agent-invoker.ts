@@ -16,9 +16,10 @@ import {
   type TaskState,
 } from '@fleet/a2a';
 import { A2AClient } from '@fleet/a2a/client';
-import { NotFoundError, ServiceUnavailableError, StreamInterruptedError } from '@fleet/errors';
+import { NotFoundError, StreamInterruptedError } from '@fleet/errors';
 import type { AvailableAgent } from '../discovery';
 import type { CancelAgentTask, InvokeAgent, NodeOutcome } from './node-outcome';
+import { AgentUnavailableError } from './agent-unavailable-error';
 import { renderNodeText } from './render-node-text';
 import { isRunHandover } from './run-handover';
 
@@ -110,9 +111,7 @@ export function createA2AAgentInvoker({
   const clientForAgent = async (name: string): Promise<A2AClient> => {
     const agent = await findAgent(name);
     if (agent === undefined) {
-      throw new ServiceUnavailableError(
-        `${name} is not available right now (its card or health check fails).`,
-      );
+      throw new AgentUnavailableError(name);
     }
     return clientFor(pickReplica(agent));
   };

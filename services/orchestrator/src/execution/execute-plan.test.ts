@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Plan, PlanNode } from '@fleet/a2a';
 import { ConnectionError, UpstreamError } from '@fleet/errors';
+import { AgentUnavailableError } from './agent-unavailable-error';
 import { createAgentBreakers } from './agent-breakers';
 import {
   executePlan,
@@ -567,6 +568,25 @@ describe('executePlan', () => {
       });
       expect(calls).toBe(2);
       expect(result.nodes[0]).toMatchObject({ state: 'failed', error: 'connection reset' });
+    });
+
+    it('sends a continuation again while no replica of its agent was up to receive it', async () => {
+      let calls = 0;
+      const { result } = await run({
+        plan: plan(node('send', [], 'mail-agent')),
+        retry: { baseDelayMs: 1 },
+        invokeAgent: agentOf((request) => {
+          calls += 1;
+          if (request.existingTask === undefined) return asking;
+          // The agent's card is not re-read yet (e.g. the orchestrator just restarted): not sent.
+          if (calls < 4) throw new AgentUnavailableError('mail-agent');
+          return completed('mail sent');
+        }),
+        awaitApproval: () =>
+          Promise.resolve({ approvalId: 'a-1', decision: { decision: 'approve' }, deliver: true }),
+      });
+      expect(calls).toBe(4);
+      expect(result.nodes[0]).toMatchObject({ state: 'completed', summary: 'mail sent' });
     });
 
     it('fails the node when the agent asks without approval data', async () => {

@@ -16,6 +16,7 @@ import {
   type Span,
 } from '@fleet/telemetry';
 import { createAgentBreakers, isBrokenCircuit, type AgentBreakers } from './agent-breakers';
+import { AgentUnavailableError } from './agent-unavailable-error';
 import { classifyFailure } from './classify-failure';
 import type { DependencyOutputs, InvokeAgent, NodeOutcome, NodeRun } from './node-outcome';
 import { isRunHandover } from './run-handover';
@@ -574,11 +575,16 @@ async function attemptWithRetries({
   }
 }
 
+/** Tries of a continuation that could not be sent because no replica of its agent was up. */
+const UNSENT_CONTINUATION_ATTEMPTS = 5;
+
 /**
  * Goes on with the node's existing agent task: sends the decision as its continuation, or only
- * follows it. Not retried and not counted by the circuit breaker: this is not a new send.
+ * follows it. Not counted by the circuit breaker, and retried only while the call never reached
+ * the agent (no replica up, e.g. right after a restart while cards are re-read, with backoff):
+ * once it was sent, the agent may have acted, so a failure is final.
  */
-function continueTask({
+async function continueTask({
   node,
   input,
   options,
@@ -591,14 +597,28 @@ function continueTask({
   taskId: string;
   decision?: ApprovalDecision | undefined;
 }): Promise<NodeOutcome> {
-  return callAgent({
-    node,
-    input,
-    attempt: 1,
-    options,
-    breakers: undefined,
-    existingTask: { taskId, decision },
-  });
+  const { signal, retry = {}, random = Math.random } = options;
+  const { baseDelayMs = 500, maxDelayMs = 8000 } = retry;
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await callAgent({
+      node,
+      input,
+      attempt,
+      options,
+      breakers: undefined,
+      existingTask: { taskId, decision },
+    });
+    if (
+      outcome.status !== 'failed' ||
+      outcome.notSent !== true ||
+      attempt >= UNSENT_CONTINUATION_ATTEMPTS ||
+      isAborted(signal)
+    ) {
+      return outcome;
+    }
+    const exponential = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
+    await sleep(Math.round(exponential * (1 - 0.25 * random())), signal);
+  }
 }
 
 /** One call to the agent; thrown failures are turned into `failed` outcomes here. */
@@ -660,10 +680,12 @@ async function callAgent({
       return { status: 'failed', error: 'the run was canceled', retryable: false };
     }
     const failure = classifyFailure(controller.signal.aborted ? controller.signal.reason : error);
+    const notSent = error instanceof AgentUnavailableError;
     return {
       status: 'failed',
       error: failure.message,
-      retryable: existingTask === undefined && failure.transient,
+      retryable: (existingTask === undefined || notSent) && failure.transient,
+      ...(notSent ? { notSent } : {}),
       ...(existingTask === undefined ? {} : { taskId: existingTask.taskId }),
     };
   } finally {

@@ -24,6 +24,8 @@ export type NodeOutcome =
        * effects; the executor then retries the node. @default false
        */
       retryable?: boolean | undefined;
+      /** True when the call never reached the agent (no replica was up): safe to send again. */
+      notSent?: boolean | undefined;
       taskId?: string | undefined;
     }
   | {

@@ -148,6 +148,18 @@ describe('planHeuristically', () => {
     expect(result.confidence).toBeGreaterThan(0);
   });
 
+  it('hands a quoted program to its node whole, newlines and punctuation included', () => {
+    const program = '```python\nvalues = [1, 2, 3]\nprint(sum(values) / len(values))\n```';
+    const result = plan(
+      `Run this python code:\n${program}\nthen email the result to bob@example.com`,
+    );
+    expect(shape(result)).toEqual([
+      'code-agent-1=code-agent(python)',
+      'mail-agent-1=mail-agent(mail-send) <- code-agent-1',
+    ]);
+    expect(result.nodes[0]?.task).toBe(`Run this python code:\n${program}`);
+  });
+
   it('keeps words no agent matches with their neighbour', () => {
     const result = plan('compare revenue and costs in a python chart');
     expect(shape(result)).toEqual(['code-agent-1=code-agent(python)']);

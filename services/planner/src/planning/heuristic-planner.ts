@@ -1,4 +1,5 @@
 import type { AgentSummary, Plan, PlanNode } from '@fleet/a2a';
+import { maskCodeBlocks } from './code-blocks';
 import { splitIntoClauses, splitIntoSegments, type RequestClause } from './split-request';
 import { analyze, tokenize } from './tokenize';
 
@@ -246,7 +247,8 @@ function phraseTask(text: string, dependsOn: readonly string[]): string {
     .replace(/[\s,;:]+$/, '');
   if (task === '') task = text.trim();
   task = task.charAt(0).toUpperCase() + task.slice(1);
-  if (!/[.!?]$/.test(task)) task += QUESTION_START.test(task) ? '?' : '.';
+  // A task that ends with a quoted program ends there: punctuation would land after its fence.
+  if (!/[.!?⟧]$/.test(task)) task += QUESTION_START.test(task) ? '?' : '.';
   if (dependsOn.length === 0) return task;
   const steps = dependsOn.length === 1 ? `step ${dependsOn[0]}` : `steps ${dependsOn.join(', ')}`;
   return `${task} Use the results of ${steps} as input.`;
@@ -323,7 +325,8 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
   }
   const profiles = agents.map(profileAgent);
   const discount = documentFrequencyDiscount(profiles);
-  const clauses: RequestClause[] = splitIntoClauses(request);
+  const masked = maskCodeBlocks(request);
+  const clauses: RequestClause[] = splitIntoClauses(masked.text);
   const nodes: PlanNode[] = [];
   const used: AgentScore[] = [];
   const steps: string[] = [];
@@ -349,7 +352,7 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
         id,
         agent: match.agent,
         ...(match.skill ? { skill: match.skill } : {}),
-        task: phraseTask(text, previous),
+        task: masked.restore(phraseTask(text, previous)),
         dependsOn: previous,
       });
       ids.push(id);
