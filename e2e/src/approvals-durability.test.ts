@@ -7,9 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import type { Plan } from '@fleet/a2a';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
+import { gatewayApi, readUntil, waitForSession } from './support/gateway-api';
 import { startFleet, type RunningFleet } from './support/start-fleet';
-
-type FleetEvent = Record<string, unknown> & { type: string };
 
 let nextPlan: Plan | undefined;
 
@@ -23,58 +22,6 @@ function plan(nodes: { id: string; agent: string; dependsOn?: string[] }[]): Pla
     rationale: 'scripted plan',
     confidence: 0.9,
   };
-}
-
-async function api(fleet: RunningFleet, path: string, init: RequestInit = {}) {
-  const response = await fetch(`${fleet.gateway.url}/v1${path}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${fleet.apiKey}`,
-      'content-type': 'application/json',
-      ...init.headers,
-    },
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
-
-/** Reads a streamed orchestration until `stop` says so (then aborts), collecting fleet events. */
-async function readUntil(
-  stream: AsyncIterable<unknown>,
-  stop: (event: FleetEvent) => boolean,
-  abort: AbortController,
-): Promise<FleetEvent[]> {
-  const events: FleetEvent[] = [];
-  try {
-    for await (const chunk of stream) {
-      const fleetEvent = (chunk as { fleet?: FleetEvent }).fleet;
-      if (!fleetEvent) continue;
-      events.push(fleetEvent);
-      if (stop(fleetEvent)) {
-        abort.abort();
-        break;
-      }
-    }
-  } catch {
-    // the abort
-  }
-  return events;
-}
-
-async function waitForSession(
-  fleet: RunningFleet,
-  sessionId: string,
-  done: (session: Record<string, any>) => boolean,
-): Promise<Record<string, any>> {
-  let last: Record<string, any> = {};
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    const { status, body } = await api(fleet, `/sessions/${sessionId}`);
-    if (status === 200) {
-      last = body;
-      if (done(body)) return body;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`session ${sessionId} never got there: ${JSON.stringify(last).slice(0, 500)}`);
 }
 
 describe('durable sessions and approvals', () => {
@@ -159,7 +106,7 @@ describe('durable sessions and approvals', () => {
     await fleet.crashAndRestart('orchestrator');
     await fleet.crashAndRestart('gateway');
 
-    const pending = await api(fleet, `/sessions/${sessionId}/approvals`);
+    const pending = await gatewayApi(fleet, `/sessions/${sessionId}/approvals`);
     expect(pending.status).toBe(200);
     expect(pending.body['data']).toEqual([
       expect.objectContaining({
@@ -171,12 +118,12 @@ describe('durable sessions and approvals', () => {
       }),
     ]);
 
-    const decided = await api(fleet, `/sessions/${sessionId}/approvals/${approvalId}`, {
+    const decided = await gatewayApi(fleet, `/sessions/${sessionId}/approvals/${approvalId}`, {
       method: 'POST',
       body: JSON.stringify({ decision: 'approve' }),
     });
     expect(decided.status).toBe(200);
-    const again = await api(fleet, `/sessions/${sessionId}/approvals/${approvalId}`, {
+    const again = await gatewayApi(fleet, `/sessions/${sessionId}/approvals/${approvalId}`, {
       method: 'POST',
       body: JSON.stringify({ decision: 'approve' }),
     });
@@ -253,7 +200,7 @@ describe('durable sessions and approvals', () => {
     const approvals = events.filter((event) => event.type === 'approval-required');
     const [first, second] = approvals.map((event) => String(event['approvalId']));
     const decide = (id: string | undefined, decision: 'approve' | 'deny', instructions?: string) =>
-      api(fleet, `/sessions/${sessionId}/approvals/${id}`, {
+      gatewayApi(fleet, `/sessions/${sessionId}/approvals/${id}`, {
         method: 'POST',
         body: JSON.stringify({ decision, ...(instructions ? { instructions } : {}) }),
       });
@@ -304,7 +251,7 @@ describe('durable sessions and approvals', () => {
     expect(String(asked['preview'])).toContain('web');
     expect(fleet.agents['web']!.requests.length).toBe(before);
 
-    const decided = await api(
+    const decided = await gatewayApi(
       fleet,
       `/sessions/${sessionId}/approvals/${String(asked['approvalId'])}`,
       {

@@ -16,9 +16,8 @@ import {
   type OtlpCapture,
   type ScriptedOpenAI,
 } from '@fleet/testing';
+import { gatewayApi, runUntilApproval, waitForSession } from './support/gateway-api';
 import { startFleet, type RunningFleet } from './support/start-fleet';
-
-type FleetEvent = Record<string, unknown> & { type: string };
 
 const COMPOSED = 'Composed from the code agent.';
 
@@ -32,69 +31,6 @@ function codePlan(task: string): Plan {
     rationale: 'a calculation for the code agent',
     confidence: 0.9,
   };
-}
-
-async function api(fleet: RunningFleet, path: string, init: RequestInit = {}) {
-  const response = await fetch(`${fleet.gateway.url}/v1${path}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${fleet.apiKey}`,
-      'content-type': 'application/json',
-      ...init.headers,
-    },
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
-
-/** Starts an orchestrated run and reads its stream until the approval request, then lets go. */
-async function runUntilApproval(
-  client: OpenAI,
-  question: string,
-): Promise<{ sessionId: string; asked: FleetEvent }> {
-  const abort = new AbortController();
-  const { data: stream, response } = await client.chat.completions
-    .create(
-      {
-        model: 'fleet-orchestration',
-        stream: true,
-        messages: [{ role: 'user', content: question }],
-      },
-      { headers: { 'X-Routing-Mode': 'orchestration' }, signal: abort.signal },
-    )
-    .withResponse();
-  const sessionId = response.headers.get('x-session-id') ?? '';
-  let asked: FleetEvent | undefined;
-  try {
-    for await (const chunk of stream) {
-      const event = (chunk as { fleet?: FleetEvent }).fleet;
-      if (event?.type === 'approval-required') {
-        asked = event;
-        abort.abort();
-        break;
-      }
-    }
-  } catch {
-    // the abort
-  }
-  if (asked === undefined) throw new Error(`no approval was asked for in session ${sessionId}`);
-  return { sessionId, asked };
-}
-
-async function waitForSession(
-  fleet: RunningFleet,
-  sessionId: string,
-  done: (session: Record<string, any>) => boolean,
-): Promise<Record<string, any>> {
-  let last: Record<string, any> = {};
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    const { status, body } = await api(fleet, `/sessions/${sessionId}`);
-    if (status === 200) {
-      last = body;
-      if (done(body)) return body;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`session ${sessionId} never got there: ${JSON.stringify(last).slice(0, 800)}`);
 }
 
 /** True when the span's input mentions `text` (the program or the task, unique per test). */
@@ -179,7 +115,7 @@ describe('code agent in the fleet', () => {
     });
     expect(asked['preview']).toBe(`${nextProgram}\n`);
 
-    const decided = await api(
+    const decided = await gatewayApi(
       fleet,
       `/sessions/${sessionId}/approvals/${String(asked['approvalId'])}`,
       {
@@ -188,7 +124,7 @@ describe('code agent in the fleet', () => {
       },
     );
     expect(decided.status).toBe(200);
-    const again = await api(
+    const again = await gatewayApi(
       fleet,
       `/sessions/${sessionId}/approvals/${String(asked['approvalId'])}`,
       {
@@ -241,7 +177,7 @@ describe('code agent in the fleet', () => {
     const { sessionId, asked } = await runUntilApproval(client, 'Print a line for me.');
     expect(asked).toMatchObject({ nodeId: 'calc', agent: 'code-agent', action: 'run-code' });
 
-    const decided = await api(
+    const decided = await gatewayApi(
       fleet,
       `/sessions/${sessionId}/approvals/${String(asked['approvalId'])}`,
       {

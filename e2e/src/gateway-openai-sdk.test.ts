@@ -205,16 +205,19 @@ describe('gateway passthrough with the openai SDK', () => {
     expect(received.length).toBeGreaterThan(0);
   });
 
-  it('answers 501 for routes that are not built yet, in a way the SDK reports', async () => {
+  it('answers 503 for reasoning without a reasoning agent, in a way the SDK reports', async () => {
     const error = await client.chat.completions
       .create(
         { model: 'gpt-test', messages: [{ role: 'user', content: 'plan my week' }] },
-        { headers: { 'X-Routing-Mode': 'reasoning' } },
+        { headers: { 'X-Routing-Mode': 'reasoning' }, maxRetries: 0 },
       )
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
-    expect((error as APIError).status).toBe(501);
-    expect((error as APIError).message).toContain('not available yet');
+    expect((error as APIError).status).toBe(503);
+    // No internal token in this gateway's environment, or no agent at REASONING_AGENT_URL.
+    expect((error as APIError).message).toMatch(
+      /Reasoning needs FLEET_INTERNAL_TOKEN|The reasoning agent is not reachable/,
+    );
   });
 });
 

@@ -20,10 +20,9 @@ import {
   type OtlpCapture,
   type ScriptedOpenAI,
 } from '@fleet/testing';
+import { gatewayApi, runUntilApproval, waitForSession } from './support/gateway-api';
 import { startFleet, type RunningFleet } from './support/start-fleet';
 import { REPO_ROOT } from './support/start-gateway';
-
-type FleetEvent = Record<string, unknown> & { type: string };
 
 /** What this test uses of the mail agent's test support (services/mail-agent/src/test-support). */
 interface MailTestSupport {
@@ -73,73 +72,6 @@ function loadMailTestSupport(): MailTestSupport {
       `cannot load ${entry}: build the mail agent first (pnpm exec tsc -b services/mail-agent e2e). ${String(error)}`,
     );
   }
-}
-
-async function api(fleet: RunningFleet, route: string, init: RequestInit = {}) {
-  const response = await fetch(`${fleet.gateway.url}/v1${route}`, {
-    ...init,
-    headers: {
-      authorization: `Bearer ${fleet.apiKey}`,
-      'content-type': 'application/json',
-      ...init.headers,
-    },
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
-}
-
-/** Starts an orchestration and reads its stream until the approval is asked for. */
-async function runUntilApproval(
-  client: OpenAI,
-  question: string,
-): Promise<{ sessionId: string; asked: FleetEvent; events: FleetEvent[] }> {
-  const abort = new AbortController();
-  const { data: stream, response } = await client.chat.completions
-    .create(
-      {
-        model: 'fleet-orchestration',
-        stream: true,
-        messages: [{ role: 'user', content: question }],
-      },
-      { headers: { 'X-Routing-Mode': 'orchestration' }, signal: abort.signal },
-    )
-    .withResponse();
-  const sessionId = response.headers.get('x-session-id') ?? '';
-  const events: FleetEvent[] = [];
-  try {
-    for await (const chunk of stream) {
-      const fleetEvent = (chunk as { fleet?: FleetEvent }).fleet;
-      if (!fleetEvent) continue;
-      events.push(fleetEvent);
-      if (fleetEvent.type === 'approval-required' || fleetEvent.type === 'run-end') {
-        abort.abort();
-        break;
-      }
-    }
-  } catch {
-    // the abort
-  }
-  const asked = events.find((event) => event.type === 'approval-required');
-  if (asked === undefined) {
-    throw new Error(`no approval was asked for: ${JSON.stringify(events).slice(0, 2000)}`);
-  }
-  return { sessionId, asked, events };
-}
-
-async function waitForSession(
-  fleet: RunningFleet,
-  sessionId: string,
-  done: (session: Record<string, any>) => boolean,
-): Promise<Record<string, any>> {
-  let last: Record<string, any> = {};
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    const { status, body } = await api(fleet, `/sessions/${sessionId}`);
-    if (status === 200) {
-      last = body;
-      if (done(body)) return body;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`session ${sessionId} never got there: ${JSON.stringify(last).slice(0, 800)}`);
 }
 
 function header(raw: string, name: string): string | undefined {
@@ -278,12 +210,12 @@ describe('mail agent in the fleet', () => {
     await fleet.crashAndRestart('mail-agent');
 
     const approvalId = String(asked['approvalId']);
-    const decided = await api(fleet, `/sessions/${sessionId}/approvals/${approvalId}`, {
+    const decided = await gatewayApi(fleet, `/sessions/${sessionId}/approvals/${approvalId}`, {
       method: 'POST',
       body: JSON.stringify({ decision: 'approve' }),
     });
     expect(decided.status).toBe(200);
-    const again = await api(fleet, `/sessions/${sessionId}/approvals/${approvalId}`, {
+    const again = await gatewayApi(fleet, `/sessions/${sessionId}/approvals/${approvalId}`, {
       method: 'POST',
       body: JSON.stringify({ decision: 'approve' }),
     });
@@ -350,7 +282,7 @@ describe('mail agent in the fleet', () => {
     expect(String(asked['preview'])).toBe(
       `From: Alice Example <${USER}>\nTo: bob@example.test\nCc: (none)\nSubject: The invoice\n\nIt is paid.`,
     );
-    const decided = await api(
+    const decided = await gatewayApi(
       fleet,
       `/sessions/${sessionId}/approvals/${String(asked['approvalId'])}`,
       { method: 'POST', body: JSON.stringify({ decision: 'deny', instructions: 'not yet' }) },
@@ -360,7 +292,7 @@ describe('mail agent in the fleet', () => {
       ['completed', 'failed'].includes(String(body['status'])),
     );
     expect(session['nodes']['notify']['state']).toBe('rejected');
-    const approvals = await api(fleet, `/sessions/${sessionId}/approvals`);
+    const approvals = await gatewayApi(fleet, `/sessions/${sessionId}/approvals`);
     expect(approvals.body['data']).toEqual([
       expect.objectContaining({ status: 'denied', agent: 'mail-agent', action: 'send-mail' }),
     ]);

@@ -10,11 +10,12 @@ set -euo pipefail
 
 missing=()
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
-[[ -x /usr/sbin/dovecot ]] || command -v dovecot >/dev/null 2>&1 || missing+=(dovecot-imapd)
+# dovecot-core alone has no IMAP: check the imap binaries dovecot-imapd brings.
+[[ -x /usr/sbin/dovecot && -x /usr/lib/dovecot/imap && -x /usr/lib/dovecot/imap-login ]] || missing+=(dovecot-imapd)
 [[ -x /usr/bin/python3 ]] || missing+=(python3)
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
-echo "The tests need: ${missing[*]} (code agent sandbox, mail agent IMAP server, sandboxed Python)."
+echo "The tests need: ${missing[*]} (the code agent's sandbox, the IMAP server of the mail agent's tests, the sandboxed Python)."
 if ! command -v apt-get >/dev/null 2>&1; then
   echo "Install them with your system's package manager, then run the tests again." >&2
   exit 1

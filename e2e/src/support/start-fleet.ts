@@ -31,13 +31,14 @@ export interface StartFleetOptions {
   ragAgent?: boolean;
   /**
    * Real agent services (`services/<name>`) to start as processes, each with its own variables on
-   * top of `env`; their URLs join AGENT_URLS. E.g. `{ 'code-agent': { CODE_AGENT_ALLOW_UNAPPROVED: 'false' } }`.
+   * top of `env`; their URLs join AGENT_URLS (the reasoning agent's is the gateway's
+   * REASONING_AGENT_URL instead). E.g. `{ 'code-agent': { CODE_AGENT_ALLOW_UNAPPROVED: 'false' } }`.
    */
   agentServices?: Partial<Record<AgentServiceName, Record<string, string | undefined>>>;
 }
 
 /** Agent services `startFleet` can run as processes besides the RAG agent. */
-export type AgentServiceName = 'web-agent' | 'mail-agent' | 'code-agent';
+export type AgentServiceName = 'web-agent' | 'mail-agent' | 'code-agent' | 'reasoning-agent';
 
 /** The fleet services `startFleet` runs as processes. */
 export type FleetServiceName =
@@ -131,7 +132,9 @@ export async function startFleet({
       Record<string, string | undefined>,
     ][]) {
       const service = await start(name, { ...shared, ...variables });
-      agentServiceUrls.push(service.url);
+      // The reasoning agent is the baseline orchestration is compared with: the gateway calls it
+      // (`X-Routing-Mode: reasoning`), the orchestrator does not plan with it.
+      if (name !== 'reasoning-agent') agentServiceUrls.push(service.url);
       started.push({ name, stop: () => services[name]!.stop() });
     }
     const planner = await start('planner', { ...shared, ...serviceEnv.planner });
@@ -153,6 +156,10 @@ export async function startFleet({
       GATEWAY_API_KEYS: `${E2E_KEY}:e2e`,
       ORCHESTRATOR_URL: orchestrator.url,
       ...(ragAgent === undefined ? {} : { RAG_AGENT_URL: ragAgent.url }),
+      // `X-Routing-Mode: reasoning` goes to the reasoning agent when it was started.
+      ...(services['reasoning-agent'] === undefined
+        ? {}
+        : { REASONING_AGENT_URL: services['reasoning-agent'].url }),
       ...serviceEnv.gateway,
     });
     started.push({ name: 'gateway', stop: () => services['gateway']!.stop() });

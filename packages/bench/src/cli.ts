@@ -11,12 +11,18 @@ import {
 } from './orchestration-bench';
 import { HNSW_INDEX_OPTIONS } from '@fleet/rag-agent/store';
 import { formatRagBench, runRagBench, type RagBenchOptions } from './rag-bench';
+import { formatTtftBench, runTtftBench, type TtftBenchOptions } from './ttft-bench';
 
 const HELP = `Usage: pnpm bench <benchmark> [options]
 
 Benchmarks:
   gateway        Added latency of the gateway's passthrough vs straight to a scripted upstream,
-                 and throughput under concurrent streaming load vs a minimal Node reverse proxy.
+                 and throughput under concurrent streaming load vs a minimal Node reverse proxy;
+                 then the ttft benchmark below (unless --skip-ttft).
+  ttft           Time to first token through the gateway for passthrough, reasoning,
+                 orchestration and auto (cached and uncached classifier decisions), side by side
+                 with ratios to passthrough, everything behind one scripted model. Reasoning is
+                 included when services/reasoning-agent is built and answers.
   orchestration  Run time of DAGs of scripted agents against their critical path, with the
                  orchestrator's dependency scheduling and with stage-by-stage execution.
   rag            The RAG store: ingestion rate (hashed embeddings), hybrid and vector search
@@ -31,7 +37,15 @@ Options (gateway):
   --load-seconds N  seconds per load phase                                  (default 4)
   --load-repeats N  load phases per target, interleaved                     (default 5)
   --chunks N        streamed deltas per answer                              (default 20)
-  --quick           a short smoke run (3 rounds, 1 s phases; 3 orchestration runs)
+  --quick           a short smoke run (3 rounds, 1 s phases; 3 orchestration runs; 5 ttft rounds)
+  --skip-ttft       leave out the time-to-first-token section
+
+Options (ttft, and the ttft section of gateway):
+  --ttft-rounds N   interleaved rounds, one request per route each          (default 30)
+  --upstream-latency-ms N  the scripted model's delay before its first byte (default 100)
+  --chunk-delay-ms N       delay between its streamed deltas                (default 10)
+  --agent-latency-ms N     the scripted document agent's time per task      (default 50)
+  --chunks N        streamed deltas per answer                              (default 20)
 
 Options (orchestration):
   --runs N          runs per DAG per scheduling mode                        (default 10)
@@ -61,6 +75,11 @@ async function main(): Promise<number> {
       'load-seconds': { type: 'string' },
       'load-repeats': { type: 'string' },
       chunks: { type: 'string' },
+      'ttft-rounds': { type: 'string' },
+      'upstream-latency-ms': { type: 'string' },
+      'chunk-delay-ms': { type: 'string' },
+      'agent-latency-ms': { type: 'string' },
+      'skip-ttft': { type: 'boolean', default: false },
       runs: { type: 'string' },
       sizes: { type: 'string' },
       queries: { type: 'string' },
@@ -78,7 +97,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return values.help ? 0 : 2;
   }
-  if (benchmark !== 'gateway' && benchmark !== 'orchestration' && benchmark !== 'rag') {
+  if (!['gateway', 'orchestration', 'rag', 'ttft'].includes(benchmark)) {
     process.stderr.write(`Unknown benchmark '${benchmark}'.\n\n${HELP}\n`);
     return 2;
   }
@@ -114,6 +133,25 @@ async function main(): Promise<number> {
     return 0;
   }
   const root = path.resolve(__dirname, '../../..');
+  const nonNegative = (value: string | undefined, fallback: number): number =>
+    value === '0' ? 0 : number(value, fallback);
+  const ttftOptions: TtftBenchOptions = {
+    root,
+    rounds: number(values['ttft-rounds'], values.quick ? 5 : 30),
+    upstreamLatencyMs: nonNegative(values['upstream-latency-ms'], 100),
+    chunkDelayMs: nonNegative(values['chunk-delay-ms'], 10),
+    chunks: number(values.chunks, 20),
+    agentLatencyMs: nonNegative(values['agent-latency-ms'], 50),
+  };
+  if (benchmark === 'ttft') {
+    const ttft = await runTtftBench(ttftOptions);
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify(ttft, null, 2)}\n`
+        : `\n${formatTtftBench(ttft, ttftOptions)}\n`,
+    );
+    return 0;
+  }
   if (benchmark === 'orchestration') {
     const orchestrationOptions: OrchestrationBenchOptions = {
       root,
@@ -137,10 +175,14 @@ async function main(): Promise<number> {
     chunks: number(values.chunks, 20),
   };
   const result = await runGatewayBench(options);
+  const ttft = values['skip-ttft'] ? undefined : await runTtftBench(ttftOptions);
+  const sections = [formatGatewayBench(result, options)];
+  if (ttft !== undefined)
+    sections.push(`Time to first token\n\n${formatTtftBench(ttft, ttftOptions)}`);
   process.stdout.write(
     values.json
-      ? `${JSON.stringify(result, null, 2)}\n`
-      : `\n${formatGatewayBench(result, options)}\n`,
+      ? `${JSON.stringify(ttft === undefined ? result : { ...result, ttft }, null, 2)}\n`
+      : `\n${sections.join('\n\n')}\n`,
   );
   return 0;
 }

@@ -116,6 +116,17 @@ export const SERVICES: readonly ServiceDefinition[] = [
     needs: ['redis'],
     discoverable: true,
   },
+  {
+    name: 'reasoning-agent',
+    packageDir: 'services/reasoning-agent',
+    portVariable: 'REASONING_AGENT_PORT',
+    defaultPort: 8087,
+    urlVariable: 'REASONING_AGENT_URL',
+    // Its A2A task store. The gateway's `X-Routing-Mode: reasoning` calls it; it is not one of
+    // the orchestrator's agents (it is the baseline orchestration is compared with).
+    needs: ['redis'],
+    discoverable: false,
+  },
 ];
 
 /** The compiled entry point of a service, relative to the repository root. */

@@ -48,3 +48,5 @@ export type {
 } from './agents/start-scripted-agent';
 export { servicePrefix, startService } from './process/start-service';
 export type { RunningService, StartServiceOptions } from './process/start-service';
+export { createRecordingTracer } from './tracing/create-recording-tracer';
+export type { RecordedSpan } from './tracing/create-recording-tracer';

@@ -10,11 +10,14 @@ import {
   sendError,
   type HttpLogger,
 } from '@fleet/http';
+import type { MemoryStore } from '@fleet/memory';
 import type { SessionStore } from '@fleet/sessions';
 import { authenticate, authenticateRequest, createApiKeyRing, type ApiKeyEntry } from './auth';
 import { createChatCompletionsHandler } from './chat';
 import { documentsRouter, type DocumentsClient } from './documents';
+import { memoryRouter } from './memory';
 import { modelsRoute } from './models';
+import { createRouteClassifier, type RouteClassifier } from './routing';
 import { sessionsRouter } from './sessions';
 import type { UpstreamClient } from './upstream';
 
@@ -25,12 +28,19 @@ export interface AppDependencies {
   upstreamClient: UpstreamClient | undefined;
   /** The orchestrator's A2A client; undefined without an internal token. */
   orchestratorClient?: A2AClient | undefined;
+  /**
+   * The reasoning agent's A2A client and base URL (`X-Routing-Mode: reasoning`); undefined without
+   * an internal token.
+   */
+  reasoningAgent?: { client: A2AClient; url: string } | undefined;
   /** The RAG agent's documents commands (`/v1/documents`); undefined without an internal token. */
   documents?: DocumentsClient | undefined;
   /** Largest document upload in bytes (`GATEWAY_UPLOAD_LIMIT`). @default 26214400 (25 MiB) */
   uploadLimit?: number;
   /** Sessions and approvals in Redis (`@fleet/sessions`): the sessions API and `X-Session-ID`. */
   sessions: SessionStore;
+  /** Long-term memory (`GET`/`DELETE /v1/memory`); undefined: those routes are not served. */
+  memory?: MemoryStore | undefined;
   /** The Redis the sessions live in; `/readyz` pings it. */
   redis: Pick<Redis, 'ping'>;
   /** The 503 message for passthrough in offline mode. */
@@ -43,6 +53,12 @@ export interface AppDependencies {
   isShuttingDown?: () => boolean;
   /** @default true */
   metrics?: boolean;
+  /**
+   * `X-Routing-Mode: auto`: the classifier (`createRouteClassifier`), and the upstream model a
+   * `fleet-auto` request is sent with when it goes to passthrough (`LLM_MODEL`).
+   * @default the keyword heuristic alone, and the body forwarded unchanged
+   */
+  autoRouting?: { classifier: RouteClassifier; passthroughModel?: string } | undefined;
 }
 
 const CHAT_COMPLETIONS_PATH = '/v1/chat/completions';
@@ -73,9 +89,11 @@ export function createApp({
   apiKeys,
   upstreamClient,
   orchestratorClient,
+  reasoningAgent,
   documents,
   uploadLimit = 25 * 1024 * 1024,
   sessions,
+  memory,
   redis,
   offlineReason,
   bodyLimit,
@@ -83,6 +101,7 @@ export function createApp({
   exposeStack = false,
   isShuttingDown = () => false,
   metrics: withMetrics = true,
+  autoRouting,
 }: AppDependencies): RequestListener {
   const keyRing = createApiKeyRing(apiKeys);
   const metrics = withMetrics ? createMetrics({ serviceName: 'gateway' }) : undefined;
@@ -106,6 +125,7 @@ export function createApp({
       v1.get('/models', modelsRoute({ upstreamClient, logger }));
       v1.use(sessionsRouter({ store: sessions, orchestratorClient, logger }));
       v1.use(documentsRouter({ documents, uploadLimit }));
+      if (memory !== undefined) v1.use(memoryRouter({ store: memory }));
       root.use('/v1', v1);
     },
   });
@@ -113,9 +133,18 @@ export function createApp({
   const chatCompletions = createChatCompletionsHandler({
     upstreamClient,
     orchestratorClient,
+    reasoningAgent,
     sessions,
     offlineReason,
     bodyLimit,
+    routeClassifier:
+      autoRouting?.classifier ??
+      createRouteClassifier({
+        client: undefined,
+        offline: upstreamClient === undefined,
+        model: 'none',
+      }),
+    passthroughModel: autoRouting?.passthroughModel,
   });
 
   async function handleChatCompletion(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -82,6 +82,12 @@ export const configSpec = {
     description:
       'Base URL of the orchestrator, which runs `X-Routing-Mode: orchestration` requests.',
   }),
+  reasoningAgentUrl: envVar({
+    name: 'REASONING_AGENT_URL',
+    schema: httpUrlSchema.default('http://127.0.0.1:8087'),
+    description:
+      'Base URL of the reasoning agent, which runs `X-Routing-Mode: reasoning` requests (in compose: http://reasoning-agent:8087).',
+  }),
   ragAgentUrl: envVar({
     name: 'RAG_AGENT_URL',
     schema: httpUrlSchema.default('http://127.0.0.1:8083'),
@@ -107,6 +113,43 @@ export const configSpec = {
     schema: positiveIntSchema.default(604_800),
     description:
       'How long a session stays in Redis after its last change (7 days by default). The gateway and the orchestrator both change sessions (approvals, cancels), so both read it.',
+  }),
+  routingClassifierModel: envVar({
+    name: 'ROUTING_CLASSIFIER_MODEL',
+    schema: z.string().min(1).optional(),
+    description:
+      'Model that decides `X-Routing-Mode: auto` (passthrough or orchestration, never reasoning) through structured output. Without an upstream, or when the call fails, a keyword heuristic decides (after an upstream failure it decides alone for 15 s); offline it sends what it cannot place to orchestration, since passthrough would answer 503. `X-Routing-Reason` says which decided and why.',
+    defaultText: 'LLM_MODEL',
+  }),
+  routingClassifierTemperature: envVar({
+    name: 'ROUTING_CLASSIFIER_TEMPERATURE',
+    schema: z.coerce
+      .number({ error: 'expected a number' })
+      .min(0, 'expected 0 to 2')
+      .max(2, 'expected 0 to 2')
+      .default(0),
+    description: 'Sampling temperature of the `auto` routing classifier; 0 keeps decisions stable.',
+  }),
+  routingClassifierTimeoutMs: envVar({
+    name: 'ROUTING_CLASSIFIER_TIMEOUT_MS',
+    schema: positiveIntSchema.default(4000),
+    description:
+      'How long `auto` routing waits for the classifier before the heuristic decides; it delays the first token of every uncached `auto` request.',
+  }),
+  routingCacheSize: envVar({
+    name: 'ROUTING_CACHE_SIZE',
+    schema: z.coerce
+      .number({ error: 'expected a whole number' })
+      .int('expected a whole number')
+      .min(0, 'expected 0 or more')
+      .default(10_000),
+    description:
+      'Classifier decisions `auto` routing keeps in memory (least recently used evicted), keyed by tenant and a hash of the normalised request; 0 turns the cache off.',
+  }),
+  routingCacheTtlSeconds: envVar({
+    name: 'ROUTING_CACHE_TTL_SECONDS',
+    schema: positiveIntSchema.default(600),
+    description: 'How long a cached `auto` routing decision is reused.',
   }),
   ...redisEnv,
   ...llmEnv,

@@ -5,11 +5,13 @@ import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
 import { A2AClient } from '@fleet/a2a/client';
 import { runMain, startServer } from '@fleet/http';
-import { OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
+import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
+import { createMemoryStore } from '@fleet/memory';
 import { createSessionStore } from '@fleet/sessions';
 import { createLogger } from '@fleet/telemetry';
 import { createApp } from './app';
 import { createDocumentsClient } from './documents';
+import { createRouteClassifier } from './routing';
 import { createUpstreamClient } from './upstream';
 
 async function main(): Promise<void> {
@@ -19,6 +21,7 @@ async function main(): Promise<void> {
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
   const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
+  const memory = createMemoryStore({ redis, logger });
   const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
   const upstreamClient = upstream.offline
     ? undefined
@@ -34,6 +37,18 @@ async function main(): Promise<void> {
           // keep-alives every 15 s, which reset this idle timeout.
           timeoutMs: 60_000,
         });
+  const reasoningAgent =
+    config.internalToken === undefined
+      ? undefined
+      : {
+          client: new A2AClient({
+            url: `${config.reasoningAgentUrl}/a2a`,
+            token: config.internalToken,
+            // Steps can be a model call apart; the agent's keep-alives (every 15 s) reset this.
+            timeoutMs: 60_000,
+          }),
+          url: config.reasoningAgentUrl,
+        };
   const documents =
     config.internalToken === undefined
       ? undefined
@@ -45,21 +60,35 @@ async function main(): Promise<void> {
           agentUrl: config.ragAgentUrl,
           ingestTimeoutMs: config.documentIngestTimeoutMs,
         });
+  // `X-Routing-Mode: auto`: the upstream model decides; offline or failing, the heuristic does.
+  const routeClassifier = createRouteClassifier({
+    client: upstream.offline
+      ? undefined
+      : createLlmClient({ upstream, timeoutMs: config.routingClassifierTimeoutMs, maxRetries: 0 }),
+    model: config.routingClassifierModel ?? config.llmModel,
+    temperature: config.routingClassifierTemperature,
+    timeoutMs: config.routingClassifierTimeoutMs,
+    cacheSize: config.routingCacheSize,
+    cacheTtlSeconds: config.routingCacheTtlSeconds,
+  });
   // The app asks whether shutdown has begun; the server that knows is started after the app.
   const lifecycle = { isShuttingDown: (): boolean => false };
   const app = createApp({
     apiKeys: config.apiKeys,
     upstreamClient,
     orchestratorClient,
+    reasoningAgent,
     documents,
     uploadLimit: config.uploadLimit,
     sessions,
+    memory,
     redis,
     offlineReason: OFFLINE_HINT,
     bodyLimit: config.bodyLimit,
     logger,
     exposeStack: config.nodeEnv !== 'production',
     isShuttingDown: () => lifecycle.isShuttingDown(),
+    autoRouting: { classifier: routeClassifier, passthroughModel: config.llmModel },
   });
   const running = await startServer({
     app,
@@ -81,6 +110,7 @@ async function main(): Promise<void> {
       url: running.url,
       upstream: upstream.offline ? 'offline' : upstream.baseURL,
       orchestrator: orchestratorClient === undefined ? 'unset' : config.orchestratorUrl,
+      reasoningAgent: reasoningAgent === undefined ? 'unset' : config.reasoningAgentUrl,
       ragAgent: documents === undefined ? 'unset' : config.ragAgentUrl,
       tenants: new Set(config.apiKeys.map((entry) => entry.tenant)).size,
       tracing: telemetry.enabled,

@@ -1,24 +1,12 @@
 import type { Express } from 'express';
-import type { A2AHandler } from '@fleet/a2a/server';
-import { a2aRouter } from '@fleet/a2a/server/express';
-import { createServiceApp, type HttpLogger, type ReadinessCheck } from '@fleet/http';
+import { createAgentApp, type AgentAppDependencies } from '@fleet/a2a/server/express';
 
-/** Everything the mail agent app is built from. `main.ts` assembles these; tests pass their own. */
-export interface AppDependencies {
-  /** The A2A handler (card, agent, task store), from `createMailHandler`. */
-  handler: A2AHandler;
-  /** When set, `POST /a2a` needs `Authorization: Bearer <internalToken>`. */
-  internalToken: string | undefined;
-  logger: HttpLogger;
-  /** `/readyz` checks: Redis (the task store). */
-  readinessChecks?: Record<string, ReadinessCheck>;
-  /** `/readyz` answers 503 once this returns true. */
-  isShuttingDown?: () => boolean;
-  /** Adds stacks to 500s outside production. @default false */
-  exposeStack?: boolean;
-  /** @default true */
-  metrics?: boolean;
-}
+/**
+ * Everything the mail agent app is built from: the A2A handler from `createMailHandler`, the internal token,
+ * the logger and `/readyz` checks (Redis, for the task store). `main.ts` assembles these; tests
+ * pass their own.
+ */
+export type AppDependencies = AgentAppDependencies;
 
 /**
  * Builds the mail agent service: the A2A agent (`/.well-known/agent-card.json`,
@@ -29,22 +17,6 @@ export interface AppDependencies {
  * const app = createApp({ handler, internalToken: config.internalToken, logger });
  * http.createServer(app).listen(8085);
  */
-export function createApp({
-  handler,
-  internalToken,
-  logger,
-  readinessChecks = {},
-  isShuttingDown = () => false,
-  exposeStack = false,
-  metrics = true,
-}: AppDependencies): Express {
-  return createServiceApp({
-    serviceName: 'mail-agent',
-    logger,
-    readinessChecks,
-    isShuttingDown,
-    exposeStack,
-    metrics,
-    routes: (app) => app.use(a2aRouter({ handler, internalToken })),
-  });
+export function createApp(dependencies: AppDependencies): Express {
+  return createAgentApp({ serviceName: 'mail-agent', ...dependencies });
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  booleanSchema,
   envVar,
   httpUrlSchema,
   listSchema,
@@ -101,6 +102,24 @@ export const configSpec = {
       .default('dependency'),
     description:
       'dependency: each node starts as soon as its dependencies finish. stages: level by level, each waiting for the whole previous level (only for the benchmark’s comparison).',
+  }),
+  memoryEnabled: envVar({
+    name: 'MEMORY_ENABLED',
+    schema: booleanSchema.default(true),
+    description:
+      'Long-term memory (docs/memory.md): extract facts and preferences from each request beside planning, store them per tenant and user in Redis, and give them to every agent and the composer. false turns it off (nothing is read or stored).',
+  }),
+  memoryExtractionTimeoutMs: envVar({
+    name: 'MEMORY_EXTRACTION_TIMEOUT_MS',
+    schema: positiveIntSchema.default(10_000),
+    description:
+      'Longest wait for the LLM memory extractor before the offline rules answer instead. The composer waits for the extraction at most this long (it normally finished during planning).',
+  }),
+  memoryTtlSeconds: envVar({
+    name: 'MEMORY_TTL_SECONDS',
+    schema: z.coerce.number().int().min(0).default(0),
+    description:
+      "How long a user's memory is kept after its last change; 0 keeps it until the user erases it (DELETE /v1/memory).",
   }),
   ...llmEnv,
   ...redisEnv,

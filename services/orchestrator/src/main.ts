@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { RedisTaskStore } from '@fleet/a2a/server';
 import { runMain, startServer } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
+import { createMemoryExtractor, createMemoryStore } from '@fleet/memory';
 import { createSessionStore } from '@fleet/sessions';
 import { createLogger } from '@fleet/telemetry';
 import { createApp } from './app';
@@ -55,6 +56,16 @@ async function main(): Promise<void> {
   });
   // One per process: runner leases name it, so a replica never mistakes another's lease for its own.
   const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const memory = config.memoryEnabled
+    ? {
+        store: createMemoryStore({ redis, ttlSeconds: config.memoryTtlSeconds, logger }),
+        extractor: createMemoryExtractor({
+          llm,
+          timeoutMs: config.memoryExtractionTimeoutMs,
+          logger,
+        }),
+      }
+    : undefined;
   const handler = createOrchestratorHandler({
     url: publicUrl(),
     store,
@@ -73,6 +84,7 @@ async function main(): Promise<void> {
       retry: { maxAttempts: config.nodeMaxAttempts },
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,
       instanceId,
+      memory,
     },
   });
   // Approvals nobody decided while no orchestrator ran are expired now (ARCHITECTURE.md §6);
@@ -132,6 +144,7 @@ async function main(): Promise<void> {
       tracing: telemetry.enabled,
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,
       instanceId,
+      memory: memory === undefined ? 'off' : llm === undefined ? 'rules' : 'llm',
     },
     'orchestrator listening',
   );

@@ -18,7 +18,7 @@ import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
 import { errorDataSchema, webResultDataSchema, type WebResultData } from './agent';
 import { createSearxngProvider, createTavilyProvider } from './search';
 import { bootWebAgent, nodeParts, type RunningWebAgent } from './test-support/boot-web-agent';
-import { createRecordingTracer } from './test-support/recording-tracer';
+import { createRecordingTracer } from '@fleet/testing';
 import { startFakeWeb, type FakeWeb } from './test-support/start-fake-web';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';

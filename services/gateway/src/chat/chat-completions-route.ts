@@ -1,11 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NotImplementedError, ServiceUnavailableError } from '@fleet/errors';
+import { ServiceUnavailableError } from '@fleet/errors';
 import type { A2AClient } from '@fleet/a2a/client';
 import { readJsonBody } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
 import { getActiveSpan } from '@fleet/telemetry';
-import { parseRoutingHeader, resolveRoute, type RouteDecision, type RoutingMode } from '../routing';
+import {
+  FLEET_MODELS,
+  parseRoutingHeader,
+  resolveRoute,
+  type RouteClassifier,
+  type RouteDecision,
+} from '../routing';
 import { orchestrate, parsePlanApprovalHeader } from '../orchestration';
+import { reason } from '../reasoning';
 import { resumeSession } from '../sessions';
 import type { UpstreamClient } from '../upstream';
 import { chatCompletionRequestSchema } from './chat-completion-request';
@@ -17,18 +24,24 @@ export interface ChatCompletionsOptions {
   upstreamClient: UpstreamClient | undefined;
   /** The orchestrator over A2A; undefined when the gateway has no internal token to call it with. */
   orchestratorClient: A2AClient | undefined;
+  /**
+   * The reasoning agent over A2A (`X-Routing-Mode: reasoning`) and its base URL; undefined when the
+   * gateway has no internal token to call it with.
+   */
+  reasoningAgent?: { client: A2AClient; url: string } | undefined;
   /** Sessions, for `X-Session-ID` (resume). */
   sessions: SessionStore;
   /** Why there is no upstream (the 503 message in offline mode). */
   offlineReason: string;
   bodyLimit: number;
+  /** Chooses passthrough or orchestration for `X-Routing-Mode: auto`. */
+  routeClassifier: RouteClassifier;
+  /**
+   * The upstream model a request naming a fleet model id (`fleet-auto`) is sent with when `auto`
+   * chooses passthrough (`LLM_MODEL`). Undefined: the body is forwarded unchanged.
+   */
+  passthroughModel?: string | undefined;
 }
-
-const NOT_BUILT: Record<Exclude<RoutingMode, 'passthrough' | 'orchestration'>, string> = {
-  reasoning:
-    'X-Routing-Mode: reasoning is not available yet: the reasoning agent is still being built. Use passthrough (no header) meanwhile.',
-  auto: 'X-Routing-Mode: auto is not available yet: the routing classifier arrives with the orchestration path. Use passthrough (no header) meanwhile.',
-};
 
 function setRouteHeaders(res: ServerResponse, decision: RouteDecision): Record<string, string> {
   const headers: Record<string, string> = { 'x-routing-mode': decision.mode };
@@ -53,9 +66,12 @@ const RESUME_HEADERS = {
 export function createChatCompletionsHandler({
   upstreamClient,
   orchestratorClient,
+  reasoningAgent,
   sessions,
   offlineReason,
   bodyLimit,
+  routeClassifier,
+  passthroughModel,
 }: ChatCompletionsOptions) {
   return async function chatCompletions(
     req: IncomingMessage,
@@ -85,7 +101,22 @@ export function createChatCompletionsHandler({
       });
       return;
     }
-    const decision = resolveRoute(headerMode, request);
+    const requested = resolveRoute(headerMode, request);
+    let decision: Exclude<RouteDecision, { mode: 'auto' }>;
+    let body = raw;
+    if (requested.mode !== 'auto') decision = requested;
+    else {
+      // The classifier picks the route (never reasoning); the headers name the route taken.
+      const choice = await routeClassifier.classify({ tenant, messages: request.messages });
+      decision = { mode: choice.route, reason: choice.reason };
+      if (
+        choice.route === 'passthrough' &&
+        passthroughModel !== undefined &&
+        FLEET_MODELS[request.model] !== undefined
+      ) {
+        body = Buffer.from(JSON.stringify({ ...request, model: passthroughModel }));
+      }
+    }
     const responseHeaders = setRouteHeaders(res, decision);
 
     if (decision.mode === 'orchestration') {
@@ -105,10 +136,32 @@ export function createChatCompletionsHandler({
       });
       return;
     }
-    if (decision.mode !== 'passthrough') throw new NotImplementedError(NOT_BUILT[decision.mode]);
+    if (decision.mode === 'reasoning') {
+      // The reasoning agent thinks with the upstream LLM: offline it cannot (ARCHITECTURE.md §8).
+      if (upstreamClient === undefined) {
+        throw new ServiceUnavailableError(
+          `X-Routing-Mode: reasoning needs an upstream LLM. ${offlineReason}`,
+        );
+      }
+      if (reasoningAgent === undefined) {
+        throw new ServiceUnavailableError(
+          'Reasoning needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
+        );
+      }
+      await reason({
+        client: reasoningAgent.client,
+        agentUrl: reasoningAgent.url,
+        request,
+        tenant,
+        res,
+        responseHeaders,
+        span: getActiveSpan(),
+      });
+      return;
+    }
     if (upstreamClient === undefined) throw new ServiceUnavailableError(offlineReason);
     await upstreamClient.forwardChatCompletion({
-      body: raw,
+      body,
       stream: request.stream === true,
       res,
       requestId,

@@ -125,15 +125,15 @@ describe('routing routes that are not built yet', () => {
   });
   afterAll(() => gateway.close());
 
-  it.each(['reasoning', 'auto'])('answers 501 for %s, saying so', async (mode) => {
+  it('answers 503 for reasoning when the gateway has no internal token', async () => {
     const response = await request(gateway.app)
       .post('/v1/chat/completions')
       .auth(TEST_KEY, { type: 'bearer' })
-      .set('x-routing-mode', mode)
+      .set('x-routing-mode', 'reasoning')
       .send({ model: 'm', messages: [{ role: 'user', content: 'plan a trip' }] });
-    expect(response.status).toBe(501);
-    expect(response.headers['x-routing-mode']).toBe(mode);
-    expect(response.body.error.message).toContain(`X-Routing-Mode: ${mode} is not available yet`);
+    expect(response.status).toBe(503);
+    expect(response.headers['x-routing-mode']).toBe('reasoning');
+    expect(response.body.error.message).toMatch(/^Reasoning needs FLEET_INTERNAL_TOKEN/);
     expect(gateway.llm!.requests).toHaveLength(0);
   });
 

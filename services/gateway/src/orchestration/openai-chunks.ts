@@ -38,6 +38,8 @@ export interface FleetCompletion {
 /** Builds the chunks of one orchestrated answer, keeping the id, model and timestamps consistent. */
 export interface ChunkWriter {
   readonly id: string;
+  /** The `created` timestamp every chunk carries (seconds), for chunks built elsewhere (usage). */
+  readonly created: number;
   /** A progress line (and its structured event, when there is one). */
   progress(line: string, event?: Record<string, unknown>): FleetChunk;
   /** The answer text, with the run's result as the `fleet` object. */
@@ -75,6 +77,7 @@ export function createChunkWriter({ model, now = Date.now }: ChunkWriterOptions)
   };
   return {
     id,
+    created,
     progress: (line, event) =>
       chunk({ reasoning_content: `${line}\n` }, event === undefined ? {} : { fleet: event }),
     answer: (text, result) =>

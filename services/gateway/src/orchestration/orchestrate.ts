@@ -17,6 +17,7 @@ import {
 } from '@fleet/telemetry';
 import type { ChatCompletionRequest } from '../chat/chat-completion-request';
 import { messageText } from '../chat/message-text';
+import { resolveMemoryUser } from '../memory';
 import { answerRun } from './answer-run';
 
 /** Whether a person approves the plan before any agent runs (`X-Plan-Approval`). */
@@ -74,10 +75,13 @@ export async function orchestrate({
 }: OrchestrateOptions): Promise<void> {
   const { text, history } = splitConversation(request.messages);
   const input: OrchestrateRequest = { tenant, history, planApproval };
+  // Whose long-term memory the run reads and extends (docs/memory.md): the OpenAI `user` field,
+  // else X-Fleet-User, else the tenant's default user. The tenant is always the API key's.
+  const user = resolveMemoryUser({ bodyUser: request['user'], headers: res.req.headers });
   const message: Message = {
     messageId: randomUUID(),
     role: 'ROLE_USER',
-    parts: [textPart(text), dataPart({ fleet: input })],
+    parts: [textPart(text), dataPart({ fleet: { ...input, user } })],
   };
   if (span?.isRecording()) {
     span.updateName('POST /v1/chat/completions (orchestration)');

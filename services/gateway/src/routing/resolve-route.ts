@@ -26,11 +26,13 @@ export function parseRoutingHeader(value: string | undefined): RoutingMode | und
   );
 }
 
-/** The route a request takes and, when it was not simply what the client asked, why. */
-export interface RouteDecision {
-  mode: RoutingMode;
-  reason?: string;
-}
+/**
+ * The route a request takes and, when it was not simply what the client asked, why. A union by
+ * mode, so checking `mode` narrows it (e.g. to a decision that is not `auto` any more).
+ */
+export type RouteDecision = {
+  [Mode in RoutingMode]: { mode: Mode; reason?: string };
+}[RoutingMode];
 
 /** The parts of a chat request routing looks at. */
 export interface RoutableRequest {

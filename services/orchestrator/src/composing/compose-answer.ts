@@ -32,12 +32,24 @@ export interface ComposerLogger {
   warn(object: object, message?: string): void;
 }
 
+/** What long-term memory knows about the user, for the composer. */
+export interface ComposerProfile {
+  /** The facts and preferences as sentences (`describeMemory`). */
+  lines: readonly string[];
+  /** The user's name: the offline answer greets them with it. */
+  name?: string | undefined;
+  /** `brief`: the offline answer keeps each step's first paragraph only. */
+  detailLevel?: string | undefined;
+}
+
 /** Options for {@link composeAnswer}. */
 export interface ComposeAnswerOptions {
   /** The user's request. */
   request: string;
   /** Every plan step, in plan order. */
   steps: readonly ComposeStep[];
+  /** The user's long-term memory: the LLM's prompt shows it; the offline answer uses the name. */
+  profile?: ComposerProfile | undefined;
   /** Undefined: offline composing. */
   llm?: ComposerLlm | undefined;
   logger?: ComposerLogger | undefined;
@@ -78,12 +90,12 @@ const COMPOSER_INSTRUCTIONS = [
  * const answer = await composeAnswer({ request, steps, llm: { client, model: 'gpt-4o-mini' }, logger });
  */
 export async function composeAnswer(options: ComposeAnswerOptions): Promise<ComposedAnswer> {
-  const { request, steps, llm, logger, signal } = options;
+  const { request, steps, llm, logger, signal, profile } = options;
   if (llm === undefined) {
     return withSpan(
       { name: 'orchestrator.compose', kind: SpanKind.CHAIN, input: request },
       (span) => {
-        const answer = composeOffline({ request, steps });
+        const answer = composeOffline({ request, steps, profile });
         setSpanOutput(span, answer.text);
         return answer;
       },
@@ -94,8 +106,14 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
     async (span) => {
       const { body, citations } = renumbered(steps);
       const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
-        { role: 'system', content: COMPOSER_INSTRUCTIONS },
-        { role: 'user', content: renderPrompt({ request, body, citations, steps }) },
+        {
+          role: 'system',
+          content:
+            profile === undefined || profile.lines.length === 0
+              ? COMPOSER_INSTRUCTIONS
+              : `${COMPOSER_INSTRUCTIONS} ${PROFILE_INSTRUCTIONS}`,
+        },
+        { role: 'user', content: renderPrompt({ request, body, citations, steps, profile }) },
       ];
       try {
         const completion = await llm.client.chat.completions.create(
@@ -132,7 +150,7 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
           { err: error, model: llm.model },
           'composing with the LLM failed; composing offline from the agents’ results',
         );
-        const offline = composeOffline({ request, steps });
+        const offline = composeOffline({ request, steps, profile });
         setSpanOutput(span, offline.text);
         return offline;
       }
@@ -144,6 +162,8 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
 export interface ComposeOfflineOptions {
   request: string;
   steps: readonly ComposeStep[];
+  /** Greets the user by name; `brief` keeps each step's first paragraph. */
+  profile?: ComposerProfile | undefined;
 }
 
 /**
@@ -156,10 +176,19 @@ export interface ComposeOfflineOptions {
  * composeOffline({ request: 'Capital of France?', steps }).text;
  * // 'Here is what the agents found.\n\n**search** (web-agent)\nParis [1].\n\nSources\n[1] Paris — https://…'
  */
-export function composeOffline({ steps }: ComposeOfflineOptions): ComposedAnswer {
-  const { body, citations } = renumbered(steps);
+export function composeOffline({ steps, profile }: ComposeOfflineOptions): ComposedAnswer {
+  const { body, citations } = renumbered(
+    profile?.detailLevel === 'brief'
+      ? steps.map((step) =>
+          step.summary === undefined ? step : { ...step, summary: firstParagraph(step.summary) },
+        )
+      : steps,
+  );
+  const lead = leadLine(steps);
   const text = joinSections([
-    leadLine(steps),
+    profile?.name === undefined
+      ? lead
+      : `${profile.name}, ${lead.charAt(0).toLowerCase()}${lead.slice(1)}`,
     body,
     sourcesSection(citations),
     stepsNotDoneParagraph(steps),
@@ -277,18 +306,32 @@ export function failedStepsParagraph(steps: readonly ComposeStep[]): string {
   return `Steps that failed: ${items.join('; ')}.`;
 }
 
+/** The composer's instructions when it knows something about the user. */
+const PROFILE_INSTRUCTIONS =
+  'The user profile says what is known about the user: address them by name when it is known, and follow their preferred tone, detail level and language. Never mention the profile itself.';
+
+/** The step's text up to its first blank line (the offline answer for users who want it brief). */
+function firstParagraph(text: string): string {
+  return text.trim().split(/\n\s*\n/)[0] ?? text;
+}
+
 function renderPrompt({
   request,
   body,
   citations,
   steps,
+  profile,
 }: {
   request: string;
   body: string;
   citations: readonly Citation[];
   steps: readonly ComposeStep[];
+  profile: ComposerProfile | undefined;
 }): string {
   return joinSections([
+    profile === undefined || profile.lines.length === 0
+      ? ''
+      : `User profile:\n${profile.lines.map((line) => `- ${line}`).join('\n')}`,
     `Request:\n${request}`,
     `Step results:\n${body || '(no step succeeded)'}`,
     citations.length === 0

@@ -12,6 +12,7 @@ export type {
   ComposeOfflineOptions,
   ComposerLlm,
   ComposerLogger,
+  ComposerProfile,
   ComposeStep,
 } from './compose-answer';
 export { renumberCitations, sourcesFromData } from './renumber-citations';

@@ -142,6 +142,11 @@ export interface ExecutePlanOptions {
   awaitApproval?: AwaitApproval | undefined;
   /** The recorded state of a resumed run's nodes, by id (see {@link ResumedNode}). */
   resumeFrom?: Readonly<Record<string, ResumedNode>> | undefined;
+  /**
+   * What is known about the user (long-term memory, as sentences), read when each node starts:
+   * the node input's `memory`. @default none
+   */
+  memory?: (() => readonly string[]) | undefined;
 }
 
 /** The error of a node a resumed run finds `running` with no recorded agent task. */
@@ -387,7 +392,7 @@ function buildNodeInput({
       dependencyOutputs,
       entities: {},
       tenant: options.tenant,
-      memory: [],
+      memory: [...(options.memory?.() ?? [])],
     },
   };
 }

@@ -48,7 +48,7 @@ export function createOrchestratorHandler({
         id: 'orchestrate',
         name: 'Orchestrate',
         description:
-          'Text part: the request. Data part: { "fleet": { "tenant", "history"?, "plan"?, "planApproval"?: "required" | "none", "resumeSessionId"? } }. Streams progress as status updates (approvals included) and answers with a `result` artifact (text: the answer; data: the run result). With resumeSessionId it continues that session from where it stopped.',
+          'Text part: the request. Data part: { "fleet": { "tenant", "user"?, "history"?, "plan"?, "planApproval"?: "required" | "none", "resumeSessionId"? } } ("user": whose long-term memory the run uses). Streams progress as status updates (approvals included) and answers with a `result` artifact (text: the answer; data: the run result). With resumeSessionId it continues that session from where it stopped.',
         tags: ['orchestration', 'planning', 'multi-agent'],
       },
     ],

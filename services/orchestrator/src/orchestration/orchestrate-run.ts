@@ -8,10 +8,12 @@ import {
 } from '@fleet/a2a';
 import type { AgentEvent } from '@fleet/a2a/server';
 import { FleetError, NotFoundError } from '@fleet/errors';
+import { DEFAULT_USER_ID } from '@fleet/memory';
 import type { Session } from '@fleet/sessions';
 import { previewPlan } from '../approvals';
 import { composeAnswer, type ComposeStep } from '../composing';
 import { executePlan, isRunHandover, type ExecutionEvent, type NodeRun } from '../execution';
+import { composerProfile, startRunMemory, type RunMemory } from '../memory';
 import { planRun } from '../planning';
 import type { EventQueue } from './event-queue';
 import { createAwaitApproval } from './node-approvals';
@@ -37,6 +39,11 @@ export interface OrchestrateRunOptions {
   queue: EventQueue<AgentEvent>;
   /** True when the run stopped because the session was canceled elsewhere. */
   canceledElsewhere: () => boolean;
+  /**
+   * Whose long-term memory the run uses (`fleet.user`); undefined: the tenant's default user for
+   * a new run, no memory for a resumed one (its user is not recorded).
+   */
+  memoryUser?: string | undefined;
 }
 
 /**
@@ -61,6 +68,9 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
       metadata: { sessionId, resumed: true },
     });
   }
+
+  // Long-term memory: read and extracted beside planning, so it adds no latency.
+  const memory = startMemory(options);
 
   // Plan.
   let plan = session.plan;
@@ -124,6 +134,8 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
     if (current === undefined) throw new NotFoundError(`Session ${sessionId} has expired.`);
     resumeFrom = resumedNodes(plan, current);
   }
+  // A Redis GET started before planning: done by now. The extraction is not waited for.
+  await memory?.loaded;
   const execution = await executePlan({
     plan,
     invokeAgent: agentOptions.invokeAgent,
@@ -136,6 +148,7 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
     breakers: agentOptions.breakers,
     awaitApproval: createAwaitApproval(run),
     resumeFrom,
+    memory: memory === undefined ? undefined : () => memory.lines(),
     onEvent: (event) => onExecutionEvent({ event, writer, progress, logger, log, signal }),
   });
   if (execution.canceled || signal.aborted) return endAborted(options);
@@ -157,9 +170,12 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   });
   let answer;
   try {
+    // Started with planning, so normally done long before; bounded by the extractor's time-out.
+    const known = memory === undefined ? undefined : await memory.settled;
     answer = await composeAnswer({
       request: session.request,
       steps,
+      profile: known === undefined ? undefined : composerProfile(known),
       llm: agentOptions.llm,
       logger,
       signal,
@@ -180,6 +196,25 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
     composer: answer.composer,
   };
   return endCompleted(options, { text: answer.text, result });
+}
+
+/** The run's memory, when the orchestrator has one and the run has a user (see `memoryUser`). */
+function startMemory({
+  options,
+  session,
+  resumed,
+  memoryUser,
+  run,
+}: OrchestrateRunOptions): RunMemory | undefined {
+  const services = options.memory;
+  if (services === undefined || (resumed && memoryUser === undefined)) return undefined;
+  return startRunMemory({
+    services,
+    owner: { tenant: session.tenant, user: memoryUser ?? DEFAULT_USER_ID },
+    message: resumed ? undefined : session.request,
+    logger: run.logger,
+    log: run.log,
+  });
 }
 
 /** Records the result, streams `run-end`, the `result` artifact and COMPLETED. */

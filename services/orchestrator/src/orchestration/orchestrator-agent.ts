@@ -28,6 +28,7 @@ import {
   type RetryOptions,
   type Scheduling,
 } from '../execution';
+import { readMemoryUser, type MemoryServices } from '../memory';
 import type { AskPlanner } from '../planning';
 import { describeProgress } from './describe-progress';
 import { EventQueue } from './event-queue';
@@ -65,6 +66,11 @@ export interface OrchestratorAgentOptions {
   instanceId?: string | undefined;
   /** The runner lease's TTL; the lease is renewed every third of it. @default 15000 */
   runnerLeaseMs?: number | undefined;
+  /**
+   * Long-term memory: read for every run's user (`fleet.user`), extracted from the request beside
+   * planning, given to every node and to the composer. Undefined: no memory.
+   */
+  memory?: MemoryServices | undefined;
 }
 
 /** The orchestrator agent: its A2A `execute`, and the hand-over of its runs at shutdown. */
@@ -129,6 +135,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
       );
     }
     const fleet = input.fleet;
+    const memoryUser = readMemoryUser(context.message.parts);
     let session: Session;
     const resumed = fleet.resumeSessionId !== undefined;
     if (fleet.resumeSessionId !== undefined) {
@@ -180,6 +187,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
       options: { ...options, hitlTimeoutSeconds, runnerLeaseMs },
       context,
       input: fleet,
+      memoryUser,
       session,
       resumed,
       lease,
@@ -299,6 +307,8 @@ interface BackgroundRun {
   options: OrchestratorAgentOptions & { hitlTimeoutSeconds: number; runnerLeaseMs: number };
   context: AgentContext;
   input: OrchestrateRequest;
+  /** `fleet.user`, whose long-term memory the run uses. */
+  memoryUser: string | undefined;
   session: Session;
   resumed: boolean;
   lease: Lease;
@@ -389,6 +399,7 @@ async function runInBackground(background: BackgroundRun): Promise<void> {
               taskId: context.taskId,
               queue,
               canceledElsewhere: () => canceledElsewhere,
+              memoryUser: background.memoryUser,
             });
             setSpanOutput(span, answer ?? '');
           },

@@ -22,6 +22,7 @@ import { getFreePort } from '@fleet/testing';
 import { createApp } from '../app';
 import { createAgentDirectory, type AgentDirectory } from '../discovery';
 import { createA2AAgentInvoker, createAgentBreakers } from '../execution';
+import type { MemoryServices } from '../memory';
 import { createOrchestratorHandler } from '../orchestration';
 import { createPlannerClient } from '../planning';
 
@@ -43,6 +44,8 @@ export interface StartTestOrchestratorOptions {
   hitlTimeoutSeconds?: number;
   /** @default 15000 */
   runnerLeaseMs?: number;
+  /** Long-term memory. @default none */
+  memory?: MemoryServices;
 }
 
 /** A running orchestrator for a test: a real HTTP server over real Redis. */
@@ -67,6 +70,7 @@ export async function startTestOrchestrator({
   llmBaseUrl,
   hitlTimeoutSeconds = 120,
   runnerLeaseMs = 15_000,
+  memory,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -111,6 +115,7 @@ export async function startTestOrchestrator({
       retry: { maxAttempts: 2, baseDelayMs: 1 },
       hitlTimeoutSeconds,
       runnerLeaseMs,
+      memory,
     },
   });
   const app = createApp({

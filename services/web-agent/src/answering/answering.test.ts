@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
-import { createRecordingTracer } from '../test-support/recording-tracer';
+import { createRecordingTracer } from '@fleet/testing';
 import { composeExtractiveAnswer } from './compose-extractive-answer';
 import { createWebAnswerer } from './create-answerer';
 import { keepCitedSources } from './keep-cited-sources';

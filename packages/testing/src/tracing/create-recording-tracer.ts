@@ -1,7 +1,12 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { WithSpanOptions } from '@fleet/telemetry';
 
 /** A span the recording tracer saw. */
 export interface RecordedSpan {
+  /** 1, 2, … in the order the spans started. */
+  id: number;
+  /** The span active (through async context) when this one started, if any. */
+  parentId: number | undefined;
   name: string;
   attributes: Record<string, unknown>;
   /** 2 is ERROR (OpenTelemetry's SpanStatusCode). */
@@ -13,7 +18,8 @@ type Tracer = NonNullable<WithSpanOptions['tracer']>;
 
 /**
  * A tracer that records the spans `withSpan` opens, their attributes and status, for tests (the
- * service has no OpenTelemetry SDK among its dependencies). It does not propagate context.
+ * service has no OpenTelemetry SDK among its dependencies, and the OTLP exporter does not load
+ * under jest). Parents follow async context (`startActiveSpan`); nothing crosses processes.
  *
  * @example
  * const { tracer, spans } = createRecordingTracer();
@@ -22,8 +28,11 @@ type Tracer = NonNullable<WithSpanOptions['tracer']>;
  */
 export function createRecordingTracer(): { tracer: Tracer; spans: RecordedSpan[] } {
   const spans: RecordedSpan[] = [];
-  function startSpan(name: string, options?: { attributes?: Record<string, unknown> }) {
+  const active = new AsyncLocalStorage<RecordedSpan>();
+  function open(name: string, options?: { attributes?: Record<string, unknown> }) {
     const recorded: RecordedSpan = {
+      id: spans.length + 1,
+      parentId: active.getStore()?.id,
       name,
       attributes: { ...options?.attributes },
       status: undefined,
@@ -61,15 +70,17 @@ export function createRecordingTracer(): { tracer: Tracer; spans: RecordedSpan[]
       isRecording: () => !recorded.ended,
       recordException: () => undefined,
     };
-    return span;
+    return { span, recorded };
   }
   const tracer = {
-    startSpan,
+    startSpan: (name: string, options?: { attributes?: Record<string, unknown> }) =>
+      open(name, options).span,
     startActiveSpan(name: string, ...rest: unknown[]) {
       const fn = rest[rest.length - 1] as (span: unknown) => unknown;
       const options =
         rest.length > 1 ? (rest[0] as { attributes?: Record<string, unknown> }) : undefined;
-      return fn(startSpan(name, options));
+      const { span, recorded } = open(name, options);
+      return active.run(recorded, () => fn(span));
     },
   };
   return { tracer, spans };

@@ -1,0 +1,57 @@
+import type { Express } from 'express';
+import { createServiceApp, type HttpLogger, type ReadinessCheck } from '@fleet/http';
+import type { A2AHandler } from '../create-a2a-handler';
+import { a2aRouter } from './a2a-router';
+
+/** Everything an agent service's app is built from. `main.ts` assembles these; tests pass their own. */
+export interface AgentAppDependencies {
+  /** The A2A handler (card, agent, task store). */
+  handler: A2AHandler;
+  /** When set, `POST /a2a` needs `Authorization: Bearer <internalToken>`. */
+  internalToken: string | undefined;
+  logger: HttpLogger;
+  /** Largest JSON-RPC body in bytes. @default 1048576 */
+  bodyLimit?: number;
+  /** `/readyz` checks, e.g. `{ redis: () => redis.ping() }` for the task store. */
+  readinessChecks?: Record<string, ReadinessCheck>;
+  /** `/readyz` answers 503 once this returns true. */
+  isShuttingDown?: () => boolean;
+  /** Adds stacks to 500s outside production. @default false */
+  exposeStack?: boolean;
+  /** @default true */
+  metrics?: boolean;
+}
+
+/**
+ * Builds an A2A agent service: the agent (`/.well-known/agent-card.json`,
+ * `/.well-known/agent.json`, `POST /a2a`), `/healthz`, `/readyz` and `/metrics`. Pure: no
+ * environment, no sockets (house style rule 3).
+ *
+ * @example
+ * const app = createAgentApp({ serviceName: 'web-agent', handler, internalToken: config.internalToken, logger });
+ * http.createServer(app).listen(8084);
+ */
+export function createAgentApp({
+  serviceName,
+  handler,
+  internalToken,
+  logger,
+  bodyLimit,
+  readinessChecks = {},
+  isShuttingDown = () => false,
+  exposeStack = false,
+  metrics = true,
+}: AgentAppDependencies & { serviceName: string }): Express {
+  return createServiceApp({
+    serviceName,
+    logger,
+    readinessChecks,
+    isShuttingDown,
+    exposeStack,
+    metrics,
+    routes: (app) =>
+      app.use(
+        a2aRouter({ handler, internalToken, ...(bodyLimit === undefined ? {} : { bodyLimit }) }),
+      ),
+  });
+}

@@ -1,0 +1,346 @@
+import { existsSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  startProcess,
+  startScriptedOpenAI,
+  startService,
+  type RunningService,
+  type ScriptedOpenAI,
+  type ScriptedReply,
+} from '@fleet/testing';
+import { createProgress } from './progress';
+import { formatMs, median, percentile } from './stats';
+import { timeStreamedCompletion, type StreamTimings } from './ttft-client';
+
+/** Options for {@link runTtftBench}. */
+export interface TtftBenchOptions {
+  /** The repository root (services and packages are found from it). */
+  root: string;
+  /** Interleaved rounds: one request per route each, the order rotating. @default 30 */
+  rounds: number;
+  /** The scripted model's delay before its first byte, for every call (classifier included). @default 100 */
+  upstreamLatencyMs: number;
+  /** Delay between streamed deltas. @default 10 */
+  chunkDelayMs: number;
+  /** Streamed deltas per answer. @default 20 */
+  chunks: number;
+  /** How long the scripted document agent takes per task. @default 50 */
+  agentLatencyMs: number;
+}
+
+/** One route's measurements. */
+export interface TtftRow {
+  route: string;
+  /** What the request asked for (`X-Routing-Mode`) and how. */
+  description: string;
+  /** The route the gateway reported taking (`X-Routing-Mode` response header). */
+  taken: string;
+  samples: number;
+  firstTokenP50Ms: number;
+  firstTokenP95Ms: number;
+  firstContentP50Ms: number;
+  firstContentP95Ms: number;
+  totalP50Ms: number;
+  /** The last `X-Routing-Reason` seen. */
+  reason: string | undefined;
+}
+
+/** What one run measured. */
+export interface TtftBenchResult {
+  machine: string;
+  rows: TtftRow[];
+  /** Why the reasoning route was left out, when it was. */
+  reasoningSkipped: string | undefined;
+}
+
+const KEY = 'sk-bench-ttft-0123456789abcdef';
+const TOKEN = 'bench-ttft-internal-token-0123456789';
+const ANSWER =
+  'The quick brown fox jumps over the lazy dog and keeps running through the benchmark field.';
+const CHAT = 'Say something short about foxes.';
+const DOCUMENTS = 'Find the hotel rules in our documents.';
+
+interface Route {
+  name: string;
+  description: string;
+  headers: Record<string, string>;
+  /** A fresh message per request, so each one is new to the classifier cache. */
+  message: (index: number) => string;
+}
+
+const ROUTES: Route[] = [
+  {
+    name: 'passthrough',
+    description: 'no header',
+    headers: {},
+    message: () => CHAT,
+  },
+  {
+    name: 'reasoning',
+    description: 'X-Routing-Mode: reasoning',
+    headers: { 'x-routing-mode': 'reasoning' },
+    message: () => CHAT,
+  },
+  {
+    name: 'orchestration',
+    description: 'X-Routing-Mode: orchestration (1 agent node)',
+    headers: { 'x-routing-mode': 'orchestration' },
+    message: () => DOCUMENTS,
+  },
+  {
+    name: 'auto → passthrough, cached',
+    description: 'X-Routing-Mode: auto, the same chat message every time',
+    headers: { 'x-routing-mode': 'auto' },
+    message: () => CHAT,
+  },
+  {
+    name: 'auto → passthrough, uncached',
+    description: 'X-Routing-Mode: auto, a new chat message every time',
+    headers: { 'x-routing-mode': 'auto' },
+    message: (index) => `${CHAT} (variation ${index})`,
+  },
+  {
+    name: 'auto → orchestration, cached',
+    description: 'X-Routing-Mode: auto, the same documents question every time',
+    headers: { 'x-routing-mode': 'auto' },
+    message: () => DOCUMENTS,
+  },
+  {
+    name: 'auto → orchestration, uncached',
+    description: 'X-Routing-Mode: auto, a new documents question every time',
+    headers: { 'x-routing-mode': 'auto' },
+    message: (index) => `${DOCUMENTS} (variation ${index})`,
+  },
+];
+
+function chatBody(message: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      model: 'bench-model',
+      stream: true,
+      messages: [{ role: 'user', content: message }],
+    }),
+  );
+}
+
+/**
+ * The scripted model: the routing classifier gets a decision (orchestration for questions about
+ * documents), other structured-output calls a sample of their schema, everything else the
+ * streamed answer, all after the same latency.
+ */
+function scriptedModel(options: TtftBenchOptions): Promise<ScriptedOpenAI> {
+  const { upstreamLatencyMs, chunkDelayMs, chunks } = options;
+  return startScriptedOpenAI({
+    recordRequests: false,
+    respond(_request, context): ScriptedReply {
+      const latency = upstreamLatencyMs > 0 ? { latencyMs: upstreamLatencyMs } : {};
+      const format = context.request.response_format;
+      if (format?.type === 'json_schema' && format.json_schema?.name === 'route_decision') {
+        const documents = /document/i.test(context.lastUserMessage);
+        return {
+          ...latency,
+          json: documents
+            ? { route: 'orchestration', reason: 'needs documents' }
+            : { route: 'passthrough', reason: 'general chat' },
+        };
+      }
+      if (context.jsonMode) return latency;
+      return {
+        ...latency,
+        content: ANSWER,
+        chunkCount: chunks,
+        ...(chunkDelayMs > 0 ? { chunkDelayMs } : {}),
+      };
+    },
+  });
+}
+
+function describeMachine(): string {
+  const cpus = os.cpus();
+  return `${cpus[0]?.model ?? 'unknown CPU'} × ${cpus.length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+}
+
+/**
+ * `pnpm bench ttft` (and the last section of `pnpm bench gateway`): time to first token through
+ * the gateway for passthrough, reasoning, orchestration and auto, with one scripted model behind
+ * every service, in interleaved rounds. Reasoning is measured when the reasoning agent is built
+ * (`services/reasoning-agent/dist/main.js`) and answers a probe.
+ */
+export async function runTtftBench(options: TtftBenchOptions): Promise<TtftBenchResult> {
+  const { root, rounds } = options;
+  const stoppers: (() => Promise<unknown>)[] = [];
+  const llm = await scriptedModel(options);
+  stoppers.push(() => llm.close());
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const upstream = {
+      OPENAI_BASE_URL: llm.baseURL,
+      OPENAI_API_KEY: 'sk-upstream-bench',
+      LLM_MODEL: 'bench-model',
+    };
+    const shared = { FLEET_INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+    const documentsAgent = await startProcess({
+      name: 'docs-agent',
+      args: [
+        path.join(root, 'packages/testing/dist/bin/scripted-agent.js'),
+        '--name',
+        'docs-agent',
+        '--description',
+        'Searches the company documents and policies.',
+        '--tags',
+        'documents,policy,search',
+        '--examples',
+        'Find the hotel rules in our documents|What does the travel policy say?',
+        '--latency-ms',
+        String(options.agentLatencyMs),
+        '--token',
+        TOKEN,
+      ],
+      readyLine: /READY (\S+)/,
+    });
+    stoppers.push(() => documentsAgent.stop());
+    // The planner plans without a model (its heuristic): the scripted model cannot write plans.
+    const planner = await startService({ root, name: 'planner', env: shared });
+    stoppers.push(() => planner.stop());
+    const orchestrator = await startService({
+      root,
+      name: 'orchestrator',
+      env: {
+        ...shared,
+        ...upstream,
+        PLANNER_URL: planner.url,
+        AGENT_URLS: documentsAgent.match?.[1] ?? '',
+        MEMORY_ENABLED: 'false',
+      },
+    });
+    stoppers.push(() => orchestrator.stop());
+    let reasoningAgent: RunningService | undefined;
+    let reasoningSkipped: string | undefined;
+    if (existsSync(path.join(root, 'services/reasoning-agent/dist/main.js'))) {
+      try {
+        reasoningAgent = await startService({
+          root,
+          name: 'reasoning-agent',
+          env: { ...shared, ...upstream },
+        });
+        const started = reasoningAgent;
+        stoppers.push(() => started.stop());
+      } catch (error) {
+        reasoningSkipped = `the reasoning agent did not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+      }
+    } else reasoningSkipped = 'services/reasoning-agent is not built';
+    const gateway = await startService({
+      root,
+      name: 'gateway',
+      env: {
+        ...shared,
+        ...upstream,
+        GATEWAY_API_KEYS: `${KEY}:bench`,
+        ORCHESTRATOR_URL: orchestrator.url,
+        ROUTING_CLASSIFIER_MODEL: 'bench-router',
+        ...(reasoningAgent === undefined ? {} : { REASONING_AGENT_URL: reasoningAgent.url }),
+      },
+    });
+    stoppers.push(() => gateway.stop());
+
+    const url = `${gateway.url}/v1/chat/completions`;
+    const send = (route: Route, index: number): Promise<StreamTimings> =>
+      timeStreamedCompletion({
+        agent,
+        url,
+        headers: { authorization: `Bearer ${KEY}`, ...route.headers },
+        body: chatBody(route.message(index)),
+      });
+
+    let routes = ROUTES;
+    if (reasoningSkipped === undefined) {
+      const probe = await send(ROUTES[1]!, 0);
+      if (!probe.ok || probe.route !== 'reasoning') {
+        reasoningSkipped = `the reasoning route did not answer (${probe.error ?? `routed to ${probe.route ?? '?'}`})`;
+      }
+    }
+    if (reasoningSkipped !== undefined)
+      routes = routes.filter((route) => route.name !== 'reasoning');
+
+    // Warm-up: JIT, connection pools, agent card discovery, the classifier cache.
+    for (let index = 0; index < 3; index += 1) {
+      for (const route of routes) {
+        const timings = await send(route, -1 - index);
+        if (!timings.ok) throw new Error(`${route.name}: ${timings.error ?? 'failed'}`);
+      }
+    }
+    const samples = new Map<string, StreamTimings[]>(routes.map((route) => [route.name, []]));
+    const progress = createProgress({ label: 'time to first token', total: rounds });
+    let counter = 0;
+    for (let round = 0; round < rounds; round += 1) {
+      // Rotate the order every round so drift hits every route alike.
+      for (let offset = 0; offset < routes.length; offset += 1) {
+        const route = routes[(round + offset) % routes.length]!;
+        counter += 1;
+        const timings = await send(route, counter);
+        if (!timings.ok) throw new Error(`${route.name}: ${timings.error ?? 'failed'}`);
+        samples.get(route.name)!.push(timings);
+      }
+      progress.tick();
+    }
+    progress.done();
+
+    const rows = routes.map((route): TtftRow => {
+      const measured = samples.get(route.name)!;
+      const firstToken = measured.map((each) => each.firstTokenMs);
+      const firstContent = measured.map((each) => each.firstContentMs);
+      return {
+        route: route.name,
+        description: route.description,
+        taken: [...new Set(measured.map((each) => each.route ?? '?'))].join(', '),
+        samples: measured.length,
+        firstTokenP50Ms: median(firstToken),
+        firstTokenP95Ms: percentile(firstToken, 0.95),
+        firstContentP50Ms: median(firstContent),
+        firstContentP95Ms: percentile(firstContent, 0.95),
+        totalP50Ms: median(measured.map((each) => each.totalMs)),
+        reason: measured.at(-1)?.reason,
+      };
+    });
+    return { machine: describeMachine(), rows, reasoningSkipped };
+  } finally {
+    agent.destroy();
+    for (const stop of stoppers.reverse()) await stop();
+  }
+}
+
+/** Renders a result as the Markdown that goes into docs/benchmarks.md. */
+export function formatTtftBench(result: TtftBenchResult, options: TtftBenchOptions): string {
+  const base = result.rows.find((row) => row.route === 'passthrough');
+  const ratio = (value: number, reference: number | undefined): string =>
+    reference === undefined || !Number.isFinite(value)
+      ? 'n/a'
+      : `${(value / reference).toFixed(2)}×`;
+  const lines = [
+    `Machine: ${result.machine}`,
+    `Settings: ${options.rounds} interleaved rounds (one streamed request per route each); scripted model: ${options.upstreamLatencyMs} ms before its first byte (every call, the routing classifier's included), ${options.chunks} deltas ${options.chunkDelayMs} ms apart; scripted document agent ${options.agentLatencyMs} ms; planner heuristic (no model)`,
+    '',
+    '| route | gateway took | first token p50 | p95 | ÷ passthrough (p50) | first answer token p50 | p95 | ÷ passthrough (p50) | whole answer p50 |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const row of result.rows) {
+    lines.push(
+      `| ${row.route} | ${row.taken} | ${formatMs(row.firstTokenP50Ms)} | ${formatMs(row.firstTokenP95Ms)} | ${ratio(row.firstTokenP50Ms, base?.firstTokenP50Ms)} | ${formatMs(row.firstContentP50Ms)} | ${formatMs(row.firstContentP95Ms)} | ${ratio(row.firstContentP50Ms, base?.firstContentP50Ms)} | ${formatMs(row.totalP50Ms)} |`,
+    );
+  }
+  lines.push('');
+  lines.push(
+    'First token: the first delta with `content` or `reasoning_content` (orchestration and reasoning stream their progress as reasoning). First answer token: the first `content` delta.',
+  );
+  for (const row of result.rows) {
+    if (row.route.startsWith('auto') && row.reason !== undefined) {
+      lines.push(`- ${row.route}: X-Routing-Reason \`${row.reason}\``);
+    }
+  }
+  if (result.reasoningSkipped !== undefined) {
+    lines.push(`Reasoning was not measured: ${result.reasoningSkipped}.`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+/**
+ * Sets KEYS[1] to ARGV[2] only when it still holds ARGV[1] ('' for absent), with a TTL of ARGV[3]
+ * seconds when that is above 0. Returns 1 when set, 0 when the value changed in between.
+ */
+const SOURCE = `
+local current = redis.call('GET', KEYS[1]) or ''
+if current ~= ARGV[1] then return 0 end
+local ttl = tonumber(ARGV[3])
+if ttl > 0 then
+  redis.call('SET', KEYS[1], ARGV[2], 'EX', ttl)
+else
+  redis.call('SET', KEYS[1], ARGV[2])
+end
+return 1
+`;
+const SHA = createHash('sha1').update(SOURCE).digest('hex');
+
+/** Options for {@link compareAndSet}. */
+export interface CompareAndSetOptions {
+  redis: Redis;
+  key: string;
+  /** The value read before; undefined when the key was absent. */
+  expected: string | undefined;
+  value: string;
+  /** 0: no expiry. */
+  ttlSeconds: number;
+}
+
+/** An atomic compare-and-set of one string key (a Lua script, sent in full only once per server). */
+export async function compareAndSet({
+  redis,
+  key,
+  expected,
+  value,
+  ttlSeconds,
+}: CompareAndSetOptions): Promise<boolean> {
+  const args = [expected ?? '', value, String(ttlSeconds)];
+  let reply: unknown;
+  try {
+    reply = await redis.evalsha(SHA, 1, key, ...args);
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+    reply = await redis.eval(SOURCE, 1, key, ...args);
+  }
+  return reply === 1;
+}

@@ -1,0 +1,303 @@
+import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
+import {
+  findData,
+  partsText,
+  RESULT_ARTIFACT_NAME,
+  type Part,
+  type StreamResponse,
+  type TaskStatus,
+} from '@fleet/a2a';
+import { BadRequestError, FleetError, ServiceUnavailableError, UpstreamError } from '@fleet/errors';
+import { setSpanOutput, type Span } from '@fleet/telemetry';
+import { createChunkWriter, type FleetChunk } from '../orchestration';
+
+// Tolerant readers of the reasoning agent's parts (house rule 9): the gateway shows what it
+// understands and passes the rest through.
+const stepDataSchema = z.object({ reasoningStep: z.looseObject({ type: z.string() }) });
+const resultDataSchema = z.looseObject({
+  usage: z
+    .object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number() })
+    .optional(),
+  stopReason: z.string().optional(),
+  iterations: z.number().optional(),
+});
+const errorDataSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+
+/** Token usage in OpenAI's shape. */
+export interface OpenAIUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** The non-streaming answer of the reasoning route. */
+export interface ReasoningCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: {
+    index: 0;
+    message: { role: 'assistant'; content: string; reasoning_content: string };
+    finish_reason: 'stop';
+  }[];
+  usage?: OpenAIUsage;
+  fleet: Record<string, unknown>;
+}
+
+/** Where the reasoning agent's A2A events come from; `signal` aborts when the client goes away. */
+export type ReasoningEventSource = (signal: AbortSignal) => AsyncIterable<StreamResponse>;
+
+/** What {@link answerReasoning} needs. */
+export interface AnswerReasoningOptions {
+  events: ReasoningEventSource;
+  /** The reasoning agent's base URL, named when it cannot be reached. */
+  agentUrl: string;
+  /** The `model` the answer names (the request's). */
+  model: string;
+  stream: boolean;
+  /** `stream_options.include_usage`: a last chunk with `usage` before `[DONE]`. */
+  includeUsage: boolean;
+  res: ServerResponse;
+  /** Headers every answer carries (the route taken). */
+  responseHeaders: Record<string, string>;
+  /** The gateway's root span: gets the answer. */
+  span: Span | undefined;
+  /** Keep-alive comment interval while the agent is quiet. @default 15000 */
+  keepAliveMs?: number;
+}
+
+type ReasoningHappening =
+  | { kind: 'step'; line: string; step: Record<string, unknown> | undefined }
+  | { kind: 'answer'; text: string; data: z.infer<typeof resultDataSchema> | undefined }
+  | { kind: 'failed'; error: FleetError };
+
+function failure(state: TaskStatus['state'], parts: readonly Part[]): FleetError {
+  const text = partsText(parts) || `The reasoning task ended as ${state}.`;
+  const code = findData(parts, errorDataSchema)?.error.code;
+  if (code === 'SERVICE_UNAVAILABLE') return new ServiceUnavailableError(text);
+  if (state === 'TASK_STATE_REJECTED') return new BadRequestError(text);
+  return new UpstreamError(`The reasoning agent failed: ${text}`, { status: 502 });
+}
+
+function interpretStatus(status: TaskStatus): ReasoningHappening[] {
+  const parts = status.message?.parts ?? [];
+  switch (status.state) {
+    case 'TASK_STATE_FAILED':
+    case 'TASK_STATE_REJECTED':
+    case 'TASK_STATE_CANCELED':
+    case 'TASK_STATE_AUTH_REQUIRED':
+    case 'TASK_STATE_INPUT_REQUIRED':
+      return [{ kind: 'failed', error: failure(status.state, parts) }];
+    case 'TASK_STATE_WORKING': {
+      const line = partsText(parts);
+      if (line === '') return [];
+      return [{ kind: 'step', line, step: findData(parts, stepDataSchema)?.reasoningStep }];
+    }
+    // SUBMITTED has nothing to show; COMPLETED carries a summary of the run, not a step.
+    case 'TASK_STATE_SUBMITTED':
+    case 'TASK_STATE_COMPLETED':
+      return [];
+  }
+}
+
+function interpretArtifact(artifact: { name?: string | undefined; parts: Part[] }) {
+  if (artifact.name !== RESULT_ARTIFACT_NAME) return [];
+  return [
+    {
+      kind: 'answer' as const,
+      text: partsText(artifact.parts),
+      data: findData(artifact.parts, resultDataSchema),
+    },
+  ];
+}
+
+function interpret(event: StreamResponse): ReasoningHappening[] {
+  if ('statusUpdate' in event) return interpretStatus(event.statusUpdate.status);
+  if ('artifactUpdate' in event) return interpretArtifact(event.artifactUpdate.artifact);
+  if ('message' in event) {
+    return [{ kind: 'answer', text: partsText(event.message.parts), data: undefined }];
+  }
+  return [
+    ...interpretStatus(event.task.status),
+    ...(event.task.artifacts ?? []).flatMap(interpretArtifact),
+  ];
+}
+
+function describeFailure(error: unknown, agentUrl: string): FleetError {
+  if (FleetError.isInstance(error) && error.code === 'UPSTREAM_UNREACHABLE') {
+    return new ServiceUnavailableError(
+      `The reasoning agent is not reachable (${agentUrl}); start the fleet with \`pnpm fleet up\` or set REASONING_AGENT_URL.`,
+      { cause: error },
+    );
+  }
+  return FleetError.isInstance(error)
+    ? error
+    : new UpstreamError('The reasoning agent failed.', { status: 502, cause: error });
+}
+
+function toUsage(data: z.infer<typeof resultDataSchema> | undefined): OpenAIUsage | undefined {
+  if (data?.usage === undefined) return undefined;
+  return {
+    prompt_tokens: data.usage.promptTokens,
+    completion_tokens: data.usage.completionTokens,
+    total_tokens: data.usage.totalTokens,
+  };
+}
+
+function writeChunk(res: ServerResponse, chunk: FleetChunk | Record<string, unknown>): void {
+  res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+}
+
+/**
+ * Answers a chat completion from the reasoning agent's A2A events, in OpenAI's shape: streamed as
+ * one `delta.reasoning_content` line per step (`Thinking: …`, `Calling calculate(…)`, `Result: …`,
+ * the step itself in the chunk's `fleet` field), then the answer as `delta.content`, then `usage`
+ * when `stream_options.include_usage` asks for it, then `[DONE]`; or as one `chat.completion` with
+ * `message.reasoning_content` and `message.content`. A stream that breaks after the first byte ends
+ * with an `event: error` frame, never a clean `[DONE]`.
+ *
+ * @throws FleetError before anything was sent (agent unreachable, failed or offline task when not
+ *   streaming).
+ * @example
+ * await answerReasoning({ events: (signal) => client.sendStreamingMessage({ message }, { signal }),
+ *   agentUrl, model, stream: true, includeUsage: false, res, responseHeaders, span });
+ */
+export async function answerReasoning({
+  events,
+  agentUrl,
+  model,
+  stream,
+  includeUsage,
+  res,
+  responseHeaders,
+  span,
+  keepAliveMs = 15_000,
+}: AnswerReasoningOptions): Promise<void> {
+  const abort = new AbortController();
+  const onClose = (): void => {
+    if (!res.writableFinished) abort.abort();
+  };
+  res.once('close', onClose);
+  const writer = createChunkWriter({ model });
+  const lines: string[] = [];
+  let answer: { text: string; data: z.infer<typeof resultDataSchema> | undefined } | undefined;
+  let headersSent = false;
+  let keepAlive: NodeJS.Timeout | undefined;
+
+  const startStream = (): void => {
+    if (headersSent) return;
+    headersSent = true;
+    res.statusCode = 200;
+    for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
+    res.setHeader('content-type', 'text/event-stream; charset=utf-8');
+    res.setHeader('cache-control', 'no-cache');
+    res.setHeader('x-accel-buffering', 'no');
+    res.flushHeaders();
+    keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
+    keepAlive.unref();
+  };
+
+  try {
+    for await (const event of events(abort.signal)) {
+      for (const happening of interpret(event)) {
+        switch (happening.kind) {
+          case 'step':
+            lines.push(happening.line);
+            if (stream) {
+              startStream();
+              writeChunk(
+                res,
+                writer.progress(
+                  happening.line,
+                  happening.step === undefined
+                    ? undefined
+                    : { type: 'reasoning-step', step: happening.step },
+                ),
+              );
+            }
+            break;
+          case 'answer':
+            answer = { text: happening.text, data: happening.data };
+            if (stream) {
+              startStream();
+              writeChunk(res, writer.answer(happening.text, undefined));
+            }
+            break;
+          case 'failed':
+            throw happening.error;
+        }
+      }
+    }
+    if (answer === undefined) {
+      throw new UpstreamError('The reasoning agent ended its stream without an answer.', {
+        status: 502,
+      });
+    }
+  } catch (error) {
+    if (abort.signal.aborted) {
+      // The client went away: release its connection; the agent's task is cancelled with it.
+      res.destroy();
+      return;
+    }
+    const failed = describeFailure(error, agentUrl);
+    if (!stream || !headersSent) throw failed;
+    // Mid-stream: an error event OpenAI SDKs raise as an APIError, never a clean end.
+    res.end(
+      `event: error\ndata: ${JSON.stringify({ error: { message: failed.message, type: 'server_error', param: null, code: failed.code.toLowerCase() } })}\n\n`,
+    );
+    return;
+  } finally {
+    clearInterval(keepAlive);
+    res.off('close', onClose);
+  }
+  if (abort.signal.aborted) return;
+  if (span?.isRecording()) setSpanOutput(span, answer.text);
+  const usage = toUsage(answer.data);
+  const fleet = {
+    route: 'reasoning',
+    ...(answer.data?.stopReason === undefined ? {} : { stopReason: answer.data.stopReason }),
+    ...(answer.data?.iterations === undefined ? {} : { iterations: answer.data.iterations }),
+  };
+
+  if (stream) {
+    startStream();
+    writeChunk(res, writer.stop());
+    if (includeUsage) {
+      writeChunk(res, {
+        id: writer.id,
+        object: 'chat.completion.chunk',
+        created: writer.created,
+        model,
+        choices: [],
+        usage: usage ?? null,
+      });
+    }
+    res.end('data: [DONE]\n\n');
+    return;
+  }
+  const completion: ReasoningCompletion = {
+    id: writer.id,
+    object: 'chat.completion',
+    created: writer.created,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: answer.text,
+          reasoning_content: lines.map((line) => `${line}\n`).join(''),
+        },
+        finish_reason: 'stop',
+      },
+    ],
+    ...(usage === undefined ? {} : { usage }),
+    fleet,
+  };
+  res.statusCode = 200;
+  for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(completion));
+}

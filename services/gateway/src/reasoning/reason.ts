@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { dataPart, textPart, type Message } from '@fleet/a2a';
+import type { A2AClient } from '@fleet/a2a/client';
+import {
+  Attributes,
+  SpanKind,
+  setSessionAttributes,
+  setSpanInput,
+  type Span,
+} from '@fleet/telemetry';
+import type { ChatCompletionRequest } from '../chat/chat-completion-request';
+import { splitConversation } from '../orchestration';
+import { answerReasoning } from './answer-reasoning';
+
+/** Most earlier turns sent to the reasoning agent (it refuses more); older ones are dropped. */
+export const MAX_REASONING_HISTORY = 100;
+
+/** What one reasoning request needs. */
+export interface ReasonOptions {
+  client: A2AClient;
+  /** The reasoning agent's base URL, named when it cannot be reached. */
+  agentUrl: string;
+  request: ChatCompletionRequest;
+  tenant: string;
+  res: ServerResponse;
+  /** Headers every answer carries (the route taken). */
+  responseHeaders: Record<string, string>;
+  /** The gateway's root span. */
+  span: Span | undefined;
+  /** Keep-alive comment interval while the agent is quiet. @default 15000 */
+  keepAliveMs?: number;
+}
+
+/**
+ * `X-Routing-Mode: reasoning`: sends the last user message (and the conversation before it, as the
+ * data part `{ reasoning: { history } }`) to the reasoning agent over A2A and answers in OpenAI's
+ * shape ({@link answerReasoning}): its steps as `reasoning_content`, its answer as `content`.
+ *
+ * @throws FleetError before anything was sent (agent unreachable, failed task when not streaming).
+ * @example
+ * await reason({ client, agentUrl, request, tenant, res, responseHeaders, span: getActiveSpan() });
+ */
+export async function reason({
+  client,
+  agentUrl,
+  request,
+  tenant,
+  res,
+  responseHeaders,
+  span,
+  keepAliveMs = 15_000,
+}: ReasonOptions): Promise<void> {
+  const { text, history } = splitConversation(request.messages);
+  const message: Message = {
+    messageId: randomUUID(),
+    role: 'ROLE_USER',
+    parts: [
+      textPart(text),
+      dataPart({ reasoning: { history: history.slice(-MAX_REASONING_HISTORY) } }),
+    ],
+  };
+  if (span?.isRecording()) {
+    span.updateName('POST /v1/chat/completions (reasoning)');
+    span.setAttribute(Attributes.SPAN_KIND, SpanKind.CHAIN);
+    setSessionAttributes(span, { userId: tenant });
+    setSpanInput(span, text);
+  }
+  await answerReasoning({
+    events: (signal) => client.sendStreamingMessage({ message }, { signal }),
+    agentUrl,
+    model: request.model,
+    stream: request.stream === true,
+    includeUsage: request.stream_options?.include_usage === true,
+    res,
+    responseHeaders,
+    span,
+    keepAliveMs,
+  });
+}

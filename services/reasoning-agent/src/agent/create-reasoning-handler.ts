@@ -1,0 +1,59 @@
+import {
+  createA2AHandler,
+  type A2AHandler,
+  type A2ALogger,
+  type TaskStore,
+} from '@fleet/a2a/server';
+import type { WithSpanOptions } from '@fleet/telemetry';
+import type { ReasoningTool } from '../tools';
+import { buildReasoningCard } from './reasoning-card';
+import { createReasoningAgent, type ReasoningLlm } from './reasoning-agent';
+
+/** Options for {@link createReasoningHandler}. */
+export interface CreateReasoningHandlerOptions {
+  llm: ReasoningLlm | undefined;
+  tools: readonly ReasoningTool[];
+  maxIterations: number;
+  maxTokens: number;
+  /** Where tasks live: Redis in the service, so any replica answers GetTask (ARCHITECTURE.md §4). */
+  store: TaskStore;
+  /** The service's base URL for the card. */
+  url: string;
+  /** Whether `/a2a` requires the internal token (declared on the card). @default true */
+  internalToken?: boolean;
+  logger?: A2ALogger | undefined;
+  tracer?: WithSpanOptions['tracer'];
+}
+
+/**
+ * The reasoning agent's A2A JSON-RPC handler: its card, its agent and its task store. Mount it
+ * with `a2aRouter`; close it on shutdown so running turns stop.
+ *
+ * @example
+ * const handler = createReasoningHandler({ llm, tools, maxIterations: 6, maxTokens: 16000, store, url });
+ */
+export function createReasoningHandler({
+  llm,
+  tools,
+  maxIterations,
+  maxTokens,
+  store,
+  url,
+  internalToken = true,
+  logger,
+  tracer,
+}: CreateReasoningHandlerOptions): A2AHandler {
+  return createA2AHandler({
+    card: buildReasoningCard({ url, internalToken, tools: tools.map((tool) => tool.name) }),
+    execute: createReasoningAgent({
+      llm,
+      tools,
+      maxIterations,
+      maxTokens,
+      ...(tracer ? { tracer } : {}),
+    }),
+    store,
+    logger,
+    ...(tracer ? { tracer } : {}),
+  });
+}

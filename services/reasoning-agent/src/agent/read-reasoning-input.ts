@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import {
+  historyMessageSchema,
+  nodeInputSchema,
+  partsText,
+  type HistoryMessage,
+  type NodeInput,
+  type Part,
+} from '@fleet/a2a';
+import { validationErrorFromZod } from '@fleet/errors';
+
+/** Longest question accepted, in characters. */
+export const MAX_QUESTION_CHARS = 32_000;
+/** Most earlier turns accepted in the conversation data part. */
+export const MAX_HISTORY_MESSAGES = 100;
+
+/**
+ * The conversation data part the gateway sends beside the question: the turns before it.
+ *
+ * @example
+ * dataPart({ reasoning: { history: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }] } });
+ */
+export const reasoningRequestSchema = z.object({
+  reasoning: z
+    .object({
+      history: z.array(historyMessageSchema).max(MAX_HISTORY_MESSAGES).default([]),
+    })
+    .strict(),
+});
+export type ReasoningRequest = z.infer<typeof reasoningRequestSchema>['reasoning'];
+
+/** What a message asks the reasoning agent to do. */
+export type ReasoningInput =
+  | {
+      kind: 'question';
+      question: string;
+      history: HistoryMessage[];
+      /** Earlier plan steps' answers, when the orchestrator sent a node input. */
+      context: string[];
+      node: NodeInput['fleet'] | undefined;
+    }
+  | { kind: 'invalid'; reason: string };
+
+const hasKey = (key: string) => z.looseObject({ [key]: z.unknown() });
+
+/**
+ * Reads a message to the reasoning agent: the question (text part), and optionally the
+ * conversation before it (data part `{ reasoning: { history } }`, from the gateway) or the fleet
+ * node input (data part `{ fleet: … }`, from the orchestrator), each of which must then be valid.
+ * Anything else is `invalid`, with a reason that says what the agent needs.
+ *
+ * @example
+ * const input = readReasoningInput(context.message.parts);
+ */
+export function readReasoningInput(parts: readonly Part[]): ReasoningInput {
+  let history: HistoryMessage[] = [];
+  let node: NodeInput['fleet'] | undefined;
+  const conversation = parts.find((part) => hasKey('reasoning').safeParse(part.data).success);
+  if (conversation !== undefined) {
+    const parsed = reasoningRequestSchema.safeParse(conversation.data);
+    if (!parsed.success) {
+      return {
+        kind: 'invalid',
+        reason: validationErrorFromZod(parsed.error, { subject: 'The reasoning data part' })
+          .message,
+      };
+    }
+    history = parsed.data.reasoning.history;
+  }
+  const fleet = parts.find((part) => hasKey('fleet').safeParse(part.data).success);
+  if (fleet !== undefined) {
+    const parsed = nodeInputSchema.safeParse(fleet.data);
+    if (!parsed.success) {
+      return {
+        kind: 'invalid',
+        reason: validationErrorFromZod(parsed.error, { subject: 'The fleet data part' }).message,
+      };
+    }
+    node = parsed.data.fleet;
+  }
+  const question = partsText(parts).trim();
+  if (question === '') {
+    return {
+      kind: 'invalid',
+      reason:
+        'The reasoning agent needs a question in a text part (optionally with the conversation before it as the data part { reasoning: { history: [{ role, content }] } }).',
+    };
+  }
+  if (question.length > MAX_QUESTION_CHARS) {
+    return {
+      kind: 'invalid',
+      reason: `The question is ${question.length} characters long; the reasoning agent takes at most ${MAX_QUESTION_CHARS}.`,
+    };
+  }
+  const context =
+    node === undefined
+      ? []
+      : Object.entries(node.dependencyOutputs).flatMap(([nodeId, output]) =>
+          output.partial === true || output.summary.trim() === ''
+            ? []
+            : [`${nodeId} (${output.agent}): ${output.summary.slice(0, 2_000)}`],
+        );
+  return { kind: 'question', question, history, context, node };
+}

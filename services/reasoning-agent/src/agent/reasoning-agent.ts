@@ -1,0 +1,165 @@
+import type OpenAI from 'openai';
+import { dataPart, RESULT_ARTIFACT_NAME, textPart } from '@fleet/a2a';
+import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
+import { ServiceUnavailableError, toFleetError } from '@fleet/errors';
+import { OFFLINE_HINT } from '@fleet/llm';
+import { getActiveSpan, setSessionAttributes, type WithSpanOptions } from '@fleet/telemetry';
+import { describeStep, runReasoning, type ReasoningOutcome } from '../reasoning';
+import type { ReasoningTool } from '../tools';
+import { readReasoningInput } from './read-reasoning-input';
+import type { ErrorData, ReasoningResultData, StepData } from './result-data';
+
+/** The upstream model the loop calls; undefined in offline mode. */
+export interface ReasoningLlm {
+  client: OpenAI;
+  model: string;
+}
+
+/** Options for {@link createReasoningAgent}. */
+export interface CreateReasoningAgentOptions {
+  llm: ReasoningLlm | undefined;
+  tools: readonly ReasoningTool[];
+  /** REASONING_MAX_ITERATIONS */
+  maxIterations: number;
+  /** REASONING_MAX_TOKENS */
+  maxTokens: number;
+  tracer?: WithSpanOptions['tracer'];
+}
+
+type Events = AsyncGenerator<AgentEvent, void, undefined>;
+
+/** What a task says in offline mode: the agent cannot think without a model. */
+export const REASONING_OFFLINE_MESSAGE = `The reasoning agent needs an upstream LLM and none is configured. ${OFFLINE_HINT}`;
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** A FAILED status carrying the error's text and `{ error: { code, message, details? } }`. */
+function failed(error: unknown): AgentEvent {
+  const fleetError = toFleetError(error);
+  const data: ErrorData = {
+    error: {
+      code: fleetError.code,
+      message: fleetError.message,
+      ...(fleetError.details === undefined ? {} : { details: fleetError.details }),
+    },
+  };
+  return {
+    type: 'status',
+    state: 'TASK_STATE_FAILED',
+    message: [textPart(fleetError.message), dataPart(data)],
+  };
+}
+
+function resultData(
+  outcome: ReasoningOutcome,
+  budget: { maxIterations: number; maxTokens: number },
+): ReasoningResultData {
+  const toolCalls = outcome.steps.flatMap((step) => {
+    if (step.type !== 'tool-result') return [];
+    const call = outcome.steps.find(
+      (each) => each.type === 'tool-call' && each.callId === step.callId,
+    );
+    return [
+      {
+        name: step.name,
+        arguments: call?.type === 'tool-call' ? call.arguments : '',
+        ok: step.ok,
+        output: step.output,
+      },
+    ];
+  });
+  return {
+    steps: outcome.steps,
+    toolCalls,
+    iterations: outcome.iterations,
+    stopReason: outcome.stopReason,
+    usage: outcome.usage,
+    budget,
+    model: outcome.model,
+  };
+}
+
+function summary(outcome: ReasoningOutcome, data: ReasoningResultData): string {
+  const spent = `${plural(outcome.iterations, 'model call')}, ${plural(data.toolCalls.length, 'tool call')}, ${plural(outcome.usage.totalTokens, 'token')}`;
+  return outcome.stopReason === 'answered'
+    ? `Answered after ${spent}.`
+    : `Stopped when the ${outcome.stopReason === 'token-budget' ? 'token' : 'iteration'} budget ran out, after ${spent}.`;
+}
+
+/**
+ * The reasoning agent (ARCHITECTURE.md §1, §4): one task per message. It reads the question (text
+ * part), the conversation before it (`{ reasoning: { history } }`) or the fleet node input, and
+ * runs the reasoning loop. Every step becomes a WORKING status update (`Thinking: …`,
+ * `Calling calculate(…)`, `Result: …`, with the step as data part `{ reasoningStep }`), then the
+ * `result` artifact: the answer text and the data part (`reasoningResultDataSchema`: steps, tool
+ * calls, iterations, stop reason, token usage). Offline it FAILS with how to configure an upstream;
+ * an upstream error FAILS with the error; an empty or malformed message is REJECTED. Cancellation
+ * stops the model call.
+ *
+ * @example
+ * const execute = createReasoningAgent({ llm: { client, model }, tools: createReasoningTools(), maxIterations: 6, maxTokens: 16000 });
+ */
+export function createReasoningAgent({
+  llm,
+  tools,
+  maxIterations,
+  maxTokens,
+  tracer,
+}: CreateReasoningAgentOptions): AgentExecute {
+  return async function* reasoningAgent(context: AgentContext): Events {
+    const input = readReasoningInput(context.message.parts);
+    if (input.kind === 'invalid') {
+      yield { type: 'status', state: 'TASK_STATE_REJECTED', message: input.reason };
+      return;
+    }
+    if (input.node !== undefined) {
+      setSessionAttributes(getActiveSpan(), { sessionId: input.node.sessionId });
+    }
+    if (llm === undefined) {
+      yield failed(new ServiceUnavailableError(REASONING_OFFLINE_MESSAGE));
+      return;
+    }
+    try {
+      yield { type: 'status', state: 'TASK_STATE_WORKING' };
+      const run = runReasoning({
+        client: llm.client,
+        model: llm.model,
+        question: input.question,
+        history: input.history,
+        context: input.context,
+        tools,
+        maxIterations,
+        maxTokens,
+        signal: context.signal,
+        tracer,
+      });
+      for await (const event of run) {
+        if (event.type === 'step') {
+          const data: StepData = { reasoningStep: event.step };
+          yield {
+            type: 'status',
+            state: 'TASK_STATE_WORKING',
+            message: [textPart(describeStep(event.step)), dataPart(data)],
+          };
+          continue;
+        }
+        const { outcome } = event;
+        const data = resultData(outcome, { maxIterations, maxTokens });
+        yield {
+          type: 'artifact',
+          artifact: {
+            name: RESULT_ARTIFACT_NAME,
+            parts: [textPart(outcome.answer), dataPart(data)],
+          },
+          lastChunk: true,
+        };
+        yield { type: 'status', state: 'TASK_STATE_COMPLETED', message: summary(outcome, data) };
+      }
+    } catch (error) {
+      if (context.signal.aborted) throw error;
+      yield failed(error);
+    }
+  };
+}

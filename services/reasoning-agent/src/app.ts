@@ -1,0 +1,22 @@
+import type { Express } from 'express';
+import { createAgentApp, type AgentAppDependencies } from '@fleet/a2a/server/express';
+
+/**
+ * Everything the reasoning agent app is built from: the A2A handler from `createReasoningHandler`, the internal token,
+ * the logger and `/readyz` checks (Redis, for the task store). `main.ts` assembles these; tests
+ * pass their own.
+ */
+export type AppDependencies = AgentAppDependencies;
+
+/**
+ * Builds the reasoning agent service: the A2A agent (`/.well-known/agent-card.json`,
+ * `/.well-known/agent.json`, `POST /a2a`), `/healthz`, `/readyz` and `/metrics`. Pure: no
+ * environment, no sockets (house style rule 3).
+ *
+ * @example
+ * const app = createApp({ handler, internalToken: config.internalToken, logger });
+ * http.createServer(app).listen(8087);
+ */
+export function createApp(dependencies: AppDependencies): Express {
+  return createAgentApp({ serviceName: 'reasoning-agent', ...dependencies });
+}

@@ -1,0 +1,408 @@
+import type OpenAI from 'openai';
+import type {
+  ChatCompletion,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionFunctionTool,
+} from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import type { HistoryMessage } from '@fleet/a2a';
+import { AbortError, toFleetError, UpstreamError } from '@fleet/errors';
+import { toLlmError } from '@fleet/llm';
+import {
+  setLlmAttributes,
+  setSpanOutput,
+  SpanKind,
+  withSpan,
+  type LlmMessage,
+  type WithSpanOptions,
+} from '@fleet/telemetry';
+import type { ReasoningTool } from '../tools';
+import { describeStep } from './describe-step';
+import type {
+  ReasoningEvent,
+  ReasoningOutcome,
+  ReasoningStep,
+  ReasoningUsage,
+  StopReason,
+} from './reasoning-step';
+
+/** The system prompt of every model call. */
+export const REASONING_INSTRUCTIONS = [
+  'You are a careful reasoning assistant. Work through the question step by step.',
+  'Before each tool call, write one or two short sentences in your message saying what you are about to do and why; they are shown to the user as your reasoning.',
+  'Use the calculate tool for every arithmetic operation, however simple, and current_time whenever the answer depends on the current date or time; never guess them.',
+  'When you have what you need, answer the question directly and concisely, without tool calls.',
+].join(' ');
+
+/** What the model is told on its last allowed call. */
+export const LAST_STEP_NOTE =
+  'Budget note: this is your last step and no more tools can run. Answer now from what you have found; if it is not enough to be sure, say what is missing.';
+
+/** Options for {@link runReasoning}. */
+export interface RunReasoningOptions {
+  client: OpenAI;
+  model: string;
+  question: string;
+  /** Earlier turns of the conversation (the gateway sends them). @default [] */
+  history?: readonly HistoryMessage[];
+  /** Extra context for the question, e.g. earlier plan steps' results. @default [] */
+  context?: readonly string[];
+  tools: readonly ReasoningTool[];
+  /** Model calls allowed; the last one must answer. */
+  maxIterations: number;
+  /** Tokens allowed across all model calls, checked before each call. */
+  maxTokens: number;
+  signal?: AbortSignal | undefined;
+  tracer?: WithSpanOptions['tracer'];
+}
+
+// Tolerant on upstream output (house rule 9): reasoning models send their thinking as
+// `reasoning_content` (DeepSeek, vLLM) or `reasoning` (Ollama, OpenRouter).
+const upstreamReasoningSchema = z.looseObject({
+  reasoning_content: z.string().nullish(),
+  reasoning: z.string().nullish(),
+});
+
+function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function toolDefinitions(tools: readonly ReasoningTool[]): ChatCompletionFunctionTool[] {
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }));
+}
+
+function spanMessages(messages: readonly ChatCompletionMessageParam[]): LlmMessage[] {
+  return messages.map((message) => ({
+    role: message.role,
+    content: typeof message.content === 'string' ? message.content : null,
+    ...('tool_call_id' in message ? { toolCallId: message.tool_call_id } : {}),
+    ...('tool_calls' in message && message.tool_calls
+      ? {
+          toolCalls: message.tool_calls.flatMap((call) =>
+            call.type === 'function'
+              ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }]
+              : [],
+          ),
+        }
+      : {}),
+  }));
+}
+
+function budgetMessage(stopReason: Exclude<StopReason, 'answered'>, limit: number): string {
+  return stopReason === 'iteration-budget'
+    ? `The reasoning budget ran out (${limit} model calls) before I reached a final answer.`
+    : `The reasoning budget ran out (${limit} tokens) before I reached a final answer.`;
+}
+
+/** The answer when a budget ran out: what the steps found, said plainly. */
+function answerFromSteps(options: {
+  steps: readonly ReasoningStep[];
+  stopReason: Exclude<StopReason, 'answered'>;
+  limit: number;
+  draft?: string | undefined;
+}): string {
+  const { steps, stopReason, limit, draft } = options;
+  const lines = [budgetMessage(stopReason, limit)];
+  if (draft !== undefined && draft.trim() !== '') {
+    lines.push('', `My answer so far: ${draft.trim()}`);
+  }
+  const found = steps.flatMap((step, index) => {
+    if (step.type !== 'tool-result') return [];
+    const call = steps
+      .slice(0, index)
+      .findLast((earlier) => earlier.type === 'tool-call' && earlier.callId === step.callId);
+    const label = call === undefined ? step.name : describeStep(call).replace(/^Calling /, '');
+    return [`- ${label} → ${step.ok ? step.output : `error: ${step.output}`}`];
+  });
+  if (found.length > 0) lines.push('', 'What I found so far:', ...found);
+  const lastThought = steps.findLast((step) => step.type === 'thought');
+  if (found.length === 0 && lastThought?.type === 'thought') {
+    lines.push('', `Where my reasoning stood: ${lastThought.text.trim()}`);
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The reasoning loop: calls the model with the tools, runs the tools it asks for, feeds their
+ * results back, and repeats until the model answers, within `maxIterations` model calls and
+ * `maxTokens` tokens. The last allowed call offers no tool (`tool_choice: 'none'`) and asks for an
+ * answer; when a budget runs out first, the answer says so and lists what was found. Yields every
+ * step as it happens (thoughts, tool calls, tool results), then the outcome. Each model call is an
+ * LLM span and each tool call a TOOL span. A tool's error goes back to the model as its result, so
+ * it can correct itself.
+ *
+ * @throws the upstream's error (`toLlmError`) when a model call fails; AbortError when `signal`
+ *   aborts.
+ * @example
+ * for await (const event of runReasoning({ client, model, question: 'What is 6 * 7?', tools, maxIterations: 6, maxTokens: 16000 })) {
+ *   if (event.type === 'end') console.log(event.outcome.answer);
+ * }
+ */
+export async function* runReasoning({
+  client,
+  model,
+  question,
+  history = [],
+  context = [],
+  tools,
+  maxIterations,
+  maxTokens,
+  signal,
+  tracer,
+}: RunReasoningOptions): AsyncGenerator<ReasoningEvent, void, undefined> {
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: REASONING_INSTRUCTIONS },
+    ...history.map((message): ChatCompletionMessageParam =>
+      message.role === 'tool' || message.role === 'developer'
+        ? { role: 'user', content: message.content }
+        : { role: message.role, content: message.content },
+    ),
+    {
+      role: 'user',
+      content:
+        context.length === 0
+          ? question
+          : `${question}\n\nContext from earlier steps:\n${context.map((line) => `- ${line}`).join('\n')}`,
+    },
+  ];
+  const definitions = toolDefinitions(tools);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const usage: ReasoningUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+  const steps: ReasoningStep[] = [];
+  let answeredBy = model;
+  let iterations = 0;
+
+  const end = (answer: string, stopReason: StopReason): ReasoningEvent => {
+    const outcome: ReasoningOutcome = {
+      answer,
+      stopReason,
+      iterations,
+      usage: { ...usage },
+      steps: [...steps],
+      model: answeredBy,
+    };
+    return { type: 'end', outcome };
+  };
+
+  while (iterations < maxIterations) {
+    if (usage.totalTokens >= maxTokens) {
+      yield end(
+        answerFromSteps({ steps, stopReason: 'token-budget', limit: maxTokens }),
+        'token-budget',
+      );
+      return;
+    }
+    iterations += 1;
+    const iteration = iterations;
+    const last = iteration === maxIterations;
+    if (last && iteration > 1) messages.push({ role: 'user', content: LAST_STEP_NOTE });
+    const completion = await callModel({
+      client,
+      model,
+      messages,
+      tools: definitions,
+      last,
+      iteration,
+      signal,
+      tracer,
+    });
+    answeredBy = completion.model || model;
+    addUsage(usage, completion, messages);
+
+    const choice = completion.choices[0];
+    const message = choice?.message;
+    const content = message?.content?.trim() ?? '';
+    const upstreamThinking = upstreamReasoningSchema.safeParse(message ?? {});
+    const thinking =
+      (upstreamThinking.success
+        ? (upstreamThinking.data.reasoning_content ?? upstreamThinking.data.reasoning)
+        : undefined
+      )?.trim() ?? '';
+    const calls = (message?.tool_calls ?? []).filter(
+      (call): call is ChatCompletionMessageFunctionToolCall => call.type === 'function',
+    );
+
+    if (thinking !== '') {
+      const step: ReasoningStep = { type: 'thought', iteration, text: thinking };
+      steps.push(step);
+      yield { type: 'step', step };
+    }
+    if (calls.length === 0) {
+      if (content === '') {
+        throw new UpstreamError('The model returned neither an answer nor a tool call.', {
+          status: 502,
+        });
+      }
+      yield end(content, 'answered');
+      return;
+    }
+    if (content !== '') {
+      const step: ReasoningStep = { type: 'thought', iteration, text: content };
+      steps.push(step);
+      yield { type: 'step', step };
+    }
+    if (last) {
+      // The model still wants tools after being told it cannot have them.
+      yield end(
+        answerFromSteps({ steps, stopReason: 'iteration-budget', limit: maxIterations }),
+        'iteration-budget',
+      );
+      return;
+    }
+    messages.push({
+      role: 'assistant',
+      content: content === '' ? null : content,
+      tool_calls: calls,
+    });
+    for (const call of calls) {
+      const request: ReasoningStep = {
+        type: 'tool-call',
+        iteration,
+        callId: call.id,
+        name: call.function.name,
+        arguments: call.function.arguments,
+      };
+      steps.push(request);
+      yield { type: 'step', step: request };
+      if (signal?.aborted) throw new AbortError('The reasoning run was cancelled.');
+      const result = await runTool({ tool: byName.get(call.function.name), call, tracer });
+      const step: ReasoningStep = {
+        type: 'tool-result',
+        iteration,
+        callId: call.id,
+        name: call.function.name,
+        ...result,
+      };
+      steps.push(step);
+      yield { type: 'step', step };
+      messages.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        content: result.ok ? result.output : `Error: ${result.output}`,
+      });
+    }
+  }
+  // Only reached with maxIterations < 1 (the config forbids it): nothing was asked.
+  yield end(
+    answerFromSteps({ steps, stopReason: 'iteration-budget', limit: maxIterations }),
+    'iteration-budget',
+  );
+}
+
+function addUsage(
+  usage: ReasoningUsage,
+  completion: ChatCompletion,
+  messages: readonly ChatCompletionMessageParam[],
+): void {
+  if (completion.usage) {
+    usage.promptTokens += completion.usage.prompt_tokens;
+    usage.completionTokens += completion.usage.completion_tokens;
+    usage.totalTokens += completion.usage.total_tokens;
+    return;
+  }
+  // No usage from the upstream: estimate, so the token budget still holds.
+  const prompt = estimateTokens(JSON.stringify(messages));
+  const completionTokens = estimateTokens(JSON.stringify(completion.choices[0]?.message ?? ''));
+  usage.promptTokens += prompt;
+  usage.completionTokens += completionTokens;
+  usage.totalTokens += prompt + completionTokens;
+  usage.estimated = true;
+}
+
+async function callModel(options: {
+  client: OpenAI;
+  model: string;
+  messages: ChatCompletionMessageParam[];
+  tools: ChatCompletionFunctionTool[];
+  last: boolean;
+  iteration: number;
+  signal: AbortSignal | undefined;
+  tracer: WithSpanOptions['tracer'];
+}): Promise<ChatCompletion> {
+  const { client, model, messages, tools, last, iteration, signal, tracer } = options;
+  const toolChoice = last ? 'none' : 'auto';
+  return withSpan(
+    {
+      name: 'reasoning.llm',
+      kind: SpanKind.LLM,
+      attributes: { 'reasoning.iteration': iteration },
+      tracer,
+    },
+    async (span) => {
+      setLlmAttributes(span, {
+        model,
+        system: 'openai',
+        invocationParameters: {
+          tool_choice: toolChoice,
+          tools: tools.map((tool) => tool.function.name),
+        },
+        inputMessages: spanMessages(messages),
+      });
+      let completion: ChatCompletion;
+      try {
+        completion = await client.chat.completions.create(
+          { model, messages, tools, tool_choice: toolChoice },
+          signal ? { signal } : {},
+        );
+      } catch (error) {
+        throw toLlmError(error);
+      }
+      const choice = completion.choices[0];
+      setLlmAttributes(span, {
+        model: completion.model || model,
+        outputMessages: choice ? spanMessages([choice.message]) : [],
+        ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
+        ...(completion.usage
+          ? {
+              tokenCounts: {
+                prompt: completion.usage.prompt_tokens,
+                completion: completion.usage.completion_tokens,
+                total: completion.usage.total_tokens,
+              },
+            }
+          : {}),
+      });
+      setSpanOutput(span, choice?.message.content ?? '');
+      return completion;
+    },
+  );
+}
+
+async function runTool(options: {
+  tool: ReasoningTool | undefined;
+  call: ChatCompletionMessageFunctionToolCall;
+  tracer: WithSpanOptions['tracer'];
+}): Promise<{ ok: boolean; output: string }> {
+  const { tool, call, tracer } = options;
+  return withSpan(
+    {
+      name: `reasoning.tool ${call.function.name}`,
+      kind: SpanKind.TOOL,
+      input: call.function.arguments,
+      attributes: { 'tool.name': call.function.name },
+      tracer,
+    },
+    (span) => {
+      if (tool === undefined) {
+        const output = `There is no tool named "${call.function.name}".`;
+        setSpanOutput(span, output);
+        return { ok: false, output };
+      }
+      try {
+        const output = tool.run(call.function.arguments);
+        setSpanOutput(span, output);
+        return { ok: true, output };
+      } catch (error) {
+        // A bad call is the model's to fix: its message goes back as the result, the run goes on.
+        const output = toFleetError(error).message;
+        setSpanOutput(span, `Error: ${output}`);
+        span.setAttribute('tool.error', output);
+        return { ok: false, output };
+      }
+    },
+  );
+}
