@@ -82,11 +82,13 @@ describe('embeddingSettings', () => {
       model: 'local-hashed-v1',
       dimensions: 384,
       local: true,
+      keptStored: false,
     });
     expect(embeddingSettings({ config: {}, offline: false })).toEqual({
       model: 'text-embedding-3-small',
       dimensions: undefined,
       local: false,
+      keptStored: false,
     });
   });
 
@@ -96,9 +98,39 @@ describe('embeddingSettings', () => {
         config: { embeddingModel: 'local-hashed-v1', embeddingDimensions: 256 },
         offline: false,
       }),
-    ).toEqual({ model: 'local-hashed-v1', dimensions: 256, local: true });
+    ).toEqual({ model: 'local-hashed-v1', dimensions: 256, local: true, keptStored: false });
     expect(
       embeddingSettings({ config: { embeddingModel: 'nomic-embed-text' }, offline: true }),
-    ).toEqual({ model: 'nomic-embed-text', dimensions: undefined, local: false });
+    ).toEqual({
+      model: 'nomic-embed-text',
+      dimensions: undefined,
+      local: false,
+      keptStored: false,
+    });
+  });
+
+  it('keeps the model an existing store was built with while EMBEDDING_MODEL is unset', () => {
+    const offlineStore = { model: 'local-hashed-v1', dimensions: 384 };
+    // A store filled offline keeps its local embeddings once an upstream is configured.
+    expect(embeddingSettings({ config: {}, offline: false, stored: offlineStore })).toEqual({
+      model: 'local-hashed-v1',
+      dimensions: 384,
+      local: true,
+      keptStored: true,
+    });
+    expect(embeddingSettings({ config: {}, offline: true, stored: offlineStore })).toEqual({
+      model: 'local-hashed-v1',
+      dimensions: 384,
+      local: true,
+      keptStored: false,
+    });
+    // An explicit EMBEDDING_MODEL wins (migrate then refuses a mismatch with a clear message).
+    expect(
+      embeddingSettings({
+        config: { embeddingModel: 'text-embedding-3-small' },
+        offline: false,
+        stored: offlineStore,
+      }),
+    ).toMatchObject({ model: 'text-embedding-3-small', keptStored: false });
   });
 });

@@ -75,8 +75,8 @@ export const configSpec = {
     name: 'EMBEDDING_MODEL',
     schema: z.string().min(1).optional(),
     description:
-      'Embedding model for documents and questions. Changing it (or EMBEDDING_DIMENSIONS) on an existing database stops the boot until the documents are re-ingested into a fresh one.',
-    defaultText: `${DEFAULT_ONLINE_EMBEDDING_MODEL} with an upstream; ${LOCAL_EMBEDDING_MODEL} (local hashed embeddings) offline`,
+      'Embedding model for documents and questions. Setting another model (or EMBEDDING_DIMENSIONS) than an existing database was built with stops the boot until the documents are re-ingested into a fresh one.',
+    defaultText: `the existing store's model; for a new store ${DEFAULT_ONLINE_EMBEDDING_MODEL} with an upstream, ${LOCAL_EMBEDDING_MODEL} (local hashed embeddings) offline`,
   }),
   embeddingDimensions: envVar({
     name: 'EMBEDDING_DIMENSIONS',
@@ -128,11 +128,17 @@ export interface EmbeddingSettings {
   dimensions: number | undefined;
   /** True when the local hashed embedder is used. */
   local: boolean;
+  /**
+   * True when the store's own model was kept instead of the default (EMBEDDING_MODEL unset): e.g.
+   * a store filled offline keeps its local embeddings once an upstream is configured.
+   */
+  keptStored: boolean;
 }
 
 /**
  * The embedding model and size in effect: EMBEDDING_MODEL / EMBEDDING_DIMENSIONS when set,
  * otherwise `text-embedding-3-small` (1536) with an upstream and `local-hashed-v1` (384) offline.
+ * With EMBEDDING_MODEL unset, an existing store keeps the model it was built with.
  * `local-hashed-v1` may also be chosen with an upstream. Offline, another model is an error the
  * caller reports: there is nothing to call.
  *
@@ -142,15 +148,28 @@ export interface EmbeddingSettings {
 export function embeddingSettings({
   config,
   offline,
+  stored,
 }: {
   config: Partial<Pick<RagAgentConfig, 'embeddingModel' | 'embeddingDimensions'>>;
   offline: boolean;
+  /** What the store was built with (`readStoredEmbedding`), if it exists already. */
+  stored?: { model: string; dimensions: number } | undefined;
 }): EmbeddingSettings {
-  const model =
-    config.embeddingModel ?? (offline ? LOCAL_EMBEDDING_MODEL : DEFAULT_ONLINE_EMBEDDING_MODEL);
+  const fallback = offline ? LOCAL_EMBEDDING_MODEL : DEFAULT_ONLINE_EMBEDDING_MODEL;
+  if (config.embeddingModel === undefined && stored !== undefined) {
+    // Unset means "whatever this store already holds": switching the fleet from offline to an
+    // upstream must not strand the documents ingested so far.
+    return {
+      model: stored.model,
+      dimensions: config.embeddingDimensions ?? stored.dimensions,
+      local: stored.model === LOCAL_EMBEDDING_MODEL,
+      keptStored: stored.model !== fallback,
+    };
+  }
+  const model = config.embeddingModel ?? fallback;
   const local = model === LOCAL_EMBEDDING_MODEL;
   const dimensions = config.embeddingDimensions ?? (local ? DEFAULT_OFFLINE_DIMENSIONS : undefined);
-  return { model, dimensions, local };
+  return { model, dimensions, local, keptStored: false };
 }
 
 /** The base URL the card announces: RAG_AGENT_PUBLIC_URL, or where the agent listens. */

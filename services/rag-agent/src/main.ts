@@ -19,10 +19,16 @@ import { createLogger } from '@fleet/telemetry';
 import { createRagHandler } from './agent';
 import { createAnswerer } from './answering';
 import { a2aBodyLimit, createApp } from './app';
-import { embeddingSettings, ragAgentPublicUrl } from './config';
+import { embeddingSettings, ragAgentPublicUrl, type EmbeddingSettings } from './config';
 import { createDocumentService } from './documents';
 import { createRetriever } from './retrieval';
-import { createDocumentStore, migrate, openDatabase, type Database } from './store';
+import {
+  createDocumentStore,
+  migrate,
+  openDatabase,
+  readStoredEmbedding,
+  type Database,
+} from './store';
 
 /** Prints a configuration or start-up problem (the message says what to do) and exits 1. */
 function exitOnStartupError(error: unknown): never {
@@ -41,31 +47,39 @@ async function main(): Promise<void> {
     : createLlmClient({ upstream, timeoutMs: config.llmTimeoutMs });
   const llm = client ? { client, model: config.llmModel } : undefined;
 
-  const embedding = embeddingSettings({ config, offline: upstream.offline });
+  let embedding: EmbeddingSettings;
   let embedder: Embedder;
   let database: Database;
   try {
-    if (embedding.local) {
-      embedder = createHashedEmbedder(
-        embedding.dimensions === undefined ? {} : { dimensions: embedding.dimensions },
-      );
-    } else if (client) {
-      embedder = createOpenAIEmbedder({
-        client,
-        model: embedding.model,
-        dimensions: embedding.dimensions,
-      });
-    } else {
-      throw new ConfigError(
-        `EMBEDDING_MODEL is ${embedding.model}, but no upstream is configured to compute its embeddings. ${OFFLINE_HINT} Or unset EMBEDDING_MODEL to use the local hashed embeddings (local-hashed-v1).`,
-      );
-    }
     database = await openDatabase({
       ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
       dataDir: resolve(config.dataDir),
       logger,
     });
     try {
+      embedding = embeddingSettings({
+        config,
+        offline: upstream.offline,
+        stored: await readStoredEmbedding(database.pool),
+      });
+      if (embedding.local) {
+        embedder = createHashedEmbedder(
+          embedding.dimensions === undefined ? {} : { dimensions: embedding.dimensions },
+        );
+      } else if (client) {
+        embedder = createOpenAIEmbedder({
+          client,
+          model: embedding.model,
+          dimensions: embedding.dimensions,
+        });
+      } else {
+        const source = embedding.keptStored
+          ? `The RAG store holds ${embedding.model} embeddings`
+          : `EMBEDDING_MODEL is ${embedding.model}`;
+        throw new ConfigError(
+          `${source}, but no upstream is configured to compute its embeddings. ${OFFLINE_HINT} Or use the local hashed embeddings (local-hashed-v1) with a fresh store (another RAG_DATA_DIR or DATABASE_URL).`,
+        );
+      }
       await migrate(database.pool, {
         embeddingModel: embedder.model,
         dimensions: embedder.dimensions,
@@ -76,6 +90,12 @@ async function main(): Promise<void> {
     }
   } catch (error) {
     exitOnStartupError(error);
+  }
+  if (embedding.keptStored) {
+    logger.warn(
+      { embeddingModel: embedding.model },
+      `The RAG store was built with ${embedding.model} embeddings and EMBEDDING_MODEL is unset, so the agent keeps them. To use the upstream's embeddings, set EMBEDDING_MODEL and re-index into a fresh store (another RAG_DATA_DIR or DATABASE_URL), then ingest the documents again.`,
+    );
   }
   const store = createDocumentStore({ pool: database.pool });
 

@@ -15,7 +15,7 @@ export type {
   StoredDocType,
   StoreStats,
 } from './document-store';
-export { MAX_INDEXED_DIMENSIONS, migrate } from './migrate';
+export { MAX_INDEXED_DIMENSIONS, migrate, readStoredEmbedding } from './migrate';
 export type { MigrateOptions } from './migrate';
 export { HNSW_INDEX_OPTIONS, MIGRATIONS } from './migrations';
 export type { Migration, MigrationContext } from './migrations';

@@ -53,6 +53,24 @@ async function readSettings(
   return row ? { model: row.embedding_model, dimensions: row.embedding_dimensions } : undefined;
 }
 
+/**
+ * The embedding model and size a store was built with, or undefined for a new (unmigrated) one:
+ * what the agent keeps using when EMBEDDING_MODEL is not set explicitly.
+ *
+ * @example
+ * const stored = await readStoredEmbedding(database.pool); // { model: 'local-hashed-v1', dimensions: 384 }
+ */
+export async function readStoredEmbedding(
+  pool: Pool,
+): Promise<{ model: string; dimensions: number } | undefined> {
+  const client = await pool.connect();
+  try {
+    return await readSettings(client);
+  } finally {
+    client.release();
+  }
+}
+
 async function ensurePgvectorAvailable(client: PoolClient): Promise<void> {
   const result = await client.query<{ installed: boolean; available: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed,
