@@ -3,11 +3,11 @@
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
 import { RedisTaskStore } from '@fleet/a2a/server';
-import { runMain, startServer } from '@fleet/http';
+import { serveAgent } from '@fleet/a2a/server/express';
+import { runMain } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
 import { createLogger } from '@fleet/telemetry';
 import { createCodeHandler } from './agent';
-import { createApp } from './app';
 import { createCodeWriter } from './authoring';
 import { codeAgentPublicUrl, sandboxLimits } from './config';
 import { createSandbox } from './sandbox';
@@ -50,36 +50,19 @@ async function main(): Promise<void> {
     logger,
   });
 
-  // The app asks whether shutdown has begun; the server that knows is started after the app.
-  const lifecycle = { isShuttingDown: (): boolean => false };
-  const app = createApp({
+  // Closing the handler aborts running turns, which kills their sandboxes.
+  const running = await serveAgent({
+    serviceName: 'code-agent',
     handler,
+    taskStore,
+    redis,
     internalToken: config.internalToken,
     logger,
-    readinessChecks: {
-      redis: async () => {
-        await redis.ping();
-      },
-    },
-    isShuttingDown: () => lifecycle.isShuttingDown(),
-    exposeStack: config.nodeEnv !== 'production',
-  });
-  const running = await startServer({
-    app,
     port: config.port,
     host: config.host,
-    logger,
-    onShutdown: [
-      // Closing the handler aborts running turns, which kills their sandboxes.
-      () => handler.close(),
-      () => taskStore.close(),
-      async () => {
-        await redis.quit().catch(() => redis.disconnect());
-      },
-      () => telemetry.shutdown(),
-    ],
+    production: config.nodeEnv === 'production',
+    onShutdown: [() => telemetry.shutdown()],
   });
-  lifecycle.isShuttingDown = () => running.isShuttingDown();
 
   // The agent stays up without a sandbox (it says why on every task); the log says so at once.
   const status = await sandbox.check();

@@ -4,13 +4,13 @@
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
 import { RedisTaskStore } from '@fleet/a2a/server';
+import { serveAgent } from '@fleet/a2a/server/express';
 import { ConfigError } from '@fleet/errors';
-import { runMain, startServer } from '@fleet/http';
+import { runMain } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
 import { createLogger } from '@fleet/telemetry';
 import { createActionChooser } from './actions';
 import { createMailHandler } from './agent';
-import { createApp } from './app';
 import { MAILBOX_HINT, mailAccountFromConfig, mailAgentPublicUrl } from './config';
 import { createImapMailbox, createSmtpSender, type MailAccount } from './mail';
 
@@ -58,35 +58,18 @@ async function main(): Promise<void> {
     a2aLogger: logger,
   });
 
-  // The app asks whether shutdown has begun; the server that knows is started after the app.
-  const lifecycle = { isShuttingDown: (): boolean => false };
-  const app = createApp({
+  const running = await serveAgent({
+    serviceName: 'mail-agent',
     handler,
+    taskStore,
+    redis,
     internalToken: config.internalToken,
     logger,
-    readinessChecks: {
-      redis: async () => {
-        await redis.ping();
-      },
-    },
-    isShuttingDown: () => lifecycle.isShuttingDown(),
-    exposeStack: config.nodeEnv !== 'production',
-  });
-  const running = await startServer({
-    app,
     port: config.port,
     host: config.host,
-    logger,
-    onShutdown: [
-      () => handler.close(),
-      () => taskStore.close(),
-      async () => {
-        await redis.quit().catch(() => redis.disconnect());
-      },
-      () => telemetry.shutdown(),
-    ],
+    production: config.nodeEnv === 'production',
+    onShutdown: [() => telemetry.shutdown()],
   });
-  lifecycle.isShuttingDown = () => running.isShuttingDown();
   logger.info(
     {
       url: running.url,

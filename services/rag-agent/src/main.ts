@@ -5,8 +5,9 @@ import { config, telemetry } from './instrumentation';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { RedisTaskStore } from '@fleet/a2a/server';
+import { serveAgent } from '@fleet/a2a/server/express';
 import { ConfigError } from '@fleet/errors';
-import { runMain, startServer } from '@fleet/http';
+import { runMain } from '@fleet/http';
 import {
   createHashedEmbedder,
   createLlmClient,
@@ -18,7 +19,7 @@ import {
 import { createLogger } from '@fleet/telemetry';
 import { createRagHandler } from './agent';
 import { createAnswerer } from './answering';
-import { a2aBodyLimit, createApp } from './app';
+import { a2aBodyLimit } from './app';
 import { embeddingSettings, ragAgentPublicUrl, type EmbeddingSettings } from './config';
 import { createDocumentService } from './documents';
 import { createRetriever } from './retrieval';
@@ -134,40 +135,24 @@ async function main(): Promise<void> {
     logger,
   });
 
-  // The app asks whether shutdown has begun; the server that knows is started after the app.
-  const lifecycle = { isShuttingDown: (): boolean => false };
-  const app = createApp({
+  const running = await serveAgent({
+    serviceName: 'rag-agent',
     handler,
+    taskStore,
+    redis,
     internalToken: config.internalToken,
     logger,
     bodyLimit: a2aBodyLimit(config.maxUploadBytes),
     readinessChecks: {
-      redis: async () => {
-        await redis.ping();
-      },
       database: async () => {
         await database.pool.query('SELECT 1');
       },
     },
-    isShuttingDown: () => lifecycle.isShuttingDown(),
-    exposeStack: config.nodeEnv !== 'production',
-  });
-  const running = await startServer({
-    app,
     port: config.port,
     host: config.host,
-    logger,
-    onShutdown: [
-      () => handler.close(),
-      () => taskStore.close(),
-      async () => {
-        await redis.quit().catch(() => redis.disconnect());
-      },
-      () => database.close(),
-      () => telemetry.shutdown(),
-    ],
+    production: config.nodeEnv === 'production',
+    onShutdown: [() => database.close(), () => telemetry.shutdown()],
   });
-  lifecycle.isShuttingDown = () => running.isShuttingDown();
   logger.info(
     {
       url: running.url,

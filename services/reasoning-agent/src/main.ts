@@ -3,11 +3,11 @@
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
 import { RedisTaskStore } from '@fleet/a2a/server';
-import { runMain, startServer } from '@fleet/http';
+import { serveAgent } from '@fleet/a2a/server/express';
+import { runMain } from '@fleet/http';
 import { createLlmClient, resolveUpstream } from '@fleet/llm';
 import { createLogger } from '@fleet/telemetry';
 import { createReasoningHandler, REASONING_OFFLINE_MESSAGE } from './agent';
-import { createApp } from './app';
 import { reasoningAgentPublicUrl } from './config';
 import { createReasoningTools } from './tools';
 
@@ -37,35 +37,18 @@ async function main(): Promise<void> {
     logger,
   });
 
-  // The app asks whether shutdown has begun; the server that knows is started after the app.
-  const lifecycle = { isShuttingDown: (): boolean => false };
-  const app = createApp({
+  const running = await serveAgent({
+    serviceName: 'reasoning-agent',
     handler,
+    taskStore,
+    redis,
     internalToken: config.internalToken,
     logger,
-    readinessChecks: {
-      redis: async () => {
-        await redis.ping();
-      },
-    },
-    isShuttingDown: () => lifecycle.isShuttingDown(),
-    exposeStack: config.nodeEnv !== 'production',
-  });
-  const running = await startServer({
-    app,
     port: config.port,
     host: config.host,
-    logger,
-    onShutdown: [
-      () => handler.close(),
-      () => taskStore.close(),
-      async () => {
-        await redis.quit().catch(() => redis.disconnect());
-      },
-      () => telemetry.shutdown(),
-    ],
+    production: config.nodeEnv === 'production',
+    onShutdown: [() => telemetry.shutdown()],
   });
-  lifecycle.isShuttingDown = () => running.isShuttingDown();
   logger.info(
     {
       url: running.url,

@@ -5,3 +5,5 @@ export { sendSse } from './send-sse';
 export type { SendSseOptions } from './send-sse';
 export { createAgentApp } from './create-agent-app';
 export type { AgentAppDependencies } from './create-agent-app';
+export { serveAgent } from './serve-agent';
+export type { ServeAgentOptions } from './serve-agent';
