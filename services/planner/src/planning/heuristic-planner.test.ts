@@ -160,6 +160,14 @@ describe('planHeuristically', () => {
     expect(result.nodes[0]?.task).toBe(`Run this python code:\n${program}`);
   });
 
+  it('plans nothing for a request that shares only function words with the cards', () => {
+    // "say" and "one" appear in cards' examples and descriptions; they say nothing about which
+    // agent should act.
+    const result = plan('Say hello in one sentence.');
+    expect(result.nodes).toEqual([]);
+    expect(result.confidence).toBe(0);
+  });
+
   it('keeps words no agent matches with their neighbour', () => {
     const result = plan('compare revenue and costs in a python chart');
     expect(shape(result)).toEqual(['code-agent-1=code-agent(python)']);
@@ -189,6 +197,42 @@ describe('planHeuristically', () => {
     // "find" is in examples of both the RAG and the mail agent; "documents" only in RAG's tags.
     const result = plan('find the onboarding documents');
     expect(shape(result)).toEqual(['rag-agent-1=rag-agent(document-search)']);
+  });
+
+  it('leaves out an agent matched by prose alone beside one whose tags match', () => {
+    const agents: AgentSummary[] = [
+      {
+        name: 'docs',
+        description: 'Answers from your documents.',
+        skills: [
+          {
+            id: 'answer',
+            name: 'Answer',
+            description: 'Answers.',
+            tags: ['documents'],
+            examples: [],
+          },
+        ],
+      },
+      {
+        name: 'calc',
+        description: 'Computes totals per year over full time series.',
+        skills: [
+          {
+            id: 'run',
+            name: 'Run',
+            description: 'Runs.',
+            tags: ['python'],
+            examples: ['vacation budget per year'],
+          },
+        ],
+      },
+    ];
+    const result = plan(
+      'How many vacation days per year for full time staff according to our documents?',
+      agents,
+    );
+    expect(shape(result)).toEqual(['docs-1=docs(answer)']);
   });
 
   it('plans for agents without skills from their name and description', () => {

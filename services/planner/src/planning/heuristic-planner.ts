@@ -152,12 +152,20 @@ function scoreAll(options: {
     .sort((left, right) => right.score - left.score);
 }
 
-/** The agents that clearly match: over the threshold and not far behind the best. */
+/**
+ * The agents that clearly match: over the threshold and not far behind the best. Prose (examples,
+ * descriptions) only hints: beside an agent whose tags or name match, an agent matched by prose
+ * alone is noise ("per year" in a question about documents is not a calculation).
+ */
 function pickMatches(scores: readonly AgentScore[]): AgentScore[] {
   const best = scores[0]?.score ?? 0;
-  return scores.filter(
+  const clear = scores.filter(
     (score) => score.score >= MATCH_THRESHOLD && score.score >= best * RELATIVE_CUT,
   );
+  const named = clear.filter((score) =>
+    score.matches.some((match) => match.source === 'tag' || match.source === 'name'),
+  );
+  return named.length > 0 ? named : clear;
 }
 
 /**
