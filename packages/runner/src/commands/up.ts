@@ -217,13 +217,16 @@ function printSummary(
     out();
     out(palette.bold('Try it:'));
     out(`  curl -s ${gateway.url}/v1/models -H "Authorization: Bearer ${key}"`);
-    out(`  curl -s ${gateway.url}/v1/chat/completions -H "Authorization: Bearer ${key}" \\`);
-    out(
-      `    -H 'Content-Type: application/json'${orchestrated ? " -H 'X-Routing-Mode: orchestration'" : ''} \\`,
-    );
-    out(
-      `    -d '{"model":"${config.llmModel}","messages":[{"role":"user","content":"Say hello in one sentence."}]}'`,
-    );
+    // Offline, a greeting has no agent to go to: the demo-corpus question below is the example.
+    if (!orchestrated || demo?.question === undefined) {
+      out(`  curl -s ${gateway.url}/v1/chat/completions -H "Authorization: Bearer ${key}" \\`);
+      out(
+        `    -H 'Content-Type: application/json'${orchestrated ? " -H 'X-Routing-Mode: orchestration'" : ''} \\`,
+      );
+      out(
+        `    -d '{"model":"${config.llmModel}","messages":[{"role":"user","content":"Say hello in one sentence."}]}'`,
+      );
+    }
     const ragAgent = started.some((entry) => entry.service.name === RAG_AGENT);
     if (ragAgent) {
       out(
