@@ -1,29 +1,11 @@
 import type OpenAI from 'openai';
-import type {
-  ChatCompletion,
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionMessageParam,
-} from 'openai/resources/chat/completions';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { safeParseJson, validationErrorFromZod } from '@fleet/errors';
-import {
-  setLlmAttributes,
-  setSpanOutput,
-  SpanKind,
-  withSpan,
-  type LlmMessage,
-  type WithSpanOptions,
-} from '@fleet/telemetry';
+import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
+import { completeChat, toLlmMessage, type TokenUsage } from './complete-chat';
 import { StructuredOutputError } from './structured-output-error';
-import { toLlmError } from './to-llm-error';
 import { toStrictJsonSchema } from './to-strict-json-schema';
-
-/** Token usage of one LLM call, as the upstream reported it. */
-export interface TokenUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-}
 
 /** Options for {@link generateObject}. */
 export interface GenerateObjectOptions<TSchema extends z.ZodType> {
@@ -56,40 +38,6 @@ export interface GenerateObjectResult<T> {
 
 /** Some local models wrap JSON in a Markdown fence even in JSON mode. */
 const FENCED = /^\s*```(?:json)?\s*\n?([\s\S]*?)\n?\s*```\s*$/i;
-
-function toLlmMessage(message: ChatCompletionMessageParam): LlmMessage {
-  const { content } = message;
-  const text =
-    typeof content === 'string'
-      ? content
-      : Array.isArray(content)
-        ? content.map((part) => ('text' in part ? part.text : '')).join('')
-        : null;
-  const toolCalls =
-    message.role === 'assistant'
-      ? message.tool_calls?.flatMap((call) =>
-          call.type === 'function'
-            ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }]
-            : [],
-        )
-      : undefined;
-  return {
-    role: message.role,
-    content: text,
-    ...(message.role === 'tool' ? { toolCallId: message.tool_call_id } : {}),
-    ...(toolCalls ? { toolCalls } : {}),
-  };
-}
-
-function toUsage(completion: ChatCompletion): TokenUsage | undefined {
-  const usage = completion.usage;
-  if (!usage) return undefined;
-  return {
-    promptTokens: usage.prompt_tokens,
-    completionTokens: usage.completion_tokens,
-    totalTokens: usage.total_tokens,
-  };
-}
 
 /**
  * Asks the model for JSON that fits `schema` through strict structured output
@@ -128,58 +76,37 @@ export async function generateObject<TSchema extends z.ZodType>(
     tracer,
   } = options;
   const strict = toStrictJsonSchema(schema);
-  const body: ChatCompletionCreateParamsNonStreaming = {
-    model,
-    messages: [...messages],
-    response_format: {
-      type: 'json_schema',
-      json_schema: {
-        name: schemaName,
-        strict: true,
-        schema: strict.jsonSchema,
-        ...(schemaDescription === undefined ? {} : { description: schemaDescription }),
-      },
-    },
-    ...(temperature === undefined ? {} : { temperature }),
-    ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
-  };
   const inputMessages = messages.map(toLlmMessage);
   return withSpan(
     { name: 'llm.generate-object', kind: SpanKind.LLM, tracer, input: { messages: inputMessages } },
     async (span) => {
-      setLlmAttributes(span, {
+      const {
+        content: raw,
+        finishReason,
+        usage,
+        completion,
+      } = await completeChat({
+        client,
         model,
-        system: 'openai',
+        messages,
+        temperature,
+        maxTokens,
+        responseFormat: {
+          type: 'json_schema',
+          json_schema: {
+            name: schemaName,
+            strict: true,
+            schema: strict.jsonSchema,
+            ...(schemaDescription === undefined ? {} : { description: schemaDescription }),
+          },
+        },
         invocationParameters: {
-          ...(temperature === undefined ? {} : { temperature }),
-          ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
           response_format: { type: 'json_schema', name: schemaName, strict: true },
         },
-        inputMessages,
+        signal,
+        span,
       });
-      let completion: ChatCompletion;
-      try {
-        completion = await client.chat.completions.create(body, signal ? { signal } : {});
-      } catch (error) {
-        throw toLlmError(error);
-      }
       const choice = completion.choices[0];
-      const raw = choice?.message.content ?? '';
-      const usage = toUsage(completion);
-      setLlmAttributes(span, {
-        model: completion.model || model,
-        outputMessages: [{ role: 'assistant', content: raw }],
-        ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
-        ...(usage
-          ? {
-              tokenCounts: {
-                prompt: usage.promptTokens,
-                completion: usage.completionTokens,
-                total: usage.totalTokens,
-              },
-            }
-          : {}),
-      });
       setSpanOutput(span, raw);
 
       const refusal = choice?.message.refusal;
@@ -191,7 +118,7 @@ export async function generateObject<TSchema extends z.ZodType>(
       if (raw.trim() === '') {
         throw new StructuredOutputError('The model returned no content.', { text: raw });
       }
-      const cut = choice?.finish_reason === 'length' ? ' (the answer hit the token limit)' : '';
+      const cut = finishReason === 'length' ? ' (the answer hit the token limit)' : '';
       const text = FENCED.exec(raw)?.[1] ?? raw;
       const parsedJson = safeParseJson({
         text,

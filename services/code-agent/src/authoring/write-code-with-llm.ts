@@ -1,14 +1,8 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { UpstreamError } from '@fleet/errors';
-import { toLlmError } from '@fleet/llm';
-import {
-  setLlmAttributes,
-  setSpanOutput,
-  SpanKind,
-  withSpan,
-  type WithSpanOptions,
-} from '@fleet/telemetry';
+import { completeChat } from '@fleet/llm';
+import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
 import type { CodeRequest } from './code-request';
 import { extractPython } from './extract-python';
 
@@ -109,40 +103,15 @@ export async function writeCodeWithLlm({
       tracer,
     },
     async (span) => {
-      setLlmAttributes(span, {
+      const { content } = await completeChat({
+        client,
         model,
-        system: 'openai',
-        invocationParameters: { temperature: 0 },
-        inputMessages: messages.map((message) => ({
-          role: message.role,
-          content: typeof message.content === 'string' ? message.content : null,
-        })),
+        messages,
+        temperature: 0,
+        signal,
+        span,
       });
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
-      try {
-        completion = await client.chat.completions.create(
-          { model, messages, temperature: 0 },
-          signal ? { signal } : {},
-        );
-      } catch (error) {
-        throw toLlmError(error);
-      }
-      const choice = completion.choices[0];
-      const content = choice?.message.content ?? '';
-      setLlmAttributes(span, {
-        model: completion.model || model,
-        outputMessages: [{ role: 'assistant', content }],
-        ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
-        ...(completion.usage
-          ? {
-              tokenCounts: {
-                prompt: completion.usage.prompt_tokens,
-                completion: completion.usage.completion_tokens,
-                total: completion.usage.total_tokens,
-              },
-            }
-          : {}),
-      });
+
       const code = extractPython(content, { allowUnlabelled: true });
       if (code === undefined) {
         throw new UpstreamError(

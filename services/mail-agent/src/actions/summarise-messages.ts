@@ -1,6 +1,5 @@
-import type OpenAI from 'openai';
-import { toLlmError } from '@fleet/llm';
-import { setLlmAttributes, setSpanOutput, SpanKind, withSpan } from '@fleet/telemetry';
+import { completeChat } from '@fleet/llm';
+import { setSpanOutput, SpanKind, withSpan } from '@fleet/telemetry';
 import type { FullMessage, MessageSummary } from '../mail';
 import type { LlmSettings } from './create-action-chooser';
 
@@ -55,37 +54,15 @@ export async function summariseMessages({
     { role: 'user' as const, content: prompt },
   ];
   return withSpan({ name: 'mail.summarise', kind: SpanKind.LLM, input: task }, async (span) => {
-    setLlmAttributes(span, {
+    const { content: answer } = await completeChat({
+      client: llm.client,
       model: llm.model,
-      system: 'openai',
-      invocationParameters: { temperature: 0.1 },
-      inputMessages: conversation,
+      messages: conversation,
+      temperature: 0.1,
+      signal,
+      span,
     });
-    let completion: OpenAI.Chat.Completions.ChatCompletion;
-    try {
-      completion = await llm.client.chat.completions.create(
-        { model: llm.model, messages: conversation, temperature: 0.1 },
-        signal ? { signal } : {},
-      );
-    } catch (error) {
-      throw toLlmError(error);
-    }
-    const choice = completion.choices[0];
-    const content = choice?.message.content?.trim() ?? '';
-    setLlmAttributes(span, {
-      model: completion.model || llm.model,
-      outputMessages: [{ role: 'assistant', content }],
-      ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
-      ...(completion.usage
-        ? {
-            tokenCounts: {
-              prompt: completion.usage.prompt_tokens,
-              completion: completion.usage.completion_tokens,
-              total: completion.usage.total_tokens,
-            },
-          }
-        : {}),
-    });
+    const content = answer.trim();
     if (content === '') throw new Error('the model returned an empty summary');
     setSpanOutput(span, content);
     return content;

@@ -1,12 +1,6 @@
 import type OpenAI from 'openai';
-import { toLlmError } from '@fleet/llm';
-import {
-  setLlmAttributes,
-  setSpanOutput,
-  SpanKind,
-  withSpan,
-  type WithSpanOptions,
-} from '@fleet/telemetry';
+import { completeChat } from '@fleet/llm';
+import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
 import { shorten } from '../text';
 
 /** Options for {@link describeDocument}. */
@@ -58,35 +52,16 @@ export async function describeDocument({
   return withSpan(
     { name: 'rag.describe-document', kind: SpanKind.LLM, input: filename, tracer },
     async (span) => {
-      setLlmAttributes(span, {
+      const { content: answer } = await completeChat({
+        client: llm.client,
         model: llm.model,
-        system: 'openai',
-        invocationParameters: { temperature: 0.2, max_tokens: 200 },
-        inputMessages: messages,
+        messages,
+        temperature: 0.2,
+        maxTokens: 200,
+        signal,
+        span,
       });
-      let content: string;
-      try {
-        const completion = await llm.client.chat.completions.create(
-          { model: llm.model, messages, temperature: 0.2, max_tokens: 200 },
-          signal ? { signal } : {},
-        );
-        content = completion.choices[0]?.message.content?.trim() ?? '';
-        setLlmAttributes(span, {
-          model: completion.model || llm.model,
-          outputMessages: [{ role: 'assistant', content }],
-          ...(completion.usage
-            ? {
-                tokenCounts: {
-                  prompt: completion.usage.prompt_tokens,
-                  completion: completion.usage.completion_tokens,
-                  total: completion.usage.total_tokens,
-                },
-              }
-            : {}),
-        });
-      } catch (error) {
-        throw toLlmError(error);
-      }
+      const content = answer.trim();
       if (content === '') throw new Error('the model returned an empty description');
       const description = shorten(content, MAX_DESCRIPTION_LENGTH);
       setSpanOutput(span, description);

@@ -1,13 +1,7 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { toLlmError } from '@fleet/llm';
-import {
-  setLlmAttributes,
-  setSpanOutput,
-  SpanKind,
-  withSpan,
-  type WithSpanOptions,
-} from '@fleet/telemetry';
+import { completeChat } from '@fleet/llm';
+import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
 import { keepCitedSources } from './keep-cited-sources';
 import type { AnswerContext, SourceMaterial, WebAnswer } from './web-source';
 
@@ -92,40 +86,15 @@ export async function answerWithLlm({
   return withSpan(
     { name: 'web.answer', kind: SpanKind.LLM, input: question, tracer },
     async (span) => {
-      setLlmAttributes(span, {
+      const { content: answer } = await completeChat({
+        client,
         model,
-        system: 'openai',
-        invocationParameters: { temperature: 0.1 },
-        inputMessages: messages.map((message) => ({
-          role: message.role,
-          content: typeof message.content === 'string' ? message.content : null,
-        })),
+        messages,
+        temperature: 0.1,
+        signal,
+        span,
       });
-      let completion: OpenAI.Chat.Completions.ChatCompletion;
-      try {
-        completion = await client.chat.completions.create(
-          { model, messages, temperature: 0.1 },
-          signal ? { signal } : {},
-        );
-      } catch (error) {
-        throw toLlmError(error);
-      }
-      const choice = completion.choices[0];
-      const content = choice?.message.content?.trim() ?? '';
-      setLlmAttributes(span, {
-        model: completion.model || model,
-        outputMessages: [{ role: 'assistant', content }],
-        ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
-        ...(completion.usage
-          ? {
-              tokenCounts: {
-                prompt: completion.usage.prompt_tokens,
-                completion: completion.usage.completion_tokens,
-                total: completion.usage.total_tokens,
-              },
-            }
-          : {}),
-      });
+      const content = answer.trim();
       if (content === '') throw new Error('the model returned an empty answer');
       const cited = keepCitedSources({
         text: content,
