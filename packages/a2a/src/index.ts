@@ -125,6 +125,12 @@ export { fromJsonRpcError, toJsonRpcError } from './errors/json-rpc-error';
 export type { FromJsonRpcErrorOptions } from './errors/json-rpc-error';
 export {
   agentSummarySchema,
+  answerMessageId,
+  decisionMessageId,
+  decisionParts,
+  INTERRUPTION_LIMITS,
+  readApprovalRequest,
+  readQuestion,
   approvalDecisionSchema,
   approvalRequestSchema,
   approvalStatusSchema,
@@ -153,6 +159,7 @@ export {
 } from './fleet';
 export type {
   AgentSummary,
+  InterruptionSource,
   ApprovalDecision,
   ApprovalRequest,
   ApprovalStatus,

@@ -5,6 +5,7 @@
  */
 export { createSessionStore } from './session-store';
 export type {
+  AnswerInputInput,
   DecideApprovalInput,
   ExpiredApproval,
   ListSessionsOptions,
@@ -19,7 +20,9 @@ export type { Lease } from './lease';
 export {
   approvalKindSchema,
   approvalSchema,
+  isActiveStatus,
   sessionEventSchema,
+  syncWaitingStatus,
   sessionNodeSchema,
   sessionResultSchema,
   sessionSchema,

@@ -9,8 +9,13 @@ import {
 } from '@fleet/a2a';
 import { z } from 'zod';
 
-/** What an approval is about: one node's action, or the whole plan before any agent runs. */
-export const approvalKindSchema = z.enum(['node', 'plan']);
+/**
+ * What an approval is about: one node's action, the whole plan before any agent runs, or — `input`
+ * — a question a node's agent asked (TASK_STATE_INPUT_REQUIRED), answered with text. Questions
+ * share the approvals' storage, expiry, events and at-most-once delivery; the API shows them apart
+ * (`/approvals` and `/inputs`).
+ */
+export const approvalKindSchema = z.enum(['node', 'plan', 'input']);
 export type ApprovalKind = z.infer<typeof approvalKindSchema>;
 
 /**
@@ -32,6 +37,8 @@ export const approvalSchema = z.object({
   /** What will happen, in full: the mail, the code, the plan. */
   preview: z.string(),
   risk: riskSchema,
+  /** The agent's own words for the risk, when it gave words instead of a level. */
+  riskDescription: z.string().optional(),
   createdAt: z.string(),
   /** After this time a pending approval can no longer be decided: it becomes `expired`. */
   expiresAt: z.string(),
@@ -43,6 +50,19 @@ export const approvalSchema = z.object({
   mode: instructionModeSchema.optional(),
   /** Set by the orchestrator when it has sent the decision to the agent (at-most-once delivery). */
   deliveredAt: z.string().optional(),
+  /** The person's answer (kind `input`, status `answered`). */
+  answer: z.string().optional(),
+  /**
+   * The agent task status that asked (kind `node` / `input`): after a crash, a decision is sent
+   * again (with the same message id) only while the task still shows this very status.
+   */
+  askedStatus: z
+    .object({
+      state: z.string(),
+      timestamp: z.string().optional(),
+      messageId: z.string().optional(),
+    })
+    .optional(),
 });
 export type Approval = z.infer<typeof approvalSchema>;
 
@@ -71,6 +91,7 @@ export type SessionNode = z.infer<typeof sessionNodeSchema>;
 export const sessionStatusSchema = z.enum([
   'running',
   'waiting_approval',
+  'waiting_input',
   'completed',
   'failed',
   'canceled',
@@ -130,3 +151,25 @@ export const sessionEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('session-updated') }),
 ]);
 export type SessionEvent = z.infer<typeof sessionEventSchema>;
+
+/** True while a session can still change: `running`, `waiting_approval`, `waiting_input`. */
+export function isActiveStatus(status: SessionStatus): boolean {
+  return status === 'running' || status === 'waiting_approval' || status === 'waiting_input';
+}
+
+/**
+ * Keeps an active session's status in step with what it waits for: `waiting_approval` while an
+ * approval (node or plan) is pending, else `waiting_input` while a question is, else `running`. A
+ * finished session keeps its status.
+ */
+export function syncWaitingStatus(draft: Session): void {
+  if (!isActiveStatus(draft.status)) return;
+  const pending = Object.values(draft.approvals).filter(
+    (approval) => approval.status === 'pending',
+  );
+  draft.status = pending.some((approval) => approval.kind !== 'input')
+    ? 'waiting_approval'
+    : pending.length > 0
+      ? 'waiting_input'
+      : 'running';
+}

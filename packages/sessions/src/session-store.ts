@@ -15,6 +15,8 @@ import { defineRedisScript } from './internal/redis-script';
 import { acquireLease, type Lease } from './lease';
 import {
   approvalSchema,
+  isActiveStatus,
+  syncWaitingStatus,
   sessionEventSchema,
   sessionSchema,
   type Approval,
@@ -79,6 +81,15 @@ export interface DecideApprovalInput {
   instructions?: string | undefined;
 }
 
+/** A person's answer to a question a node's agent asked (an approval of kind `input`). */
+export interface AnswerInputInput {
+  sessionId: string;
+  inputId: string;
+  /** The caller's tenant: another tenant's session is unknown to them. */
+  tenant: string;
+  text: string;
+}
+
 /** Options for {@link SessionStore.list}. */
 export interface ListSessionsOptions {
   /** At most this many sessions. @default 50 */
@@ -126,8 +137,9 @@ export interface SessionStore {
     mutate: (draft: Session) => T,
   ): Promise<{ session: Session; value: T }>;
   /**
-   * Adds a pending approval (the orchestrator, when an agent asks or for plan approval); a
-   * `running` session becomes `waiting_approval` in the same write.
+   * Adds a pending approval (the orchestrator, when an agent asks or for plan approval) or
+   * question (kind `input`); the session's status follows in the same write
+   * ({@link syncWaitingStatus}).
    * @throws ConflictError when the session already has an approval with that id
    */
   addApproval(id: string, approval: NewApproval): Promise<Approval>;
@@ -138,6 +150,13 @@ export interface SessionStore {
    *   marked `expired` first) or when the lock is busy
    */
   decideApproval(input: DecideApprovalInput): Promise<Approval>;
+  /**
+   * Records a person's answer to a question (an approval of kind `input`) under the lock: it
+   * becomes `answered` with the text, and `approval-decided` is published.
+   * @throws NotFoundError for an unknown session, another tenant's, or an unknown question
+   * @throws ConflictError when the question is no longer pending or the lock is busy
+   */
+  answerInput(input: AnswerInputInput): Promise<Approval>;
   /** Publishes an event to every subscriber of the session, on any replica. */
   publish(id: string, event: SessionEvent): Promise<void>;
   /** Listens to the session's events until the returned function is called. */
@@ -148,7 +167,7 @@ export interface SessionStore {
    */
   expireOverdueApprovals(now?: Date): Promise<ExpiredApproval[]>;
   /**
-   * Ids of the sessions still `running` or `waiting_approval` (expired ones are dropped from the
+   * Ids of the sessions still `running`, `waiting_approval` or `waiting_input` (expired ones are dropped from the
    * index as they are found): what an orchestrator checks for runs whose runner died.
    */
   listActive(): Promise<string[]>;
@@ -393,9 +412,38 @@ class RedisSessionStore implements SessionStore {
       }
       draft.approvals[pending.id] = pending;
       // In the same write, so a client told about the approval never reads a `running` session.
-      if (draft.status === 'running') draft.status = 'waiting_approval';
+      syncWaitingStatus(draft);
     });
     return pending;
+  }
+
+  async answerInput({ sessionId, inputId, tenant, text }: AnswerInputInput): Promise<Approval> {
+    const before = await this.getForTenant(sessionId, tenant);
+    pendingCheck(before, inputId, 'input');
+    const { value: outcome } = await this.update(sessionId, (draft) => {
+      if (draft.tenant !== tenant) throw sessionNotFound(sessionId);
+      const input = pendingCheck(draft, inputId, 'input');
+      const now = new Date();
+      input.decidedAt = now.toISOString();
+      if (isOverdue(input, now)) {
+        input.status = 'expired';
+        return { expired: true as const, input };
+      }
+      input.status = 'answered';
+      input.answer = text;
+      return { expired: false as const, input };
+    });
+    await this.publish(sessionId, {
+      type: 'approval-decided',
+      approvalId: inputId,
+      status: outcome.input.status,
+    });
+    if (outcome.expired) {
+      throw new ConflictError(`Question ${inputId} has expired.`, {
+        details: { status: 'expired' },
+      });
+    }
+    return outcome.input;
   }
 
   async decideApproval({
@@ -409,11 +457,11 @@ class RedisSessionStore implements SessionStore {
     // a 409 that a session exists, and the losers of a race do not queue for the lock. A settled
     // approval never goes back to pending, so this answer cannot be stale.
     const before = await this.getForTenant(sessionId, tenant);
-    settledApprovalCheck(before, approvalId);
+    pendingCheck(before, approvalId, 'approval');
 
     const { value: outcome } = await this.update(sessionId, (draft) => {
       if (draft.tenant !== tenant) throw sessionNotFound(sessionId);
-      const approval = settledApprovalCheck(draft, approvalId);
+      const approval = pendingCheck(draft, approvalId, 'approval');
       const now = new Date();
       approval.decidedAt = now.toISOString();
       if (isOverdue(approval, now)) {
@@ -607,7 +655,7 @@ class RedisSessionStore implements SessionStore {
         session.id,
         hasPending ? '1' : '0',
         Date.parse(session.createdAt) || 0,
-        session.status === 'running' || session.status === 'waiting_approval' ? '1' : '0',
+        isActiveStatus(session.status) ? '1' : '0',
       ],
     });
     if (written !== 1) {
@@ -659,20 +707,24 @@ function sessionNotFound(id: string): NotFoundError {
   return new NotFoundError(`Session ${id} does not exist or has expired.`);
 }
 
-/** The approval if it is still pending. @throws NotFoundError / ConflictError otherwise */
-function settledApprovalCheck(session: Session, approvalId: string): Approval {
-  const approval = session.approvals[approvalId];
-  if (approval === undefined) {
-    throw new NotFoundError(`Approval ${approvalId} does not exist in session ${session.id}.`);
+/**
+ * The approval (or, for `what: 'input'`, the question) if it is still pending: a question is not
+ * an approval and the other way round. @throws NotFoundError / ConflictError otherwise
+ */
+function pendingCheck(session: Session, id: string, what: 'approval' | 'input'): Approval {
+  const approval = session.approvals[id];
+  const noun = what === 'input' ? 'Question' : 'Approval';
+  if (approval === undefined || (approval.kind === 'input') !== (what === 'input')) {
+    throw new NotFoundError(`${noun} ${id} does not exist in session ${session.id}.`);
   }
-  if (approval.status !== 'pending') throw approvalSettled(approvalId, approval.status);
+  if (approval.status !== 'pending') throw approvalSettled(noun, id, approval.status);
   return approval;
 }
 
-function approvalSettled(approvalId: string, status: ApprovalStatus): ConflictError {
+function approvalSettled(noun: string, id: string, status: ApprovalStatus): ConflictError {
   const state = status === 'expired' || status === 'timed_out' ? 'has' : 'was already';
   const word = status === 'timed_out' ? 'timed out' : status;
-  return new ConflictError(`Approval ${approvalId} ${state} ${word}.`, { details: { status } });
+  return new ConflictError(`${noun} ${id} ${state} ${word}.`, { details: { status } });
 }
 
 /** True when a pending approval can no longer be decided. An unreadable expiry never expires. */

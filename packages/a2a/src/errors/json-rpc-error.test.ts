@@ -45,6 +45,13 @@ describe('toJsonRpcError and fromJsonRpcError', () => {
     expect((rebuilt as TaskNotFoundError).metadata).toEqual({ taskId: 't1' });
   });
 
+  it('names the param of an A2A error in ErrorInfo.metadata', () => {
+    const wire = toJsonRpcError(new InvalidParamsError('pageSize is 0', { param: 'pageSize' }));
+    expect(wire.data).toEqual([
+      expect.objectContaining({ reason: 'INVALID_PARAMS', metadata: { param: 'pageSize' } }),
+    ]);
+  });
+
   it('maps fleet validation errors to -32602 with their issues', () => {
     const wire = toJsonRpcError(
       new ValidationError('bad', { details: { issues: [{ path: 'a', message: 'b' }] } }),

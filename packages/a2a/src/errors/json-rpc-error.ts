@@ -57,7 +57,7 @@ function errorInfo(reason: string, domain: string, metadata?: Record<string, str
  */
 export function toJsonRpcError(error: unknown): JsonRpcError {
   if (A2AError.isA2AError(error)) {
-    const metadata = { ...toMetadata(error.details), ...error.metadata };
+    const metadata = { ...toMetadata({ ...error.details, param: error.param }), ...error.metadata };
     const hasMetadata = Object.keys(metadata).length > 0;
     return {
       code: error.jsonRpcCode,

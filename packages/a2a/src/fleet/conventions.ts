@@ -158,6 +158,7 @@ export const nodeStateSchema = z.enum([
   'pending',
   'running',
   'waiting_approval',
+  'waiting_input',
   'completed',
   'failed',
   'rejected',
@@ -186,7 +187,14 @@ export const approvalRequestSchema = z.object({
     expiresAt: z.string().optional(),
   }),
 });
-export type ApprovalRequest = z.infer<typeof approvalRequestSchema>['approval'];
+/**
+ * An approval request as the orchestrator keeps it: the convention's fields, plus the agent's own
+ * words for the risk when it gave words instead of a level ({@link readApprovalRequest}).
+ */
+export type ApprovalRequest = z.infer<typeof approvalRequestSchema>['approval'] & {
+  /** The agent's description of the risk ("Money leaves the company account"), shown as given. */
+  riskDescription?: string | undefined;
+};
 
 /** How instructions given with an approval apply: in addition to the task, or instead of it. */
 export const instructionModeSchema = z.enum(['enhance', 'override']);
@@ -207,11 +215,14 @@ export const approvalDecisionSchema = z.object({
 });
 export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>['approvalDecision'];
 
-/** Where an approval stands. */
+/**
+ * Where an approval (or a question, `answered` once the person replied) stands.
+ */
 export const approvalStatusSchema = z.enum([
   'pending',
   'approved',
   'denied',
+  'answered',
   'timed_out',
   'expired',
 ]);
@@ -254,6 +265,8 @@ export const progressEventSchema = z.discriminatedUnion('type', [
     summary: z.string(),
     preview: z.string(),
     risk: riskSchema,
+    /** The agent's own words for the risk, when it gave words. */
+    riskDescription: z.string().optional(),
     expiresAt: z.string(),
   }),
   z.object({
@@ -262,6 +275,20 @@ export const progressEventSchema = z.discriminatedUnion('type', [
     status: approvalStatusSchema,
     instructions: z.string().optional(),
     mode: instructionModeSchema.optional(),
+  }),
+  z.object({
+    /** A node's agent asked a question (TASK_STATE_INPUT_REQUIRED); the run waits for the answer. */
+    type: z.literal('input-required'),
+    inputId: z.string(),
+    nodeId: z.string(),
+    agent: z.string(),
+    question: z.string(),
+    expiresAt: z.string(),
+  }),
+  z.object({
+    type: z.literal('input-end'),
+    inputId: z.string(),
+    status: approvalStatusSchema,
   }),
   z.object({ type: z.literal('compose-start') }),
   z.object({ type: z.literal('run-end'), state: z.enum(['completed', 'failed', 'canceled']) }),

@@ -43,6 +43,15 @@ export type {
   RunResult,
 } from './conventions';
 export {
+  answerMessageId,
+  decisionMessageId,
+  decisionParts,
+  INTERRUPTION_LIMITS,
+  readApprovalRequest,
+  readQuestion,
+} from './interruptions';
+export type { InterruptionSource } from './interruptions';
+export {
   criticalPath,
   findCycle,
   planNodeIdSchema,

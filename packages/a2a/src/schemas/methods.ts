@@ -61,7 +61,7 @@ export type GetTaskRequest = z.infer<typeof getTaskRequestSchema>;
 export const listTasksRequestSchema = z.object({
   contextId: z.string().optional(),
   status: taskStateSchema.optional(),
-  /** 1–100; the server clamps larger values. @default 50 */
+  /** 1–100; the server refuses 0 and larger values with -32602. @default 50 */
   pageSize: z.number().int().min(0).optional(),
   pageToken: z.string().optional(),
   historyLength: z.number().int().min(0).optional(),

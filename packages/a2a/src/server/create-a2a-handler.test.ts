@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createTestAgent } from '../__fixtures__/test-agent';
 import { createMessage, partsText, textPart } from '../schemas/helpers';
+import type { AgentCard } from '../schemas/agent-card';
 import type { StreamResponse, Task } from '../schemas/core';
 import type { AgentExecute } from './agent';
 import { buildAgentCard } from './build-agent-card';
@@ -42,6 +43,46 @@ async function stream(handler: A2AHandler, method: string, params: unknown) {
     return { error: result.renderError(error).body, events };
   }
   return { error: undefined, events };
+}
+
+/** The v1.0 `ErrorInfo` the server puts in `error.data` for an A2A reason. */
+function errorInfo(reason: string, metadata?: Record<string, string>) {
+  return [
+    {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason,
+      domain: 'a2a-protocol.org',
+      ...(metadata === undefined ? {} : { metadata }),
+    },
+  ];
+}
+
+/**
+ * An agent whose first turn asks a question and whose continuation waits for `release()` before
+ * completing (or, for the answer `again`, asks once more); it counts its continuations.
+ */
+function questionAgent() {
+  const continuations: string[] = [];
+  let release = (): void => undefined;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const execute: AgentExecute = async function* questioner(context) {
+    await Promise.resolve();
+    if (!context.isContinuation) {
+      yield { type: 'status', state: 'TASK_STATE_INPUT_REQUIRED', message: 'Approve?' };
+      return;
+    }
+    continuations.push(context.message.messageId);
+    yield { type: 'status', state: 'TASK_STATE_WORKING', message: 'resuming' };
+    if (partsText(context.message.parts) === 'again') {
+      yield { type: 'status', state: 'TASK_STATE_INPUT_REQUIRED', message: 'Sure?' };
+      return;
+    }
+    await released;
+    yield { type: 'artifact', artifact: { name: 'result', parts: [textPart('approved')] } };
+  };
+  return { execute, continuations, release };
 }
 
 async function send(
@@ -327,5 +368,209 @@ describe('createA2AHandler', () => {
       result: { task: { id: taskId, status: { state: 'TASK_STATE_CANCELED' } } },
     });
     expect((await store.load(taskId))?.task.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('answers the push notification config methods with -32003 when the card does not declare them', async () => {
+    const { handler } = setup();
+    for (const method of [
+      'CreateTaskPushNotificationConfig',
+      'GetTaskPushNotificationConfig',
+      'ListTaskPushNotificationConfigs',
+      'DeleteTaskPushNotificationConfig',
+    ]) {
+      const body = await call(handler, method, { taskId: 't1', id: 'c1', url: 'http://hook' });
+      expect(body.error).toMatchObject({
+        code: -32003,
+        data: errorInfo('PUSH_NOTIFICATION_NOT_SUPPORTED'),
+      });
+    }
+  });
+
+  it('answers GetExtendedAgentCard with -32004 unless the card declares an extended card', async () => {
+    const { handler } = setup();
+    expect((await call(handler, 'GetExtendedAgentCard', {})).error).toMatchObject({
+      code: -32004,
+      data: errorInfo('UNSUPPORTED_OPERATION'),
+    });
+    const extended: AgentCard = {
+      ...card,
+      capabilities: { ...card.capabilities, extendedAgentCard: true },
+    };
+    const declaring = createA2AHandler({
+      card: extended,
+      execute: createTestAgent().execute,
+      store: new InMemoryTaskStore(),
+    });
+    expect((await call(declaring, 'GetExtendedAgentCard', undefined)).error).toMatchObject({
+      code: -32007,
+      data: errorInfo('EXTENDED_AGENT_CARD_NOT_CONFIGURED'),
+    });
+    expect((await call(handler, 'NoSuchMethod', {})).error?.code).toBe(-32601);
+  });
+
+  it('refuses a ListTasks pageSize of 0 or over 100 with -32602 naming pageSize', async () => {
+    const { handler } = setup();
+    await send(handler, 'echo listed');
+    for (const pageSize of [0, 101, -1]) {
+      const body = await call(handler, 'ListTasks', { pageSize });
+      expect(body.error).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('pageSize') as unknown,
+        data: [
+          expect.objectContaining({ metadata: expect.objectContaining({ param: 'pageSize' }) }),
+        ],
+      });
+    }
+    type Page = { tasks: Task[]; pageSize: number };
+    expect(((await call(handler, 'ListTasks', {})).result as Page).pageSize).toBe(50);
+    expect(((await call(handler, 'ListTasks', { pageSize: 100 })).result as Page).pageSize).toBe(
+      100,
+    );
+    expect(((await call(handler, 'ListTasks', { pageSize: 1 })).result as Page).tasks).toHaveLength(
+      1,
+    );
+  });
+
+  it('refuses an unparseable statusTimestampAfter with -32602', async () => {
+    const { handler } = setup();
+    await send(handler, 'echo listed');
+    const body = await call(handler, 'ListTasks', { statusTimestampAfter: 'yesterday-ish' });
+    expect(body.error).toMatchObject({
+      code: -32602,
+      data: [
+        expect.objectContaining({
+          metadata: expect.objectContaining({ param: 'statusTimestampAfter' }),
+        }),
+      ],
+    });
+    const after = (
+      await call(handler, 'ListTasks', { statusTimestampAfter: '2000-01-01T00:00:00Z' })
+    ).result as { tasks: Task[] };
+    expect(after.tasks).toHaveLength(1);
+  });
+
+  it('refuses a message with empty or missing parts with -32602 and creates no task', async () => {
+    const agent = createTestAgent();
+    const { handler, store } = setup(agent.execute);
+    const messages = [
+      { messageId: 'm-empty', role: 'ROLE_USER', parts: [] },
+      { messageId: 'm-missing', role: 'ROLE_USER' },
+    ];
+    for (const message of messages) {
+      const body = await call(handler, 'SendMessage', { message });
+      expect(body.error).toMatchObject({
+        code: -32602,
+        data: [
+          expect.objectContaining({
+            metadata: expect.objectContaining({ param: 'message.parts' }),
+          }),
+        ],
+      });
+      const streamed = await stream(handler, 'SendStreamingMessage', { message });
+      expect(streamed.events).toEqual([]);
+      expect(streamed.error).toMatchObject({ error: { code: -32602 } });
+    }
+    const asked = await send(handler, 'ask');
+    const continuation = await call(handler, 'SendMessage', {
+      message: { messageId: 'm-empty-answer', role: 'ROLE_USER', parts: [], taskId: asked.id },
+    });
+    expect(continuation.error?.code).toBe(-32602);
+    expect((await store.list({ pageSize: 10 })).totalSize).toBe(1);
+    expect((await store.load(asked.id))?.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(agent.probe.started).toEqual([asked.id]);
+  });
+
+  it('answers a re-sent SendMessage continuation with the task without running the agent again', async () => {
+    const agent = questionAgent();
+    const { handler } = setup(agent.execute);
+    const asked = await send(handler, 'deploy?');
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const answer = { ...createMessage({ parts: 'yes', taskId: asked.id }), messageId: 'answer-1' };
+    const first = call(handler, 'SendMessage', { message: answer });
+    agent.release();
+    const done = ((await first).result as { task: Task }).task;
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    const again = await call(handler, 'SendMessage', {
+      message: answer,
+      configuration: { historyLength: 1 },
+    });
+    expect(again.error).toBeUndefined();
+    const task = (again.result as { task: Task }).task;
+    expect(task).toMatchObject({ id: asked.id, status: { state: 'TASK_STATE_COMPLETED' } });
+    expect(task.history).toHaveLength(1);
+    expect(task.artifacts?.[0]?.parts).toEqual([textPart('approved')]);
+    expect(agent.continuations).toEqual(['answer-1']);
+    const fresh = await call(handler, 'SendMessage', {
+      message: createMessage({ parts: 'yes', taskId: asked.id }),
+    });
+    expect(fresh.error?.code).toBe(-32004);
+    expect(agent.continuations).toEqual(['answer-1']);
+  });
+
+  it('answers a re-sent continuation to a task that is interrupted again with the task as it stands', async () => {
+    const agent = questionAgent();
+    const { handler } = setup(agent.execute);
+    const asked = await send(handler, 'deploy?');
+    const answer = { ...createMessage({ parts: 'again', taskId: asked.id }), messageId: 'again-1' };
+    const first = (
+      (await call(handler, 'SendMessage', { message: answer })).result as { task: Task }
+    ).task;
+    expect(first.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const again = await call(handler, 'SendMessage', { message: answer });
+    expect(again.result).toEqual({ task: first });
+    const streamed = await stream(handler, 'SendStreamingMessage', { message: answer });
+    expect(streamed.error).toBeUndefined();
+    expect(streamed.events).toEqual([{ task: first }]);
+    expect(agent.continuations).toEqual(['again-1']);
+  });
+
+  it('streams a re-sent continuation as the task snapshot, then follows the running turn to its end', async () => {
+    const agent = questionAgent();
+    const { handler } = setup(agent.execute);
+    const asked = await send(handler, 'deploy?');
+    const answer = { ...createMessage({ parts: 'yes', taskId: asked.id }), messageId: 'answer-1' };
+    const started = await call(handler, 'SendMessage', {
+      message: answer,
+      configuration: { returnImmediately: true },
+    });
+    expect(started.error).toBeUndefined();
+    const result = await handler.handle(
+      {
+        jsonrpc: '2.0',
+        id: 'dup',
+        method: 'SendStreamingMessage',
+        params: { message: answer, configuration: { historyLength: 0 } },
+      },
+      { version: '1.0' },
+    );
+    if (result.type !== 'stream') throw new Error(`expected a stream: ${JSON.stringify(result)}`);
+    const head = await result.events.next();
+    expect(head.value?.result).toMatchObject({
+      task: { id: asked.id, status: { state: 'TASK_STATE_WORKING' } },
+    });
+    expect((head.value?.result as { task: Task }).task.history).toBeUndefined();
+    agent.release();
+    const rest: StreamResponse[] = [];
+    for await (const envelope of result.events) rest.push(envelope.result as StreamResponse);
+    expect(rest.at(-1)).toMatchObject({
+      statusUpdate: { taskId: asked.id, status: { state: 'TASK_STATE_COMPLETED' } },
+    });
+    expect(rest.some((event) => 'artifactUpdate' in event)).toBe(true);
+    expect(agent.continuations).toEqual(['answer-1']);
+
+    const terminal = await stream(handler, 'SendStreamingMessage', { message: answer });
+    expect(terminal.error).toBeUndefined();
+    expect(terminal.events).toEqual([
+      {
+        task: expect.objectContaining({
+          status: expect.objectContaining({ state: 'TASK_STATE_COMPLETED' }),
+        }),
+      },
+    ]);
+    expect(agent.continuations).toEqual(['answer-1']);
+    const fresh = await stream(handler, 'SendStreamingMessage', {
+      message: createMessage({ parts: 'yes', taskId: asked.id }),
+    });
+    expect(fresh.error).toMatchObject({ error: { code: -32004 } });
   });
 });

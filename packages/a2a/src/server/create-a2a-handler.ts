@@ -11,10 +11,12 @@ import {
 } from '@fleet/telemetry';
 import {
   A2AError,
+  ExtendedAgentCardNotConfiguredError,
   InvalidAgentResponseError,
   InvalidParamsError,
   InvalidRequestError,
   MethodNotFoundError,
+  PushNotificationNotSupportedError,
   TaskNotCancelableError,
   TaskNotFoundError,
   UnsupportedOperationError,
@@ -178,6 +180,28 @@ function parseParams<TSchema extends z.ZodType>(
   });
 }
 
+/** The push notification config methods of A2A v1.0; this server keeps no configs. */
+const PUSH_NOTIFICATION_CONFIG_METHODS: ReadonlySet<string> = new Set([
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+]);
+
+/**
+ * Parses `SendMessage` / `SendStreamingMessage` params. A message without parts is invalid
+ * (spec §5.7: -32602), and refused before any task exists.
+ */
+function parseSendMessageParams(params: unknown): SendMessageRequest {
+  const request = parseParams(sendMessageRequestSchema, params);
+  if (request.message.parts.length === 0) {
+    throw new InvalidParamsError('The message has no parts: send at least one part.', {
+      param: 'message.parts',
+    });
+  }
+  return request;
+}
+
 function isStatusEnd(event: StreamResponse): boolean {
   if (!('statusUpdate' in event)) return false;
   const { state } = event.statusUpdate.status;
@@ -206,7 +230,13 @@ function abortedPromise(signal: AbortSignal): Promise<'aborted'> {
 /**
  * Creates the A2A v1.0 JSON-RPC server core: `SendMessage` (blocking until the task is terminal or
  * interrupted unless `configuration.returnImmediately`), `SendStreamingMessage`, `GetTask`,
- * `ListTasks`, `CancelTask` and `SubscribeToTask`, with the multi-turn rules of A2A.md §3.
+ * `ListTasks`, `CancelTask` and `SubscribeToTask`, with the multi-turn rules of A2A.md §3. The push
+ * notification config methods answer -32003 and `GetExtendedAgentCard` -32004 (-32007 when the
+ * card declares an extended card: this server has none to give).
+ *
+ * A message whose `messageId` is already in its task's history (a continuation re-sent after a
+ * crash) does not run the agent again: `SendMessage` answers with the task as it stands,
+ * `SendStreamingMessage` streams it and follows it like `SubscribeToTask` while it still runs.
  *
  * A turn runs on the replica that received its message; its events are saved and published
  * through the store, so `GetTask`, `SubscribeToTask` and `CancelTask` work on any replica, and a
@@ -481,11 +511,13 @@ export function createA2AHandler({
 
   // ---- message preparation -----------------------------------------------------------------
 
-  interface PreparedTurn {
-    record: TaskRecord;
-    message: Message;
-    isContinuation: boolean;
-  }
+  /**
+   * What a message leads to: a new turn, or (`duplicate`) nothing, because the message is already
+   * in its task's history and `record` is the task as it stands.
+   */
+  type PreparedTurn =
+    | { type: 'turn'; record: TaskRecord; message: Message; isContinuation: boolean }
+    | { type: 'duplicate'; record: TaskRecord };
 
   /**
    * The copy of a message kept in the task's history: file parts over `maxStoredPartBytes` keep
@@ -530,7 +562,7 @@ export function createA2AHandler({
       };
       const record = { task, version: 1 };
       await store.save(record, { expectedVersion: 0 });
-      return { record, message: stored, isContinuation: false };
+      return { type: 'turn', record, message: stored, isContinuation: false };
     }
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt += 1) {
       const current = await store.load(taskId);
@@ -541,6 +573,15 @@ export function createA2AHandler({
           `The message's contextId ${message.contextId} is not the context of task ${taskId}.`,
           { param: 'message.contextId' },
         );
+      }
+      // The same message again (a continuation re-sent after a crash, before or after its turn
+      // ended): answer with the task rather than run the agent twice or refuse a terminal task.
+      if (task.history?.some((entry) => entry.messageId === message.messageId) === true) {
+        logger?.info(
+          { taskId, messageId: message.messageId, state: task.status.state },
+          'a repeated message: answering with the task, not running the agent again',
+        );
+        return { type: 'duplicate', record: current };
       }
       const { state } = task.status;
       if (isTerminalState(state)) {
@@ -560,7 +601,7 @@ export function createA2AHandler({
         version: current.version + 1,
       };
       if (await store.save(record, { expectedVersion: current.version })) {
-        return { record, message: stored, isContinuation: true };
+        return { type: 'turn', record, message: stored, isContinuation: true };
       }
     }
     throw new UnsupportedOperationError(`Task ${taskId} is being continued by another message.`);
@@ -572,9 +613,12 @@ export function createA2AHandler({
     params: unknown,
     context: A2ARequestContext,
   ): Promise<SendMessageResponse> {
-    const request = parseParams(sendMessageRequestSchema, params);
+    const request = parseSendMessageParams(params);
     const { historyLength, returnImmediately } = request.configuration ?? {};
     const prepared = await prepareTurn(request);
+    if (prepared.type === 'duplicate') {
+      return { task: withHistoryLength(prepared.record.task, historyLength) };
+    }
     const turn = startTurn(prepared.record, { ...prepared, streaming: false });
     if (returnImmediately === true) {
       return { task: withHistoryLength(prepared.record.task, historyLength) };
@@ -596,8 +640,15 @@ export function createA2AHandler({
     params: unknown,
     signal: AbortSignal | undefined,
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    const request = parseParams(sendMessageRequestSchema, params);
+    const request = parseSendMessageParams(params);
     const prepared = await prepareTurn(request);
+    if (prepared.type === 'duplicate') {
+      yield* followTask(prepared.record.task.id, signal, {
+        onTerminal: 'snapshot',
+        historyLength: request.configuration?.historyLength,
+      });
+      return;
+    }
     const turn = startTurn(prepared.record, { ...prepared, streaming: true });
     const queue = turn.queue ?? new AsyncQueue<StreamResponse>();
     // A pending `next()` of a generator cannot be interrupted by `return()`; closing the queue
@@ -618,11 +669,19 @@ export function createA2AHandler({
     }
   }
 
-  async function* subscribeToTask(
-    params: unknown,
+  /**
+   * Streams a task's snapshot, then, unless it is interrupted (its turn is over) or terminal, its
+   * events until one ends the turn. A terminal task is refused with -32004 (`onTerminal:
+   * 'refuse'`, `SubscribeToTask`) or streamed as its snapshot alone (`'snapshot'`).
+   */
+  async function* followTask(
+    id: string,
     signal: AbortSignal | undefined,
+    {
+      onTerminal,
+      historyLength,
+    }: { onTerminal: 'refuse' | 'snapshot'; historyLength?: number | undefined },
   ): AsyncGenerator<StreamResponse, void, undefined> {
-    const { id } = parseParams(subscribeToTaskRequestSchema, params);
     const queue = new AsyncQueue<TaskBusMessage>();
     const onAbort = (): void => void queue.return();
     signal?.addEventListener('abort', onAbort, { once: true });
@@ -635,14 +694,14 @@ export function createA2AHandler({
       const record = await store.load(id);
       if (record === undefined) throw new TaskNotFoundError(`Task ${id} was not found.`);
       const { state } = record.task.status;
-      if (isTerminalState(state)) {
+      if (isTerminalState(state) && onTerminal === 'refuse') {
         throw new UnsupportedOperationError(
           `Task ${id} is ${state}: there is nothing to subscribe to.`,
         );
       }
-      yield { task: record.task };
+      yield { task: withHistoryLength(record.task, historyLength) };
       // An interrupted task runs nowhere until a message continues it: the turn is over.
-      if (isInterruptedState(state)) return;
+      if (isTerminalState(state) || isInterruptedState(state)) return;
       for await (const busMessage of queue) {
         if (busMessage.type !== 'event' || busMessage.version <= record.version) continue;
         yield busMessage.event;
@@ -655,6 +714,14 @@ export function createA2AHandler({
     }
   }
 
+  async function* subscribeToTask(
+    params: unknown,
+    signal: AbortSignal | undefined,
+  ): AsyncGenerator<StreamResponse, void, undefined> {
+    const { id } = parseParams(subscribeToTaskRequestSchema, params);
+    yield* followTask(id, signal, { onTerminal: 'refuse' });
+  }
+
   async function getTask(params: unknown): Promise<Task> {
     const { id, historyLength } = parseParams(getTaskRequestSchema, params);
     const record = await store.load(id);
@@ -664,7 +731,25 @@ export function createA2AHandler({
 
   async function listTasks(params: unknown): Promise<ListTasksResponse> {
     const query = parseParams(listTasksRequestSchema, params);
-    const pageSize = Math.min(query.pageSize || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+    // An explicit 0 is refused, not read as "unset", as the issue this follows asks (and as the
+    // SDK does). ProtoJSON leaves out default values, but `page_size` is a proto3 `optional`
+    // field, so its presence survives: a peer that means "the default" leaves it out.
+    if (query.pageSize !== undefined && (query.pageSize < 1 || query.pageSize > MAX_PAGE_SIZE)) {
+      throw new InvalidParamsError(
+        `pageSize must be between 1 and ${MAX_PAGE_SIZE} (got ${query.pageSize}); leave it out for ${DEFAULT_PAGE_SIZE}.`,
+        { param: 'pageSize' },
+      );
+    }
+    if (
+      query.statusTimestampAfter !== undefined &&
+      Number.isNaN(Date.parse(query.statusTimestampAfter))
+    ) {
+      throw new InvalidParamsError(
+        `statusTimestampAfter must be an ISO-8601 timestamp (got ${JSON.stringify(query.statusTimestampAfter)}).`,
+        { param: 'statusTimestampAfter' },
+      );
+    }
+    const pageSize = query.pageSize ?? DEFAULT_PAGE_SIZE;
     const page = await store.list({
       contextId: query.contextId || undefined,
       status: query.status,
@@ -752,6 +837,27 @@ export function createA2AHandler({
     throw new TaskNotCancelableError(`Task ${id} changed while it was being canceled.`);
   }
 
+  /** -32003 for the push notification config methods: this server keeps no configs. */
+  function pushNotificationConfigError(method: string): PushNotificationNotSupportedError {
+    return new PushNotificationNotSupportedError(
+      card.capabilities.pushNotifications === true
+        ? `${card.name}'s card declares push notifications, but this server does not implement ${method}.`
+        : `${card.name} does not support push notifications (${method}); follow tasks with SubscribeToTask or GetTask.`,
+    );
+  }
+
+  /** `GetExtendedAgentCard`: -32004 unless the card declares one (spec §3.3.4), else -32007. */
+  function extendedAgentCardError(): A2AError {
+    if (card.capabilities.extendedAgentCard !== true) {
+      return new UnsupportedOperationError(
+        `${card.name} does not declare an extended agent card (capabilities.extendedAgentCard).`,
+      );
+    }
+    return new ExtendedAgentCardNotConfiguredError(
+      `${card.name} declares an extended agent card, but none is configured.`,
+    );
+  }
+
   // ---- dispatch ----------------------------------------------------------------------------
 
   function stream(
@@ -819,7 +925,12 @@ export function createA2AHandler({
           return ok(await listTasks(params));
         case 'CancelTask':
           return ok(await cancelTask(params));
+        case 'GetExtendedAgentCard':
+          throw extendedAgentCardError();
         default:
+          if (PUSH_NOTIFICATION_CONFIG_METHODS.has(method)) {
+            throw pushNotificationConfigError(method);
+          }
           throw new MethodNotFoundError(`Method ${method} not found.`);
       }
     } catch (error) {

@@ -54,6 +54,11 @@ export interface ScriptedAgentReply {
     preview?: string;
     risk?: 'low' | 'medium' | 'high';
   };
+  /**
+   * Ask a person a question (TASK_STATE_INPUT_REQUIRED with this text) on the first turn; the
+   * continuation's text part is the answer (`request.text`).
+   */
+  question?: string;
 }
 
 /** One turn the scripted agent received. */
@@ -69,7 +74,7 @@ export interface ScriptedAgentRequest {
   message: Message;
   receivedAt: number;
   /** Set once the turn ended: how. */
-  outcome?: 'completed' | 'failed' | 'auth-required' | 'canceled';
+  outcome?: 'completed' | 'failed' | 'auth-required' | 'input-required' | 'canceled';
 }
 
 /** Options for {@link startScriptedAgent}. */
@@ -210,6 +215,11 @@ export async function startScriptedAgent({
             }),
           ],
         };
+        return;
+      }
+      if (answer.question !== undefined && !request.isContinuation) {
+        request.outcome = 'input-required';
+        yield { type: 'status', state: 'TASK_STATE_INPUT_REQUIRED', message: answer.question };
         return;
       }
       if (request.approvalDecision?.decision === 'deny') {

@@ -59,7 +59,9 @@ const RESUME_HEADERS = {
  * `POST /v1/chat/completions` after authentication: validates the request, decides the route
  * (ARCHITECTURE.md §3) and, for passthrough, forwards the client's exact bytes to the upstream and
  * streams the answer back. With `X-Session-ID` it continues that session instead (the body must
- * still be a valid request; its messages are ignored, and the header wins over any route).
+ * still be a valid request, and the header wins over any route): its messages are ignored, except
+ * that while the session waits for an answer to an agent's question the last user message is that
+ * answer.
  * `X-Plan-Approval: required` asks the orchestrator to wait for a person's approval of the plan.
  * Throws typed errors; the caller renders them.
  */

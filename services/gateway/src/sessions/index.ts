@@ -1,4 +1,13 @@
-/** Durable sessions at the gateway: the sessions and approvals API, and resume with `X-Session-ID`. */
+/**
+ * Durable sessions at the gateway: the sessions, approvals and questions API, and resume with
+ * `X-Session-ID`.
+ */
+export {
+  answerTextSchema,
+  inputAnswerBodySchema,
+  MAX_ANSWER_CHARS,
+  oldestAnswerableInput,
+} from './answer-input';
 export { cancelSession, CANCELED_INSTRUCTIONS } from './cancel-session';
 export type { CancelSessionOptions } from './cancel-session';
 export { ENDED_STATUSES, resumeInBackground } from './resume-in-background';
@@ -12,11 +21,20 @@ export { followSession, storedAnswerEvents } from './session-events';
 export type { FollowSessionOptions } from './session-events';
 export {
   approvalViews,
+  inputViews,
+  sessionRecords,
   storedRunResult,
   toApprovalView,
+  toInputView,
   toSessionSummary,
   toSessionView,
 } from './session-views';
-export type { ApprovalView, SessionNodeView, SessionSummary, SessionView } from './session-views';
+export type {
+  ApprovalView,
+  InputView,
+  SessionNodeView,
+  SessionSummary,
+  SessionView,
+} from './session-views';
 export { approvalDecisionBodySchema, sessionsRouter } from './sessions-router';
 export type { SessionsRouterOptions } from './sessions-router';

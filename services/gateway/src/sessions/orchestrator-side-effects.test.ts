@@ -118,6 +118,32 @@ describe('what the gateway asks of the orchestrator', () => {
     expect(stored?.approvals['ap-1']?.status).toBe('approved');
   });
 
+  it('resumes the session after an answer posted to the gateway, with no client attached', async () => {
+    const seeded = await seedSession(store(), { questionExpiresInMs: HOUR });
+    const answered = await request(gateway.app)
+      .post(`/v1/sessions/${seeded.id}/inputs/in-1`)
+      .auth(TEST_KEY, { type: 'bearer' })
+      .send({ text: 'The monthly one.' });
+    expect(answered.status).toBe(200);
+    const call = await orchestrator.double.waitForCall(
+      (candidate) => candidate.input?.resumeSessionId === seeded.id,
+    );
+    expect(call.input?.tenant).toBe('acme');
+    try {
+      for await (const event of orchestrator.client.subscribeToTask({ id: call.taskId })) {
+        void event;
+      }
+    } catch {
+      // Already terminal: nothing to follow.
+    }
+    const stored = await store().get(seeded.id);
+    expect(stored?.status).toBe('completed');
+    expect(stored?.approvals['in-1']).toMatchObject({
+      status: 'answered',
+      answer: 'The monthly one.',
+    });
+  });
+
   it('cancels through the orchestrator task when an orchestrator runs the session', async () => {
     const seeded = await seedSession(store(), { approvalExpiresInMs: HOUR });
     // Held: the run waits for its approval until CancelTask stops it.

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import {
   buildGateway,
@@ -14,7 +14,7 @@ import {
   startScriptedSessionOrchestrator,
   type ScriptedSessionOrchestrator,
 } from '../test-support/scripted-session-orchestrator';
-import { seedSession } from '../test-support/seed-session';
+import { SEEDED_QUESTION, seedSession } from '../test-support/seed-session';
 import { serve, type Served } from '../test-support/serve';
 import { fleetObjects, sseFrames } from '../test-support/sse-frames';
 import { followSession } from './session-events';
@@ -341,6 +341,155 @@ describe('resumeSession (X-Session-ID)', () => {
     ]);
     expect(resumeCalls(seeded.id)).toHaveLength(1);
     expect((await store().get(seeded.id))?.status).toBe('completed');
+  });
+
+  describe('while the session waits for an answer to a question', () => {
+    const addQuestion = (sessionId: string, id: string) =>
+      store().addApproval(sessionId, {
+        id,
+        kind: 'input',
+        nodeId: 'n1',
+        agent: 'mail',
+        action: 'answer-question',
+        summary: 'And to whom?',
+        preview: 'And to whom?',
+        risk: 'low',
+        expiresAt: new Date(Date.now() + HOUR).toISOString(),
+      });
+
+    it('answers the oldest pending question with the last user message, then streams the rest', async () => {
+      const seeded = await seedSession(store(), { questionExpiresInMs: HOUR });
+      await addQuestion(seeded.id, 'in-2');
+      expect((await store().get(seeded.id))?.status).toBe('waiting_input');
+      const response = await resume(seeded.id, {
+        model: 'fleet-orchestration',
+        stream: true,
+        messages: [
+          { role: 'user', content: 'Send the report to Bob' },
+          { role: 'assistant', content: SEEDED_QUESTION },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '  The monthly ' },
+              { type: 'text', text: 'one.  ' },
+            ],
+          },
+          { role: 'assistant', content: 'not the last user message' },
+        ],
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers['x-session-id']).toBe(seeded.id);
+      const { chunks, done } = sseFrames(response.body as string);
+      expect(done).toBe(true);
+      const fleet = fleetObjects(chunks);
+      expect(fleet.map((event) => event['type'])).toEqual([
+        'run-start',
+        'input-end',
+        'input-end',
+        'node-end',
+        'run-result',
+      ]);
+      // The answer was recorded before the run was resumed: the resumed run finds it answered.
+      expect(fleet[1]).toEqual({
+        sessionId: seeded.id,
+        type: 'input-end',
+        inputId: 'in-1',
+        status: 'answered',
+      });
+      expect(fleet[2]).toMatchObject({ inputId: 'in-2', status: 'pending' });
+      expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe(
+        SCRIPTED_ANSWER,
+      );
+      expect(resumeCalls(seeded.id)).toHaveLength(1);
+      const stored = await store().get(seeded.id);
+      expect(stored?.approvals['in-1']).toMatchObject({
+        status: 'answered',
+        answer: 'The monthly one.',
+      });
+      expect(stored?.approvals['in-2']?.status).toBe('pending');
+      expect(stored?.status).toBe('completed');
+    });
+
+    it('answers a newer question when the oldest is past its expiry', async () => {
+      const seeded = await seedSession(store(), { questionExpiresInMs: -1000 });
+      await addQuestion(seeded.id, 'in-2');
+      const response = await resume(seeded.id, {
+        ...BODY,
+        stream: true,
+        messages: [{ role: 'user', content: 'To Bob.' }],
+      });
+      expect(response.status).toBe(200);
+      const stored = await store().get(seeded.id);
+      expect(stored?.approvals['in-2']).toMatchObject({ status: 'answered', answer: 'To Bob.' });
+      expect(stored?.approvals['in-1']?.answer).toBeUndefined();
+    });
+
+    it('refuses an empty last user message with 400 naming messages, and records nothing', async () => {
+      const seeded = await seedSession(store(), { questionExpiresInMs: HOUR });
+      const bodies = [
+        {
+          ...BODY,
+          messages: [
+            { role: 'user', content: 'The monthly one.' },
+            { role: 'user', content: ' \n ' },
+          ],
+        },
+        { ...BODY, messages: [{ role: 'system', content: 'Be brief.' }] },
+        { ...BODY, messages: [{ role: 'user', content: 'z'.repeat(16_001) }] },
+      ];
+      for (const body of bodies) {
+        const response = await request(gateway.app)
+          .post('/v1/chat/completions')
+          .auth(TEST_KEY, { type: 'bearer' })
+          .set('x-session-id', seeded.id)
+          .send(body);
+        expect(response.status).toBe(400);
+        expect(response.body.error).toMatchObject({
+          type: 'invalid_request_error',
+          param: 'messages',
+        });
+        expect(response.body.error.message).toContain('in-1');
+      }
+      expect(resumeCalls(seeded.id)).toHaveLength(0);
+      expect((await store().get(seeded.id))?.approvals['in-1']?.status).toBe('pending');
+      // The attach lease went with the refusal: a good answer streams at once.
+      const answered = await resume(seeded.id, {
+        ...BODY,
+        stream: true,
+        messages: [{ role: 'user', content: 'The weekly one.' }],
+      });
+      expect(answered.status).toBe(200);
+      expect((await store().get(seeded.id))?.approvals['in-1']?.answer).toBe('The weekly one.');
+    });
+
+    it('still streams when the question was answered meanwhile (the 409 is not an error)', async () => {
+      const seeded = await seedSession(store(), { questionExpiresInMs: HOUR });
+      const original = store().answerInput.bind(store());
+      const answerInput = jest
+        .spyOn(store(), 'answerInput')
+        .mockImplementationOnce(async (input) => {
+          // Another client's answer lands first.
+          await original({ ...input, text: 'Answered elsewhere.' });
+          return original(input);
+        });
+      try {
+        const response = await resume(seeded.id, {
+          ...BODY,
+          stream: true,
+          messages: [{ role: 'user', content: 'Too late.' }],
+        });
+        expect(answerInput).toHaveBeenCalledTimes(1);
+        expect(response.status).toBe(200);
+        const { chunks, done } = sseFrames(response.body as string);
+        expect(done).toBe(true);
+        expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe(
+          SCRIPTED_ANSWER,
+        );
+      } finally {
+        answerInput.mockRestore();
+      }
+      expect((await store().get(seeded.id))?.approvals['in-1']?.answer).toBe('Answered elsewhere.');
+    });
   });
 
   it("answers 404 for another tenant's session, as for a missing one", async () => {

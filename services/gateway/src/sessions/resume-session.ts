@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { A2AClient } from '@fleet/a2a/client';
-import { BadRequestError, ConflictError, ServiceUnavailableError } from '@fleet/errors';
+import { BadRequestError, ConflictError, FleetError, ServiceUnavailableError } from '@fleet/errors';
 import { addLogFields } from '@fleet/http';
-import type { SessionStore } from '@fleet/sessions';
+import { isActiveStatus, type Session, type SessionStore } from '@fleet/sessions';
 import {
   Attributes,
   SpanKind,
@@ -11,7 +11,9 @@ import {
   setSpanInput,
   type Span,
 } from '@fleet/telemetry';
+import { messageText } from '../chat/message-text';
 import { answerRun } from '../orchestration';
+import { answerTextSchema, MAX_ANSWER_CHARS, oldestAnswerableInput } from './answer-input';
 import { ENDED_STATUSES } from './resume-in-background';
 import { followSession, storedAnswerEvents } from './session-events';
 
@@ -25,8 +27,15 @@ export interface ResumeSessionOptions {
   tenant: string;
   /** This request's id: the attach lease's owner. */
   requestId: string;
-  /** The request's `model` and `stream` (its messages are ignored). */
-  request: { model: string; stream?: boolean | null | undefined };
+  /**
+   * The request's `model` and `stream`, and its `messages`: the last user message answers the
+   * session's oldest pending question, if one waits; otherwise they are ignored.
+   */
+  request: {
+    model: string;
+    stream?: boolean | null | undefined;
+    messages?: readonly { role: string; content?: unknown }[] | undefined;
+  };
   res: ServerResponse;
   /** Headers every answer carries (the route taken). */
   responseHeaders: Record<string, string>;
@@ -44,12 +53,62 @@ const SESSION_ID_PATTERN = /^[\w.:-]{1,128}$/;
 const ATTACH_TTL_MS = 15_000;
 
 /**
+ * The text of the request's last user message as the answer to a question.
+ * @throws BadRequestError (400, param `messages`) when it is empty or too long
+ */
+function chatAnswer(
+  messages: ResumeSessionOptions['request']['messages'],
+  question: { id: string },
+): string {
+  const last = [...(messages ?? [])].reverse().find((message) => message.role === 'user');
+  const parsed = answerTextSchema.safeParse(messageText(last?.content));
+  if (parsed.success) return parsed.data;
+  const why =
+    parsed.error.issues[0]?.code === 'too_big'
+      ? `must be at most ${MAX_ANSWER_CHARS} characters`
+      : 'must not be empty';
+  throw new BadRequestError(
+    `The session waits for an answer to question ${question.id}: the last user message is the answer and ${why}.`,
+    { param: 'messages', details: { inputId: question.id } },
+  );
+}
+
+/**
+ * Records the request's last user message as the answer to the session's oldest pending question,
+ * when one waits. A question answered (or expired) meanwhile is no reason to fail the resume: the
+ * 409 is swallowed and the session streams as it stands.
+ */
+async function answerPendingQuestion(
+  store: SessionStore,
+  session: Session,
+  {
+    tenant,
+    messages,
+    res,
+  }: { tenant: string; messages: ResumeSessionOptions['request']['messages']; res: ServerResponse },
+): Promise<void> {
+  const question = oldestAnswerableInput(session);
+  if (question === undefined) return;
+  const text = chatAnswer(messages, question);
+  addLogFields(res, { inputId: question.id });
+  try {
+    await store.answerInput({ sessionId: session.id, inputId: question.id, tenant, text });
+  } catch (error) {
+    if (!(FleetError.isInstance(error) && error.status === 409)) throw error;
+  }
+}
+
+/**
  * Continues a session (`POST /v1/chat/completions` with `X-Session-ID`, ARCHITECTURE.md §3, §6)
  * and answers exactly like a new orchestrated run: the stored answer if it has completed, else the
  * rest of its run ({@link followSession}). One client at a time streams a session: the request
  * holds the session's attach lease (renewed while it streams, released when the response ends).
  *
- * @throws BadRequestError (400) for a malformed session id
+ * When the session waits for an answer to a question an agent asked, the request's last user
+ * message is the answer to the oldest pending one (recorded before the run continues).
+ *
+ * @throws BadRequestError (400) for a malformed session id, or (param `messages`) an empty last
+ *   user message while a question waits
  * @throws NotFoundError (404) for an unknown session or another tenant's
  * @throws ConflictError (409) when another request is streaming the session, or it failed or was canceled
  */
@@ -76,7 +135,10 @@ export async function resumeSession({
     );
   }
   addLogFields(res, { sessionId });
-  await store.getForTenant(sessionId, tenant);
+  const before = await store.getForTenant(sessionId, tenant);
+  // An answer that cannot be recorded fails before the attach lease is taken.
+  const waiting = isActiveStatus(before.status) ? oldestAnswerableInput(before) : undefined;
+  if (waiting !== undefined) chatAnswer(request.messages, waiting);
   const attach = await store.acquireAttach(
     sessionId,
     `gateway:${requestId}:${randomUUID()}`,
@@ -114,6 +176,9 @@ export async function resumeSession({
       throw new ServiceUnavailableError(
         'Resuming a session needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
       );
+    }
+    if (session.status !== 'completed') {
+      await answerPendingQuestion(store, session, { tenant, messages: request.messages, res });
     }
     if (span?.isRecording()) {
       span.updateName('POST /v1/chat/completions (resume)');

@@ -11,7 +11,7 @@ import type {
 import type { Approval, ApprovalKind, Session, SessionStatus } from '@fleet/sessions';
 
 /**
- * How sessions and approvals look on the public API (ARCHITECTURE.md §3). Built field by field
+ * How sessions, approvals and questions look on the public API (ARCHITECTURE.md §3). Built field by field
  * from the stored session, so internal fields (the orchestrator's and agents' A2A task ids,
  * delivery marks, the tenant) never reach a client, whatever the store adds later.
  */
@@ -30,11 +30,28 @@ export interface ApprovalView {
   summary: string;
   preview: string;
   risk: Risk;
+  /** The agent's own words for the risk, when it gave words. */
+  riskDescription?: string;
   createdAt: string;
   expiresAt: string;
   decidedAt?: string;
   instructions?: string;
   mode?: InstructionMode;
+}
+
+/** One question a node's agent asked, as `GET /v1/sessions/{id}/inputs` lists it. */
+export interface InputView {
+  id: string;
+  /** `pending` until answered (`answered`); `expired` when nobody answered in time. */
+  status: ApprovalStatus;
+  nodeId: string | null;
+  agent: string | null;
+  /** The whole question, as the agent asked it. */
+  question: string;
+  createdAt: string;
+  expiresAt: string;
+  answeredAt?: string;
+  answer?: string;
 }
 
 /** One node of a session's plan, as the session shows it. */
@@ -60,6 +77,8 @@ export interface SessionSummary {
   request: string;
   /** How many approvals wait for a decision. */
   pendingApprovals: number;
+  /** How many questions wait for an answer. */
+  pendingInputs: number;
 }
 
 /** A session as `GET /v1/sessions/{id}` shows it. */
@@ -73,6 +92,8 @@ export interface SessionView {
   plan: Plan | null;
   nodes: Record<string, SessionNodeView>;
   approvals: ApprovalView[];
+  /** The questions agents asked, oldest first. */
+  inputs: InputView[];
   result: {
     text: string;
     citations: Citation[];
@@ -94,6 +115,9 @@ export function toApprovalView(approval: Approval): ApprovalView {
     summary: approval.summary,
     preview: approval.preview,
     risk: approval.risk,
+    ...(approval.riskDescription === undefined
+      ? {}
+      : { riskDescription: approval.riskDescription }),
     createdAt: approval.createdAt,
     expiresAt: approval.expiresAt,
     ...(approval.decidedAt === undefined ? {} : { decidedAt: approval.decidedAt }),
@@ -102,11 +126,41 @@ export function toApprovalView(approval: Approval): ApprovalView {
   };
 }
 
-/** A session's approvals, oldest first. */
-export function approvalViews(session: Session): ApprovalView[] {
+/** A question (an approval record of kind `input`) for the public API. */
+export function toInputView(input: Approval): InputView {
+  return {
+    id: input.id,
+    status: input.status,
+    nodeId: input.nodeId ?? null,
+    agent: input.agent ?? null,
+    question: input.preview,
+    createdAt: input.createdAt,
+    expiresAt: input.expiresAt,
+    ...(input.status === 'answered' && input.decidedAt !== undefined
+      ? { answeredAt: input.decidedAt }
+      : {}),
+    ...(input.answer === undefined ? {} : { answer: input.answer }),
+  };
+}
+
+/**
+ * A session's approval records, oldest first: its approvals (kinds `node` and `plan`), or with
+ * `questions` its questions (kind `input`).
+ */
+export function sessionRecords(session: Session, questions: boolean): Approval[] {
   return Object.values(session.approvals)
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))
-    .map(toApprovalView);
+    .filter((approval) => (approval.kind === 'input') === questions)
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+}
+
+/** A session's approvals (kinds `node` and `plan`, not questions), oldest first. */
+export function approvalViews(session: Session): ApprovalView[] {
+  return sessionRecords(session, false).map(toApprovalView);
+}
+
+/** A session's questions (kind `input`), oldest first. */
+export function inputViews(session: Session): InputView[] {
+  return sessionRecords(session, true).map(toInputView);
 }
 
 /** A session for `GET /v1/sessions`. */
@@ -117,9 +171,11 @@ export function toSessionSummary(session: Session): SessionSummary {
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     request: session.request,
-    pendingApprovals: Object.values(session.approvals).filter(
+    pendingApprovals: sessionRecords(session, false).filter(
       (approval) => approval.status === 'pending',
     ).length,
+    pendingInputs: sessionRecords(session, true).filter((input) => input.status === 'pending')
+      .length,
   };
 }
 
@@ -150,6 +206,7 @@ export function toSessionView(session: Session): SessionView {
     plan: session.plan ?? null,
     nodes,
     approvals: approvalViews(session),
+    inputs: inputViews(session),
     result:
       session.result === undefined
         ? null

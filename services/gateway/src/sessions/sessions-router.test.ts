@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { buildGateway, OTHER_KEY, TEST_KEY, type TestGateway } from '../test-support/build-gateway';
-import { seedSession } from '../test-support/seed-session';
+import { SEEDED_QUESTION, seedSession } from '../test-support/seed-session';
 import { serve, type Served } from '../test-support/serve';
 
 const HOUR = 3_600_000;
@@ -69,6 +69,7 @@ describe('sessionsRouter', () => {
         updatedAt: second.updatedAt,
         request: 'second',
         pendingApprovals: 1,
+        pendingInputs: 0,
       });
       expect(response.body.data[0].pendingApprovals).toBe(0);
 
@@ -98,6 +99,7 @@ describe('sessionsRouter', () => {
         'createdAt',
         'error',
         'id',
+        'inputs',
         'nodes',
         'plan',
         'planApproval',
@@ -249,6 +251,206 @@ describe('sessionsRouter', () => {
     const longest = await decide(path, { decision: 'deny', instructions: 'y'.repeat(4000) });
     expect(longest.status).toBe(200);
     expect(longest.body.approval.status).toBe('denied');
+  });
+
+  describe('questions (inputs)', () => {
+    const answer = (path: string, body: unknown, key = TEST_KEY) => decide(path, body, key);
+
+    it('lists questions in the documented shape, oldest first, and approvals without them', async () => {
+      const seeded = await seedSession(store(), {
+        approvalExpiresInMs: HOUR,
+        questionExpiresInMs: HOUR,
+      });
+      await store().addApproval(seeded.id, {
+        id: 'in-2',
+        kind: 'input',
+        nodeId: 'n1',
+        agent: 'mail',
+        action: 'answer-question',
+        summary: 'And to whom?',
+        preview: 'And to whom?',
+        risk: 'low',
+        expiresAt: new Date(Date.now() + HOUR).toISOString(),
+      });
+      const question = (await store().get(seeded.id))?.approvals['in-1'];
+      const inputs = await get(`/v1/sessions/${seeded.id}/inputs`);
+      expect(inputs.status).toBe(200);
+      expect(inputs.body.object).toBe('list');
+      expect(inputs.body.data).toHaveLength(2);
+      expect(inputs.body.data[0]).toEqual({
+        id: 'in-1',
+        status: 'pending',
+        nodeId: 'n1',
+        agent: 'mail',
+        question: SEEDED_QUESTION,
+        createdAt: question?.createdAt,
+        expiresAt: question?.expiresAt,
+      });
+      expect(inputs.body.data[1].id).toBe('in-2');
+
+      const approvals = await get(`/v1/sessions/${seeded.id}/approvals`);
+      expect(approvals.status).toBe(200);
+      expect(idsOf(approvals.body)).toEqual(['ap-1']);
+    });
+
+    it('shows waiting_input, the question beside the approvals, and the pending counts', async () => {
+      const seeded = await seedSession(store(), { questionExpiresInMs: HOUR });
+      const response = await get(`/v1/sessions/${seeded.id}`);
+      expect(response.status).toBe(200);
+      expect(response.body.status).toBe('waiting_input');
+      expect(response.body.nodes.n1.state).toBe('waiting_input');
+      expect(response.body.approvals).toEqual([]);
+      expect(response.body.inputs).toHaveLength(1);
+      expect(response.body.inputs[0]).toMatchObject({
+        id: 'in-1',
+        status: 'pending',
+        question: SEEDED_QUESTION,
+      });
+      const listed = await get('/v1/sessions?limit=100');
+      const summaries = (listed.body as { data: { id: string }[] }).data;
+      const summary = summaries.find((entry) => entry.id === seeded.id);
+      expect(summary).toMatchObject({
+        status: 'waiting_input',
+        pendingApprovals: 0,
+        pendingInputs: 1,
+      });
+    });
+
+    it("shows an approval's riskDescription when the agent gave words for the risk", async () => {
+      const seeded = await seedSession(store());
+      await store().addApproval(seeded.id, {
+        id: 'ap-words',
+        kind: 'node',
+        nodeId: 'n1',
+        agent: 'mail',
+        action: 'pay',
+        summary: 'Pay invoice 42',
+        preview: 'Pay €1,200 to ACME',
+        risk: 'high',
+        riskDescription: 'Money leaves the company account',
+        expiresAt: new Date(Date.now() + HOUR).toISOString(),
+      });
+      const listed = await get(`/v1/sessions/${seeded.id}/approvals`);
+      expect(listed.body.data[0]).toMatchObject({
+        id: 'ap-words',
+        risk: 'high',
+        riskDescription: 'Money leaves the company account',
+      });
+      const view = await get(`/v1/sessions/${seeded.id}`);
+      expect(view.body.approvals[0].riskDescription).toBe('Money leaves the company account');
+    });
+
+    it('records an answer once: 200 with the question, the store shows it, then 409', async () => {
+      const seeded = await seedSession(store(), { questionExpiresInMs: HOUR });
+      const path = `/v1/sessions/${seeded.id}/inputs/in-1`;
+      const first = await answer(path, { text: '  The monthly one.  ' });
+      expect(first.status).toBe(200);
+      expect(first.body.input).toMatchObject({
+        id: 'in-1',
+        status: 'answered',
+        nodeId: 'n1',
+        agent: 'mail',
+        question: SEEDED_QUESTION,
+        answer: 'The monthly one.',
+      });
+      expect(typeof first.body.input.answeredAt).toBe('string');
+
+      const stored = (await store().get(seeded.id))?.approvals['in-1'];
+      expect(stored?.status).toBe('answered');
+      expect(stored?.answer).toBe('The monthly one.');
+
+      const again = await answer(path, { text: 'The weekly one.' });
+      expect(again.status).toBe(409);
+      expect(again.body.error.type).toBe('conflict_error');
+      expect(again.body.error.message).toContain('already answered');
+      expect((await store().get(seeded.id))?.approvals['in-1']?.answer).toBe('The monthly one.');
+
+      const listed = await get(`/v1/sessions/${seeded.id}/inputs`);
+      expect(listed.body.data[0]).toMatchObject({ status: 'answered', answer: 'The monthly one.' });
+    });
+
+    it('answers 409 for an expired question', async () => {
+      const seeded = await seedSession(store(), { questionExpiresInMs: -1000 });
+      const expired = await answer(`/v1/sessions/${seeded.id}/inputs/in-1`, { text: 'Late.' });
+      expect(expired.status).toBe(409);
+      expect(expired.body.error.message).toContain('expired');
+      expect((await store().get(seeded.id))?.approvals['in-1']?.status).toBe('expired');
+    });
+
+    it("answers 404 for an unknown question, an approval's id, and another tenant's session", async () => {
+      const seeded = await seedSession(store(), {
+        approvalExpiresInMs: HOUR,
+        questionExpiresInMs: HOUR,
+      });
+      const unknown = await answer(`/v1/sessions/${seeded.id}/inputs/in-9`, { text: 'Hi.' });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body.error.type).toBe('not_found_error');
+      // An approval is not a question, and a question is not an approval.
+      const approvalAsInput = await answer(`/v1/sessions/${seeded.id}/inputs/ap-1`, {
+        text: 'Yes.',
+      });
+      expect(approvalAsInput.status).toBe(404);
+      const inputAsApproval = await decide(`/v1/sessions/${seeded.id}/approvals/in-1`, {
+        decision: 'approve',
+      });
+      expect(inputAsApproval.status).toBe(404);
+      const stored = await store().get(seeded.id);
+      expect(stored?.approvals['ap-1']?.status).toBe('pending');
+      expect(stored?.approvals['in-1']?.status).toBe('pending');
+
+      const theirs = await seedSession(store(), { tenant: 'globex', questionExpiresInMs: HOUR });
+      const missing = 'no-such-session';
+      const shapes = [
+        (id: string) => get(`/v1/sessions/${id}/inputs`),
+        (id: string) => answer(`/v1/sessions/${id}/inputs/in-1`, { text: 'Mine now.' }),
+      ];
+      for (const call of shapes) {
+        const foreign = await call(theirs.id);
+        const absent = await call(missing);
+        expect(foreign.status).toBe(404);
+        expect(absent.status).toBe(404);
+        expect(JSON.stringify(foreign.body).replaceAll(theirs.id, 'ID')).toBe(
+          JSON.stringify(absent.body).replaceAll(missing, 'ID'),
+        );
+      }
+      const owner = await get(`/v1/sessions/${theirs.id}/inputs`, OTHER_KEY);
+      expect(owner.body.data[0].status).toBe('pending');
+    });
+
+    it('refuses answers that are not { text } with 1–16000 characters, naming the field', async () => {
+      const seeded = await seedSession(store(), { questionExpiresInMs: HOUR });
+      const path = `/v1/sessions/${seeded.id}/inputs/in-1`;
+      const cases: { body: unknown; param?: string; message: string }[] = [
+        { body: {}, param: 'text', message: 'text is required' },
+        { body: { text: 42 }, param: 'text', message: 'must be a string' },
+        { body: { text: '' }, param: 'text', message: 'text must not be empty' },
+        { body: { text: ' \n\t ' }, param: 'text', message: 'text must not be empty' },
+        {
+          body: { text: 'x'.repeat(16_001) },
+          param: 'text',
+          message: 'at most 16000 characters',
+        },
+        { body: { text: 'Fine.', extra: true }, message: 'Unrecognized key' },
+      ];
+      for (const { body, param, message } of cases) {
+        const response = await answer(path, body);
+        expect(response.status).toBe(400);
+        expect(response.body.error.type).toBe('invalid_request_error');
+        expect(response.body.error.message).toContain(message);
+        if (param !== undefined) expect(response.body.error.param).toBe(param);
+      }
+      const malformed = await request(gateway.app)
+        .post(path)
+        .auth(TEST_KEY, { type: 'bearer' })
+        .set('content-type', 'application/json')
+        .send('{"text":');
+      expect(malformed.status).toBe(400);
+      // None of them answered anything.
+      expect((await store().get(seeded.id))?.approvals['in-1']?.status).toBe('pending');
+      const longest = await answer(path, { text: `  ${'y'.repeat(16_000)}  ` });
+      expect(longest.status).toBe(200);
+      expect(longest.body.input.answer).toHaveLength(16_000);
+    });
   });
 
   describe('50 concurrent decisions on one approval', () => {

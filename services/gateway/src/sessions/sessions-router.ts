@@ -5,9 +5,17 @@ import { validationErrorFromZod } from '@fleet/errors';
 import { addLogFields, readJsonBody, type HttpLogger } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
 import { getTenant } from '../auth';
+import { inputAnswerBodySchema } from './answer-input';
 import { cancelSession } from './cancel-session';
 import { resumeInBackground } from './resume-in-background';
-import { approvalViews, toApprovalView, toSessionSummary, toSessionView } from './session-views';
+import {
+  approvalViews,
+  inputViews,
+  toApprovalView,
+  toInputView,
+  toSessionSummary,
+  toSessionView,
+} from './session-views';
 
 /** What the sessions API needs. */
 export interface SessionsRouterOptions {
@@ -40,6 +48,9 @@ const listQuerySchema = z.object({
 /** A decision body is a few KiB at most (instructions ≤ 4000 characters). */
 const DECISION_BODY_LIMIT = 64 * 1024;
 
+/** An answer body, as a decision's: 16000 characters are at most 48000 bytes of UTF-8. */
+const ANSWER_BODY_LIMIT = 64 * 1024;
+
 function sessionIdOf(req: Request, res: Response): string {
   const id = String(req.params['id']);
   addLogFields(res, { sessionId: id });
@@ -47,17 +58,24 @@ function sessionIdOf(req: Request, res: Response): string {
 }
 
 /**
- * The sessions and approvals API (ARCHITECTURE.md §3), mounted on the authenticated `/v1` router.
+ * The sessions, approvals and questions API (ARCHITECTURE.md §3), mounted on the authenticated
+ * `/v1` router.
  * Every route is scoped to the caller's tenant: another tenant's session answers the same 404 as a
  * missing one.
  *
  * - `GET /sessions` → `{ object: 'list', data: SessionSummary[] }`, newest first (`?limit=`, 1–100).
  * - `GET /sessions/:id` → `SessionView`.
  * - `DELETE /sessions/:id` → cancels; 200 with the `SessionView`, 409 when it had already ended.
- * - `GET /sessions/:id/approvals` → `{ object: 'list', data: ApprovalView[] }`, oldest first.
+ * - `GET /sessions/:id/approvals` → `{ object: 'list', data: ApprovalView[] }`, oldest first
+ *   (kinds `node` and `plan`; questions are under `/inputs`).
  * - `POST /sessions/:id/approvals/:approvalId` `{ decision, instructions? }` → 200 `{ approval }`;
- *   404 unknown; 409 already decided, expired or busy. Then the session is resumed in the
- *   background if no orchestrator runs it ({@link resumeInBackground}).
+ *   404 unknown (a question's id included); 409 already decided, expired or busy. Then the session
+ *   is resumed in the background if no orchestrator runs it ({@link resumeInBackground}).
+ * - `GET /sessions/:id/inputs` → `{ object: 'list', data: InputView[] }`: the questions agents
+ *   asked (TASK_STATE_INPUT_REQUIRED), oldest first.
+ * - `POST /sessions/:id/inputs/:inputId` `{ text }` (1–16000 characters after trimming) → 200
+ *   `{ input }`; 404 unknown (an approval's id included); 409 already answered, expired or busy.
+ *   Then the session is resumed in the background, as after a decision.
  *
  * @example
  * v1.use(sessionsRouter({ store, orchestratorClient, logger }));
@@ -69,6 +87,16 @@ export function sessionsRouter({
   recheckAfterMs,
 }: SessionsRouterOptions): Router {
   const router = express.Router();
+  /** Makes sure an orchestrator continues the session after a decision or an answer. */
+  const resumeAfter = (sessionId: string): void => {
+    void resumeInBackground({
+      store,
+      client: orchestratorClient,
+      logger,
+      sessionId,
+      ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }),
+    });
+  };
 
   router.get('/sessions', async function listSessions(req: Request, res: Response) {
     const query = listQuerySchema.safeParse(req.query);
@@ -117,13 +145,34 @@ export function sessionsRouter({
       });
       res.json({ approval: toApprovalView(approval) });
       // After the answer: the decision is recorded whatever happens to the resume.
-      void resumeInBackground({
-        store,
-        client: orchestratorClient,
-        logger,
-        sessionId,
-        ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }),
+      resumeAfter(sessionId);
+    },
+  );
+
+  router.get('/sessions/:id/inputs', async function listInputs(req: Request, res: Response) {
+    const session = await store.getForTenant(sessionIdOf(req, res), getTenant(res));
+    res.json({ object: 'list', data: inputViews(session) });
+  });
+
+  router.post(
+    '/sessions/:id/inputs/:inputId',
+    async function answerInput(req: Request, res: Response) {
+      const sessionId = sessionIdOf(req, res);
+      const inputId = String(req.params['inputId']);
+      addLogFields(res, { inputId });
+      const { value: body } = await readJsonBody(req, {
+        limit: ANSWER_BODY_LIMIT,
+        schema: inputAnswerBodySchema,
       });
+      const input = await store.answerInput({
+        sessionId,
+        inputId,
+        tenant: getTenant(res),
+        text: body.text,
+      });
+      res.json({ input: toInputView(input) });
+      // After the reply, as for a decision: the answer is recorded whatever happens to the resume.
+      resumeAfter(sessionId);
     },
   );
 

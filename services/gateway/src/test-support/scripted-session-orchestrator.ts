@@ -53,7 +53,8 @@ const ZOMBIE = 'zombie:';
 /**
  * An orchestrator double for session tests. Resume requests (`resumeSessionId`) follow the
  * contract: refused while another replica holds the runner lease, the stored answer for a
- * completed session, else run-start … approval-end, node-end, the result (written to the session
+ * completed session, else run-start … approval-end (or input-end for each question the session
+ * holds, as the session shows it when the run resumes), node-end, the result (written to the session
  * first, as the orchestrator does) and COMPLETED.
  */
 export async function startScriptedSessionOrchestrator(
@@ -66,15 +67,28 @@ export async function startScriptedSessionOrchestrator(
 
   async function* finishRun(sessionId: string): AsyncGenerator<AgentEvent, void, undefined> {
     const before = await store.get(sessionId);
-    yield progressStatus(
-      'Approval ap-1 approved.',
-      {
-        type: 'approval-end',
-        approvalId: 'ap-1',
-        status: before?.approvals['ap-1']?.status ?? 'approved',
-      },
-      sessionId,
+    const questions = Object.values(before?.approvals ?? {}).filter(
+      (approval) => approval.kind === 'input',
     );
+    if (questions.length === 0 || before?.approvals['ap-1'] !== undefined) {
+      yield progressStatus(
+        'Approval ap-1 approved.',
+        {
+          type: 'approval-end',
+          approvalId: 'ap-1',
+          status: before?.approvals['ap-1']?.status ?? 'approved',
+        },
+        sessionId,
+      );
+    }
+    // The questions as the resumed run finds them (answered before it was resumed, or not).
+    for (const question of questions) {
+      yield progressStatus(
+        `Question ${question.id} ${question.status}.`,
+        { type: 'input-end', inputId: question.id, status: question.status },
+        sessionId,
+      );
+    }
     yield progressStatus(
       'mail finished (n1).',
       { type: 'node-end', nodeId: 'n1', agent: 'mail', state: 'completed', durationMs: 5 },

@@ -8,6 +8,9 @@ export const SEEDED_PLAN: Plan = {
   confidence: 0.9,
 };
 
+/** The question seeded sessions' node `n1` asks (`questionExpiresInMs`). */
+export const SEEDED_QUESTION = 'Which report should I send?\nThe weekly one or the monthly one?';
+
 /** Options for {@link seedSession}. */
 export interface SeedSessionOptions {
   /** @default 'acme' */
@@ -16,6 +19,11 @@ export interface SeedSessionOptions {
   request?: string;
   /** Add a pending node approval `ap-1` expiring this far ahead (ms); undefined adds none. */
   approvalExpiresInMs?: number | undefined;
+  /**
+   * Add a pending question `in-1` (kind `input`, node `n1` asks {@link SEEDED_QUESTION}) expiring
+   * this far ahead (ms); undefined adds none.
+   */
+  questionExpiresInMs?: number | undefined;
   /** The orchestrator task recorded as running the session. */
   taskId?: string | undefined;
   /** Mark it completed with this answer. */
@@ -24,7 +32,8 @@ export interface SeedSessionOptions {
 
 /**
  * Writes a session the way the orchestrator would, straight through the store: a plan, node `n1`
- * (mail), optionally waiting for approval `ap-1`, or completed with an answer.
+ * (mail), optionally waiting for approval `ap-1` and/or an answer to question `in-1`, or completed
+ * with an answer.
  */
 export async function seedSession(
   store: SessionStore,
@@ -32,6 +41,7 @@ export async function seedSession(
     tenant = 'acme',
     request = 'Send the report to Bob',
     approvalExpiresInMs,
+    questionExpiresInMs,
     taskId,
     completedWith,
   }: SeedSessionOptions = {},
@@ -68,6 +78,24 @@ export async function seedSession(
         node.state = 'waiting_approval';
         node.approvalId = 'ap-1';
       }
+    });
+  }
+  if (questionExpiresInMs !== undefined) {
+    // As the orchestrator records a question: the first line is the summary, the whole the preview.
+    await store.addApproval(created.id, {
+      id: 'in-1',
+      kind: 'input',
+      nodeId: 'n1',
+      agent: 'mail',
+      action: 'answer-question',
+      summary: SEEDED_QUESTION.split('\n')[0] ?? SEEDED_QUESTION,
+      preview: SEEDED_QUESTION,
+      risk: 'low',
+      expiresAt: new Date(Date.now() + questionExpiresInMs).toISOString(),
+    });
+    await store.update(created.id, (draft) => {
+      const node = draft.nodes['n1'];
+      if (node !== undefined && node.state === 'running') node.state = 'waiting_input';
     });
   }
   if (completedWith !== undefined) {

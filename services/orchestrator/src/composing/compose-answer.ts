@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { Citation } from '@fleet/a2a';
+import type { Citation, NodeState } from '@fleet/a2a';
 import { SpanKind, setLlmAttributes, setSpanOutput, withSpan } from '@fleet/telemetry';
 import { renumberCitations, sourcesFromData } from './renumber-citations';
 
@@ -11,8 +11,7 @@ export interface ComposeStep {
   /** The task as carried out, when an approver's instructions changed it. */
   effectiveTask?: string | undefined;
   /** `rejected`: the step was not done (its approval was denied or timed out). */
-  state:
-    'pending' | 'running' | 'waiting_approval' | 'completed' | 'failed' | 'rejected' | 'skipped';
+  state: NodeState;
   /** The agent's answer (completed steps). */
   summary?: string | undefined;
   /** The agent's structured output, where its `sources` are. */

@@ -15,7 +15,7 @@ import { NotFoundError, ServiceUnavailableError } from '@fleet/errors';
 import { silentLogger, type RunningServer } from '@fleet/http';
 import { summaryOf, type AvailableAgent } from '../discovery';
 import { answering, startTestAgent } from '../test-support/start-test-agent';
-import { approvalDecisionSchema } from '@fleet/a2a';
+import { approvalDecisionSchema, decisionParts } from '@fleet/a2a';
 import { createA2AAgentInvoker, type A2AAgentInvoker } from './a2a-agent-invoker';
 import { RunHandover } from './run-handover';
 
@@ -294,7 +294,15 @@ describe('createA2AAgentInvoker', () => {
       signal: new AbortController().signal,
       existingTask: {
         taskId: asked.taskId,
-        decision: { decision: 'approve', mode: 'override', effectiveTask: 'Mail Carol instead' },
+        continuation: {
+          messageId: 'fleet-decision-a-1',
+          parts: decisionParts({
+            decision: 'approve',
+            mode: 'override',
+            effectiveTask: 'Mail Carol instead',
+          }),
+        },
+        answered: asked.asked,
       },
     });
     expect(outcome).toEqual({

@@ -13,12 +13,18 @@ import {
   type Part,
   type StreamResponse,
   type Task,
-  type TaskState,
+  type TaskStatus,
 } from '@fleet/a2a';
 import { A2AClient } from '@fleet/a2a/client';
 import { NotFoundError, StreamInterruptedError } from '@fleet/errors';
 import type { AvailableAgent } from '../discovery';
-import type { CancelAgentTask, InvokeAgent, NodeOutcome } from './node-outcome';
+import type {
+  CancelAgentTask,
+  ExistingTask,
+  InvokeAgent,
+  NodeOutcome,
+  StatusFingerprint,
+} from './node-outcome';
 import { AgentUnavailableError } from './agent-unavailable-error';
 import { renderNodeText } from './render-node-text';
 import { isRunHandover } from './run-handover';
@@ -138,25 +144,7 @@ export function createA2AAgentInvoker({
           await recover({ client, tracker, signal });
         }
       } else {
-        tracker.adopt(existingTask.taskId);
-        try {
-          if (existingTask.decision !== undefined) {
-            const message = createMessage({
-              taskId: existingTask.taskId,
-              parts: [dataPart({ approvalDecision: existingTask.decision })],
-            });
-            await tracker.follow(client.sendStreamingMessage({ message }, { signal }));
-          }
-          if (!tracker.done) await recover({ client, tracker, signal });
-        } catch (error) {
-          if (error instanceof TaskNotFoundError) {
-            throw new NotFoundError(
-              `its agent task ${existingTask.taskId} is gone (${node.agent} no longer knows it), so what became of the step is unknown; it is not sent again`,
-              { cause: error },
-            );
-          }
-          throw error;
-        }
+        await continueExisting({ client, tracker, existingTask, signal, agent: node.agent });
       }
     } catch (error) {
       if (
@@ -181,6 +169,73 @@ export function createA2AAgentInvoker({
   };
 
   return Object.assign(invokeAgent, { cancelTask });
+}
+
+/**
+ * Goes on with a task that exists: sends the continuation (an approval decision or an answer; with
+ * `onlyIfStill`, only while the task still shows the very status it answers — a re-send after a
+ * crash, with the same message id) and follows the task to its end. Events still showing the
+ * status the continuation answers do not count until the agent has taken it.
+ */
+async function continueExisting({
+  client,
+  tracker,
+  existingTask,
+  signal,
+  agent,
+}: {
+  client: A2AClient;
+  tracker: TaskTracker;
+  existingTask: ExistingTask;
+  signal: AbortSignal;
+  agent: string;
+}): Promise<void> {
+  const { taskId, continuation, answered, onlyIfStill = false } = existingTask;
+  tracker.adopt(taskId, answered);
+  try {
+    let send = continuation !== undefined;
+    if (send && onlyIfStill) {
+      const task = await client.getTask({ id: taskId, historyLength: 0 }, { signal });
+      send = answered !== undefined && sameStatus(task.status, answered);
+      if (!send) tracker.applyTask(task);
+    }
+    if (send && continuation !== undefined) {
+      const message = createMessage({ taskId, parts: continuation.parts });
+      message.messageId = continuation.messageId;
+      await tracker.follow(client.sendStreamingMessage({ message }, { signal }));
+    }
+    if (!tracker.done) await recover({ client, tracker, signal });
+  } catch (error) {
+    if (error instanceof TaskNotFoundError) {
+      throw new NotFoundError(
+        `its agent task ${taskId} is gone (${agent} no longer knows it), so what became of the step is unknown; it is not sent again`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+}
+
+/** True when a task status is the one recorded (same state; same message id and time where known). */
+function sameStatus(status: TaskStatus, recorded: StatusFingerprint): boolean {
+  if (status.state !== recorded.state) return false;
+  const messageId = status.message?.messageId;
+  if (recorded.messageId !== undefined && messageId !== undefined) {
+    return recorded.messageId === messageId;
+  }
+  if (recorded.timestamp !== undefined && status.timestamp !== undefined) {
+    return recorded.timestamp === status.timestamp;
+  }
+  return true;
+}
+
+/** How a task status is recognised again. */
+function fingerprintOf(status: TaskStatus): StatusFingerprint {
+  return {
+    state: status.state,
+    ...(status.timestamp === undefined ? {} : { timestamp: status.timestamp }),
+    ...(status.message?.messageId === undefined ? {} : { messageId: status.message.messageId }),
+  };
 }
 
 /**
@@ -212,10 +267,13 @@ async function recover({
 /** Folds a task's stream events into its final state and result. */
 class TaskTracker {
   private id: string | undefined;
-  private state: TaskState | undefined;
-  private statusMessage: Message | undefined;
+  private status: TaskStatus | undefined;
   private directMessage: Message | undefined;
+  /** The latest message the agent sent alongside a task (not a status): kept as a fallback text. */
+  private agentMessage: Message | undefined;
   private readonly artifacts = new Map<string, Artifact>();
+  /** The interrupted status a continuation answers, until the agent shows it has taken it. */
+  private answered: StatusFingerprint | undefined;
 
   constructor(private readonly onTask: ((taskId: string) => void) | undefined) {}
 
@@ -229,15 +287,21 @@ class TaskTracker {
     this.onTask?.(taskId);
   }
 
-  /** Follows a task that already exists (its id is known, nobody needs telling). */
-  adopt(taskId: string): void {
+  /**
+   * Follows a task that already exists (its id is known, nobody needs telling). With `answered`,
+   * the status a continuation answers: until the agent has taken it, a snapshot of that status is
+   * not a new request (an `@a2a-js/sdk` agent begins every turn by re-publishing its task).
+   */
+  adopt(taskId: string, answered?: StatusFingerprint): void {
     this.id = taskId;
+    this.answered = answered;
   }
 
   get done(): boolean {
+    const state = this.status?.state;
     return (
       this.directMessage !== undefined ||
-      (this.state !== undefined && (isTerminalState(this.state) || isInterruptedState(this.state)))
+      (state !== undefined && (isTerminalState(state) || isInterruptedState(state)))
     );
   }
 
@@ -256,28 +320,57 @@ class TaskTracker {
 
   apply(event: StreamResponse): void {
     if ('task' in event) this.applyTask(event.task);
-    else if ('message' in event) this.directMessage = event.message;
-    else if ('statusUpdate' in event) {
+    else if ('message' in event) {
+      // A Message instead of a Task ends the exchange; one that comes beside a task is talk.
+      if (this.id === undefined) this.directMessage = event.message;
+      else this.agentMessage = event.message;
+    } else if ('statusUpdate' in event) {
       this.setTaskId(event.statusUpdate.taskId);
-      this.state = event.statusUpdate.status.state;
-      this.statusMessage = event.statusUpdate.status.message;
+      this.applyStatus(event.statusUpdate.status);
     } else {
-      const { artifact, append } = event.artifactUpdate;
-      const existing = this.artifacts.get(artifact.artifactId);
-      this.artifacts.set(
-        artifact.artifactId,
-        append === true && existing !== undefined
-          ? { ...existing, parts: [...existing.parts, ...artifact.parts] }
-          : artifact,
-      );
+      this.setTaskId(event.artifactUpdate.taskId);
+      this.answered = undefined; // the agent is working on it
+      this.applyArtifact(event.artifactUpdate.artifact, event.artifactUpdate.append === true);
     }
   }
 
   applyTask(task: Task): void {
     this.setTaskId(task.id);
-    this.state = task.status.state;
-    this.statusMessage = task.status.message;
+    if (!this.applyStatus(task.status)) return;
     for (const artifact of task.artifacts ?? []) this.artifacts.set(artifact.artifactId, artifact);
+  }
+
+  /** Takes a status unless it is the stale one a continuation answered; false when skipped. */
+  private applyStatus(status: TaskStatus): boolean {
+    const answered = this.answered;
+    if (answered !== undefined) {
+      // The status we answered, repeated (an `@a2a-js/sdk` agent re-publishes its task first on
+      // every turn): same state and, where the agent gave them, same message id or time.
+      const stale = sameStatus(status, answered);
+      if (stale) return false;
+      this.answered = undefined;
+    }
+    this.status = status;
+    return true;
+  }
+
+  /** Adds an artifact, or — `append` — its parts to the one sent before (text chunks joined). */
+  private applyArtifact(artifact: Artifact, append: boolean): void {
+    const existing = this.artifacts.get(artifact.artifactId);
+    if (!append || existing === undefined) {
+      this.artifacts.set(artifact.artifactId, artifact);
+      return;
+    }
+    const parts = [...existing.parts];
+    for (const part of artifact.parts) {
+      const last = parts.at(-1);
+      if (isPlainText(last) && isPlainText(part)) {
+        parts[parts.length - 1] = { ...last, text: `${last.text}${part.text}` };
+      } else {
+        parts.push(part);
+      }
+    }
+    this.artifacts.set(artifact.artifactId, { ...existing, ...artifact, parts });
   }
 
   outcome(): NodeOutcome {
@@ -291,27 +384,42 @@ class TaskTracker {
         ...ids,
       };
     }
+    const status = this.status;
+    const statusParts = status?.message?.parts ?? [];
     const statusText =
-      this.statusMessage === undefined ? '' : partsText(this.statusMessage.parts).trim();
-    switch (this.state) {
+      partsText(statusParts).trim() ||
+      (this.agentMessage === undefined ? '' : partsText(this.agentMessage.parts).trim());
+    switch (status?.state) {
       case 'TASK_STATE_COMPLETED': {
         const artifacts = [...this.artifacts.values()];
         const result = artifacts.find((artifact) => artifact.name === RESULT_ARTIFACT_NAME);
-        // Agents outside the fleet may not name their artifact `result`: take what they sent.
-        const parts = result?.parts ?? artifacts.flatMap((artifact) => artifact.parts);
-        const summary = partsText(parts).trim() || statusText;
-        return { status: 'completed', summary, ...dataOf(parts), ...ids };
+        // Agents outside the fleet may not name their artifact `result`: take all they sent.
+        const chosen = result === undefined ? artifacts : [result];
+        // The text parts of one artifact are one text (chunks appended by streaming agents, or
+        // kept as separate parts by a store's snapshot); separate artifacts are paragraphs.
+        const summary =
+          chosen
+            .map((artifact) => artifactText(artifact))
+            .filter((text) => text !== '')
+            .join('\n\n') || statusText;
+        return {
+          status: 'completed',
+          summary,
+          ...dataOf(chosen.flatMap((artifact) => artifact.parts)),
+          ...ids,
+        };
       }
       case 'TASK_STATE_FAILED':
         return {
           status: 'failed',
           error: statusText || 'the agent reported the task as failed',
-          retryable: this.statusMessage !== undefined && saysRetryable(this.statusMessage.parts),
+          retryable: saysRetryable(statusParts),
           ...ids,
         };
       case 'TASK_STATE_REJECTED':
         return {
           status: 'failed',
+          rejected: true,
           error: `the agent rejected the task${statusText ? `: ${statusText}` : ''}`,
           ...ids,
         };
@@ -325,20 +433,42 @@ class TaskTracker {
       case 'TASK_STATE_INPUT_REQUIRED':
         return {
           status: 'interrupted',
-          reason: this.state === 'TASK_STATE_AUTH_REQUIRED' ? 'auth-required' : 'input-required',
+          reason: status.state === 'TASK_STATE_AUTH_REQUIRED' ? 'auth-required' : 'input-required',
           message: statusText,
-          ...(this.statusMessage === undefined ? {} : dataOf(this.statusMessage.parts)),
+          parts: statusParts,
+          asked: fingerprintOf(status),
+          ...dataOf(statusParts),
           ...ids,
         };
       case 'TASK_STATE_SUBMITTED':
       case 'TASK_STATE_WORKING':
       case undefined:
         // A stream that ended before any task, or a task that never ended: the connection was lost.
-        throw new StreamInterruptedError('The agent’s stream ended before its task finished.', {
-          retryable: taskId === undefined,
-        });
+        throw new StreamInterruptedError(
+          taskId === undefined
+            ? 'The agent’s stream ended before it created a task.'
+            : 'The agent’s stream ended before its task finished, and the task did not finish when read again.',
+          { retryable: taskId === undefined },
+        );
     }
   }
+}
+
+function artifactText(artifact: Artifact): string {
+  return artifact.parts
+    .map((part) => part.text ?? '')
+    .join('')
+    .trim();
+}
+
+function isPlainText(part: Part | undefined): part is Part & { text: string } {
+  return (
+    part !== undefined &&
+    part.text !== undefined &&
+    part.data === undefined &&
+    part.raw === undefined &&
+    part.url === undefined
+  );
 }
 
 function dataOf(parts: readonly Part[]): { data?: unknown } {

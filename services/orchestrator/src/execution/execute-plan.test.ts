@@ -423,6 +423,8 @@ describe('executePlan', () => {
               status: 'interrupted',
               reason: 'auth-required',
               message: 'Send this mail?',
+              parts: [{ text: 'Send this mail?' }],
+              asked: { state: 'TASK_STATE_AUTH_REQUIRED' },
               taskId: 't-1',
             }
           : completed('after'),
@@ -442,8 +444,17 @@ describe('executePlan', () => {
       status: 'interrupted',
       reason: 'auth-required',
       message: 'Send this mail?',
+      parts: [
+        { text: 'Send this mail?' },
+        { data: { approval: { action: 'send-mail', summary: 'Send a mail to Bob' } } },
+      ],
+      asked: { state: 'TASK_STATE_AUTH_REQUIRED', messageId: 'ask-1' },
       data: { approval: { action: 'send-mail', summary: 'Send a mail to Bob' } },
       taskId: 'mail-task',
+    };
+    const approveContinuation = {
+      messageId: 'fleet-decision-approval-1',
+      parts: [{ text: 'Approved.' }],
     };
 
     it('lets only the asking node wait, then continues the same task with the decision', async () => {
@@ -473,7 +484,9 @@ describe('executePlan', () => {
       await otherDone.promise;
       decided.resolve({
         approvalId: 'approval-1',
-        decision: { decision: 'approve', instructions: 'cc Alice', mode: 'enhance' },
+        result: 'approve',
+        continuation: approveContinuation,
+        answered: asking.asked,
         deliver: true,
         effectiveTask: 'do send\n\nAdditional instructions from the approver: cc Alice',
       });
@@ -491,7 +504,8 @@ describe('executePlan', () => {
       );
       expect(continuation?.existingTask).toEqual({
         taskId: 'mail-task',
-        decision: { decision: 'approve', instructions: 'cc Alice', mode: 'enhance' },
+        continuation: approveContinuation,
+        answered: { state: 'TASK_STATE_AUTH_REQUIRED', messageId: 'ask-1' },
       });
       expect(result.nodes[0]).toMatchObject({
         state: 'completed',
@@ -519,7 +533,9 @@ describe('executePlan', () => {
         awaitApproval: () =>
           Promise.resolve({
             approvalId: 'a-1',
-            decision: { decision: 'deny', instructions: 'not to Bob' },
+            result: 'deny',
+            continuation: { messageId: 'fleet-decision-a-1', parts: [{ text: 'Denied.' }] },
+            answered: undefined,
             deliver: true,
             reason: 'denied by a person: not to Bob',
           }),
@@ -547,9 +563,19 @@ describe('executePlan', () => {
           return request.existingTask === undefined ? asking : completed('mail sent');
         }),
         awaitApproval: () =>
-          Promise.resolve({ approvalId: 'a-1', decision: { decision: 'approve' }, deliver: false }),
+          Promise.resolve({
+            approvalId: 'a-1',
+            result: 'approve',
+            continuation: approveContinuation,
+            answered: undefined,
+            deliver: false,
+          }),
       });
-      expect(requests[1]?.existingTask).toEqual({ taskId: 'mail-task', decision: undefined });
+      expect(requests[1]?.existingTask).toEqual({
+        taskId: 'mail-task',
+        continuation: undefined,
+        answered: undefined,
+      });
       expect(result.nodes[0]?.state).toBe('completed');
     });
 
@@ -564,7 +590,13 @@ describe('executePlan', () => {
           throw new ConnectionError('connection reset');
         }),
         awaitApproval: () =>
-          Promise.resolve({ approvalId: 'a-1', decision: { decision: 'approve' }, deliver: true }),
+          Promise.resolve({
+            approvalId: 'a-1',
+            result: 'approve',
+            continuation: approveContinuation,
+            answered: undefined,
+            deliver: true,
+          }),
       });
       expect(calls).toBe(2);
       expect(result.nodes[0]).toMatchObject({ state: 'failed', error: 'connection reset' });
@@ -583,21 +615,143 @@ describe('executePlan', () => {
           return completed('mail sent');
         }),
         awaitApproval: () =>
-          Promise.resolve({ approvalId: 'a-1', decision: { decision: 'approve' }, deliver: true }),
+          Promise.resolve({
+            approvalId: 'a-1',
+            result: 'approve',
+            continuation: approveContinuation,
+            answered: undefined,
+            deliver: true,
+          }),
       });
       expect(calls).toBe(4);
       expect(result.nodes[0]).toMatchObject({ state: 'completed', summary: 'mail sent' });
     });
 
-    it('fails the node when the agent asks without approval data', async () => {
+    it('asks a person even when the agent sends no approval data part (its text is the request)', async () => {
+      const approvalRequests: NodeApprovalRequest[] = [];
       const { result } = await run({
-        plan: plan(node('send', [], 'mail-agent')),
-        invokeAgent: agentOf(() => ({ ...asking, data: { something: 'else' } })),
-        awaitApproval: () => Promise.reject(new Error('not called')),
+        plan: plan(node('pay', [], 'payments')),
+        invokeAgent: agentOf((request) =>
+          request.existingTask === undefined
+            ? {
+                ...asking,
+                parts: [{ text: 'Pay invoice 42 (EUR 1,200) to ACME?' }],
+                data: undefined,
+              }
+            : completed('paid'),
+        ),
+        awaitApproval: (request) => {
+          approvalRequests.push(request);
+          return Promise.resolve({
+            approvalId: 'a-1',
+            result: 'approve',
+            continuation: approveContinuation,
+            answered: request.asked,
+            deliver: true,
+          });
+        },
+      });
+      expect(approvalRequests[0]).toMatchObject({
+        kind: 'approval',
+        approval: {
+          action: 'continue',
+          summary: 'Pay invoice 42 (EUR 1,200) to ACME?',
+          preview: 'Pay invoice 42 (EUR 1,200) to ACME?',
+          risk: 'medium',
+        },
+      });
+      expect(result.nodes[0]).toMatchObject({ state: 'completed', summary: 'paid' });
+    });
+
+    it('asks the agent’s question and continues the same task with the answer', async () => {
+      const requests: InvokeAgentRequest[] = [];
+      const approvalRequests: NodeApprovalRequest[] = [];
+      const answer = { messageId: 'fleet-answer-q-1', parts: [{ text: 'Berlin' }] };
+      const { result } = await run({
+        plan: plan(node('book', [], 'travel')),
+        invokeAgent: agentOf((request) => {
+          requests.push(request);
+          return request.existingTask === undefined
+            ? {
+                status: 'interrupted',
+                reason: 'input-required',
+                message: 'Which city?',
+                parts: [{ text: 'Which city?' }],
+                asked: { state: 'TASK_STATE_INPUT_REQUIRED', messageId: 'q' },
+                taskId: 'travel-task',
+              }
+            : completed('booked in Berlin');
+        }),
+        awaitApproval: (request) => {
+          approvalRequests.push(request);
+          return Promise.resolve({
+            approvalId: 'q-1',
+            result: 'answer',
+            continuation: answer,
+            answered: request.asked,
+            deliver: true,
+          });
+        },
+      });
+      expect(approvalRequests[0]).toMatchObject({
+        kind: 'input',
+        question: 'Which city?',
+        approval: undefined,
+        taskId: 'travel-task',
+      });
+      expect(requests[1]?.existingTask).toEqual({
+        taskId: 'travel-task',
+        continuation: answer,
+        answered: { state: 'TASK_STATE_INPUT_REQUIRED', messageId: 'q' },
+      });
+      expect(result.nodes[0]).toMatchObject({ state: 'completed', summary: 'booked in Berlin' });
+    });
+
+    it('ends a node whose question nobody answered rejected, sending nothing', async () => {
+      const requests: InvokeAgentRequest[] = [];
+      const { result } = await run({
+        plan: plan(node('book', [], 'travel')),
+        invokeAgent: agentOf((request) => {
+          requests.push(request);
+          return {
+            status: 'interrupted',
+            reason: 'input-required',
+            message: 'Which city?',
+            parts: [{ text: 'Which city?' }],
+            asked: { state: 'TASK_STATE_INPUT_REQUIRED' },
+            taskId: 'travel-task',
+          };
+        }),
+        awaitApproval: () =>
+          Promise.resolve({
+            approvalId: 'q-1',
+            result: 'unanswered',
+            continuation: undefined,
+            answered: undefined,
+            deliver: true,
+            reason: 'its question was not answered in time',
+          }),
+      });
+      expect(requests).toHaveLength(1);
+      expect(result.nodes[0]).toMatchObject({
+        state: 'rejected',
+        error: 'its question was not answered in time',
+      });
+    });
+
+    it('ends a node the agent rejected as rejected, not failed', async () => {
+      const { result } = await run({
+        plan: plan(node('pay', [], 'payments')),
+        invokeAgent: agentOf(() => ({
+          status: 'failed',
+          rejected: true,
+          error: 'the agent rejected the task: no budget',
+          taskId: 't',
+        })),
       });
       expect(result.nodes[0]).toMatchObject({
-        state: 'failed',
-        error: 'asked for approval without saying what for (no approval data part)',
+        state: 'rejected',
+        error: 'the agent rejected the task: no budget',
       });
     });
   });
@@ -643,15 +797,24 @@ describe('executePlan', () => {
           approvalRequests.push(request);
           return Promise.resolve({
             approvalId: 'a-1',
-            decision: { decision: 'approve' },
+            result: 'approve',
+            continuation: { messageId: 'fleet-decision-a-1', parts: [{ text: 'Approved.' }] },
+            answered: undefined,
             deliver: true,
           });
         },
       });
       expect(requests.map((request) => [request.node.id, request.existingTask])).toEqual(
         expect.arrayContaining([
-          ['busy', { taskId: 'busy-task', decision: undefined }],
-          ['waiting', { taskId: 'mail-task', decision: { decision: 'approve' } }],
+          ['busy', { taskId: 'busy-task' }],
+          [
+            'waiting',
+            {
+              taskId: 'mail-task',
+              continuation: { messageId: 'fleet-decision-a-1', parts: [{ text: 'Approved.' }] },
+              answered: undefined,
+            },
+          ],
           ['next', undefined],
         ]),
       );

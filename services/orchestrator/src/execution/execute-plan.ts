@@ -1,6 +1,6 @@
 import {
-  approvalRequestSchema,
-  type ApprovalDecision,
+  readApprovalRequest,
+  readQuestion,
   type ApprovalRequest,
   type NodeInput,
   type Plan,
@@ -18,7 +18,15 @@ import {
 import { createAgentBreakers, isBrokenCircuit, type AgentBreakers } from './agent-breakers';
 import { AgentUnavailableError } from './agent-unavailable-error';
 import { classifyFailure } from './classify-failure';
-import type { DependencyOutputs, InvokeAgent, NodeOutcome, NodeRun } from './node-outcome';
+import type {
+  Continuation,
+  DependencyOutputs,
+  ExistingTask,
+  InvokeAgent,
+  NodeOutcome,
+  NodeRun,
+  StatusFingerprint,
+} from './node-outcome';
 import { isRunHandover } from './run-handover';
 
 /**
@@ -67,41 +75,56 @@ export type ExecutionEvent =
       durationMs: number;
     };
 
-/** A node's agent asks a person for consent; what the run needs to decide. */
+/**
+ * A node's agent asks a person something: consent (TASK_STATE_AUTH_REQUIRED, `kind: 'approval'`)
+ * or a question (TASK_STATE_INPUT_REQUIRED, `kind: 'input'`); what the run needs to decide.
+ */
 export interface NodeApprovalRequest {
   node: PlanNode;
-  /** The agent task that waits (TASK_STATE_AUTH_REQUIRED). */
+  kind: 'approval' | 'input';
+  /** The agent task that waits. */
   taskId: string;
   /** The task as it stands: the node's task, or the task an earlier approval's instructions made. */
   task: string;
   /**
-   * The agent's request (its `{ approval }` status data part); undefined when a resumed run waits
-   * again for the approval it recorded before.
+   * The agent's request, read liberally ({@link readApprovalRequest}); undefined for a question,
+   * and when a resumed run waits again for the approval it recorded before.
    */
   approval: ApprovalRequest | undefined;
+  /** The agent's question (kind `input`); undefined when a resumed run waits again. */
+  question: string | undefined;
+  /** The status that asked (undefined when a resumed run waits again). */
+  asked: StatusFingerprint | undefined;
   /** Aborted when the run is canceled or handed over. */
   signal: AbortSignal;
 }
 
-/** The decision the executor carries out for a node that waited for approval. */
+/** What a person decided about a node's request, and what the executor sends the agent. */
 export interface ApprovalVerdict {
   approvalId: string;
-  /** The continuation sent to the agent (or sent already, when `deliver` is false). */
-  decision: ApprovalDecision;
   /**
-   * True: send `decision` as the continuation of the task. False: it was delivered before (at most
-   * once), so only follow the task to its end.
+   * `approve` / `deny` for an approval (a time-out is a `deny`), `answer` for an answered question,
+   * `unanswered` for a question nobody answered in time (its task was canceled; nothing is sent).
+   */
+  result: 'approve' | 'deny' | 'answer' | 'unanswered';
+  /** The continuation to send (or sent already, when `deliver` is false). */
+  continuation: Continuation | undefined;
+  /** The status the continuation answers: a snapshot of it is not a new request. */
+  answered: StatusFingerprint | undefined;
+  /**
+   * True: send the continuation. False: it was delivered before (at most once), so only follow
+   * the task to its end.
    */
   deliver: boolean;
-  /** Denied or timed out: why the step was not done (the node's error). */
+  /** Denied, timed out or unanswered: why the step was not done (the node's error). */
   reason?: string | undefined;
   /** Approved with instructions: the task as it will be carried out. */
   effectiveTask?: string | undefined;
 }
 
 /**
- * Waits for a person's decision on a node's approval request (recording it on the way) and says
- * what to send the agent. Rejects when the run is aborted.
+ * Waits for a person's decision on a node's approval request or answer to its question (recording
+ * it on the way) and says what to send the agent. Rejects when the run is aborted.
  */
 export type AwaitApproval = (request: NodeApprovalRequest) => Promise<ApprovalVerdict>;
 
@@ -136,8 +159,9 @@ export interface ExecutePlanOptions {
   /** Jitter source, in [0, 1). @default Math.random */
   random?: (() => number) | undefined;
   /**
-   * Handles agents that ask for approval (TASK_STATE_AUTH_REQUIRED with an `{ approval }` data
-   * part): only that node waits, the rest of the plan goes on. Without it such a node fails.
+   * Handles agents that ask a person (TASK_STATE_AUTH_REQUIRED: approval, in any shape;
+   * TASK_STATE_INPUT_REQUIRED: a question): only that node waits, the rest of the plan goes on.
+   * Without it such a node fails.
    */
   awaitApproval?: AwaitApproval | undefined;
   /** The recorded state of a resumed run's nodes, by id (see {@link ResumedNode}). */
@@ -165,7 +189,7 @@ export interface ExecutionResult {
 export function interruptionMessage(reason: 'auth-required' | 'input-required'): string {
   return reason === 'auth-required'
     ? 'needs approval, but this run cannot ask for it'
-    : 'needs more input from a person (not supported yet)';
+    : 'asked a question, but this run cannot ask a person';
 }
 
 const FINISHED_STATES = new Set<NodeRun['state']>(['completed', 'failed', 'rejected', 'skipped']);
@@ -304,7 +328,9 @@ async function runNode({ node, options, runs, breakers }: RunNodeOptions): Promi
   const run = runs.get(node.id) as NodeRun;
   const input = buildNodeInput({ node, runs, options });
   const resumed =
-    run.state === 'running' || run.state === 'waiting_approval' ? run.state : undefined;
+    run.state === 'running' || run.state === 'waiting_approval' || run.state === 'waiting_input'
+      ? run.state
+      : undefined;
   const startedAt = resumed === undefined ? Date.now() : (run.startedAt ?? Date.now());
   if (resumed === undefined) run.state = 'running';
   run.startedAt = startedAt;
@@ -327,7 +353,11 @@ async function runNode({ node, options, runs, breakers }: RunNodeOptions): Promi
     },
   ).catch(() => undefined); // settleNode never throws; a tracing failure must not end the run
 
-  if (run.state === 'running' || run.state === 'waiting_approval') {
+  if (
+    run.state === 'running' ||
+    run.state === 'waiting_approval' ||
+    run.state === 'waiting_input'
+  ) {
     run.state = 'failed';
     run.error ??= signal?.aborted === true ? 'the run was canceled' : 'the node did not finish';
   }
@@ -404,7 +434,7 @@ interface SettleOptions {
   options: ExecutePlanOptions;
   breakers: AgentBreakers;
   /** Set for a resumed run's node that was under way when the session stopped. */
-  resumed: 'running' | 'waiting_approval' | undefined;
+  resumed: 'running' | 'waiting_approval' | 'waiting_input' | undefined;
 }
 
 /**
@@ -423,18 +453,30 @@ async function settleNode({
 }: SettleOptions): Promise<void> {
   const { signal, awaitApproval } = options;
   let outcome: NodeOutcome | undefined;
-  let pendingApproval: ApprovalRequest | undefined;
-  if (resumed === 'waiting_approval') {
+  /** What the agent asks now; undefined when a resumed node waits again for its recorded request. */
+  let asking: Omit<NodeApprovalRequest, 'node' | 'taskId' | 'task' | 'signal'> | undefined;
+  let waitingKind: 'approval' | 'input' = 'approval';
+  if (resumed === 'waiting_approval' || resumed === 'waiting_input') {
     if (run.taskId === undefined) {
       fail(run, NOT_RESENT_MESSAGE);
       return;
     }
+    waitingKind = resumed === 'waiting_input' ? 'input' : 'approval';
   } else if (resumed === 'running') {
     if (run.taskId === undefined) {
       fail(run, NOT_RESENT_MESSAGE);
       return;
     }
-    outcome = await continueTask({ node, input, options, taskId: run.taskId });
+    outcome = await continueTask({
+      node,
+      input,
+      options,
+      existingTask:
+        run.redeliver === undefined
+          ? { taskId: run.taskId }
+          : { taskId: run.taskId, ...run.redeliver, onlyIfStill: true },
+    });
+    delete run.redeliver;
   } else {
     outcome = await attemptWithRetries({ node, input, run, options, breakers });
     if (outcome === undefined) return;
@@ -451,43 +493,49 @@ async function settleNode({
           delete run.error;
           return;
         case 'failed':
-          fail(run, outcome.error);
+          if (outcome.rejected === true) {
+            run.state = 'rejected';
+            run.error = outcome.error;
+          } else {
+            fail(run, outcome.error);
+          }
           return;
         case 'interrupted': {
-          const asked = approvalRequestSchema.safeParse(outcome.data);
-          if (
-            outcome.reason !== 'auth-required' ||
-            awaitApproval === undefined ||
-            run.taskId === undefined
-          ) {
+          if (awaitApproval === undefined || run.taskId === undefined) {
             run.interrupted = outcome.reason;
             fail(run, interruptionMessage(outcome.reason));
             return;
           }
-          if (!asked.success) {
-            run.interrupted = outcome.reason;
-            fail(run, 'asked for approval without saying what for (no approval data part)');
-            return;
-          }
-          pendingApproval = asked.data.approval;
+          // Liberal in what we accept: any request is approvable, any question is asked.
+          const source = { parts: outcome.parts, agent: node.agent };
+          waitingKind = outcome.reason === 'auth-required' ? 'approval' : 'input';
+          asking = {
+            kind: waitingKind,
+            approval: waitingKind === 'approval' ? readApprovalRequest(source) : undefined,
+            question: waitingKind === 'input' ? readQuestion(source) : undefined,
+            asked: outcome.asked,
+          };
           break;
         }
       }
     }
-    // The agent waits for a person (or a resumed node waits again for its recorded approval).
+    // The agent waits for a person (or a resumed node waits again for its recorded request).
     const taskId = run.taskId as string;
     if (awaitApproval === undefined) {
-      fail(run, interruptionMessage('auth-required'));
+      fail(run, interruptionMessage(waitingKind === 'input' ? 'input-required' : 'auth-required'));
       return;
     }
-    run.state = 'waiting_approval';
+    run.state = waitingKind === 'input' ? 'waiting_input' : 'waiting_approval';
     let verdict: ApprovalVerdict;
     try {
       verdict = await awaitApproval({
         node,
         taskId,
         task: run.effectiveTask ?? node.task,
-        approval: pendingApproval,
+        kind: waitingKind,
+        approval: asking?.approval,
+        question: asking?.question,
+        asked: asking?.asked,
         signal: signal ?? new AbortController().signal,
       });
     } catch (error) {
@@ -495,22 +543,30 @@ async function settleNode({
         run,
         signal?.aborted === true
           ? 'the run was canceled'
-          : `its approval could not be handled: ${errorMessage(error)}`,
+          : `its ${waitingKind === 'input' ? 'question' : 'approval'} could not be handled: ${errorMessage(error)}`,
       );
       return;
     }
     run.approvalId = verdict.approvalId;
     if (verdict.effectiveTask !== undefined) run.effectiveTask = verdict.effectiveTask;
+    if (verdict.result === 'unanswered') {
+      run.state = 'rejected';
+      run.error = verdict.reason ?? 'its question was not answered';
+      return;
+    }
     run.state = 'running';
     outcome = await continueTask({
       node,
       input,
       options,
-      taskId,
-      decision: verdict.deliver ? verdict.decision : undefined,
+      existingTask: {
+        taskId,
+        continuation: verdict.deliver ? verdict.continuation : undefined,
+        answered: verdict.answered,
+      },
     });
-    pendingApproval = undefined;
-    if (verdict.decision.decision === 'deny') {
+    asking = undefined;
+    if (verdict.result === 'deny') {
       if (outcome.taskId !== undefined) run.taskId = outcome.taskId;
       run.state = 'rejected';
       run.error = verdict.reason ?? 'denied by a person';
@@ -593,14 +649,12 @@ async function continueTask({
   node,
   input,
   options,
-  taskId,
-  decision,
+  existingTask,
 }: {
   node: PlanNode;
   input: NodeInput;
   options: ExecutePlanOptions;
-  taskId: string;
-  decision?: ApprovalDecision | undefined;
+  existingTask: ExistingTask;
 }): Promise<NodeOutcome> {
   const { signal, retry = {}, random = Math.random } = options;
   const { baseDelayMs = 500, maxDelayMs = 8000 } = retry;
@@ -611,7 +665,7 @@ async function continueTask({
       attempt,
       options,
       breakers: undefined,
-      existingTask: { taskId, decision },
+      existingTask,
     });
     if (
       outcome.status !== 'failed' ||
@@ -643,7 +697,7 @@ async function callAgent({
   /** Undefined for continuations and follows, which the circuit breaker neither counts nor refuses. */
   breakers: AgentBreakers | undefined;
   onTask?: (taskId: string) => void;
-  existingTask?: { taskId: string; decision?: ApprovalDecision | undefined };
+  existingTask?: ExistingTask;
 }): Promise<NodeOutcome> {
   const { signal, invokeAgent, timeoutMs = 120_000 } = options;
   const controller = new AbortController();
@@ -659,6 +713,9 @@ async function callAgent({
       ),
     );
   }, timeoutMs);
+  // Once the agent has created a task it has the node's message and may act on it: a failure after
+  // that (a time-out, a cut stream) is not retried by sending the message again.
+  let taskCreated = false;
   const call = (): Promise<NodeOutcome> =>
     untilAborted(
       invokeAgent({
@@ -666,7 +723,10 @@ async function callAgent({
         input,
         attempt,
         signal: controller.signal,
-        onTask,
+        onTask: (taskId) => {
+          taskCreated = true;
+          onTask?.(taskId);
+        },
         ...(existingTask === undefined ? {} : { existingTask }),
       }),
       controller.signal,
@@ -689,7 +749,7 @@ async function callAgent({
     return {
       status: 'failed',
       error: failure.message,
-      retryable: (existingTask === undefined || notSent) && failure.transient,
+      retryable: ((existingTask === undefined && !taskCreated) || notSent) && failure.transient,
       ...(notSent ? { notSent } : {}),
       ...(existingTask === undefined ? {} : { taskId: existingTask.taskId }),
     };

@@ -20,11 +20,14 @@ export type {
 export { isRunHandover, RunHandover } from './run-handover';
 export type {
   CancelAgentTask,
+  Continuation,
   DependencyOutputs,
+  ExistingTask,
   InvokeAgent,
   InvokeAgentRequest,
   NodeOutcome,
   NodeRun,
+  StatusFingerprint,
 } from './node-outcome';
 export { renderNodeText } from './render-node-text';
 export type { RenderNodeTextOptions } from './render-node-text';

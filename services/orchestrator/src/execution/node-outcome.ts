@@ -1,4 +1,38 @@
-import type { ApprovalDecision, DependencyOutput, NodeInput, PlanNode } from '@fleet/a2a';
+import type { DependencyOutput, NodeInput, Part, PlanNode } from '@fleet/a2a';
+
+/**
+ * How a task status is recognised again (after a restart, or in a snapshot the agent re-sends):
+ * its state, and its time and status message id where the agent gave them.
+ */
+export interface StatusFingerprint {
+  state: string;
+  timestamp?: string | undefined;
+  messageId?: string | undefined;
+}
+
+/** A message that continues an interrupted task: an approval decision or an answer. */
+export interface Continuation {
+  /** The same on every send of this continuation, so an agent can recognise a re-send. */
+  messageId: string;
+  parts: Part[];
+}
+
+/** Going on with a node's existing agent task instead of sending the node's message. */
+export interface ExistingTask {
+  taskId: string;
+  /** Send this as the task's continuation; without it the task is only followed. */
+  continuation?: Continuation | undefined;
+  /**
+   * The interrupted status the continuation answers: events still showing it do not count until
+   * the agent has taken the continuation (it is not a new request).
+   */
+  answered?: StatusFingerprint | undefined;
+  /**
+   * A re-send after a restart: send the continuation only if the task still shows `answered`
+   * (the agent never got it); otherwise only follow the task.
+   */
+  onlyIfStill?: boolean | undefined;
+}
 
 /**
  * How one attempt of one plan node ended, as the agent reported it. Transport failures
@@ -26,6 +60,8 @@ export type NodeOutcome =
       retryable?: boolean | undefined;
       /** True when the call never reached the agent (no replica was up): safe to send again. */
       notSent?: boolean | undefined;
+      /** True when the agent refused the task (TASK_STATE_REJECTED): the node ends `rejected`. */
+      rejected?: boolean | undefined;
       taskId?: string | undefined;
     }
   | {
@@ -34,7 +70,11 @@ export type NodeOutcome =
       reason: 'auth-required' | 'input-required';
       /** The agent's status message text. */
       message: string;
-      /** The status message's data part (e.g. `{ approval: … }`). */
+      /** The status message's parts (read liberally: `readApprovalRequest`, `readQuestion`). */
+      parts: Part[];
+      /** The status that asked, to recognise it again. */
+      asked: StatusFingerprint;
+      /** The status message's first data part (e.g. `{ approval: … }`). */
       data?: unknown;
       taskId?: string | undefined;
     };
@@ -52,11 +92,11 @@ export interface InvokeAgentRequest {
   onTask?: ((taskId: string) => void) | undefined;
   /**
    * Go on with the node's existing agent task instead of sending the node's message: with a
-   * `decision`, send it as the continuation (`{ approvalDecision }` data part, same taskId) and
-   * follow the task to its end; without, only follow the task (`GetTask`, then `SubscribeToTask`
-   * while it runs) — how a resumed run recovers a node without sending it twice.
+   * `continuation`, send it (same taskId) and follow the task to its end; without, only follow the
+   * task (`GetTask`, then `SubscribeToTask` while it runs) — how a resumed run recovers a node
+   * without sending it twice.
    */
-  existingTask?: { taskId: string; decision?: ApprovalDecision | undefined } | undefined;
+  existingTask?: ExistingTask | undefined;
 }
 
 /** Cancels a node's agent task, best-effort (a run canceled while the node waits for approval). */
@@ -73,7 +113,14 @@ export interface NodeRun {
   id: string;
   agent: string;
   state:
-    'pending' | 'running' | 'waiting_approval' | 'completed' | 'failed' | 'rejected' | 'skipped';
+    | 'pending'
+    | 'running'
+    | 'waiting_approval'
+    | 'waiting_input'
+    | 'completed'
+    | 'failed'
+    | 'rejected'
+    | 'skipped';
   /** Attempts started so far. */
   attempts: number;
   /** Epoch milliseconds. */
@@ -85,8 +132,13 @@ export interface NodeRun {
   taskId?: string;
   /** Set when the node failed because its agent asked a person something the fleet cannot relay. */
   interrupted?: 'auth-required' | 'input-required';
-  /** The approval the node waits for, or last waited for. */
+  /** The approval (or question) the node waits for, or last waited for. */
   approvalId?: string;
+  /**
+   * Set on a resumed node whose decision or answer was delivered before the restart: sent again
+   * (same message id) if the task still shows the status it answered, else the task is followed.
+   */
+  redeliver?: { continuation: Continuation; answered: StatusFingerprint };
   /** The task as carried out, when an approver's instructions changed it. */
   effectiveTask?: string;
 }

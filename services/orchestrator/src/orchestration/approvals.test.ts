@@ -11,7 +11,7 @@ import {
   type PlanRequest,
   type ProgressEvent,
 } from '@fleet/a2a';
-import { A2AClient } from '@fleet/a2a/client';
+import { A2AClient, discoverAgentCard } from '@fleet/a2a/client';
 import type { RunningServer } from '@fleet/http';
 import {
   startScriptedAgent,
@@ -659,5 +659,130 @@ describe('orchestrator approvals (real Redis, real A2A agents)', () => {
       message: 'The session was canceled.',
     });
     expect((await orchestrator.sessions.get(sessionId))?.status).toBe('canceled');
+  });
+
+  describe('questions (TASK_STATE_INPUT_REQUIRED)', () => {
+    type InputRequired = Extract<ProgressEvent, { type: 'input-required' }>;
+    const isInputRequired = (event: ProgressEvent): event is InputRequired =>
+      event.type === 'input-required';
+    let booker: ScriptedAgent;
+    const bookPlan: Plan = {
+      nodes: [{ id: 'book', agent: 'booker', task: 'Book a hotel', dependsOn: [] }],
+      rationale: 'book',
+      confidence: 1,
+    };
+
+    beforeAll(async () => {
+      booker = await startScriptedAgent({
+        name: 'booker',
+        internalToken: TEST_TOKEN,
+        respond: (request) =>
+          request.isContinuation
+            ? { text: `Booked a hotel in ${request.text}.` }
+            : { question: 'Which city should I book?' },
+      });
+    });
+
+    afterAll(async () => {
+      await booker.close();
+    });
+
+    it('relays the question, waits, and continues the same task with the answer', async () => {
+      const orchestrator = await start({ agentUrls: [...agentUrls, booker.url] });
+      const before = booker.requests.length;
+      const run = orchestrate(orchestrator.client, {
+        text: 'Book me a hotel',
+        fleet: { tenant: 'acme', plan: bookPlan },
+      });
+      const { sessionId } = await run.waitFor(isRunStart);
+      const asked = await run.waitFor(isInputRequired);
+      expect(asked).toMatchObject({
+        nodeId: 'book',
+        agent: 'booker',
+        question: 'Which city should I book?',
+      });
+      const waiting = await orchestrator.sessions.get(sessionId);
+      expect(waiting?.status).toBe('waiting_input');
+      expect(waiting?.nodes['book']).toMatchObject({
+        state: 'waiting_input',
+        approvalId: asked.inputId,
+      });
+      // A question is not an approval: it cannot be approved.
+      await expect(
+        orchestrator.sessions.decideApproval({
+          sessionId,
+          approvalId: asked.inputId,
+          tenant: 'acme',
+          decision: 'approve',
+        }),
+      ).rejects.toThrow(/does not exist/);
+      await orchestrator.sessions.answerInput({
+        sessionId,
+        inputId: asked.inputId,
+        tenant: 'acme',
+        text: 'Lisbon',
+      });
+      const events = await run.done;
+      const { progress, lines } = readStream(events);
+      expect(progress).toContainEqual({
+        type: 'input-end',
+        inputId: asked.inputId,
+        status: 'answered',
+      });
+      expect(lines.some((line) => line.includes('asks: Which city should I book?'))).toBe(true);
+      const outcome = outcomeOf(events);
+      expect(outcome.state).toBe('TASK_STATE_COMPLETED');
+      expect(outcome.answer).toContain('Booked a hotel in Lisbon.');
+      const turns = booker.requests.slice(before);
+      expect(turns).toHaveLength(2);
+      expect(turns[1]).toMatchObject({ taskId: turns[0]?.taskId, isContinuation: true });
+      expect(turns[1]?.message.messageId).toBe(`fleet-answer-${asked.inputId}`);
+      const done = await orchestrator.sessions.get(sessionId);
+      expect(done?.status).toBe('completed');
+      expect(done?.approvals[asked.inputId]).toMatchObject({
+        kind: 'input',
+        status: 'answered',
+        answer: 'Lisbon',
+        deliveredAt: expect.any(String),
+        askedStatus: { state: 'TASK_STATE_INPUT_REQUIRED' },
+      });
+    });
+
+    it('ends a step whose question nobody answers in time, canceling its agent task', async () => {
+      const orchestrator = await start({
+        agentUrls: [...agentUrls, booker.url],
+        hitlTimeoutSeconds: 1,
+      });
+      const before = booker.requests.length;
+      const run = orchestrate(orchestrator.client, {
+        text: 'Book me a hotel',
+        fleet: { tenant: 'acme', plan: bookPlan },
+      });
+      const asked = await run.waitFor(isInputRequired);
+      const events = await run.done;
+      const { progress } = readStream(events);
+      expect(progress).toContainEqual({
+        type: 'input-end',
+        inputId: asked.inputId,
+        status: 'timed_out',
+      });
+      expect(progress.find((event) => event.type === 'node-end')).toMatchObject({
+        state: 'rejected',
+        error: 'its question was not answered in time',
+      });
+      // Nothing was sent to the agent after its question, and its task was canceled.
+      const turns = booker.requests.slice(before);
+      expect(turns).toHaveLength(1);
+      const agentClient = new A2AClient({
+        card: await discoverAgentCard(booker.url),
+        token: TEST_TOKEN,
+      });
+      await eventually(async () => {
+        const task = await agentClient.getTask({ id: turns[0]?.taskId ?? '' });
+        return task.status.state === 'TASK_STATE_CANCELED' ? task : undefined;
+      }, 'the agent task to be canceled');
+      const outcome = outcomeOf(events);
+      expect(outcome.answer).toContain('its question was not answered in time');
+    });
   });
 });

@@ -44,8 +44,18 @@ export function describeProgress(event: ProgressEvent): string {
     case 'approval-required': {
       const what =
         event.kind === 'plan' ? 'The plan' : `Step ${event.nodeId ?? '?'} (${event.agent ?? '?'})`;
-      return `${what} needs your approval (${event.risk} risk): ${trimEnd(event.summary)}. Approve or deny ${event.approvalId} before ${event.expiresAt}.`;
+      const risk =
+        event.riskDescription === undefined
+          ? `${event.risk} risk`
+          : `${event.risk} risk: ${trimEnd(event.riskDescription)}`;
+      return `${what} needs your approval (${risk}): ${trimEnd(event.summary)}. Approve or deny ${event.approvalId} before ${event.expiresAt}.`;
     }
+    case 'input-required':
+      return `Step ${event.nodeId} (${event.agent}) asks: ${event.question.trim()} Answer ${event.inputId} before ${event.expiresAt} (reply in the chat with X-Session-ID, or POST the answer to the session's inputs).`;
+    case 'input-end':
+      return event.status === 'answered'
+        ? `Question ${event.inputId} answered.`
+        : `Question ${event.inputId}: ${event.status.replace('_', ' ')}.`;
     case 'approval-end':
       return `Approval ${event.approvalId}: ${event.status.replace('_', ' ')}${event.instructions ? ` with instructions (${event.mode ?? 'enhance'}): ${trimEnd(event.instructions)}` : ''}.`;
     case 'compose-start':

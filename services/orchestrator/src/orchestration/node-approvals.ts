@@ -1,58 +1,63 @@
 import { randomUUID } from 'node:crypto';
-import type { ApprovalDecision, InstructionMode, PlanNode } from '@fleet/a2a';
+import {
+  answerMessageId,
+  decisionMessageId,
+  decisionParts,
+  textPart,
+  type ApprovalDecision,
+  type InstructionMode,
+  type PlanNode,
+} from '@fleet/a2a';
 import { InternalError, NotFoundError } from '@fleet/errors';
 import type { Approval, Session } from '@fleet/sessions';
 import { classifyInstructions } from '../approvals';
-import { isRunHandover, type ApprovalVerdict, type AwaitApproval } from '../execution';
+import {
+  isRunHandover,
+  type ApprovalVerdict,
+  type AwaitApproval,
+  type Continuation,
+  type NodeApprovalRequest,
+} from '../execution';
 import { approvalExpiry, type RunContext } from './run-context';
 import { syncStatus } from './session-writer';
 import { updateWithRetry } from './update-with-retry';
 
 /**
- * The run's {@link AwaitApproval}: when a node's agent asks for consent, records a `node`
- * approval (or takes the one recorded before and not yet delivered, after a restart), marks the
- * node `waiting_approval`, streams `approval-required` and waits — only this node; the executor
- * keeps the other branches going. The wait ends with a person's decision (on any replica, heard
- * through the session's events), or at the approval's expiry, when it is marked `timed_out`.
+ * The run's {@link AwaitApproval}: when a node's agent asks for consent or asks a question,
+ * records a `node` approval or an `input` question (or takes the one recorded before and not yet
+ * delivered, after a restart), marks the node `waiting_approval` / `waiting_input`, streams
+ * `approval-required` / `input-required` and waits — only this node; the executor keeps the other
+ * branches going. The wait ends with a person's decision or answer (on any replica, heard through
+ * the session's events), or at the expiry, when it is marked `timed_out`.
  *
  * Then: instructions given with an approval are classified (`enhance` / `override`); the
- * approval's `deliveredAt` is set under the session's lock BEFORE the continuation is sent, so a
+ * record's `deliveredAt` is set under the session's lock BEFORE the continuation is sent, so a
  * decision reaches the agent at most once (a decision found delivered already is not sent again:
- * the task is only followed); `approval-end` is streamed for every outcome. Deny, time-out and
- * expiry send a deny continuation and end the node `rejected` with the reason.
+ * the task is only followed); `approval-end` / `input-end` is streamed for every outcome. Deny,
+ * time-out and expiry of an approval send a deny continuation and end the node `rejected`; a
+ * question nobody answered in time cancels the agent task and ends the node `rejected`.
+ *
+ * Every continuation carries a stable message id ({@link decisionMessageId},
+ * {@link answerMessageId}), so a re-send after a crash is recognisable as the same message.
  *
  * When the run is canceled while the node waits, its agent task is canceled (best-effort).
  */
 export function createAwaitApproval(run: RunContext): AwaitApproval {
-  return async ({ node, taskId, task, approval: asked, signal }) => {
+  return async (request) => {
+    const { node, taskId, task, kind, signal } = request;
     const { sessions, sessionId } = run;
     await run.writer.written();
     const session = await sessions.get(sessionId);
     if (session === undefined) {
       throw new NotFoundError(`Session ${sessionId} does not exist or has expired.`);
     }
-    let approval = undeliveredApproval(session, node.id);
-    if (approval === undefined) {
-      if (asked === undefined) {
-        throw new InternalError(`Step ${node.id} waits for an approval that was never recorded.`);
-      }
-      approval = await sessions.addApproval(sessionId, {
-        id: randomUUID(),
-        kind: 'node',
-        nodeId: node.id,
-        agent: node.agent,
-        action: asked.action,
-        summary: asked.summary,
-        preview: asked.preview,
-        risk: asked.risk,
-        expiresAt: approvalExpiry(run.hitlTimeoutMs, asked.expiresAt),
-      });
-    }
+    let approval = undeliveredApproval(session, node.id, kind);
+    if (approval === undefined) approval = await recordRequest(run, request);
     const approvalId = approval.id;
     run.writer.record((draft) => {
       const recorded = draft.nodes[node.id];
       if (recorded === undefined) return;
-      recorded.state = 'waiting_approval';
+      recorded.state = kind === 'input' ? 'waiting_input' : 'waiting_approval';
       recorded.approvalId = approvalId;
       recorded.taskId = taskId;
     });
@@ -61,8 +66,12 @@ export function createAwaitApproval(run: RunContext): AwaitApproval {
       if (decided.status === 'pending') {
         // Written before it is announced: a client told to approve finds the node waiting.
         await run.writer.written();
-        announceApproval(run, decided);
+        if (kind === 'input') announceQuestion(run, decided);
+        else announceApproval(run, decided);
         decided = await waitForDecision(run, { approval: decided, signal });
+      }
+      if (kind === 'input' && decided.status !== 'answered') {
+        void run.cancelAgentTask?.({ agent: node.agent, taskId }).catch(() => undefined);
       }
       return await deliverDecision(run, { node, task, approval: decided, signal });
     } catch (error) {
@@ -74,16 +83,76 @@ export function createAwaitApproval(run: RunContext): AwaitApproval {
   };
 }
 
-/** The node's latest approval whose decision has not reached the agent yet, if any. */
-function undeliveredApproval(session: Session, nodeId: string): Approval | undefined {
+/** Records what a node's agent asks: a `node` approval, or an `input` question. */
+async function recordRequest(run: RunContext, request: NodeApprovalRequest): Promise<Approval> {
+  const { node, kind, approval: asked, question, asked: askedStatus } = request;
+  const common = {
+    id: randomUUID(),
+    nodeId: node.id,
+    agent: node.agent,
+    ...(askedStatus === undefined ? {} : { askedStatus }),
+  };
+  if (kind === 'input') {
+    if (question === undefined) {
+      throw new InternalError(`Step ${node.id} waits for an answer to a question never recorded.`);
+    }
+    return run.sessions.addApproval(run.sessionId, {
+      ...common,
+      kind: 'input',
+      action: 'answer-question',
+      summary: firstLine(question),
+      preview: question,
+      risk: 'low',
+      expiresAt: approvalExpiry(run.hitlTimeoutMs),
+    });
+  }
+  if (asked === undefined) {
+    throw new InternalError(`Step ${node.id} waits for an approval that was never recorded.`);
+  }
+  return run.sessions.addApproval(run.sessionId, {
+    ...common,
+    kind: 'node',
+    action: asked.action,
+    summary: asked.summary,
+    preview: asked.preview,
+    risk: asked.risk,
+    ...(asked.riskDescription === undefined ? {} : { riskDescription: asked.riskDescription }),
+    expiresAt: approvalExpiry(run.hitlTimeoutMs, asked.expiresAt),
+  });
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n').find((entry) => entry.trim() !== '') ?? text;
+  return line.trim().slice(0, 1000) || 'The agent asks a question.';
+}
+
+/** The node's latest approval (or question) whose decision has not reached the agent yet, if any. */
+function undeliveredApproval(
+  session: Session,
+  nodeId: string,
+  kind: 'approval' | 'input',
+): Approval | undefined {
+  const wanted = kind === 'input' ? 'input' : 'node';
   return Object.values(session.approvals)
     .filter(
       (approval) =>
-        approval.kind === 'node' &&
+        approval.kind === wanted &&
         approval.nodeId === nodeId &&
         approval.deliveredAt === undefined,
     )
     .sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
+}
+
+/** Streams `input-required` for a pending question. */
+export function announceQuestion(run: RunContext, input: Approval): void {
+  run.progress({
+    type: 'input-required',
+    inputId: input.id,
+    nodeId: input.nodeId ?? '?',
+    agent: input.agent ?? '?',
+    question: input.preview,
+    expiresAt: input.expiresAt,
+  });
 }
 
 /** Streams `approval-required` for a pending approval. */
@@ -91,22 +160,29 @@ export function announceApproval(run: RunContext, approval: Approval): void {
   run.progress({
     type: 'approval-required',
     approvalId: approval.id,
-    kind: approval.kind,
+    kind: approval.kind === 'plan' ? 'plan' : 'node',
     ...(approval.nodeId === undefined ? {} : { nodeId: approval.nodeId }),
     ...(approval.agent === undefined ? {} : { agent: approval.agent }),
     action: approval.action,
     summary: approval.summary,
     preview: approval.preview,
     risk: approval.risk,
+    ...(approval.riskDescription === undefined
+      ? {}
+      : { riskDescription: approval.riskDescription }),
     expiresAt: approval.expiresAt,
   });
 }
 
-/** Streams `approval-end`. */
+/** Streams `approval-end` (or `input-end` for a question). */
 export function announceDecision(
   run: RunContext,
   { approval, mode }: { approval: Approval; mode?: InstructionMode | undefined },
 ): void {
+  if (approval.kind === 'input') {
+    run.progress({ type: 'input-end', inputId: approval.id, status: approval.status });
+    return;
+  }
   run.progress({
     type: 'approval-end',
     approvalId: approval.id,
@@ -153,8 +229,13 @@ async function timeOut(run: RunContext, approvalId: string): Promise<Approval | 
   return outcome?.approval;
 }
 
-/** Why a step was not done, for an approval that was not granted. */
+/** Why a step was not done, for an approval that was not granted (or a question not answered). */
 export function refusalReason(approval: Approval): string {
+  if (approval.kind === 'input') {
+    return approval.status === 'expired'
+      ? 'its question expired before anyone answered'
+      : 'its question was not answered in time';
+  }
   switch (approval.status) {
     case 'denied':
       return approval.instructions === undefined || approval.instructions.trim() === ''
@@ -165,14 +246,51 @@ export function refusalReason(approval: Approval): string {
     case 'expired':
       return 'approval expired before anyone decided';
     case 'approved':
+    case 'answered':
     case 'pending':
       return `approval ${approval.status}`;
   }
 }
 
 /**
- * Turns a decided node approval into the continuation, marks it delivered under the lock (at
- * most once) and streams `approval-end`.
+ * The continuation that carries a decided approval's decision (or a question's answer) to the
+ * agent, with its stable message id: what {@link deliverDecision} sends and what a resumed run
+ * sends again when the agent provably never got it. Undefined for a question nobody answered.
+ */
+export function continuationFor(
+  approval: Approval,
+  decision?: ApprovalDecision,
+): Continuation | undefined {
+  if (approval.kind === 'input') {
+    if (approval.status !== 'answered' || approval.answer === undefined) return undefined;
+    return { messageId: answerMessageId(approval.id), parts: [textPart(approval.answer)] };
+  }
+  return {
+    messageId: decisionMessageId(approval.id),
+    parts: decisionParts(decision ?? recordedDecision(approval)),
+  };
+}
+
+/** The decision a decided approval stands for, as recorded (instructions and mode included). */
+export function recordedDecision(approval: Approval, effectiveTask?: string): ApprovalDecision {
+  const instructions = approval.instructions?.trim();
+  const given = instructions !== undefined && instructions !== '';
+  if (approval.status === 'approved') {
+    return given
+      ? {
+          decision: 'approve',
+          instructions,
+          ...(approval.mode === undefined ? {} : { mode: approval.mode }),
+          ...(effectiveTask === undefined ? {} : { effectiveTask }),
+        }
+      : { decision: 'approve' };
+  }
+  return { decision: 'deny', instructions: given ? instructions : refusalReason(approval) };
+}
+
+/**
+ * Turns a decided node approval (or answered question) into the continuation, marks it delivered
+ * under the lock (at most once) and streams `approval-end` / `input-end`.
  */
 async function deliverDecision(
   run: RunContext,
@@ -183,12 +301,20 @@ async function deliverDecision(
     signal,
   }: { node: PlanNode; task: string; approval: Approval; signal: AbortSignal },
 ): Promise<ApprovalVerdict> {
-  let decision: ApprovalDecision;
+  if (approval.status === 'pending') {
+    throw new InternalError(`Approval ${approval.id} is still pending.`);
+  }
+  let decision: ApprovalDecision | undefined;
   let mode: InstructionMode | undefined;
   let effectiveTask: string | undefined;
   let reason: string | undefined;
+  let result: ApprovalVerdict['result'];
   const instructions = approval.instructions?.trim();
-  if (approval.status === 'approved') {
+  if (approval.kind === 'input') {
+    result = approval.status === 'answered' ? 'answer' : 'unanswered';
+    if (result === 'unanswered') reason = refusalReason(approval);
+  } else if (approval.status === 'approved') {
+    result = 'approve';
     if (instructions !== undefined && instructions !== '') {
       const classified = await classifyInstructions({
         task,
@@ -203,15 +329,12 @@ async function deliverDecision(
     } else {
       decision = { decision: 'approve' };
     }
-  } else if (approval.status === 'pending') {
-    throw new InternalError(`Approval ${approval.id} is still pending.`);
   } else {
+    result = 'deny';
     reason = refusalReason(approval);
-    decision = {
-      decision: 'deny',
-      instructions: instructions !== undefined && instructions !== '' ? instructions : reason,
-    };
+    decision = recordedDecision(approval);
   }
+  const goesOn = result === 'approve' || result === 'answer';
 
   await run.writer.written();
   const deliver = await updateWithRetry(run.sessions, {
@@ -222,7 +345,7 @@ async function deliverDecision(
       recorded.deliveredAt = new Date().toISOString();
       if (mode !== undefined) recorded.mode = mode;
       const recordedNode = draft.nodes[node.id];
-      if (recordedNode !== undefined && decision.decision === 'approve') {
+      if (recordedNode !== undefined && goesOn) {
         recordedNode.state = 'running';
         if (effectiveTask !== undefined) recordedNode.effectiveTask = effectiveTask;
       }
@@ -236,15 +359,18 @@ async function deliverDecision(
       ...run.log,
       nodeId: node.id,
       approvalId: approval.id,
+      kind: approval.kind,
       status: approval.status,
       mode,
       deliver,
     },
-    'approval decided',
+    approval.kind === 'input' ? 'question settled' : 'approval decided',
   );
   return {
     approvalId: approval.id,
-    decision,
+    result,
+    continuation: continuationFor(approval, decision),
+    answered: approval.askedStatus,
     deliver,
     ...(reason === undefined ? {} : { reason }),
     ...(effectiveTask === undefined ? {} : { effectiveTask }),

@@ -230,6 +230,7 @@ function finishedSessionEvents(session: Session): AgentEvent[] | undefined {
   switch (session.status) {
     case 'running':
     case 'waiting_approval':
+    case 'waiting_input':
       return undefined;
     case 'completed': {
       const stored = storedResult(session);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { A2A_VERSION, createMessage, dataPart, textPart } from '@fleet/a2a';
 import type { A2AHandler } from '@fleet/a2a/server';
-import type { SessionStore } from '@fleet/sessions';
+import { isActiveStatus, type SessionStore } from '@fleet/sessions';
 import type { RunLogger } from './run-context';
 
 /** Options for {@link resumeSessions}. */
@@ -35,7 +35,7 @@ export async function resumeSessions({
     try {
       const session = await sessions.get(sessionId);
       if (session === undefined) continue;
-      if (session.status !== 'running' && session.status !== 'waiting_approval') continue;
+      if (!isActiveStatus(session.status)) continue;
       const reply = await handler.handle(
         {
           jsonrpc: '2.0',

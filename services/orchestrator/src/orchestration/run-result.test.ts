@@ -86,6 +86,84 @@ describe('resumedNodes', () => {
     expect(nodes['send']).toMatchObject({ state: 'waiting_approval', taskId: 'mail-task' });
     expect(nodes['run']).toMatchObject({ state: 'running', taskId: 'code-task' });
     expect(nodes['write']).toMatchObject({ state: 'pending' });
+    // No status recorded for what asked: nothing can be sent again safely, only followed.
+    expect(nodes['run']?.redeliver).toBeUndefined();
+  });
+
+  it('carries the delivered decision (same message id) to send again if the task still asks', () => {
+    const asked = { state: 'TASK_STATE_AUTH_REQUIRED', messageId: 'ask-7' };
+    const nodes = resumedNodes(
+      plan,
+      session({
+        approvals: {
+          'a-send': approval('a-send', { status: 'pending', nodeId: 'send' }),
+          'a-run': approval('a-run', {
+            nodeId: 'run',
+            deliveredAt: '2026-01-01T00:00:30.000Z',
+            instructions: 'only the first file',
+            mode: 'enhance',
+            askedStatus: asked,
+          }),
+        },
+      }),
+    );
+    expect(nodes['run']).toMatchObject({
+      state: 'running',
+      redeliver: {
+        answered: asked,
+        continuation: {
+          messageId: 'fleet-decision-a-run',
+          parts: [
+            { text: 'Approved. Instructions: only the first file' },
+            {
+              data: {
+                approvalDecision: {
+                  decision: 'approve',
+                  instructions: 'only the first file',
+                  mode: 'enhance',
+                },
+              },
+            },
+          ],
+        },
+      },
+    });
+  });
+
+  it('carries a delivered answer to a question, and resumes a node waiting for one', () => {
+    const asked = { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: '2026-01-01T00:00:10.000Z' };
+    const nodes = resumedNodes(
+      plan,
+      session({
+        nodes: {
+          ...session().nodes,
+          send: {
+            agent: 'mail',
+            state: 'waiting_input',
+            attempts: 1,
+            taskId: 'mail-task',
+            approvalId: 'q-send',
+          },
+        },
+        approvals: {
+          'q-send': approval('q-send', {
+            kind: 'input',
+            status: 'answered',
+            answer: 'Bob',
+            nodeId: 'send',
+            deliveredAt: '2026-01-01T00:00:30.000Z',
+            askedStatus: asked,
+          }),
+        },
+      }),
+    );
+    expect(nodes['send']).toMatchObject({
+      state: 'running',
+      redeliver: {
+        answered: asked,
+        continuation: { messageId: 'fleet-answer-q-send', parts: [{ text: 'Bob' }] },
+      },
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import type { NodeReport, Plan, RunResult } from '@fleet/a2a';
 import type { Session, SessionNode } from '@fleet/sessions';
 import type { NodeRun, ResumedNode } from '../execution';
+import { continuationFor, recordedDecision } from './node-approvals';
 
 /** A plan with no steps, for a session that ended before it had one. */
 const EMPTY_PLAN: Plan = { nodes: [], rationale: '', confidence: 0 };
@@ -61,8 +62,10 @@ export function storedResult(session: Session): { text: string; result: RunResul
 
 /**
  * The executor's starting point for a resumed session: each recorded node as a
- * {@link ResumedNode}. A node recorded `waiting_approval` whose decision was already delivered
- * is followed (`running`) instead of waiting again: its decision reached the agent.
+ * {@link ResumedNode}. A node whose approval or question was decided and marked delivered before
+ * the restart does not wait again: it is `running`, with the continuation to send again (same
+ * message id) should the agent task still show the very status it answered — the crash fell
+ * between marking and sending — and otherwise only followed.
  */
 export function resumedNodes(plan: Plan, session: Session): Record<string, ResumedNode> {
   const nodes: Record<string, ResumedNode> = {};
@@ -70,10 +73,18 @@ export function resumedNodes(plan: Plan, session: Session): Record<string, Resum
     const recorded = session.nodes[node.id];
     if (recorded === undefined) continue;
     let state = recorded.state;
-    if (state === 'waiting_approval') {
-      const approval =
-        recorded.approvalId === undefined ? undefined : session.approvals[recorded.approvalId];
-      if (approval !== undefined && approval.deliveredAt !== undefined) state = 'running';
+    const approval =
+      recorded.approvalId === undefined ? undefined : session.approvals[recorded.approvalId];
+    let redeliver: ResumedNode['redeliver'];
+    if (approval !== undefined && approval.deliveredAt !== undefined && approval.kind !== 'plan') {
+      if (state === 'waiting_approval' || state === 'waiting_input') state = 'running';
+      const continuation = continuationFor(
+        approval,
+        approval.kind === 'node' ? recordedDecision(approval, recorded.effectiveTask) : undefined,
+      );
+      if (state === 'running' && continuation !== undefined && approval.askedStatus !== undefined) {
+        redeliver = { continuation, answered: approval.askedStatus };
+      }
     }
     const startedAt =
       recorded.startedAt === undefined ? Number.NaN : Date.parse(recorded.startedAt);
@@ -90,6 +101,7 @@ export function resumedNodes(plan: Plan, session: Session): Record<string, Resum
       ...(recorded.taskId === undefined ? {} : { taskId: recorded.taskId }),
       ...(recorded.approvalId === undefined ? {} : { approvalId: recorded.approvalId }),
       ...(recorded.effectiveTask === undefined ? {} : { effectiveTask: recorded.effectiveTask }),
+      ...(redeliver === undefined ? {} : { redeliver }),
     };
   }
   return nodes;
@@ -108,6 +120,7 @@ export function describeResume(session: Session): string {
     entries.filter(([, node]) => states.includes(node.state)).map(([id]) => id);
   const done = named(['completed', 'failed', 'rejected', 'skipped']);
   const waiting = named(['waiting_approval']);
+  const asking = named(['waiting_input']);
   const running = named(['running']);
   const pending = named(['pending']);
   const planWaits = Object.values(session.approvals).some(
@@ -119,6 +132,7 @@ export function describeResume(session: Session): string {
       : `${done.length} of ${entries.length} step${entries.length === 1 ? '' : 's'} done${done.length === 0 ? '' : ` (${done.join(', ')})`}`,
     ...(planWaits ? ['the plan waits for approval'] : []),
     ...(waiting.length === 0 ? [] : [`waiting for approval: ${waiting.join(', ')}`]),
+    ...(asking.length === 0 ? [] : [`waiting for an answer: ${asking.join(', ')}`]),
     ...(running.length === 0 ? [] : [`under way: ${running.join(', ')}`]),
     ...(pending.length === 0 || planWaits ? [] : [`still to run: ${pending.join(', ')}`]),
   ];

@@ -1,4 +1,4 @@
-import type { Session, SessionStore } from '@fleet/sessions';
+import { syncWaitingStatus, type Session, type SessionStore } from '@fleet/sessions';
 
 /** The logging a session writer needs. */
 export interface SessionWriterLogger {
@@ -29,8 +29,8 @@ export interface SessionWriter {
  * queued while a write is in flight are applied together in the next one — one locked
  * read-modify-write per batch instead of per change (a fan-out of 16 would otherwise queue 32
  * Redlock round trips). Each batch also keeps the session's status in step with its approvals:
- * `waiting_approval` while any is pending, `running` otherwise (a finished session keeps its
- * status).
+ * `waiting_approval` / `waiting_input` while any is pending, `running` otherwise (a finished
+ * session keeps its status).
  *
  * @example
  * const writer = createSessionWriter({ sessions, sessionId, logger });
@@ -80,10 +80,10 @@ export function createSessionWriter({
   };
 }
 
-/** `waiting_approval` while an approval is pending, else `running`; a finished session keeps its status. */
+/**
+ * `waiting_approval` while an approval is pending, `waiting_input` while only questions are, else
+ * `running`; a finished session keeps its status.
+ */
 export function syncStatus(draft: Session): void {
-  if (draft.status !== 'running' && draft.status !== 'waiting_approval') return;
-  draft.status = Object.values(draft.approvals).some((approval) => approval.status === 'pending')
-    ? 'waiting_approval'
-    : 'running';
+  syncWaitingStatus(draft);
 }
