@@ -102,3 +102,101 @@ export async function waitForSession(
   }
   throw new Error(`session ${sessionId} never got there: ${JSON.stringify(last).slice(0, 800)}`);
 }
+
+/** What one streamed chat completion through the gateway showed. */
+export interface StreamedChat {
+  /** The `x-session-id` response header. */
+  sessionId: string;
+  /** The fleet events (the chunks' `fleet` field), in order. */
+  events: FleetEvent[];
+  /** The answer (`delta.content`). */
+  content: string;
+  /** The progress lines (`delta.reasoning_content`). */
+  reasoning: string;
+  /** True when `onEvent` stopped the reading before the stream ended. */
+  stopped: boolean;
+  /**
+   * The error the stream ended with, if it did (the openai SDK throws it): a run that failed as a
+   * whole (every step failed) ends so, after its answer.
+   */
+  error?: Error;
+}
+
+/** Options for {@link streamChat}. */
+export interface StreamChatOptions {
+  /** The last user message. */
+  message: string;
+  /** Continue this session (`X-Session-ID`) instead of starting an orchestrated run. */
+  sessionId?: string;
+  /**
+   * Runs for each fleet event, with what was read so far (the session id …), before the stream is
+   * read on (decide an approval, answer a question, …). `'stop'` ends the reading there and lets
+   * go of the request; the session goes on without a client.
+   */
+  onEvent?: (event: FleetEvent, chat: StreamedChat) => 'stop' | void | Promise<'stop' | void>;
+}
+
+/**
+ * Streams one chat completion through the gateway with the official openai SDK: a new orchestrated
+ * run, or the rest of a session (`sessionId`), collecting what it shows. An error after the run
+ * started streaming is kept in `error` (with everything shown before it); one before is thrown.
+ *
+ * @example
+ * const { events, content } = await streamChat(client, { message: 'Pay invoice INV-1' });
+ */
+export async function streamChat(
+  client: OpenAI,
+  { message, sessionId, onEvent }: StreamChatOptions,
+): Promise<StreamedChat> {
+  const abort = new AbortController();
+  const { data: stream, response } = await client.chat.completions
+    .create(
+      {
+        model: 'fleet-orchestration',
+        stream: true,
+        messages: [{ role: 'user', content: message }],
+      },
+      {
+        headers:
+          sessionId === undefined
+            ? { 'X-Routing-Mode': 'orchestration' }
+            : { 'X-Session-ID': sessionId },
+        signal: abort.signal,
+      },
+    )
+    .withResponse();
+  const chat: StreamedChat = {
+    sessionId: response.headers.get('x-session-id') ?? '',
+    events: [],
+    content: '',
+    reasoning: '',
+    stopped: false,
+  };
+  try {
+    for await (const chunk of stream) {
+      const delta = chunk.choices[0]?.delta as
+        { content?: string | null; reasoning_content?: string } | undefined;
+      chat.content += delta?.content ?? '';
+      chat.reasoning += delta?.reasoning_content ?? '';
+      const event = (chunk as unknown as { fleet?: FleetEvent }).fleet;
+      if (event === undefined) continue;
+      chat.events.push(event);
+      if ((await onEvent?.(event, chat)) === 'stop') {
+        chat.stopped = true;
+        abort.abort();
+        break;
+      }
+    }
+  } catch (error) {
+    if (!chat.stopped) {
+      if (!(error instanceof Error) || chat.events.length === 0) throw error;
+      chat.error = error;
+    }
+  }
+  return chat;
+}
+
+/** The events of one type, in order. */
+export function eventsOf(events: readonly FleetEvent[], type: string): FleetEvent[] {
+  return events.filter((event) => event.type === type);
+}

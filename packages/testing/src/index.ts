@@ -1,4 +1,7 @@
-/** Test-only helpers: a scripted OpenAI-compatible server, an OTLP capture server, service boot helpers. */
+/**
+ * Test-only helpers: a scripted OpenAI-compatible server, an OTLP capture server, service boot
+ * helpers, and agents built only on `@a2a-js/sdk` (agents the fleet did not write).
+ */
 export { startScriptedOpenAI } from './openai/start-scripted-openai';
 export type {
   RecordedRequest,
@@ -50,3 +53,45 @@ export { servicePrefix, startService } from './process/start-service';
 export type { RunningService, StartServiceOptions } from './process/start-service';
 export { createRecordingTracer } from './tracing/create-recording-tracer';
 export type { RecordedSpan } from './tracing/create-recording-tracer';
+export { startSdkAgent } from './sdk-agents/start-sdk-agent';
+export type {
+  SdkAgent,
+  SdkAgentRequest,
+  SdkSkill,
+  StartSdkAgentOptions,
+} from './sdk-agents/start-sdk-agent';
+export {
+  BILLS_AGENT_CARD,
+  createInvoiceExecutor,
+  INVOICE_AGENT_CARD,
+} from './sdk-agents/invoice-executor';
+export type {
+  InvoiceDecision,
+  InvoiceExecutor,
+  InvoiceExecutorOptions,
+  InvoicePayment,
+} from './sdk-agents/invoice-executor';
+export { createQuestionExecutor, TRAVEL_AGENT_CARD } from './sdk-agents/question-executor';
+export type {
+  QuestionAnswer,
+  QuestionExecutor,
+  QuestionExecutorOptions,
+} from './sdk-agents/question-executor';
+export {
+  createShapesExecutor,
+  SHAPE_SKILLS,
+  SHAPE_TEXTS,
+  SHAPES_AGENT_CARD,
+} from './sdk-agents/shapes-executor';
+export type { ReplyShape } from './sdk-agents/shapes-executor';
+export {
+  artifactEvent,
+  messageEvent,
+  sdkData,
+  sdkText,
+  statusEvent,
+  taskSnapshot,
+} from './sdk-agents/sdk-events';
+export type { SdkTaskState, TurnIds, WirePart } from './sdk-agents/sdk-events';
+export { startRedisServer } from './process/start-redis-server';
+export type { StartRedisServerOptions, TestRedisServer } from './process/start-redis-server';

@@ -353,6 +353,38 @@ describe('orchestrator (service)', () => {
     });
   });
 
+  it('fails a run whose only step failed, keeping the answer that says why', async () => {
+    const plan: Plan = {
+      nodes: [{ id: 'mail', agent: 'broken-agent', task: 'Read the mailbox', dependsOn: [] }],
+      rationale: 'one step',
+      confidence: 1,
+    };
+    const events = await collect(orchestrate('Read my mail', { tenant: 'acme', plan }));
+    const last = events.at(-1);
+    if (last === undefined || !('statusUpdate' in last)) throw new Error('expected a final status');
+    expect(last.statusUpdate.status.state).toBe('TASK_STATE_FAILED');
+    expect(partsText(last.statusUpdate.status.message?.parts ?? [])).toMatch(
+      /^Every step failed — mail \(broken-agent\): /,
+    );
+    const progress = events.flatMap((event) => {
+      if (!('statusUpdate' in event)) return [];
+      const data = findData(event.statusUpdate.status.message?.parts ?? [], progressEnvelope);
+      return data === undefined ? [] : [data.progress];
+    });
+    expect(progress.at(-1)).toEqual({ type: 'run-end', state: 'failed' });
+    // The answer (which step failed and why) still comes, before the failure.
+    const answer = events.find((event) => 'artifactUpdate' in event);
+    expect(answer === undefined ? '' : partsText(answer.artifactUpdate.artifact.parts)).toMatch(
+      /mail/,
+    );
+    const sessionId = (last.statusUpdate.metadata as { sessionId: string }).sessionId;
+    expect(await sessions.get(sessionId)).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/^Every step failed/),
+      result: { failedNodes: ['mail'] },
+    });
+  });
+
   it('fails the run with a clear message when the planner is unreachable', async () => {
     const events = await collect(orchestrate('What is new?', { tenant: 'acme' }));
     const last = events.at(-1);

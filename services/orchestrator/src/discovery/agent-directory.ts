@@ -107,10 +107,17 @@ export function createAgentDirectory({
     }
   }
 
+  /**
+   * The agent's process answers. `/healthz` is the fleet's convention, not A2A's: an agent we did
+   * not write may have none, and a 404 (or any other answer below 500, or 501) still proves its
+   * server is up. Only no answer or a server error drops it.
+   */
   async function checkHealth(url: string): Promise<void> {
     const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
     await response.body?.cancel();
-    if (!response.ok) throw new Error(`GET /healthz answered ${response.status}`);
+    if (response.status >= 500 && response.status !== 501) {
+      throw new Error(`GET /healthz answered ${response.status}`);
+    }
   }
 
   async function probe(url: string): Promise<{ url: string; card: AgentCard } | undefined> {

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   createMessage,
   dataPart,
@@ -34,6 +35,9 @@ export type A2AAgentInvoker = InvokeAgent & { cancelTask: CancelAgentTask };
 
 /** How often a follow of an existing task re-reads it when its stream ends early. */
 const FOLLOW_ROUNDS = 3;
+
+/** How often the task of an agent without streaming is read while it runs. */
+const POLL_INTERVAL_MS = 1000;
 
 /** The logging the invoker needs. */
 export interface InvokerLogger {
@@ -139,7 +143,7 @@ export function createA2AAgentInvoker({
             dataPart(input),
           ],
         });
-        await tracker.follow(client.sendStreamingMessage({ message }, { signal }));
+        await tracker.follow(sendTurn(client, message, signal));
         if (!tracker.done && tracker.taskId !== undefined) {
           await recover({ client, tracker, signal });
         }
@@ -202,7 +206,7 @@ async function continueExisting({
     if (send && continuation !== undefined) {
       const message = createMessage({ taskId, parts: continuation.parts });
       message.messageId = continuation.messageId;
-      await tracker.follow(client.sendStreamingMessage({ message }, { signal }));
+      await tracker.follow(sendTurn(client, message, signal));
     }
     if (!tracker.done) await recover({ client, tracker, signal });
   } catch (error) {
@@ -214,6 +218,28 @@ async function continueExisting({
     }
     throw error;
   }
+}
+
+/** True when the agent's card declares streaming (SSE); without it only unary calls work. */
+function streams(client: A2AClient): boolean {
+  return client.card?.capabilities.streaming === true;
+}
+
+/**
+ * Sends one message: `SendStreamingMessage` to an agent whose card declares streaming, else a
+ * blocking `SendMessage` whose answer (the task, or a direct message) is the turn's one event.
+ */
+async function* sendTurn(
+  client: A2AClient,
+  message: Message,
+  signal: AbortSignal,
+): AsyncGenerator<StreamResponse, void, undefined> {
+  if (streams(client)) {
+    yield* client.sendStreamingMessage({ message }, { signal });
+    return;
+  }
+  const answer = await client.sendMessage({ message }, { signal });
+  yield 'status' in answer ? { task: answer } : { message: answer };
 }
 
 /** True when a task status is the one recorded (same state; same message id and time where known). */
@@ -252,6 +278,15 @@ async function recover({
   signal: AbortSignal;
 }): Promise<void> {
   const id = tracker.taskId as string;
+  if (!streams(client)) {
+    // No SubscribeToTask without streaming: read the task until it ends (the node's time-out
+    // bounds the wait).
+    for (;;) {
+      tracker.applyTask(await client.getTask({ id, historyLength: 0 }, { signal }));
+      if (tracker.done) return;
+      await delay(POLL_INTERVAL_MS, undefined, { signal });
+    }
+  }
   for (let round = 0; round < FOLLOW_ROUNDS && !tracker.done; round += 1) {
     tracker.applyTask(await client.getTask({ id, historyLength: 0 }, { signal }));
     if (tracker.done) return;

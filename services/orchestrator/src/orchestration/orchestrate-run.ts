@@ -195,7 +195,24 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
     failedNodes,
     composer: answer.composer,
   };
-  return endCompleted(options, { text: answer.text, result });
+  return endCompleted(options, { text: answer.text, result, failure: runFailure(execution.nodes) });
+}
+
+/**
+ * Why the run as a whole failed, or undefined: it failed when none of its steps was done and at
+ * least one failed (steps a person declined are a decision, not a failure; a run with some steps
+ * done is a partial answer that names the failed ones).
+ */
+export function runFailure(nodes: readonly NodeRun[]): string | undefined {
+  if (nodes.length === 0 || nodes.some((node) => node.state === 'completed')) return undefined;
+  const failed = nodes.filter((node) => node.state === 'failed');
+  if (failed.length === 0) return undefined;
+  const reasons = failed
+    .map((node) => `${node.id} (${node.agent}): ${node.error ?? 'unknown error'}`)
+    .join('; ');
+  return failed.length === nodes.length
+    ? `Every step failed — ${reasons}`
+    : `No step was done — ${reasons}`;
 }
 
 /** The run's memory, when the orchestrator has one and the run has a user (see `memoryUser`). */
@@ -217,14 +234,19 @@ function startMemory({
   });
 }
 
-/** Records the result, streams `run-end`, the `result` artifact and COMPLETED. */
+/**
+ * Records the result, streams `run-end`, the `result` artifact and COMPLETED — or, with `failure`
+ * (every step failed: {@link runFailure}), the same answer and result but `run-end` `failed`, the
+ * session `failed` and the task FAILED with the reason, so no client reads a failed run as done.
+ */
 async function endCompleted(
   { run, queue }: OrchestrateRunOptions,
-  { text, result }: { text: string; result: RunResult },
+  { text, result, failure }: { text: string; result: RunResult; failure?: string | undefined },
 ): Promise<string> {
   const { writer, sessionId } = run;
   writer.record((draft) => {
-    draft.status = 'completed';
+    draft.status = failure === undefined ? 'completed' : 'failed';
+    if (failure !== undefined) draft.error = failure;
     draft.result = {
       text,
       citations: result.citations,
@@ -233,12 +255,22 @@ async function endCompleted(
     };
   });
   await writer.written();
-  run.progress({ type: 'run-end', state: 'completed' });
+  run.progress({ type: 'run-end', state: failure === undefined ? 'completed' : 'failed' });
   queue.push({
     type: 'artifact',
     artifact: { name: 'result', parts: [textPart(text), dataPart(result)] },
     lastChunk: true,
   });
+  if (failure !== undefined) {
+    queue.push({
+      type: 'status',
+      state: 'TASK_STATE_FAILED',
+      message: failure,
+      metadata: { sessionId },
+    });
+    run.logger.warn({ ...run.log, failedNodes: result.failedNodes, reason: failure }, 'run failed');
+    return text;
+  }
   queue.push({ type: 'status', state: 'TASK_STATE_COMPLETED', metadata: { sessionId } });
   run.logger.info(
     { ...run.log, failedNodes: result.failedNodes, composer: result.composer },

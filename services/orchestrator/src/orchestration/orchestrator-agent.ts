@@ -257,10 +257,24 @@ function finishedSessionEvents(session: Session): AgentEvent[] | undefined {
         },
       ];
     }
-    case 'failed':
+    case 'failed': {
+      // A run whose every step failed keeps its answer (what failed and why) beside the failure.
+      const stored = storedResult(session);
       return [
         start,
         line({ type: 'run-end', state: 'failed' }),
+        ...(stored === undefined
+          ? []
+          : [
+              {
+                type: 'artifact' as const,
+                artifact: {
+                  name: 'result',
+                  parts: [textPart(stored.text), dataPart(stored.result)],
+                },
+                lastChunk: true,
+              },
+            ]),
         {
           type: 'status',
           state: 'TASK_STATE_FAILED',
@@ -268,6 +282,7 @@ function finishedSessionEvents(session: Session): AgentEvent[] | undefined {
           metadata,
         },
       ];
+    }
     case 'canceled':
       return [
         start,
@@ -333,16 +348,32 @@ async function runInBackground(background: BackgroundRun): Promise<void> {
   context.signal.addEventListener('abort', onTaskAbort, { once: true });
   if (context.signal.aborted) onTaskAbort();
 
+  // Renewed every third of its TTL. A lease that could not be renewed for a whole TTL (Redis is
+  // unreachable) is as good as lost: the run stops here — its client gets a clear end instead of
+  // keep-alives forever — and the recovery sweep resumes the session once Redis is back.
+  let renewedAt = Date.now();
   const renewal = setInterval(
     () => {
       lease.renew().then(
         (held) => {
-          if (held) return;
+          if (held) {
+            renewedAt = Date.now();
+            return;
+          }
           leaseLost = true;
           logger.warn(log, 'lost the runner lease; handing the session over');
           abort(new RunHandover('This orchestrator lost the session’s runner lease.'));
         },
-        (error: unknown) => logger.warn({ ...log, err: error }, 'could not renew the runner lease'),
+        (error: unknown) => {
+          logger.warn({ ...log, err: error }, 'could not renew the runner lease');
+          if (Date.now() - renewedAt < options.runnerLeaseMs || leaseLost) return;
+          leaseLost = true;
+          abort(
+            new RunHandover(
+              'Redis is unreachable, so the session cannot be kept; it goes on where it stopped once Redis is back.',
+            ),
+          );
+        },
       );
     },
     Math.max(1, Math.floor(options.runnerLeaseMs / 3)),
