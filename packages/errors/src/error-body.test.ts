@@ -12,6 +12,10 @@ import {
   toOpenAIErrorBody,
   MalformedJsonError,
   ValidationError,
+  HeadersTooLargeError,
+  ServiceUnavailableError,
+  InternalError,
+  isRedisUnavailableError,
 } from './index';
 
 describe('toErrorBody / fromErrorBody', () => {
@@ -84,5 +88,50 @@ describe('parseJson', () => {
     expect(caught).toBeInstanceOf(ValidationError);
     expect((caught as ValidationError).param).toBe('messages[0].role');
     expect((caught as ValidationError).message).toContain("'messages[0].role'");
+  });
+});
+
+describe('toFleetError and Redis outages', () => {
+  const named = (name: string, message = 'x'): Error => Object.assign(new Error(message), { name });
+
+  it('maps what Redis clients throw while Redis is unreachable to a 503 with Retry-After', () => {
+    for (const error of [
+      named('MaxRetriesPerRequestError', 'Reached the max retries per request limit (which is 1).'),
+      new Error('Connection is closed.'),
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+      new Error('Command timed out'),
+      named(
+        'ExecutionError',
+        'The operation was unable to achieve a quorum during its retry window.',
+      ),
+      named('ReplyError', 'LOADING Redis is loading the dataset in memory'),
+      new InternalError(undefined, { cause: new Error('Connection is closed.') }),
+    ]) {
+      const mapped = toFleetError(error);
+      expect(mapped).toBeInstanceOf(ServiceUnavailableError);
+      expect(mapped.status).toBe(503);
+      expect(mapped.retryAfterSeconds).toBe(5);
+      expect(mapped.isRetryable).toBe(true);
+      expect(toOpenAIErrorBody(mapped).error).toMatchObject({
+        type: 'server_error',
+        code: 'service_unavailable',
+      });
+    }
+  });
+
+  it('leaves other errors alone', () => {
+    expect(isRedisUnavailableError(new Error('Connection refused by the upstream'))).toBe(false);
+    expect(isRedisUnavailableError(named('ReplyError', 'WRONGTYPE Operation'))).toBe(false);
+    expect(toFleetError(new TypeError('boom')).code).toBe('INTERNAL');
+  });
+});
+
+describe('HeadersTooLargeError', () => {
+  it('is a 431 clients can read', () => {
+    const error = new HeadersTooLargeError('Headers over 16 KiB.');
+    expect(error.status).toBe(431);
+    expect(toOpenAIErrorBody(error).error.type).toBe('invalid_request_error');
+    const rebuilt = fromErrorBody(431, toErrorBody(error));
+    expect(rebuilt).toBeInstanceOf(HeadersTooLargeError);
   });
 });

@@ -7,6 +7,7 @@ import {
   ConflictError,
   ConnectionError,
   FleetError,
+  HeadersTooLargeError,
   InternalError,
   MalformedJsonError,
   NotFoundError,
@@ -103,6 +104,7 @@ const ERROR_FACTORIES: Partial<Record<ErrorCode, ErrorFactory>> = {
   CONFLICT: (message, options) => new ConflictError(message, options),
   PAYLOAD_TOO_LARGE: (message, options) => new PayloadTooLargeError(message, options),
   UNSUPPORTED_MEDIA_TYPE: (message, options) => new UnsupportedMediaTypeError(message, options),
+  HEADERS_TOO_LARGE: (message, options) => new HeadersTooLargeError(message, options),
   CLIENT_CLOSED_REQUEST: (message, options) => new AbortError(message, options),
   INTERNAL: (message, options) => new InternalError(message, options),
   NOT_IMPLEMENTED: (message, options) => new NotImplementedError(message, options),
@@ -127,11 +129,21 @@ export function fromErrorBody(
   const parsed = errorBodySchema.safeParse(body);
   if (parsed.success && isErrorCode(parsed.data.error.code)) {
     const { code, message, details, param } = parsed.data.error;
+    // A wait the sender named (a 503's Retry-After, carried in its details) travels on.
+    const retryAfter = details?.['retryAfterSeconds'];
+    const retryAfterHeader = Number(headers['retry-after']);
+    const retryAfterSeconds =
+      typeof retryAfter === 'number' && Number.isFinite(retryAfter) && retryAfter > 0
+        ? retryAfter
+        : Number.isFinite(retryAfterHeader) && retryAfterHeader > 0
+          ? retryAfterHeader
+          : undefined;
     const options: FleetErrorOptions = {
       status,
       ...(details ? { details } : {}),
       ...(param ? { param } : {}),
       ...(requestId === undefined ? {} : { requestId }),
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
     };
     const factory = ERROR_FACTORIES[code];
     if (factory) return factory(message, options);

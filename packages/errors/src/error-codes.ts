@@ -12,6 +12,7 @@ export const ERROR_CODES = {
   CONFLICT: { status: 409, openaiType: 'conflict_error' },
   PAYLOAD_TOO_LARGE: { status: 413, openaiType: 'invalid_request_error' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, openaiType: 'invalid_request_error' },
+  HEADERS_TOO_LARGE: { status: 431, openaiType: 'invalid_request_error' },
   RATE_LIMITED: { status: 429, openaiType: 'rate_limit_error' },
   CLIENT_CLOSED_REQUEST: { status: 499, openaiType: 'invalid_request_error' },
   INTERNAL: { status: 500, openaiType: 'server_error' },

@@ -1,4 +1,5 @@
 import { ERROR_CODES, isRetryableStatus, type ErrorCode } from './error-codes';
+import { isRedisUnavailableError, REDIS_RETRY_AFTER_SECONDS } from './redis-unavailable';
 
 const FLEET_ERROR_BRAND = Symbol.for('fleet.error');
 
@@ -16,6 +17,8 @@ export interface FleetErrorOptions {
   retryable?: boolean;
   /** The id the server that raised it gave the request (`x-request-id`). */
   requestId?: string;
+  /** Seconds a client should wait before retrying; sent as `Retry-After` (429/503). */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -34,6 +37,7 @@ export class FleetError extends Error {
   readonly param: string | undefined;
   readonly requestId: string | undefined;
   readonly isRetryable: boolean;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: FleetErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -44,6 +48,7 @@ export class FleetError extends Error {
     this.param = options.param;
     this.requestId = options.requestId;
     this.isRetryable = options.retryable ?? isRetryableStatus(this.status);
+    this.retryAfterSeconds = options.retryAfterSeconds;
     Object.defineProperty(this, FLEET_ERROR_BRAND, { value: true });
   }
 
@@ -113,6 +118,13 @@ export class PayloadTooLargeError extends FleetError {
   }
 }
 
+/** Request headers over the server's header size limit (431). */
+export class HeadersTooLargeError extends FleetError {
+  constructor(message: string, options: FleetErrorOptions = {}) {
+    super('HEADERS_TOO_LARGE', message, options);
+  }
+}
+
 /** A body in a content type the endpoint does not take (415). */
 export class UnsupportedMediaTypeError extends FleetError {
   constructor(message: string, options: FleetErrorOptions = {}) {
@@ -132,6 +144,18 @@ export class ServiceUnavailableError extends FleetError {
   constructor(message: string, options: FleetErrorOptions = {}) {
     super('SERVICE_UNAVAILABLE', message, options);
   }
+}
+
+/**
+ * The 503 for a request that needs Redis while Redis cannot be reached: retryable, with
+ * `Retry-After` ({@link REDIS_RETRY_AFTER_SECONDS} seconds). The one mapping of Redis outages,
+ * applied by {@link toFleetError} to whatever a Redis client threw.
+ */
+export function redisUnavailableError(cause?: unknown): ServiceUnavailableError {
+  return new ServiceUnavailableError(
+    'Redis, where sessions, memory and tasks are kept, cannot be reached right now; try again in a few seconds.',
+    { cause, retryable: true, retryAfterSeconds: REDIS_RETRY_AFTER_SECONDS },
+  );
 }
 
 /** Anything unexpected (500). Its message is generic; the cause holds the truth for the logs. */
@@ -201,10 +225,18 @@ export class ConfigError extends FleetError {
 
 /**
  * Normalises anything thrown into a {@link FleetError}, keeping the original as `cause`.
- * An `AbortError` from fetch/undici/AbortSignal becomes {@link AbortError}.
+ * An `AbortError` from fetch/undici/AbortSignal becomes {@link AbortError}; a Redis client that
+ * cannot reach Redis (ioredis, Redlock), even as the cause of an internal error, becomes a 503
+ * with `Retry-After` ({@link redisUnavailableError}).
  */
 export function toFleetError(error: unknown): FleetError {
-  if (FleetError.isInstance(error)) return error;
+  if (FleetError.isInstance(error)) {
+    if (error.code === 'INTERNAL' && isRedisUnavailableError(error.cause)) {
+      return redisUnavailableError(error.cause);
+    }
+    return error;
+  }
+  if (isRedisUnavailableError(error)) return redisUnavailableError(error);
   if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) {
     return error.name === 'TimeoutError'
       ? new UpstreamTimeoutError('The operation timed out.', { cause: error })

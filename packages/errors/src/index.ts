@@ -8,6 +8,7 @@ export {
   ConflictError,
   ConnectionError,
   FleetError,
+  HeadersTooLargeError,
   InternalError,
   MalformedJsonError,
   NotFoundError,
@@ -21,8 +22,10 @@ export {
   UpstreamError,
   UpstreamTimeoutError,
   ValidationError,
+  redisUnavailableError,
   toFleetError,
 } from './fleet-error';
+export { isRedisUnavailableError, REDIS_RETRY_AFTER_SECONDS } from './redis-unavailable';
 export type { FleetErrorOptions, UpstreamErrorOptions } from './fleet-error';
 export {
   errorBodySchema,
@@ -32,7 +35,7 @@ export {
   toOpenAIErrorBody,
 } from './error-body';
 export type { ErrorBody, OpenAIErrorBody, ToErrorBodyOptions } from './error-body';
-export { parseJson, safeParseJson } from './parse-json';
+export { jsonDepthExceeds, MAX_JSON_DEPTH, parseJson, safeParseJson } from './parse-json';
 export type { ParseJsonOptions, SafeParseJsonResult } from './parse-json';
 export { formatIssuePath, validationErrorFromZod } from './validation';
 export type { ValidationErrorFromZodOptions, ValidationIssue } from './validation';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { MalformedJsonError, type ValidationError } from './fleet-error';
+import { MalformedJsonError, ValidationError } from './fleet-error';
 import { validationErrorFromZod } from './validation';
 
 /** Options for {@link parseJson}. */
@@ -8,6 +8,37 @@ export interface ParseJsonOptions<TSchema extends z.ZodType> {
   schema: TSchema;
   /** Names the thing being parsed in error messages. @default 'The request body' */
   subject?: string;
+  /**
+   * Deepest nesting of arrays and objects accepted: deeper input is a {@link ValidationError}, so
+   * no later `JSON.stringify` or recursive walk over it can overflow the stack.
+   * @default {@link MAX_JSON_DEPTH}
+   */
+  maxDepth?: number;
+}
+
+/** The deepest nesting of arrays and objects the fleet accepts in external JSON. */
+export const MAX_JSON_DEPTH = 100;
+
+/**
+ * True when `value` nests arrays and objects deeper than `maxDepth` levels (a scalar is depth 0).
+ * Iterative, so it cannot itself overflow the stack however deep the input.
+ *
+ * @example
+ * jsonDepthExceeds({ a: [1] }, 1); // true: depth 2
+ */
+export function jsonDepthExceeds(value: unknown, maxDepth: number = MAX_JSON_DEPTH): boolean {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, depth } = stack.pop() as { value: unknown; depth: number };
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth + 1 > maxDepth) return true;
+    const children = Array.isArray(current) ? current : Object.values(current);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null)
+        stack.push({ value: child, depth: depth + 1 });
+    }
+  }
+  return false;
 }
 
 /** The result of {@link safeParseJson}. */
@@ -34,6 +65,7 @@ export function safeParseJson<TSchema extends z.ZodType>({
   text,
   schema,
   subject = 'The request body',
+  maxDepth = MAX_JSON_DEPTH,
 }: ParseJsonOptions<TSchema>): SafeParseJsonResult<z.output<TSchema>> {
   let raw: unknown;
   try {
@@ -43,6 +75,14 @@ export function safeParseJson<TSchema extends z.ZodType>({
     return {
       success: false,
       error: new MalformedJsonError(`${subject} is not valid JSON: ${reason}`, { cause }),
+    };
+  }
+  if (jsonDepthExceeds(raw, maxDepth)) {
+    return {
+      success: false,
+      error: new ValidationError(
+        `${subject} nests arrays and objects deeper than ${maxDepth} levels.`,
+      ),
     };
   }
   const parsed = schema.safeParse(raw);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import express from 'express';
 import request from 'supertest';
-import { NotFoundError, UpstreamError } from '@fleet/errors';
+import { NotFoundError, ServiceUnavailableError, UpstreamError } from '@fleet/errors';
 import { errorMiddleware, notFoundHandler } from './error-middleware';
 import type { HttpLogger } from './logger';
 import { requestId } from './request-id';
@@ -99,5 +99,57 @@ describe('errorMiddleware', () => {
       type: 'not_found_error',
       message: 'No route for GET /nope.',
     });
+  });
+
+  it('answers a path parameter with a malformed percent-escape with 400, not 500', async () => {
+    const app = express();
+    app.get('/v1/sessions/:id', (req, res) => {
+      res.json({ id: req.params['id'] });
+    });
+    app.use(errorMiddleware({ format: 'openai' }));
+    const response = await request(app).get('/v1/sessions/%zz');
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      message: expect.stringMatching(/malformed percent-escape/),
+    });
+  });
+});
+
+describe('errorMiddleware and Redis outages', () => {
+  /** What ioredis rejects a command with after its reconnection attempts (duck-typed by name). */
+  class MaxRetriesPerRequestError extends Error {
+    override name = 'MaxRetriesPerRequestError';
+  }
+
+  it('answers 503 with Retry-After for what a Redis client throws while disconnected', async () => {
+    for (const error of [
+      new MaxRetriesPerRequestError('Reached the max retries per request limit (which is 1).'),
+      new Error('Connection is closed.'),
+      new Error("Stream isn't writeable and enableOfflineQueue options is false"),
+    ]) {
+      const response = await request(appThrowing(error, { format: 'openai' })).get('/boom');
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(response.body.error).toMatchObject({
+        type: 'server_error',
+        code: 'service_unavailable',
+      });
+    }
+  });
+
+  it('adds Retry-After to a 503 whose cause is a Redis outage, and to one that names a wait', async () => {
+    const lock = new ServiceUnavailableError('Could not lock session s-1: Redis did not answer.', {
+      cause: Object.assign(new Error('quorum'), { name: 'ExecutionError' }),
+    });
+    const locked = await request(appThrowing(lock)).get('/boom');
+    expect(locked.status).toBe(503);
+    expect(locked.headers['retry-after']).toBe('5');
+
+    const named = new ServiceUnavailableError('Busy.', { retryAfterSeconds: 30 });
+    expect((await request(appThrowing(named)).get('/boom')).headers['retry-after']).toBe('30');
+
+    const plain = new ServiceUnavailableError('Not configured.');
+    expect((await request(appThrowing(plain)).get('/boom')).headers['retry-after']).toBeUndefined();
   });
 });

@@ -6,7 +6,9 @@ import {
   MalformedJsonError,
   NotFoundError,
   PayloadTooLargeError,
+  REDIS_RETRY_AFTER_SECONDS,
   UpstreamError,
+  isRedisUnavailableError,
   toErrorBody,
   toFleetError,
   toOpenAIErrorBody,
@@ -48,6 +50,13 @@ function normalise(error: unknown): FleetError {
       return new MalformedJsonError(undefined, { cause: error });
     }
     const status = Number(httpError.status ?? httpError.statusCode);
+    if (error instanceof URIError) {
+      // The router could not decode a path parameter (`/v1/sessions/%zz`): the client's URL.
+      return new BadRequestError(
+        `The URL has a malformed percent-escape (${String(httpError.message)}).`,
+        { cause: error },
+      );
+    }
     if (status >= 400 && status < 500 && httpError.expose === true) {
       return new BadRequestError(String(httpError.message), { cause: error, status });
     }
@@ -72,9 +81,18 @@ export function renderErrorBody(
   return body;
 }
 
-/** An upstream's `retry-after` travels with its 429/503 so clients back off as it asked. */
+/**
+ * `Retry-After`: an upstream's own travels with its 429/503 so clients back off as it asked; an
+ * error that names a wait (`retryAfterSeconds`, e.g. Redis unreachable) sends it; a 503 caused by
+ * an unreachable Redis waits {@link REDIS_RETRY_AFTER_SECONDS}.
+ */
 function retryAfterOf(error: FleetError): string | undefined {
-  return error instanceof UpstreamError ? error.headers['retry-after'] : undefined;
+  if (error instanceof UpstreamError) return error.headers['retry-after'];
+  if (error.retryAfterSeconds !== undefined) return String(error.retryAfterSeconds);
+  if (error.code === 'SERVICE_UNAVAILABLE' && isRedisUnavailableError(error.cause)) {
+    return String(REDIS_RETRY_AFTER_SECONDS);
+  }
+  return undefined;
 }
 
 /** Where an error happened, for its log line. */

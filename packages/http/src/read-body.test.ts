@@ -113,4 +113,17 @@ describe('readBody / readJsonBody', () => {
     }
     expect((outcomes.at(-1) as FleetError).code).toBe('CLIENT_CLOSED_REQUEST');
   });
+
+  it('refuses a compressed body with 415 without inflating it', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const response = await fetch(`http://127.0.0.1:${port}/json`, {
+      method: 'POST',
+      body: gzipSync(Buffer.alloc(1024 * 1024)),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(response.status).toBe(415);
+    expect(await response.json()).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE' });
+    const identity = await send('/raw', 'plain', { 'content-encoding': 'identity' });
+    expect(identity).toEqual({ status: 200, body: { ok: 'plain' } });
+  });
 });

@@ -20,15 +20,67 @@ function describeLimit(limit: number): string {
 }
 
 /**
- * Reads a request body into one buffer, refusing more than `limit` bytes: at once from
- * `content-length`, or as soon as the streamed bytes pass the limit (chunked bodies).
+ * Most bytes of a refused body read and thrown away, so that its error response reaches a client
+ * that is still sending (closing a socket with unread data resets it); past this the connection is
+ * closed.
+ */
+export const DISCARD_LIMIT = 8 * 1024 * 1024;
+
+/**
+ * Throws away the rest of a request body that will not be read (a 4xx was decided), at most
+ * `maxBytes` of it; then the connection is closed instead. Safe to call more than once.
+ */
+export function discardBody(
+  req: IncomingMessage,
+  { maxBytes = DISCARD_LIMIT }: { maxBytes?: number } = {},
+): void {
+  if (req.complete || req.destroyed) return;
+  let discarded = 0;
+  const onData = (chunk: Buffer): void => {
+    discarded += chunk.length;
+    if (discarded > maxBytes) {
+      req.off('data', onData);
+      req.destroy();
+    }
+  };
+  req.on('data', onData);
+  req.once('end', () => req.off('data', onData));
+  req.resume();
+}
+
+/**
+ * The 415 for a body sent with a `Content-Encoding` (gzip, br, deflate, …), whose rest it throws
+ * away; undefined for an uncompressed body. Bodies are read as sent, so a size limit bounds exactly
+ * what the server holds and nothing is ever inflated (no decompression bombs).
  *
- * @throws PayloadTooLargeError over the limit; AbortError when the client goes away.
+ * @example
+ * const refused = encodedBodyError(req);
+ * if (refused) throw refused;
+ */
+export function encodedBodyError(req: IncomingMessage): UnsupportedMediaTypeError | undefined {
+  const encoding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (encoding === undefined || encoding === '' || encoding === 'identity') return undefined;
+  discardBody(req);
+  return new UnsupportedMediaTypeError(
+    `Request bodies with Content-Encoding: ${encoding.slice(0, 50)} are not accepted; send the body uncompressed (without a Content-Encoding header).`,
+    { details: { contentEncoding: encoding.slice(0, 50) } },
+  );
+}
+
+/**
+ * Reads a request body into one buffer, refusing more than `limit` bytes: at once from
+ * `content-length`, or as soon as the streamed bytes pass the limit (chunked bodies). Compressed
+ * bodies are refused ({@link encodedBodyError}).
+ *
+ * @throws PayloadTooLargeError over the limit; UnsupportedMediaTypeError for a `Content-Encoding`;
+ *   AbortError when the client goes away.
  */
 export function readBody(req: IncomingMessage, { limit }: ReadBodyOptions): Promise<Buffer> {
+  const encoded = encodedBodyError(req);
+  if (encoded !== undefined) return Promise.reject(encoded);
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
+    discardBody(req);
     return Promise.reject(
       new PayloadTooLargeError(
         `The request body is ${declared} bytes; the limit is ${describeLimit(limit)}.`,
@@ -48,7 +100,8 @@ export function readBody(req: IncomingMessage, { limit }: ReadBodyOptions): Prom
       req.off('error', onError);
       req.off('close', onClose);
       if (error) {
-        req.resume();
+        chunks.length = 0;
+        discardBody(req);
         reject(error);
       } else {
         resolve(chunks.length === 1 && chunks[0] ? chunks[0] : Buffer.concat(chunks, received));
@@ -104,7 +157,7 @@ export async function readJsonBody<TSchema extends z.ZodType>(
 ): Promise<JsonBody<z.output<TSchema>>> {
   const contentType = req.headers['content-type'];
   if (contentType !== undefined && !/^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
-    req.resume();
+    discardBody(req);
     throw new UnsupportedMediaTypeError(
       `Expected Content-Type: application/json, got '${contentType.slice(0, 100)}'.`,
     );

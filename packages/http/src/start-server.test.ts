@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import http from 'node:http';
+import net from 'node:net';
 import express from 'express';
 import { healthRoutes } from './health';
 import { startServer } from './start-server';
@@ -70,5 +71,58 @@ describe('startServer shutdown with kept-alive connections', () => {
     await running.shutdown('test');
     expect(running.isShuttingDown()).toBe(true);
     agent.destroy();
+  });
+});
+
+describe('startServer and requests the HTTP parser refuses', () => {
+  /** Writes raw bytes and reads until the server closes: how it closed, and what it sent. */
+  function exchange(port: number, data: string): Promise<{ text: string; clean: boolean }> {
+    return new Promise((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(data));
+      let text = '';
+      let clean = false;
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('end', () => (clean = true));
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve({ text, clean }));
+    });
+  }
+
+  it('answers headers over maxHeaderSize with 431, a small body and a clean close', async () => {
+    const app = express();
+    app.get('/', (_req, res) => res.send('ok'));
+    const running = await startServer({ app, port: 0, signals: [], maxHeaderSize: 8 * 1024 });
+    try {
+      const { text, clean } = await exchange(
+        running.port,
+        `GET / HTTP/1.1\r\nHost: x\r\nCookie: ${'c'.repeat(20 * 1024)}\r\n\r\n`,
+      );
+      expect(clean).toBe(true);
+      expect(text.startsWith('HTTP/1.1 431 Request Header Fields Too Large\r\n')).toBe(true);
+      expect(text).toContain('Connection: close');
+      const body = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4));
+      expect(body.error).toMatchObject({ code: 'HEADERS_TOO_LARGE', details: { limit: 8192 } });
+      expect(body.error.message).toContain('8 KiB');
+      // Under the limit, the same server answers.
+      const ok = await exchange(
+        running.port,
+        `GET / HTTP/1.1\r\nHost: x\r\nCookie: ${'c'.repeat(4 * 1024)}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(ok.text.startsWith('HTTP/1.1 200 OK')).toBe(true);
+    } finally {
+      await running.shutdown();
+    }
+  });
+
+  it('answers malformed HTTP with 400', async () => {
+    const running = await startServer({ app: express(), port: 0, signals: [] });
+    try {
+      const { text } = await exchange(running.port, 'NOT HTTP AT ALL\r\n\r\n');
+      expect(text.startsWith('HTTP/1.1 400 Bad Request\r\n')).toBe(true);
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).error.code).toBe('BAD_REQUEST');
+    } finally {
+      await running.shutdown();
+    }
   });
 });

@@ -2,7 +2,7 @@
 // Bootstrap for `pnpm fleet`: plain JavaScript, so it works on a fresh clone where nothing is
 // compiled yet. It compiles the runner (and the packages it uses) with `tsc -b`, quietly, then
 // runs the compiled CLI, handing it a function that builds the whole workspace:
-//   fleet up             checks its arguments, then builds the whole workspace with a spinner
+//   fleet up, restart    check their arguments, then build the whole workspace with a spinner
 //                        (`--no-build` skips that and starts what is already compiled)
 //   other commands       need only the runner, so `fleet down` works while a service has a
 //                        type error

@@ -61,6 +61,16 @@ describe('runCli', () => {
     expect(badService.stderr).toContain('Unknown service: mailer');
   });
 
+  it('answers restart of an unknown service with exit code 2, listing the valid ones', async () => {
+    const result = await cli(['restart', 'planner', 'mailer'], { FLEET_ROOT: '/nonexistent' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'Unknown service: mailer. Known: gateway, orchestrator, planner, rag-agent, web-agent, ' +
+        'mail-agent, code-agent, reasoning-agent.',
+    );
+    expect(result.stderr).toContain('See: pnpm fleet restart --help');
+  });
+
   it('fails with every bad variable named', async () => {
     const result = await cli(['status'], { GATEWAY_PORT: '99999', FLEET_LOCAL_REDIS_URL: 'nope' });
     expect(result.code).toBe(1);

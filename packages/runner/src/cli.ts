@@ -4,6 +4,7 @@ import { downCommand } from './commands/down';
 import { renderHelp } from './commands/help';
 import { ingestCommand } from './commands/ingest';
 import { logsCommand } from './commands/logs';
+import { restartCommand } from './commands/restart';
 import { statusCommand } from './commands/status';
 import { upCommand } from './commands/up';
 import type { Command } from './commands/command';
@@ -18,6 +19,7 @@ import type { Environment } from '@fleet/config';
 export const COMMANDS: readonly Command[] = [
   upCommand,
   downCommand,
+  restartCommand,
   statusCommand,
   logsCommand,
   ingestCommand,

@@ -164,9 +164,11 @@ describe('fleet up / status / down', () => {
     const json = await fleet(['logs', '--json']);
     expect(json.stdout).toContain('"msg":"listening"');
 
+    // Everything runs: `up` again starts nothing and leaves the service alone.
     const again = await fleet(['up', '--no-build']);
-    expect(again.code).toBe(1);
-    expect(again.stderr).toContain('The fleet is already running');
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('The fleet is up: the service was already running');
+    expect((await readState(path.join(root, '.fleet', 'state.json')))?.services[0]?.pid).toBe(pid);
 
     const down = await fleet(['down']);
     expect(down.code).toBe(0);

@@ -171,17 +171,21 @@ export interface StopProcessGroupOptions {
 }
 
 /**
- * Sends SIGTERM to the whole process group, waits up to `graceMs` for it to end, then sends
- * SIGKILL.
+ * Sends SIGTERM (and SIGCONT, for a stopped process) to the whole process group, waits up to
+ * `graceMs` for it to end, then sends SIGKILL.
  */
 export async function stopProcessGroup({
   pid,
   graceMs = 10_000,
   pollMs = 100,
 }: StopProcessGroupOptions): Promise<StopOutcome> {
-  if (!signalWorks(-pid, 'SIGTERM')) {
+  if (signalWorks(-pid, 'SIGTERM')) {
+    // A stopped process (SIGSTOP, Ctrl-Z) only handles SIGTERM once it runs again.
+    signalWorks(-pid, 'SIGCONT');
+  } else {
     // Not a group leader (or already gone): signal the process itself.
     if (!signalWorks(pid, 'SIGTERM')) return 'not-running';
+    signalWorks(pid, 'SIGCONT');
   }
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {

@@ -34,6 +34,11 @@ export const fleetStateSchema = z.object({
   startedAt: z.string(),
   services: z.array(serviceStateSchema),
   redis: redisStateSchema.optional(),
+  /**
+   * The caller's environment when the fleet started: a service started again later (`fleet up`,
+   * `fleet restart`) gets the same configuration. Absent in state files of older runners.
+   */
+  environment: z.record(z.string(), z.string()).optional(),
 });
 
 /** One started service. */
@@ -65,7 +70,10 @@ export async function readState(file: string): Promise<FleetState | undefined> {
   return parsed.value;
 }
 
-/** Writes the state file atomically (temp file + rename), mode 0600: it may hold a Redis URL. */
+/**
+ * Writes the state file atomically (temp file + rename), mode 0600: it holds a Redis URL and the
+ * environment the fleet started with.
+ */
 export async function writeState(file: string, state: FleetState): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
   const temporary = `${file}.${process.pid}.tmp`;

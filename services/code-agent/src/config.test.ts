@@ -16,11 +16,13 @@ describe('loadCodeAgentConfig', () => {
       python: '/usr/bin/python3',
       maxAttempts: 2,
       approvalTtlSeconds: 900,
+      cgroup: 'auto',
     });
     expect(sandboxLimits(config)).toEqual({
       wallClockMs: 20_000,
       cpuSeconds: 10,
       memoryBytes: 512 * 1024 * 1024,
+      runMemoryBytes: 1024 * 1024 * 1024,
       maxProcesses: 32,
       maxFileBytes: 16 * 1024 * 1024,
       maxOutputBytes: 1024 * 1024,
@@ -42,6 +44,8 @@ describe('loadCodeAgentConfig', () => {
       CODE_AGENT_TIMEOUT_MS: '5000',
       CODE_AGENT_CPU_SECONDS: '3',
       CODE_AGENT_MEMORY_LIMIT: '256mb',
+      CODE_AGENT_RUN_MEMORY_LIMIT: '768mb',
+      CODE_AGENT_CGROUP: 'required',
       CODE_AGENT_MAX_PROCESSES: '8',
       CODE_AGENT_MAX_FILE_SIZE: '2mb',
       CODE_AGENT_MAX_OUTPUT: '64kb',
@@ -64,11 +68,13 @@ describe('loadCodeAgentConfig', () => {
       maxConcurrentRuns: 2,
       maxAttempts: 1,
       approvalTtlSeconds: 60,
+      cgroup: 'required',
     });
     expect(sandboxLimits(config)).toEqual({
       wallClockMs: 5000,
       cpuSeconds: 3,
       memoryBytes: 256 * 1024 * 1024,
+      runMemoryBytes: 768 * 1024 * 1024,
       maxProcesses: 8,
       maxFileBytes: 2 * 1024 * 1024,
       maxOutputBytes: 64 * 1024,
@@ -83,11 +89,15 @@ describe('loadCodeAgentConfig', () => {
         CODE_AGENT_SANDBOX: 'none',
         CODE_AGENT_ALLOW_UNAPPROVED: 'sometimes',
         CODE_AGENT_MEMORY_LIMIT: 'lots',
+        CODE_AGENT_RUN_MEMORY_LIMIT: 'plenty',
+        CODE_AGENT_CGROUP: 'v3',
       });
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/FLEET_INTERNAL_TOKEN/);
     expect(load).toThrow(/CODE_AGENT_SANDBOX/);
     expect(load).toThrow(/CODE_AGENT_ALLOW_UNAPPROVED/);
     expect(load).toThrow(/CODE_AGENT_MEMORY_LIMIT/);
+    expect(load).toThrow(/CODE_AGENT_RUN_MEMORY_LIMIT/);
+    expect(load).toThrow(/CODE_AGENT_CGROUP/);
   });
 });

@@ -94,13 +94,29 @@ export const configSpec = {
     name: 'CODE_AGENT_MEMORY_LIMIT',
     schema: byteSizeSchema.prefault('512mb'),
     description:
-      'Address-space limit of each process of a run (RLIMIT_AS; bytes, or 256mb, 1gb…): bigger allocations fail with MemoryError.',
+      'Address-space limit of each process of a run (RLIMIT_AS; bytes, or 256mb, 1gb…): bigger allocations fail with MemoryError. CODE_AGENT_RUN_MEMORY_LIMIT bounds all processes of a run together.',
+  }),
+  runMemoryBytes: envVar({
+    name: 'CODE_AGENT_RUN_MEMORY_LIMIT',
+    schema: byteSizeSchema.prefault('1gb'),
+    description:
+      "Memory of a whole run, all its processes together, its /tmp included (bytes, or 512mb, 1gb…). With a cgroup (CODE_AGENT_CGROUP) it is the cgroup's limit, swap off: the run is killed beyond it and reported as memory-limit. Without one, runs get fewer processes instead, so that processes × CODE_AGENT_MEMORY_LIMIT + CODE_AGENT_TMP_SIZE stays within it.",
+  }),
+  cgroup: envVar({
+    name: 'CODE_AGENT_CGROUP',
+    schema: z
+      .enum(['auto', 'required', 'v2', 'v1', 'off'], {
+        error: 'expected auto, required, v2, v1 or off',
+      })
+      .default('auto'),
+    description:
+      "How a whole run is bounded (one cgroup per run: CODE_AGENT_RUN_MEMORY_LIMIT, no swap, CODE_AGENT_MAX_PROCESSES). auto: cgroup v2 with the memory and pids controllers delegated to the agent's cgroup, else cgroup v1 memory and pids below the agent's own cgroups, else the per-process fallback (fewer processes). required: v2 or v1, else no code runs. v2, v1: only that version, else no code runs. off: the per-process fallback. The start-up log says which is in use.",
   }),
   maxProcesses: envVar({
     name: 'CODE_AGENT_MAX_PROCESSES',
     schema: positiveIntSchema.default(32),
     description:
-      'Processes and threads a run may have (RLIMIT_NPROC, per sandbox user): a fork bomb stops there.',
+      "Processes and threads a run may have (RLIMIT_NPROC, per sandbox user, and the run cgroup's pids.max): a fork bomb stops there. Without a cgroup the per-process fallback may lower it.",
   }),
   maxFileBytes: envVar({
     name: 'CODE_AGENT_MAX_FILE_SIZE',
@@ -172,6 +188,7 @@ export function sandboxLimits(config: CodeAgentConfig): SandboxLimits {
     wallClockMs: config.timeoutMs,
     cpuSeconds: config.cpuSeconds,
     memoryBytes: config.memoryBytes,
+    runMemoryBytes: config.runMemoryBytes,
     maxProcesses: config.maxProcesses,
     maxFileBytes: config.maxFileBytes,
     maxOutputBytes: config.maxOutputBytes,

@@ -2,7 +2,7 @@
 // client, the sandbox, Redis, the task store and the HTTP server are built here and nowhere else.
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
-import { RedisTaskStore } from '@fleet/a2a/server';
+import { RedisTaskStore, FLEET_REDIS_OPTIONS } from '@fleet/a2a/server';
 import { serveAgent } from '@fleet/a2a/server/express';
 import { runMain } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
@@ -30,9 +30,10 @@ async function main(): Promise<void> {
     ...(config.workRoot === undefined ? {} : { workRoot: config.workRoot }),
     firstUid: config.firstUid,
     maxConcurrentRuns: config.maxConcurrentRuns,
+    cgroup: config.cgroup,
   });
 
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
   // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   const taskStore = new RedisTaskStore({ redis, keyPrefix: 'fleet:a2a:code-agent' });
@@ -66,6 +67,7 @@ async function main(): Promise<void> {
 
   // The agent stays up without a sandbox (it says why on every task); the log says so at once.
   const status = await sandbox.check();
+  const memory = await sandbox.memoryBound();
   logger.info(
     {
       url: running.url,
@@ -74,6 +76,8 @@ async function main(): Promise<void> {
       model: upstream.offline ? undefined : config.llmModel,
       sandbox: config.sandbox,
       sandboxAvailable: status.available,
+      memoryBound: memory.enforcement,
+      runMemoryBytes: memory.runMemoryBytes,
       requireApproval: !config.allowUnapproved,
       tracing: telemetry.enabled,
     },
@@ -85,6 +89,10 @@ async function main(): Promise<void> {
       'the sandbox cannot run code here; every run will be refused',
     );
   }
+  // What bounds a run's memory, exactly (CODE_AGENT_CGROUP, CODE_AGENT_RUN_MEMORY_LIMIT).
+  const memoryMessage = `memory of a run: ${memory.description}`;
+  if (memory.enforcement === 'per-process') logger.warn({ ...memory }, memoryMessage);
+  else logger.info({ ...memory }, memoryMessage);
   if (config.sandbox === 'unsandboxed') {
     logger.warn(
       {},

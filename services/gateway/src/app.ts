@@ -17,6 +17,7 @@ import { createChatCompletionsHandler } from './chat';
 import { documentsRouter, type DocumentsClient } from './documents';
 import { memoryRouter } from './memory';
 import { modelsRoute } from './models';
+import { createRedisGate } from './redis';
 import { createRouteClassifier, type RouteClassifier } from './routing';
 import { sessionsRouter } from './sessions';
 import type { UpstreamClient } from './upstream';
@@ -41,11 +42,16 @@ export interface AppDependencies {
   sessions: SessionStore;
   /** Long-term memory (`GET`/`DELETE /v1/memory`); undefined: those routes are not served. */
   memory?: MemoryStore | undefined;
-  /** The Redis the sessions live in; `/readyz` pings it. */
-  redis: Pick<Redis, 'ping'>;
+  /**
+   * The Redis the sessions live in; `/readyz` pings it, and routes that need Redis answer 503 while
+   * it is disconnected ({@link createRedisGate}).
+   */
+  redis: Pick<Redis, 'ping' | 'status' | 'on'>;
   /** The 503 message for passthrough in offline mode. */
   offlineReason: string;
   bodyLimit: number;
+  /** Characters of message text an agent-route request may carry. @default 262144 */
+  agentTextLimit?: number;
   logger: HttpLogger;
   /** Adds stacks to 500s outside production. @default false */
   exposeStack?: boolean;
@@ -97,6 +103,7 @@ export function createApp({
   redis,
   offlineReason,
   bodyLimit,
+  agentTextLimit,
   logger,
   exposeStack = false,
   isShuttingDown = () => false,
@@ -106,6 +113,7 @@ export function createApp({
   const keyRing = createApiKeyRing(apiKeys);
   const metrics = withMetrics ? createMetrics({ serviceName: 'gateway' }) : undefined;
   const errorOptions = { format: 'openai', logger, exposeStack } as const;
+  const redisGate = createRedisGate(redis);
 
   const app = createServiceApp({
     serviceName: 'gateway',
@@ -123,6 +131,8 @@ export function createApp({
       const v1 = express.Router();
       v1.use(authenticate(keyRing));
       v1.get('/models', modelsRoute({ upstreamClient, logger }));
+      // Everything below keeps its state in the fleet's Redis: 503 at once while it is down.
+      v1.use(['/sessions', '/memory', '/documents'], redisGate.middleware());
       v1.use(sessionsRouter({ store: sessions, orchestratorClient, logger }));
       v1.use(documentsRouter({ documents, uploadLimit }));
       if (memory !== undefined) v1.use(memoryRouter({ store: memory }));
@@ -135,8 +145,10 @@ export function createApp({
     orchestratorClient,
     reasoningAgent,
     sessions,
+    redisGate,
     offlineReason,
     bodyLimit,
+    agentTextLimit,
     routeClassifier:
       autoRouting?.classifier ??
       createRouteClassifier({

@@ -64,15 +64,34 @@ export const configSpec = {
   bodyLimit: envVar({
     name: 'GATEWAY_BODY_LIMIT',
     schema: byteSizeSchema.prefault('8mb'),
-    description: 'Largest request body the gateway accepts (413 above it), e.g. 8mb or 1048576.',
+    description:
+      'Largest request body the gateway accepts (413 above it, also while a chunked body streams), e.g. 8mb or 1048576. Bodies are read as sent: a `Content-Encoding` (gzip, br, deflate) is refused with 415, so nothing is inflated past it. The orchestrator must accept an A2A body a little larger than this (ORCHESTRATOR_BODY_LIMIT); if a service behind the gateway still refuses a request, the 413 names this limit, not the internal one.',
     example: '8mb',
     defaultText: '8mb',
+  }),
+  agentTextLimit: envVar({
+    name: 'GATEWAY_AGENT_TEXT_LIMIT',
+    schema: z.coerce
+      .number({ error: 'expected a whole number' })
+      .int('expected a whole number')
+      .min(1, 'expected 1 or more')
+      .default(262_144),
+    description:
+      'Most characters of message text (all messages together) an orchestration or reasoning request may carry; above it the request is a 400 (param `messages`) before any session exists. The text travels through plans, progress events and the session in Redis, so it is kept well below GATEWAY_BODY_LIMIT; passthrough requests are left to the upstream.',
+  }),
+  headerLimit: envVar({
+    name: 'GATEWAY_HEADER_LIMIT',
+    schema: byteSizeSchema.prefault('16kb'),
+    description:
+      "Largest request head (request line and all headers, e.g. a long Authorization) the gateway reads; above it the client gets 431 Request Header Fields Too Large and the connection is closed. Node's default is 16kb.",
+    example: '16kb',
+    defaultText: '16kb',
   }),
   uploadLimit: envVar({
     name: 'GATEWAY_UPLOAD_LIMIT',
     schema: byteSizeSchema.prefault('25mb'),
     description:
-      'Largest document `POST /v1/documents` accepts (413 above it), e.g. 25mb. The RAG agent receives it base64-encoded over A2A, so its own body limit must be about 4/3 of this.',
+      'Largest document `POST /v1/documents` accepts (413 above it, also while the upload streams), e.g. 25mb. Compressed uploads (`Content-Encoding`) are refused with 415; a multipart body cut off before its closing boundary gets 400. The RAG agent receives it base64-encoded over A2A, so its own body limit must be about 4/3 of this.',
     example: '25mb',
     defaultText: '25mb',
   }),

@@ -11,14 +11,16 @@ import { createSessionStore } from '@fleet/sessions';
 import { createLogger } from '@fleet/telemetry';
 import { createApp } from './app';
 import { createDocumentsClient } from './documents';
+import { GATEWAY_REDIS_OPTIONS } from './redis';
 import { createRouteClassifier } from './routing';
 import { createUpstreamClient } from './upstream';
 
 async function main(): Promise<void> {
   const logger = createLogger({ service: 'gateway', level: config.logLevel });
   // Sessions and approvals only: passthrough never touches Redis, so the gateway boots and proxies
-  // without it (`/readyz` says Redis is missing; ioredis keeps reconnecting).
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  // without it (`/readyz` says Redis is missing; ioredis keeps reconnecting). While it is down,
+  // commands fail fast and the routes that need it answer 503 with Retry-After.
+  const redis = new Redis(config.redisUrl, GATEWAY_REDIS_OPTIONS);
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
   const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
   const memory = createMemoryStore({ redis, logger });
@@ -85,6 +87,7 @@ async function main(): Promise<void> {
     redis,
     offlineReason: OFFLINE_HINT,
     bodyLimit: config.bodyLimit,
+    agentTextLimit: config.agentTextLimit,
     logger,
     exposeStack: config.nodeEnv !== 'production',
     isShuttingDown: () => lifecycle.isShuttingDown(),
@@ -95,6 +98,8 @@ async function main(): Promise<void> {
     port: config.port,
     host: config.host,
     logger,
+    maxHeaderSize: config.headerLimit,
+    errorFormat: 'openai',
     onShutdown: [
       () => upstreamClient?.close(),
       () => sessions.close(),

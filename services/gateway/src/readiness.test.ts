@@ -45,12 +45,16 @@ describe('createApp without Redis', () => {
     expect(response.body.choices[0].message.content).toBe('You said: Hi');
   });
 
-  it('answers sessions requests with an error instead of hanging', async () => {
+  it('answers sessions requests with a 503 and Retry-After instead of hanging', async () => {
     const response = await request(gateway.app)
       .get('/v1/sessions')
       .auth(TEST_KEY, { type: 'bearer' });
-    expect(response.status).toBeGreaterThanOrEqual(500);
-    expect(response.body.error.type).toBe('server_error');
+    expect(response.status).toBe(503);
+    expect(response.headers['retry-after']).toBe('5');
+    expect(response.body.error).toMatchObject({
+      type: 'server_error',
+      code: 'service_unavailable',
+    });
   });
 });
 

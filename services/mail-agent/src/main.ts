@@ -3,7 +3,7 @@
 // else.
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
-import { RedisTaskStore } from '@fleet/a2a/server';
+import { RedisTaskStore, FLEET_REDIS_OPTIONS } from '@fleet/a2a/server';
 import { serveAgent } from '@fleet/a2a/server/express';
 import { ConfigError } from '@fleet/errors';
 import { runMain } from '@fleet/http';
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const mailbox = account && imap ? createImapMailbox({ ...account, imap }) : undefined;
   const sender = account && smtp ? createSmtpSender({ ...account, smtp }) : undefined;
 
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
   // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   const taskStore = new RedisTaskStore({ redis, keyPrefix: 'fleet:a2a:mail-agent' });

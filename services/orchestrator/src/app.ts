@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { A2AHandler } from '@fleet/a2a/server';
 import { a2aRouter } from '@fleet/a2a/server/express';
 import { createServiceApp, type HttpLogger } from '@fleet/http';
+import { DEFAULT_BODY_LIMIT } from './config';
 
 /** Everything the orchestrator app is built from. `main.ts` assembles these; tests pass their own. */
 export interface AppDependencies {
@@ -21,6 +22,11 @@ export interface AppDependencies {
   isShuttingDown?: () => boolean;
   /** @default true */
   metrics?: boolean;
+  /**
+   * Largest A2A body `POST /a2a` accepts (ORCHESTRATOR_BODY_LIMIT): at least what the gateway
+   * accepts, plus the envelope. @default {@link DEFAULT_BODY_LIMIT} (17 MiB)
+   */
+  bodyLimit?: number;
 }
 
 /**
@@ -41,6 +47,7 @@ export function createApp({
   exposeStack = false,
   isShuttingDown = () => false,
   metrics = true,
+  bodyLimit = DEFAULT_BODY_LIMIT,
 }: AppDependencies): Express {
   return createServiceApp({
     serviceName: 'orchestrator',
@@ -54,6 +61,6 @@ export function createApp({
       },
       planner: plannerReady,
     },
-    routes: (app) => app.use(a2aRouter({ handler, internalToken })),
+    routes: (app) => app.use(a2aRouter({ handler, internalToken, bodyLimit })),
   });
 }

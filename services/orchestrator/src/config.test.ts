@@ -21,6 +21,16 @@ describe('loadOrchestratorConfig', () => {
     });
   });
 
+  it('accepts A2A bodies twice the gateway’s default limit plus an envelope, or ORCHESTRATOR_BODY_LIMIT', () => {
+    const gatewayDefault = 8 * 1024 * 1024;
+    const { bodyLimit } = loadOrchestratorConfig({ FLEET_INTERNAL_TOKEN: TOKEN });
+    expect(bodyLimit).toBeGreaterThanOrEqual(2 * gatewayDefault + 1024 * 1024);
+    expect(
+      loadOrchestratorConfig({ FLEET_INTERNAL_TOKEN: TOKEN, ORCHESTRATOR_BODY_LIMIT: '40mb' })
+        .bodyLimit,
+    ).toBe(40 * 1024 * 1024);
+  });
+
   it('reads AGENT_URLS as a list of base URLs without trailing slashes', () => {
     const config = loadOrchestratorConfig({
       FLEET_INTERNAL_TOKEN: TOKEN,

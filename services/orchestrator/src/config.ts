@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   booleanSchema,
+  byteSizeSchema,
   envVar,
   httpUrlSchema,
   listSchema,
@@ -17,6 +18,14 @@ import {
 
 /** AGENT_URLS: comma-separated http(s) base URLs, trailing slashes removed. */
 const agentUrlsSchema = listSchema.pipe(z.array(httpUrlSchema));
+
+/**
+ * The A2A body limit by default: twice the gateway's default GATEWAY_BODY_LIMIT (8mb) plus 1mb. A
+ * chat request the gateway accepted reaches the orchestrator re-encoded as history (each turn as
+ * `{ role, content }`, a turn without content gaining `"content":""`) inside a JSON-RPC envelope:
+ * at most about 1.7 times its size.
+ */
+export const DEFAULT_BODY_LIMIT = 17 * 1024 * 1024;
 
 /** Every variable the orchestrator reads (ARCHITECTURE.md §11). */
 export const configSpec = {
@@ -46,6 +55,14 @@ export const configSpec = {
     defaultText: 'required (the local runner generates one)',
     example: 'change-me-internal-token-0000',
     secret: true,
+  }),
+  bodyLimit: envVar({
+    name: 'ORCHESTRATOR_BODY_LIMIT',
+    schema: byteSizeSchema.prefault('17mb'),
+    description:
+      'Largest A2A JSON-RPC body `POST /a2a` accepts (413 above it), e.g. 17mb. The gateway forwards every orchestration request it accepted (GATEWAY_BODY_LIMIT) re-encoded with an envelope, up to about twice its size: keep this at least 2 × GATEWAY_BODY_LIMIT + 1mb. If it is smaller, the gateway answers 413 naming its own limit.',
+    example: '17mb',
+    defaultText: '17mb (2 × the default GATEWAY_BODY_LIMIT + 1mb)',
   }),
   plannerUrl: envVar({
     name: 'PLANNER_URL',

@@ -4,7 +4,7 @@ import { config, telemetry } from './instrumentation';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
-import { RedisTaskStore } from '@fleet/a2a/server';
+import { RedisTaskStore, FLEET_REDIS_OPTIONS } from '@fleet/a2a/server';
 import { runMain, startServer } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
 import { createMemoryExtractor, createMemoryStore } from '@fleet/memory';
@@ -24,7 +24,7 @@ function publicUrl(): string {
 
 async function main(): Promise<void> {
   const logger = createLogger({ service: 'orchestrator', level: config.logLevel });
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
 
   const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
@@ -99,6 +99,7 @@ async function main(): Promise<void> {
   const app = createApp({
     handler,
     internalToken: config.internalToken,
+    bodyLimit: config.bodyLimit,
     redis,
     plannerReady: planner.checkReady,
     logger,

@@ -2,7 +2,7 @@
 // store, the LLM client and the HTTP server are built here and nowhere else.
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
-import { RedisTaskStore } from '@fleet/a2a/server';
+import { RedisTaskStore, FLEET_REDIS_OPTIONS } from '@fleet/a2a/server';
 import { serveAgent } from '@fleet/a2a/server/express';
 import { runMain } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
@@ -18,7 +18,7 @@ async function main(): Promise<void> {
     ? undefined
     : createLlmClient({ upstream, timeoutMs: config.llmTimeoutMs });
 
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
   // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   const store = new RedisTaskStore({ redis, keyPrefix: 'fleet:a2a:planner' });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@fleet/errors';
-import { embeddingSettings, loadRagAgentConfig, ragAgentPublicUrl } from './config';
+import { embeddingSettings, ingestLimits, loadRagAgentConfig, ragAgentPublicUrl } from './config';
+import { DEFAULT_INGEST_LIMITS } from './ingestion';
 
 const TOKEN = 'rag-agent-config-token-0000';
 
@@ -15,6 +16,7 @@ describe('loadRagAgentConfig', () => {
       efSearch: 120,
       maxUploadBytes: 25 * 1024 * 1024,
     });
+    expect(ingestLimits(config)).toEqual(DEFAULT_INGEST_LIMITS);
     expect(config.databaseUrl).toBeUndefined();
     expect(config.rerank).toBeUndefined();
     expect(ragAgentPublicUrl({ ...config, host: '0.0.0.0' })).toBe('http://127.0.0.1:8083');
@@ -33,6 +35,26 @@ describe('loadRagAgentConfig', () => {
       RAG_TOP_K: '5',
       RAG_HNSW_EF_SEARCH: '800',
       RAG_MAX_UPLOAD_BYTES: '2mb',
+      RAG_MAX_ROWS: '100',
+      RAG_MAX_PDF_PAGES: '50',
+      RAG_MAX_TEXT_CHARS: '200000',
+      RAG_MAX_CHUNKS: '300',
+      RAG_MAX_UNPACKED_BYTES: '20mb',
+      RAG_MAX_UNPACKED_ENTRY_BYTES: '10mb',
+      RAG_MAX_ARCHIVE_ENTRIES: '500',
+      RAG_MAX_COMPRESSION_RATIO: '50',
+      RAG_MAX_NESTING_DEPTH: '40',
+    });
+    expect(ingestLimits(config)).toEqual({
+      maxRows: 100,
+      maxPdfPages: 50,
+      maxTextChars: 200_000,
+      maxChunks: 300,
+      maxUnpackedBytes: 20 * 1024 * 1024,
+      maxEntryBytes: 10 * 1024 * 1024,
+      maxArchiveEntries: 500,
+      maxCompressionRatio: 50,
+      maxNestingDepth: 40,
     });
     expect(config).toMatchObject({
       port: 9000,
@@ -54,6 +76,8 @@ describe('loadRagAgentConfig', () => {
         DATABASE_URL: 'mysql://x',
         RAG_TOP_K: '0',
         RAG_MAX_UPLOAD_BYTES: 'lots',
+        RAG_MAX_ROWS: '0',
+        RAG_MAX_UNPACKED_BYTES: '0',
       }),
     ).toThrow(ConfigError);
     try {
@@ -61,6 +85,8 @@ describe('loadRagAgentConfig', () => {
         DATABASE_URL: 'mysql://x',
         RAG_TOP_K: '0',
         RAG_MAX_UPLOAD_BYTES: 'lots',
+        RAG_MAX_ROWS: '0',
+        RAG_MAX_UNPACKED_BYTES: '0',
       });
     } catch (error) {
       const message = (error as Error).message;
@@ -69,6 +95,8 @@ describe('loadRagAgentConfig', () => {
         'DATABASE_URL',
         'RAG_TOP_K',
         'RAG_MAX_UPLOAD_BYTES',
+        'RAG_MAX_ROWS',
+        'RAG_MAX_UNPACKED_BYTES',
       ]) {
         expect(message).toContain(name);
       }

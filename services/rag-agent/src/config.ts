@@ -14,6 +14,7 @@ import {
   type ConfigOf,
   type Environment,
 } from '@fleet/config';
+import type { IngestLimits } from './ingestion/limits';
 
 /** The embedding model offline mode uses (hashed word unigrams and bigrams, no network). */
 export const LOCAL_EMBEDDING_MODEL = 'local-hashed-v1';
@@ -109,6 +110,59 @@ export const configSpec = {
     description:
       'Largest file the RAG agent ingests (bytes, or 512kb, 25mb…); larger files fail with 413. The A2A body limit follows (base64 plus 1 MiB).',
   }),
+  maxRows: envVar({
+    name: 'RAG_MAX_ROWS',
+    schema: positiveIntSchema.default(5000),
+    description:
+      'Data rows indexed per CSV file or XLSX sheet. The rows past it are counted but not indexed: the document is stored in part, and the ingest result says so (`truncated: true`, `warnings`).',
+  }),
+  maxPdfPages: envVar({
+    name: 'RAG_MAX_PDF_PAGES',
+    schema: positiveIntSchema.default(1000),
+    description:
+      'PDF pages read; later pages are not indexed and the ingest result says so (`truncated`, `warnings`).',
+  }),
+  maxTextChars: envVar({
+    name: 'RAG_MAX_TEXT_CHARS',
+    schema: positiveIntSchema.default(5_000_000),
+    description:
+      'Characters of text indexed per document (about 1.2 million tokens); the rest is not indexed and the ingest result says so (`truncated`, `warnings`).',
+  }),
+  maxChunks: envVar({
+    name: 'RAG_MAX_CHUNKS',
+    schema: positiveIntSchema.default(5000),
+    description:
+      'Searchable chunks (embedded, about 350 tokens each) stored per document; the rest of the document is not indexed and the ingest result says so (`truncated`, `warnings`).',
+  }),
+  maxUnpackedBytes: envVar({
+    name: 'RAG_MAX_UNPACKED_BYTES',
+    schema: byteSizeSchema.pipe(z.number().min(1, 'expected at least 1 byte')).prefault('100mb'),
+    description:
+      "What a DOCX or XLSX may unpack to in all, and a PDF's compressed streams may inflate to (bytes, or 512kb, 100mb…). Checked against the archive's directory before anything is unpacked and enforced while unpacking; a larger document is refused with 413.",
+  }),
+  maxEntryBytes: envVar({
+    name: 'RAG_MAX_UNPACKED_ENTRY_BYTES',
+    schema: byteSizeSchema.pipe(z.number().min(1, 'expected at least 1 byte')).prefault('50mb'),
+    description:
+      'What one entry of a DOCX or XLSX (or one compressed PDF stream) may unpack to; a larger one is refused with 413.',
+  }),
+  maxArchiveEntries: envVar({
+    name: 'RAG_MAX_ARCHIVE_ENTRIES',
+    schema: positiveIntSchema.default(2000),
+    description: 'Entries a DOCX or XLSX may hold; more are refused with 413.',
+  }),
+  maxCompressionRatio: envVar({
+    name: 'RAG_MAX_COMPRESSION_RATIO',
+    schema: positiveIntSchema.default(200),
+    description:
+      'How much more an archive entry or compressed PDF stream may unpack to than it takes compressed, once it unpacks to more than 1 MiB (office XML compresses 5–20 to 1; zip bombs about 1000 to 1); more is refused with 413.',
+  }),
+  maxNestingDepth: envVar({
+    name: 'RAG_MAX_NESTING_DEPTH',
+    schema: positiveIntSchema.max(1000, 'expected at most 1000').default(100),
+    description:
+      'How deep elements (HTML, the XML of DOCX and XLSX) and Markdown lists, quotes and emphasis may nest; deeper documents are refused with 400 before a parser recurses into them.',
+  }),
   ...llmEnv,
   ...redisEnv,
   ...telemetryEnv,
@@ -117,6 +171,34 @@ export const configSpec = {
 
 /** The RAG agent's typed configuration. */
 export type RagAgentConfig = ConfigOf<typeof configSpec>;
+
+/** The ingestion limits the configuration sets (RAG_MAX_ROWS … RAG_MAX_NESTING_DEPTH). */
+export function ingestLimits(
+  config: Pick<
+    RagAgentConfig,
+    | 'maxRows'
+    | 'maxPdfPages'
+    | 'maxTextChars'
+    | 'maxChunks'
+    | 'maxUnpackedBytes'
+    | 'maxEntryBytes'
+    | 'maxArchiveEntries'
+    | 'maxCompressionRatio'
+    | 'maxNestingDepth'
+  >,
+): IngestLimits {
+  return {
+    maxRows: config.maxRows,
+    maxPdfPages: config.maxPdfPages,
+    maxTextChars: config.maxTextChars,
+    maxChunks: config.maxChunks,
+    maxUnpackedBytes: config.maxUnpackedBytes,
+    maxEntryBytes: config.maxEntryBytes,
+    maxArchiveEntries: config.maxArchiveEntries,
+    maxCompressionRatio: config.maxCompressionRatio,
+    maxNestingDepth: config.maxNestingDepth,
+  };
+}
 
 /** The embedding settings in effect, once online/offline is known. */
 export interface EmbeddingSettings {

@@ -4,7 +4,7 @@
 import { config, telemetry } from './instrumentation';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
-import { RedisTaskStore } from '@fleet/a2a/server';
+import { RedisTaskStore, FLEET_REDIS_OPTIONS } from '@fleet/a2a/server';
 import { serveAgent } from '@fleet/a2a/server/express';
 import { ConfigError } from '@fleet/errors';
 import { runMain } from '@fleet/http';
@@ -20,11 +20,17 @@ import { createLogger } from '@fleet/telemetry';
 import { createRagHandler } from './agent';
 import { createAnswerer } from './answering';
 import { a2aBodyLimit } from './app';
-import { embeddingSettings, ragAgentPublicUrl, type EmbeddingSettings } from './config';
+import {
+  embeddingSettings,
+  ingestLimits,
+  ragAgentPublicUrl,
+  type EmbeddingSettings,
+} from './config';
 import { createDocumentService } from './documents';
 import { createRetriever } from './retrieval';
 import {
   createDocumentStore,
+  databaseReadinessCheck,
   migrate,
   openDatabase,
   readStoredEmbedding,
@@ -100,7 +106,7 @@ async function main(): Promise<void> {
   }
   const store = createDocumentStore({ pool: database.pool });
 
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
   // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   const taskStore = new RedisTaskStore({ redis, keyPrefix: 'fleet:a2a:rag-agent' });
@@ -111,6 +117,7 @@ async function main(): Promise<void> {
     embedder,
     llm,
     maxBytes: config.maxUploadBytes,
+    limits: ingestLimits(config),
     logger,
   });
   const retriever = createRetriever({
@@ -143,11 +150,7 @@ async function main(): Promise<void> {
     internalToken: config.internalToken,
     logger,
     bodyLimit: a2aBodyLimit(config.maxUploadBytes),
-    readinessChecks: {
-      database: async () => {
-        await database.pool.query('SELECT 1');
-      },
-    },
+    readinessChecks: { database: databaseReadinessCheck(database.pool) },
     port: config.port,
     host: config.host,
     production: config.nodeEnv === 'production',

@@ -3,7 +3,7 @@
 // here and nowhere else.
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
-import { RedisTaskStore } from '@fleet/a2a/server';
+import { RedisTaskStore, FLEET_REDIS_OPTIONS } from '@fleet/a2a/server';
 import { serveAgent } from '@fleet/a2a/server/express';
 import { ConfigError } from '@fleet/errors';
 import { runMain } from '@fleet/http';
@@ -39,7 +39,7 @@ async function main(): Promise<void> {
     : createLlmClient({ upstream, timeoutMs: config.llmTimeoutMs });
   const llm = client ? { client, model: config.llmModel } : undefined;
 
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
   // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   const taskStore = new RedisTaskStore({ redis, keyPrefix: 'fleet:a2a:web-agent' });

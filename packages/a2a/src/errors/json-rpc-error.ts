@@ -3,7 +3,9 @@ import {
   type FleetErrorOptions,
   fromErrorBody,
   isErrorCode,
+  isRedisUnavailableError,
   ERROR_CODES,
+  toFleetError,
 } from '@fleet/errors';
 import { errorInfoSchema, type ErrorInfo, type JsonRpcError } from '../schemas/json-rpc';
 import {
@@ -55,7 +57,15 @@ function errorInfo(reason: string, domain: string, metadata?: Record<string, str
  * (media type), or -32600/-32603 with the fleet code as `ErrorInfo.reason` in the
  * {@link FLEET_ERROR_DOMAIN}. Unknown errors become a generic -32603 and never leak their message.
  */
-export function toJsonRpcError(error: unknown): JsonRpcError {
+export function toJsonRpcError(thrown: unknown): JsonRpcError {
+  // A Redis outage (the task store, sessions) is a retryable 503, said in words, not "Internal error".
+  const error =
+    A2AError.isA2AError(thrown) || (FleetError.isInstance(thrown) && thrown.code !== 'INTERNAL')
+      ? thrown
+      : isRedisUnavailableError(thrown) ||
+          (FleetError.isInstance(thrown) && isRedisUnavailableError(thrown.cause))
+        ? toFleetError(thrown)
+        : thrown;
   if (A2AError.isA2AError(error)) {
     const metadata = { ...toMetadata({ ...error.details, param: error.param }), ...error.metadata };
     const hasMetadata = Object.keys(metadata).length > 0;

@@ -72,6 +72,10 @@ export const documentInfoSchema = z.object({
   createdAt: z.string(),
   /** True when the same content was already stored (re-ingesting it changed nothing). */
   duplicate: z.boolean().optional(),
+  /** True when only part of the document was indexed (a row, page, text or chunk limit). */
+  truncated: z.boolean().optional(),
+  /** What was left out and why, for people, e.g. "only the first 5000 of 200000 rows were indexed (RAG_MAX_ROWS)". */
+  warnings: z.array(z.string()).optional(),
 });
 export type DocumentInfo = z.infer<typeof documentInfoSchema>;
 

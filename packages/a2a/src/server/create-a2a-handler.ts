@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { FleetError, validationErrorFromZod } from '@fleet/errors';
+import {
+  FleetError,
+  isRedisUnavailableError,
+  jsonDepthExceeds,
+  MAX_JSON_DEPTH,
+  REDIS_RETRY_AFTER_SECONDS,
+  toFleetError,
+  validationErrorFromZod,
+} from '@fleet/errors';
 import {
   Attributes,
   recordError,
@@ -112,6 +120,8 @@ export interface A2AJsonResult {
   type: 'json';
   status: number;
   body: JsonRpcResponse;
+  /** Extra response headers (`Retry-After` with a 503). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -272,12 +282,19 @@ export function createA2AHandler({
   function errorResponse(
     id: JsonRpcId,
     error: unknown,
-  ): { status: number; body: JsonRpcErrorResponse } {
+  ): { status: number; body: JsonRpcErrorResponse; headers?: Record<string, string> } {
     const rendered = toJsonRpcError(error);
-    return {
-      status: rendered.code === -32603 ? 500 : 200,
-      body: { jsonrpc: '2.0', id, error: rendered },
-    };
+    const body: JsonRpcErrorResponse = { jsonrpc: '2.0', id, error: rendered };
+    // A dependency outage (Redis) is a 503 the caller may retry after a while, not a 500.
+    const fleetError =
+      FleetError.isInstance(error) || isRedisUnavailableError(error)
+        ? toFleetError(error)
+        : undefined;
+    if (fleetError?.code === 'SERVICE_UNAVAILABLE') {
+      const retryAfter = fleetError.retryAfterSeconds ?? REDIS_RETRY_AFTER_SECONDS;
+      return { status: 503, body, headers: { 'retry-after': String(retryAfter) } };
+    }
+    return { status: rendered.code === -32603 ? 500 : 200, body };
   }
 
   // ---- turns -------------------------------------------------------------------------------
@@ -896,6 +913,18 @@ export function createA2AHandler({
     }
     const { method, params } = request.data;
     const id = request.data.id ?? null;
+    if (jsonDepthExceeds(params)) {
+      // Stored tasks are serialised (JSON.stringify recurses): refuse what would overflow it.
+      return {
+        type: 'json',
+        ...errorResponse(
+          id,
+          new InvalidParamsError(
+            `The params nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
+          ),
+        ),
+      };
+    }
     const ok = (result: unknown): A2AJsonResult => ({
       type: 'json',
       status: 200,

@@ -28,5 +28,6 @@ export type {
   Unsubscribe,
 } from './task-store';
 export { InMemoryTaskStore } from './in-memory-task-store';
+export { FLEET_REDIS_OPTIONS } from './redis-options';
 export { RedisTaskStore } from './redis-task-store';
 export type { RedisTaskStoreOptions } from './redis-task-store';

@@ -9,9 +9,11 @@ import { parseCommandArgs, type Command, type CommandContext } from './command';
 const HELP = `Usage: pnpm fleet status
 
 Shows every service \`pnpm fleet up\` started: pid, port, URL, whether the process is alive and
-what GET /readyz answers, plus the fleet's Redis and whether it answers PING.
-Exits 0 when everything is healthy, 1 otherwise (also when nothing runs), so scripts can wait
-on it.
+what GET /readyz answers, plus the fleet's Redis and whether it answers PING. A service whose
+process is gone shows as DOWN, with how to bring it back (\`pnpm fleet up\` starts only what is
+down; \`pnpm fleet restart <service>\` restarts one that runs but is stuck).
+Exits 0 when everything is healthy, 1 otherwise (a service down or not ready, Redis not
+answering, or nothing running), so scripts can wait on it.
 
   -h, --help  show this help
 
@@ -30,20 +32,24 @@ async function run(context: CommandContext): Promise<number> {
   }
 
   let healthy = true;
+  const down: string[] = [];
+  const notReady: string[] = [];
   const rows = await Promise.all(
     state.services.map(async (service) => {
       const alive = isServiceRunning(service);
       const answer = alive ? await probeReadyz({ url: service.url, timeoutMs: 2000 }) : undefined;
       const ready = answer !== undefined && 'status' in answer && answer.status === 200;
       if (!ready) healthy = false;
+      if (!alive) down.push(service.name);
+      else if (!ready) notReady.push(service.name);
       return [
-        palette.bold(service.name),
-        String(service.pid),
+        alive ? palette.bold(service.name) : palette.red(palette.bold(service.name)),
+        alive ? String(service.pid) : palette.red(`${service.pid} (gone)`),
         String(service.port),
         service.url,
         alive ? palette.green('yes') : palette.red('no'),
         !alive
-          ? palette.dim('-')
+          ? palette.red('DOWN')
           : ready
             ? palette.green('200 ready')
             : palette.red(describeAnswer(answer)),
@@ -77,6 +83,21 @@ async function run(context: CommandContext): Promise<number> {
   io.stdout.write(
     `${renderTable({ headers: ['SERVICE', 'PID', 'PORT', 'URL', 'ALIVE', 'READY'].map((header) => palette.dim(header)), rows })}\n\n`,
   );
+  const names = (list: string[]): string => list.join(' ');
+  if (down.length > 0) {
+    io.stdout.write(
+      `${palette.red(`Down: ${down.join(', ')}`)} (${down.length === 1 ? 'its process is' : 'their processes are'} gone). ` +
+        `Start ${down.length === 1 ? 'it' : 'them'} again: pnpm fleet up (or pnpm fleet up --only ${down.join(',')}).\n`,
+    );
+  }
+  if (notReady.length > 0) {
+    io.stdout.write(
+      `${palette.red(`Not ready: ${notReady.join(', ')}`)}` +
+        (down.length > 0
+          ? ` (${notReady.length === 1 ? 'it may be waiting' : 'they may be waiting'} for ${down.join(', ')}).\n`
+          : `. If ${notReady.length === 1 ? 'it stays so' : 'they stay so'}: pnpm fleet restart ${names(notReady)}\n`),
+    );
+  }
   io.stdout.write(
     healthy
       ? `${palette.green('Healthy.')} Started ${state.startedAt}.\n`

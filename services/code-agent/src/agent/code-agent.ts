@@ -287,6 +287,7 @@ export function createCodeAgent({
       skippedFiles: run.skippedFiles,
       attempt: proposal.attempt,
       previousAttempts: proposal.previousAttempts,
+      memory: run.memory,
       sandbox: run.mode,
       approved,
     };

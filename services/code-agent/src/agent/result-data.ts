@@ -34,6 +34,15 @@ export const codeResultDataSchema = z.object({
   /** Which attempt this is (1 for the first program). */
   attempt: z.number().int().min(1),
   previousAttempts: z.array(attemptSummarySchema),
+  /**
+   * How the run's memory was bounded: `cgroup-v2`/`cgroup-v1` for all its processes together
+   * (`peakBytes`: the most they used at once), `per-process` where no cgroup could be had.
+   */
+  memory: z.object({
+    enforcement: z.enum(['cgroup-v2', 'cgroup-v1', 'per-process']),
+    limitBytes: z.number().int().min(0),
+    peakBytes: z.number().int().min(0).nullable(),
+  }),
   /** `bubblewrap`, or `unsandboxed` when configured so on purpose. */
   sandbox: z.enum(['bubblewrap', 'unsandboxed']),
   /** False when CODE_AGENT_ALLOW_UNAPPROVED let it run without a person's approval. */

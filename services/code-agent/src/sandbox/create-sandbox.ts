@@ -6,7 +6,23 @@ import { ServiceUnavailableError } from '@fleet/errors';
 import { buildBubblewrapArgs } from './bubblewrap-args';
 import { collectFiles, type SkippedFile, type WrittenFile } from './collect-files';
 import { limitLauncher, PROGRAM_FILENAME } from './limit-launcher';
+import {
+  planMemoryBound,
+  type CgroupPreference,
+  type MemoryBound,
+  type MemoryEnforcement,
+  type MemoryPlan,
+} from './memory-bound';
 import { runBoundedProcess, type BoundedProcessResult } from './run-bounded-process';
+import {
+  detectRunCgroups,
+  joinCgroupArgs,
+  JOIN_FAILED_EXIT_CODE,
+  JOIN_FAILED_MARKER,
+  type CgroupSupport,
+  type RunCgroup,
+  type RunCgroupUsage,
+} from './run-cgroup';
 import { classifyOutcome, describeOutcome, signalNumberOf, type RunOutcome } from './run-outcome';
 import { SandboxUnavailableError } from './sandbox-unavailable-error';
 import { DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './sandbox-limits';
@@ -21,6 +37,16 @@ export type SandboxMode = 'bubblewrap' | 'unsandboxed';
 
 /** Whether the sandbox can run code here, and why not. */
 export type SandboxStatus = { available: true } | { available: false; reason: string };
+
+/** How a run's memory was bounded, and what it used. */
+export interface RunMemory {
+  /** `cgroup-v2`/`cgroup-v1`: all its processes together; `per-process`: each one (the fallback). */
+  enforcement: MemoryEnforcement;
+  /** The run's memory limit, in bytes. */
+  limitBytes: number;
+  /** The most the run's processes used at once, as its cgroup measured it; null without one. */
+  peakBytes: number | null;
+}
 
 /** One finished run. */
 export interface CodeRun {
@@ -41,6 +67,7 @@ export interface CodeRun {
   /** What a limit did, in one sentence; null when no limit stopped it. */
   limitMessage: string | null;
   mode: SandboxMode;
+  memory: RunMemory;
 }
 
 /** What a run is given. */
@@ -58,6 +85,8 @@ export interface Sandbox {
   readonly limits: SandboxLimits;
   /** Whether code can run here; the reason says what to fix. Checked by running a tiny program. */
   check(): Promise<SandboxStatus>;
+  /** How a run's memory is bounded here (found out once, at the first call or run). */
+  memoryBound(): Promise<MemoryBound>;
   /**
    * Runs one program. Rejects with {@link SandboxUnavailableError} when the sandbox cannot start
    * (nothing ran) and with a ServiceUnavailableError when every slot is busy; whatever the program
@@ -89,6 +118,23 @@ export interface CreateSandboxOptions {
   maxConcurrentRuns?: number;
   /** @default '/usr/bin/setpriv' */
   setprivPath?: string;
+  /**
+   * Which cgroup bounds a whole run's memory and processes: `auto` (v2, else v1, else the
+   * per-process fallback), `required`, `v2`, `v1` (no code runs without it) or `off`. @default 'auto'
+   */
+  cgroup?: CgroupPreference;
+}
+
+/** How often a running program's cgroup is checked for an out-of-memory kill. */
+const OOM_POLL_MS = 100;
+
+/** Finds the cgroup support the preference asks for. */
+async function cgroupSupportFor(preference: CgroupPreference): Promise<CgroupSupport> {
+  if (preference === 'off')
+    return { version: 'none', reason: 'turned off (CODE_AGENT_CGROUP=off)' };
+  return detectRunCgroups({
+    versions: preference === 'v2' || preference === 'v1' ? [preference] : ['v2', 'v1'],
+  });
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -103,8 +149,11 @@ function errorCode(error: unknown): string | undefined {
  * a new PID namespace that dies with the agent, and CPU, memory, process, file-size, wall-clock
  * and output limits (see `buildBubblewrapArgs`). When the agent runs as root, each run also
  * switches to its own unprivileged user id, so that the process limit holds and host files owned
- * by root stay closed. The work directory is removed after the run, once the files it holds are
- * read.
+ * by root stay closed. Where a cgroup can be had (`cgroup`, found once), each run gets its own,
+ * which bounds the memory and processes of the whole run; the sandbox starts inside it, an
+ * out-of-memory kill ends the whole run as `memory-limit`, and the cgroup is removed afterwards.
+ * Without one, runs get fewer processes (see `planMemoryBound`). The work directory is removed
+ * after the run, once the files it holds are read.
  *
  * @example
  * const sandbox = createSandbox({ limits: { wallClockMs: 10_000 } });
@@ -120,20 +169,51 @@ export function createSandbox({
   firstUid = 61000,
   maxConcurrentRuns = 4,
   setprivPath = '/usr/bin/setpriv',
+  cgroup: cgroupPreference = 'auto',
 }: CreateSandboxOptions = {}): Sandbox {
   const limits: SandboxLimits = { ...DEFAULT_SANDBOX_LIMITS, ...limitOverrides };
   const asRoot = process.getuid?.() === 0;
   const uids = createUidPool({ first: firstUid, size: maxConcurrentRuns });
   let running = 0;
 
+  /** Decided once: detection makes and removes a probe cgroup. */
+  let planned: Promise<{ support: CgroupSupport; plan: MemoryPlan }> | undefined;
+  const memoryPlan = (): Promise<{ support: CgroupSupport; plan: MemoryPlan }> => {
+    planned ??= cgroupSupportFor(cgroupPreference).then((support) => {
+      const plan = planMemoryBound({ limits, support, sandboxed: mode === 'bubblewrap' });
+      if (support.version === 'none' && cgroupPreference !== 'auto' && cgroupPreference !== 'off') {
+        return {
+          support,
+          plan: {
+            ok: false,
+            bound: plan.bound,
+            reason: `CODE_AGENT_CGROUP=${cgroupPreference} asks for a cgroup to bound each run's memory, but none can be had here: ${support.reason}. Nothing was run.`,
+          },
+        };
+      }
+      return { support, plan };
+    });
+    return planned;
+  };
+
   const command = (
     workDir: string,
     uid: number | undefined,
+    runLimits: SandboxLimits,
   ): { command: string; args: string[]; cwd?: string } => {
     if (mode === 'unsandboxed') {
-      return { command: python, args: ['-I', '-c', limitLauncher(limits, python)], cwd: workDir };
+      return {
+        command: python,
+        args: ['-I', '-c', limitLauncher(runLimits, python)],
+        cwd: workDir,
+      };
     }
-    const args = buildBubblewrapArgs({ workDir, python, limits, extraReadOnlyPaths });
+    const args = buildBubblewrapArgs({
+      workDir,
+      python,
+      limits: runLimits,
+      extraReadOnlyPaths,
+    });
     if (uid === undefined) return { command: bwrapPath, args };
     return {
       command: setprivPath,
@@ -158,10 +238,7 @@ export function createSandbox({
     }
   }
 
-  async function runInWorkDir(
-    { code, inputFiles = {}, signal }: RunCodeOptions,
-    uid: number | undefined,
-  ): Promise<CodeRun> {
+  async function runInWorkDir(options: RunCodeOptions, uid: number | undefined): Promise<CodeRun> {
     if (mode === 'bubblewrap') {
       await requireExecutable(
         bwrapPath,
@@ -178,6 +255,38 @@ export function createSandbox({
       python,
       `Python is not available at ${python} (CODE_AGENT_PYTHON). Nothing was run.`,
     );
+    const { support, plan } = await memoryPlan();
+    if (!plan.ok) throw new SandboxUnavailableError(plan.reason);
+    const runLimits = plan.limits;
+    let cgroup: RunCgroup | undefined;
+    if (support.version !== 'none') {
+      try {
+        cgroup = await support.create({
+          memoryBytes: runLimits.runMemoryBytes,
+          maxTasks: plan.bound.maxTasks ?? runLimits.maxProcesses,
+        });
+      } catch (error) {
+        throw new SandboxUnavailableError(
+          `could not make the run's cgroup ${support.version} in ${support.parents.join(', ')}: ${error instanceof Error ? error.message : String(error)}. Nothing was run.`,
+          { cause: error },
+        );
+      }
+    }
+    try {
+      return await runInCgroup(options, { uid, runLimits, cgroup });
+    } finally {
+      await cgroup?.remove();
+    }
+  }
+
+  async function runInCgroup(
+    { code, inputFiles = {}, signal }: RunCodeOptions,
+    {
+      uid,
+      runLimits,
+      cgroup,
+    }: { uid: number | undefined; runLimits: SandboxLimits; cgroup: RunCgroup | undefined },
+  ): Promise<CodeRun> {
     const workDir = await mkdtemp(path.join(workRoot, 'code-agent-run-'));
     try {
       await writeFile(path.join(workDir, PROGRAM_FILENAME), code);
@@ -189,7 +298,17 @@ export function createSandbox({
         await chown(workDir, uid, uid);
         await chmod(workDir, 0o700);
       }
-      const { command: file, args, cwd } = command(workDir, uid);
+      const sandboxed = command(workDir, uid, runLimits);
+      // The first process joins the run's cgroup, then becomes the sandbox: nothing of the
+      // program ever runs outside it.
+      const { command: file, args } =
+        cgroup === undefined
+          ? sandboxed
+          : {
+              command: python,
+              args: joinCgroupArgs(cgroup.procsFiles, sandboxed.command, sandboxed.args),
+            };
+      const { cwd } = sandboxed;
       let result: BoundedProcessResult;
       try {
         result = await runBoundedProcess({
@@ -198,9 +317,19 @@ export function createSandbox({
           env:
             mode === 'unsandboxed' ? { PATH: '/usr/bin:/bin', HOME: workDir, LANG: 'C.UTF-8' } : {},
           ...(cwd === undefined ? {} : { cwd }),
-          wallClockMs: limits.wallClockMs,
-          maxOutputBytes: limits.maxOutputBytes,
+          wallClockMs: runLimits.wallClockMs,
+          maxOutputBytes: runLimits.maxOutputBytes,
           signal,
+          ...(cgroup === undefined
+            ? {}
+            : {
+                // An out-of-memory kill of one process ends the whole run at once.
+                monitor: {
+                  intervalMs: OOM_POLL_MS,
+                  shouldStop: async () => (await cgroup.usage()).oomKills > 0,
+                  onStop: () => cgroup.kill(),
+                },
+              }),
         });
       } catch (error) {
         const code = errorCode(error);
@@ -218,12 +347,22 @@ export function createSandbox({
       if (mode === 'bubblewrap' && result.exitCode === 1 && /^bwrap: /m.test(result.stderr)) {
         throw unavailable(result);
       }
+      if (
+        result.exitCode === JOIN_FAILED_EXIT_CODE &&
+        result.stderr.startsWith(JOIN_FAILED_MARKER)
+      ) {
+        throw new SandboxUnavailableError(
+          `${result.stderr.trim().split('\n')[0] ?? JOIN_FAILED_MARKER}. Nothing was run.`,
+        );
+      }
+      const usage: RunCgroupUsage | undefined = await cgroup?.usage();
+      const findings = { runMemoryExceeded: (usage?.oomKills ?? 0) > 0 };
       const exclude = new Set([
         PROGRAM_FILENAME,
         ...Object.keys(inputFiles).map((name) => path.basename(name)),
       ]);
       const { files, skipped } = await collectFiles({ workDir, exclude });
-      const outcome = classifyOutcome(result);
+      const outcome = classifyOutcome(result, findings);
       return {
         outcome,
         exitCode:
@@ -236,8 +375,13 @@ export function createSandbox({
         durationMs: result.durationMs,
         files,
         skippedFiles: skipped,
-        limitMessage: describeOutcome(outcome, limits),
+        limitMessage: describeOutcome(outcome, runLimits, findings),
         mode,
+        memory: {
+          enforcement: cgroup === undefined ? 'per-process' : `cgroup-${cgroup.version}`,
+          limitBytes: runLimits.runMemoryBytes,
+          peakBytes: usage?.peakBytes ?? null,
+        },
       };
     } finally {
       await rm(workDir, { recursive: true, force: true });
@@ -247,6 +391,9 @@ export function createSandbox({
   const sandbox: Sandbox = {
     mode,
     limits,
+    async memoryBound() {
+      return (await memoryPlan()).plan.bound;
+    },
     async run(options) {
       if (running >= maxConcurrentRuns) {
         throw new ServiceUnavailableError(

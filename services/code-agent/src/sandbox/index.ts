@@ -13,11 +13,34 @@ export type {
   CodeRun,
   CreateSandboxOptions,
   RunCodeOptions,
+  RunMemory,
   Sandbox,
   SandboxMode,
   SandboxStatus,
 } from './create-sandbox';
 export { limitLauncher, PROGRAM_FILENAME } from './limit-launcher';
+export { planMemoryBound } from './memory-bound';
+export type {
+  CgroupPreference,
+  MemoryBound,
+  MemoryEnforcement,
+  MemoryPlan,
+  PlanMemoryBoundOptions,
+} from './memory-bound';
+export {
+  detectRunCgroups,
+  joinCgroupArgs,
+  parseCgroupMounts,
+  parseProcCgroup,
+  RUN_CGROUP_PREFIX,
+} from './run-cgroup';
+export type {
+  CgroupSupport,
+  CgroupVersion,
+  RunCgroup,
+  RunCgroupLimits,
+  RunCgroupUsage,
+} from './run-cgroup';
 export { runBoundedProcess } from './run-bounded-process';
 export type { BoundedProcessResult, RunBoundedProcessOptions } from './run-bounded-process';
 export { classifyOutcome, describeOutcome, formatBytes } from './run-outcome';

@@ -13,6 +13,15 @@ export interface RunBoundedProcessOptions {
   maxOutputBytes: number;
   /** Aborting kills the process group. */
   signal?: AbortSignal | undefined;
+  /**
+   * Asked every `intervalMs` while the process runs; when `shouldStop` resolves true, the process
+   * group is killed, `onStop` runs (e.g. to kill a cgroup) and the result says `stopped`.
+   */
+  monitor?: {
+    intervalMs: number;
+    shouldStop: () => Promise<boolean>;
+    onStop?: () => Promise<void>;
+  };
 }
 
 /** How a bounded process ended. */
@@ -29,6 +38,8 @@ export interface BoundedProcessResult {
   outputLimited: boolean;
   /** True when the abort signal killed it. */
   aborted: boolean;
+  /** True when the monitor stopped it. */
+  stopped: boolean;
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
   durationMs: number;
@@ -79,6 +90,7 @@ export function runBoundedProcess({
   wallClockMs,
   maxOutputBytes,
   signal,
+  monitor,
 }: RunBoundedProcessOptions): Promise<BoundedProcessResult> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -94,6 +106,7 @@ export function runBoundedProcess({
     let timedOut = false;
     let outputLimited = false;
     let aborted = false;
+    let stopped = false;
     let settled = false;
 
     const killGroup = (): void => {
@@ -115,6 +128,26 @@ export function runBoundedProcess({
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
 
+    let checking = false;
+    const poll = monitor
+      ? setInterval(() => {
+          if (checking || stopped || settled) return;
+          checking = true;
+          monitor
+            .shouldStop()
+            .then(async (stop) => {
+              if (!stop || stopped || settled) return;
+              stopped = true;
+              killGroup();
+              await monitor.onStop?.();
+            })
+            .catch(() => undefined)
+            .finally(() => {
+              checking = false;
+            });
+        }, monitor.intervalMs)
+      : undefined;
+
     const overCap = (): void => {
       if (outputLimited) return;
       outputLimited = true;
@@ -135,6 +168,7 @@ export function runBoundedProcess({
 
     const finish = (): void => {
       clearTimeout(timer);
+      if (poll !== undefined) clearInterval(poll);
       signal?.removeEventListener('abort', onAbort);
     };
     child.once('error', (error) => {
@@ -157,6 +191,7 @@ export function runBoundedProcess({
         timedOut,
         outputLimited,
         aborted,
+        stopped,
         stdoutTruncated: stdout.truncated(),
         stderrTruncated: stderr.truncated(),
         durationMs: Date.now() - started,

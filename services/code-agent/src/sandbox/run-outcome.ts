@@ -41,17 +41,28 @@ const MEMORY_ERROR = /^MemoryError\b/m;
 const FORK_REFUSED = /BlockingIOError: \[Errno 11\]|Resource temporarily unavailable/;
 const FILE_TOO_LARGE = /\[Errno 27\] File too large/;
 
+/** What the run's cgroup saw, beside the process's own end. */
+export interface RunCgroupFindings {
+  /** The kernel killed a process of the run for going over the run's memory limit. */
+  runMemoryExceeded?: boolean;
+}
+
 /**
- * Names what ended a run, the limit first: the wall clock, the output cap, CPU time (SIGXCPU or the
- * SIGKILL that follows it), the file-size limit (SIGXFSZ or EFBIG), memory (MemoryError) and the
- * process limit (fork refused) — the last two show only in stderr, since the program itself
- * sees the failure.
+ * Names what ended a run, the limit first: cancellation, the run's memory limit (an OOM kill in
+ * its cgroup, which then kills the whole run), the wall clock, the output cap, CPU time (SIGXCPU
+ * or the SIGKILL that follows it), the file-size limit (SIGXFSZ or EFBIG), memory per process
+ * (MemoryError) and the process limit (fork refused) — the last two show only in stderr, since
+ * the program itself sees the failure.
  *
  * @example
  * const outcome = classifyOutcome(result); // 'timeout'
  */
-export function classifyOutcome(result: BoundedProcessResult): RunOutcome {
+export function classifyOutcome(
+  result: BoundedProcessResult,
+  { runMemoryExceeded = false }: RunCgroupFindings = {},
+): RunOutcome {
   if (result.aborted) return 'canceled';
+  if (runMemoryExceeded) return 'memory-limit';
   if (result.timedOut) return 'timeout';
   if (result.outputLimited) return 'output-limit';
   const signal = signalNumberOf(result);
@@ -70,7 +81,11 @@ export function classifyOutcome(result: BoundedProcessResult): RunOutcome {
  * @example
  * describeOutcome('timeout', limits); // 'Stopped: it ran longer than the 20 s wall-clock limit.'
  */
-export function describeOutcome(outcome: RunOutcome, limits: SandboxLimits): string | null {
+export function describeOutcome(
+  outcome: RunOutcome,
+  limits: SandboxLimits,
+  { runMemoryExceeded = false }: RunCgroupFindings = {},
+): string | null {
   switch (outcome) {
     case 'ok':
     case 'error':
@@ -80,11 +95,14 @@ export function describeOutcome(outcome: RunOutcome, limits: SandboxLimits): str
     case 'cpu-limit':
       return `Stopped: it used more than the ${limits.cpuSeconds} s CPU-time limit.`;
     case 'memory-limit':
+      if (runMemoryExceeded) {
+        return `Stopped: the program used more than ${formatBytes(limits.runMemoryBytes)} of memory in total (all its processes together, the run's memory limit), so the whole run was killed.`;
+      }
       return `Stopped: it tried to use more than the ${formatBytes(limits.memoryBytes)} memory limit (MemoryError).`;
     case 'file-size-limit':
       return `Stopped: it tried to write a file larger than the ${formatBytes(limits.maxFileBytes)} file-size limit.`;
     case 'process-limit':
-      return `Stopped: it tried to start more than ${limits.maxProcesses} processes (the process limit).`;
+      return `Stopped: it tried to start more processes than the process limit allows (${limits.maxProcesses} processes and threads, the sandbox's own included).`;
     case 'output-limit':
       return `Stopped: it printed more than the ${formatBytes(limits.maxOutputBytes)} output limit; the output is cut there.`;
     case 'canceled':

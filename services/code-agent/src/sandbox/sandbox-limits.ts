@@ -6,6 +6,11 @@ export interface SandboxLimits {
   cpuSeconds: number;
   /** Address space of each process (RLIMIT_AS), in bytes: allocations beyond fail (MemoryError). */
   memoryBytes: number;
+  /**
+   * Memory of a whole run, all its processes together, in bytes: a cgroup's limit (the run is
+   * killed beyond it), or without one the bound the per-process fallback keeps to.
+   */
+  runMemoryBytes: number;
   /** Processes and threads of the sandbox user (RLIMIT_NPROC): fork fails beyond. */
   maxProcesses: number;
   /** Largest file a process may write (RLIMIT_FSIZE), in bytes: SIGXFSZ beyond. */
@@ -21,6 +26,7 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   wallClockMs: 20_000,
   cpuSeconds: 10,
   memoryBytes: 512 * 1024 * 1024,
+  runMemoryBytes: 1024 * 1024 * 1024,
   maxProcesses: 32,
   maxFileBytes: 16 * 1024 * 1024,
   maxOutputBytes: 1024 * 1024,

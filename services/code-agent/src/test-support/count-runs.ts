@@ -9,6 +9,7 @@ export function countRuns(sandbox: Sandbox): { sandbox: Sandbox; runs: string[] 
       mode: sandbox.mode,
       limits: sandbox.limits,
       check: () => sandbox.check(),
+      memoryBound: () => sandbox.memoryBound(),
       run: (options) => {
         runs.push(options.code);
         return sandbox.run(options);

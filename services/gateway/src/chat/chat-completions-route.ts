@@ -11,10 +11,13 @@ import {
   type RouteClassifier,
   type RouteDecision,
 } from '../routing';
+import { ownPayloadLimit } from '../limits';
 import { orchestrate, parsePlanApprovalHeader } from '../orchestration';
 import { reason } from '../reasoning';
+import type { RedisGate } from '../redis';
 import { resumeSession } from '../sessions';
 import type { UpstreamClient } from '../upstream';
+import { assertAgentRequest } from './agent-request';
 import { chatCompletionRequestSchema } from './chat-completion-request';
 import { tracePassthrough } from './trace-passthrough';
 
@@ -31,9 +34,16 @@ export interface ChatCompletionsOptions {
   reasoningAgent?: { client: A2AClient; url: string } | undefined;
   /** Sessions, for `X-Session-ID` (resume). */
   sessions: SessionStore;
+  /**
+   * The fleet's Redis connection: while it is down, routes that need it (orchestration, reasoning,
+   * resumes) answer 503 with `Retry-After` before any work. @default always connected
+   */
+  redisGate?: RedisGate | undefined;
   /** Why there is no upstream (the 503 message in offline mode). */
   offlineReason: string;
   bodyLimit: number;
+  /** Characters of message text an orchestration or reasoning request may carry. @default 262144 */
+  agentTextLimit?: number | undefined;
   /** Chooses passthrough or orchestration for `X-Routing-Mode: auto`. */
   routeClassifier: RouteClassifier;
   /**
@@ -70,11 +80,24 @@ export function createChatCompletionsHandler({
   orchestratorClient,
   reasoningAgent,
   sessions,
+  redisGate,
   offlineReason,
   bodyLimit,
+  agentTextLimit,
   routeClassifier,
   passthroughModel,
 }: ChatCompletionsOptions) {
+  const needsRedis = (): void => redisGate?.assertConnected();
+  // An agent's own body limit refusing a request the gateway accepted: the client hears the
+  // gateway's limit (GATEWAY_BODY_LIMIT), never the internal one.
+  const tooLargeFor = (service: string) => (error: unknown) =>
+    ownPayloadLimit(error, {
+      what: 'The conversation',
+      service,
+      limit: bodyLimit,
+      limitVariable: 'GATEWAY_BODY_LIMIT',
+      remedy: 'send fewer or shorter messages',
+    });
   return async function chatCompletions(
     req: IncomingMessage,
     { res, requestId, tenant }: { res: ServerResponse; requestId: string; tenant: string },
@@ -90,6 +113,7 @@ export function createChatCompletionsHandler({
     });
     if (resumeId !== undefined) {
       for (const [name, value] of Object.entries(RESUME_HEADERS)) res.setHeader(name, value);
+      needsRedis();
       await resumeSession({
         store: sessions,
         client: orchestratorClient,
@@ -122,11 +146,14 @@ export function createChatCompletionsHandler({
     const responseHeaders = setRouteHeaders(res, decision);
 
     if (decision.mode === 'orchestration') {
+      // The client's mistakes are 400s here, before a session or an A2A call exists.
+      assertAgentRequest(request, 'orchestration', agentTextLimit);
       if (orchestratorClient === undefined) {
         throw new ServiceUnavailableError(
           'Orchestration needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
         );
       }
+      needsRedis();
       await orchestrate({
         client: orchestratorClient,
         request,
@@ -135,10 +162,13 @@ export function createChatCompletionsHandler({
         res,
         responseHeaders,
         span: getActiveSpan(),
+      }).catch((error: unknown) => {
+        throw tooLargeFor('the orchestrator')(error);
       });
       return;
     }
     if (decision.mode === 'reasoning') {
+      assertAgentRequest(request, 'reasoning', agentTextLimit);
       // The reasoning agent thinks with the upstream LLM: offline it cannot (ARCHITECTURE.md §8).
       if (upstreamClient === undefined) {
         throw new ServiceUnavailableError(
@@ -150,6 +180,7 @@ export function createChatCompletionsHandler({
           'Reasoning needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
         );
       }
+      needsRedis();
       await reason({
         client: reasoningAgent.client,
         agentUrl: reasoningAgent.url,
@@ -158,6 +189,8 @@ export function createChatCompletionsHandler({
         res,
         responseHeaders,
         span: getActiveSpan(),
+      }).catch((error: unknown) => {
+        throw tooLargeFor('the reasoning agent')(error);
       });
       return;
     }

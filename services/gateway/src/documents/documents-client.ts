@@ -96,17 +96,23 @@ function failureMessage(task: Task): string {
   return text === '' ? 'The RAG agent failed without saying why.' : text;
 }
 
+/** The typed error a FAILED task carries in its status message (`{ error: { code, message } }`). */
+function typedFailure(task: Task): FleetError | undefined {
+  const parts: readonly Part[] = task.status.message?.parts ?? [];
+  const body = findData(parts, errorBodySchema);
+  return body !== undefined && isErrorCode(body.error.code)
+    ? fromErrorBody(ERROR_HTTP_STATUS[body.error.code], body)
+    : undefined;
+}
+
 /**
  * The typed error of a FAILED ingest: the error body the agent attached (a data part `{ error: {
  * code, message } }`), else 415 for an unsupported file and 400 for any other file it could not
  * read — the contract's failures of an ingest are the file's (issue 5).
  */
 function ingestFailure(task: Task): FleetError {
-  const parts: readonly Part[] = task.status.message?.parts ?? [];
-  const body = findData(parts, errorBodySchema);
-  if (body !== undefined && isErrorCode(body.error.code)) {
-    return fromErrorBody(ERROR_HTTP_STATUS[body.error.code], body);
-  }
+  const typed = typedFailure(task);
+  if (typed !== undefined) return typed;
   const message = failureMessage(task);
   return UNSUPPORTED_PATTERN.test(message)
     ? new UnsupportedMediaTypeError(message)
@@ -174,9 +180,10 @@ export function createDocumentsClient({
         'The RAG agent refused the internal token: the gateway and the agent need the same FLEET_INTERNAL_TOKEN.',
         { cause },
       ),
+    // The agent's own limit stays in the cause (for the logs); the client hears the gateway's.
     PAYLOAD_TOO_LARGE: (cause) =>
       new PayloadTooLargeError(
-        `The RAG agent refused the upload as too large (${cause.message}); its A2A body limit must allow the gateway's GATEWAY_UPLOAD_LIMIT.`,
+        "The document is too large for the RAG agent to take, although it is within the gateway's upload limit (GATEWAY_UPLOAD_LIMIT): upload a smaller file.",
         { cause },
       ),
     UPSTREAM_TIMEOUT: (cause) =>
@@ -217,6 +224,10 @@ export function createDocumentsClient({
     if (reply.status.state === 'TASK_STATE_FAILED' && command.op === 'ingest') {
       throw ingestFailure(reply);
     }
+    // A list or delete that failed with the agent's own typed error (e.g. its database is
+    // unreachable: 503 with Retry-After) keeps it.
+    const typed = typedFailure(reply);
+    if (reply.status.state === 'TASK_STATE_FAILED' && typed !== undefined) throw typed;
     throw new UpstreamError(
       `The RAG agent's ${command.op} command ended ${reply.status.state.replace('TASK_STATE_', '').toLowerCase()}: ${failureMessage(reply)}`,
       { status: 502 },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ServiceUnavailableError } from '@fleet/errors';
 import request from 'supertest';
 import { A2AClient } from '@fleet/a2a/client';
 import { getFreePort } from '@fleet/testing';
@@ -239,6 +240,43 @@ describe('documentsRouter', () => {
       type: 'invalid_request_error',
       param: 'file',
     });
+  });
+
+  it('says when only part of a document was indexed, and which limit decided it', async () => {
+    const response = await upload(OTHER_KEY).attach(
+      'file',
+      Buffer.from(`id,amount\n1,${randomUUID()}\n`),
+      'big-ledger.csv',
+    );
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({
+      filename: 'big-ledger.csv',
+      truncated: true,
+      warnings: ['only the first 5000 of 200000 rows were indexed (RAG_MAX_ROWS)'],
+    });
+    // A whole document says nothing of the kind.
+    const whole = await upload(OTHER_KEY).attach('file', Buffer.from(randomUUID()), 'small.txt');
+    expect(whole.body).not.toHaveProperty('truncated');
+    expect(whole.body).not.toHaveProperty('warnings');
+  });
+
+  it('answers 503 with Retry-After when the agent’s database is unreachable (list, delete)', async () => {
+    for (const call of [
+      () => request(gateway.app).get('/v1/documents').auth(TEST_KEY, { type: 'bearer' }),
+      () =>
+        request(gateway.app)
+          .delete(`/v1/documents/${randomUUID()}`)
+          .auth(TEST_KEY, { type: 'bearer' }),
+    ]) {
+      agent.failNextWith = new ServiceUnavailableError(
+        'The document store (PostgreSQL) cannot be reached right now; try again in a few seconds.',
+        { details: { retryAfterSeconds: 5 } },
+      );
+      const response = await call();
+      expect(response.status).toBe(503);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(response.body.error.message).toMatch(/PostgreSQL\) cannot be reached/);
+    }
   });
 
   it('needs an API key', async () => {

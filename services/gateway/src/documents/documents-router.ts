@@ -3,6 +3,7 @@ import type { DocumentInfo } from '@fleet/a2a';
 import { NotFoundError, ServiceUnavailableError } from '@fleet/errors';
 import { addLogFields } from '@fleet/http';
 import { getTenant } from '../auth';
+import { ownPayloadLimit } from '../limits';
 import type { DocumentsClient } from './documents-client';
 import { readUpload } from './read-upload';
 
@@ -24,6 +25,10 @@ export interface DocumentView {
   chunks: number;
   description: string;
   createdAt: string;
+  /** True when only part of the document was indexed (a row, page, text or chunk limit). */
+  truncated?: boolean;
+  /** What was left out and which limit decided it, when `truncated`. */
+  warnings?: string[];
 }
 
 /** The answer to an upload: the document, and whether it was already stored. */
@@ -52,6 +57,10 @@ export function toDocumentView(document: DocumentInfo): DocumentView {
     chunks: document.chunks,
     description: document.description,
     createdAt: document.createdAt,
+    ...(document.truncated === true ? { truncated: true } : {}),
+    ...(document.warnings === undefined || document.warnings.length === 0
+      ? {}
+      : { warnings: document.warnings }),
   };
 }
 
@@ -96,11 +105,17 @@ export function documentsRouter({ documents, uploadLimit }: DocumentsRouterOptio
     const client = requireDocuments(documents);
     const upload = await readUpload(req, { limit: uploadLimit });
     addLogFields(res, { filename: upload.filename, bytes: upload.bytes.length });
-    const document = await client.ingest({
-      tenant: getTenant(res),
-      upload,
-      signal: clientGone(res),
-    });
+    const document = await client
+      .ingest({ tenant: getTenant(res), upload, signal: clientGone(res) })
+      .catch((error: unknown) => {
+        throw ownPayloadLimit(error, {
+          what: 'The document',
+          service: 'the RAG agent',
+          limit: uploadLimit,
+          limitVariable: 'GATEWAY_UPLOAD_LIMIT',
+          remedy: 'upload a smaller file',
+        });
+      });
     const duplicate = document.duplicate === true;
     addLogFields(res, { documentId: document.id, duplicate });
     const view: UploadedDocumentView = { ...toDocumentView(document), duplicate };

@@ -8,5 +8,6 @@ export type {
   DocumentView,
   UploadedDocumentView,
 } from './documents-router';
-export { describeByteSize, readUpload, UPLOAD_FIELD } from './read-upload';
+export { describeByteSize } from '../limits';
+export { readUpload, UPLOAD_FIELD } from './read-upload';
 export type { ReadUploadOptions, Upload } from './read-upload';

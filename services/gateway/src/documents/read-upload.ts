@@ -7,6 +7,8 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '@fleet/errors';
+import { discardBody, encodedBodyError } from '@fleet/http';
+import { describeByteSize } from '../limits';
 
 /** The multipart field that carries the document (ARCHITECTURE.md §3). */
 export const UPLOAD_FIELD = 'file';
@@ -34,17 +36,13 @@ const MULTIPART_OVERHEAD = 1024 * 1024;
 const MAX_PARTS = 100;
 const MAX_FILENAME_LENGTH = 255;
 
-/** `25 MiB`, `512 KiB`, `100 bytes`. */
-export function describeByteSize(bytes: number): string {
-  if (bytes >= 1024 * 1024) {
-    const mebibytes = bytes / (1024 * 1024);
-    return `${Number.isInteger(mebibytes) ? mebibytes : mebibytes.toFixed(1)} MiB`;
-  }
-  if (bytes >= 1024) {
-    const kibibytes = bytes / 1024;
-    return `${Number.isInteger(kibibytes) ? kibibytes : kibibytes.toFixed(1)} KiB`;
-  }
-  return `${bytes} bytes`;
+/** A body busboy cannot read (no boundary, cut off before the closing boundary, …): 400. */
+function malformed(error: unknown): BadRequestError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new BadRequestError(
+    `The multipart body cannot be read: ${reason.replace(/\.$/, '')}. Send a complete multipart/form-data body with a \`${UPLOAD_FIELD}\` file.`,
+    { cause: error },
+  );
 }
 
 function isMultipart(contentType: string | undefined): boolean {
@@ -67,7 +65,11 @@ function cleanFilename(name: string | undefined): string {
  * most `limit` bytes, held in memory. Other form fields (read up to 64 KiB each, at most 100
  * parts) and file parts under other names are ignored.
  *
- * @throws UnsupportedMediaTypeError (415) when the body is not multipart;
+ * Never leaves a stream without an error listener: a body cut off before its closing boundary, a
+ * malformed one or a client that goes away settles the promise (400, 413 or AbortError), releases
+ * what was read and throws the rest of the body away (bounded).
+ *
+ * @throws UnsupportedMediaTypeError (415) when the body is not multipart or is compressed;
  *   PayloadTooLargeError (413) over the limit, naming it and its variable;
  *   ValidationError (400) without a `file` field, with more than one, or with an empty one;
  *   BadRequestError (400) for a malformed body; AbortError when the client goes away.
@@ -84,8 +86,10 @@ export function readUpload(
       `The file is larger than the upload limit of ${describeByteSize(limit)} (${limitVariable}).`,
       { details: { limit } },
     );
+  const encoded = encodedBodyError(req);
+  if (encoded !== undefined) return Promise.reject(encoded);
   if (!isMultipart(req.headers['content-type'])) {
-    req.resume();
+    discardBody(req);
     return Promise.reject(
       new UnsupportedMediaTypeError(
         `Upload a document as multipart/form-data with a \`${UPLOAD_FIELD}\` field, not ${req.headers['content-type'] ?? 'a body without Content-Type'}.`,
@@ -94,7 +98,7 @@ export function readUpload(
   }
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > limit + MULTIPART_OVERHEAD) {
-    req.resume();
+    discardBody(req);
     return Promise.reject(tooLarge());
   }
 
@@ -109,13 +113,8 @@ export function readUpload(
       });
     } catch (error) {
       // No boundary, or an unparsable Content-Type.
-      req.resume();
-      reject(
-        new BadRequestError(
-          `The multipart body cannot be read: ${error instanceof Error ? error.message : String(error)}.`,
-          { cause: error },
-        ),
-      );
+      discardBody(req);
+      reject(malformed(error));
       return;
     }
 
@@ -125,6 +124,8 @@ export function readUpload(
     let parsed = false;
     const otherFiles: string[] = [];
     let textField = false;
+    /** The `file` part's bytes while it is read; emptied when the upload fails. */
+    let chunks: Buffer[] = [];
 
     const settle = (error: Error | undefined): void => {
       if (settled) return;
@@ -132,12 +133,17 @@ export function readUpload(
       settled = true;
       req.off('close', onClose);
       if (error !== undefined) {
+        // Release everything: the bytes read so far, the parser (destroying it ends any open file
+        // stream, whose error listener is below), and the rest of the body, thrown away (bounded,
+        // like readBody) so the 413 or 400 reaches a client that is still sending.
+        chunks = [];
         req.unpipe(parser);
         parser.removeAllListeners();
-        // Swallow busboy's late errors; the body is drained (like readBody) so the 413 or 400
-        // reaches a client that is still sending.
         parser.on('error', () => undefined);
-        req.resume();
+        // Not from inside busboy's own callbacks ('limit' is emitted mid-write, and busboy goes
+        // on using its file stream after it).
+        setImmediate(() => parser.destroy());
+        discardBody(req);
         reject(error);
         return;
       }
@@ -170,6 +176,10 @@ export function readUpload(
     };
 
     parser.on('file', (name, stream, info) => {
+      // Every file stream gets an error listener first: busboy fails the open one with
+      // "Unexpected end of form" when the body ends early, and an unheard stream error would
+      // crash the process.
+      stream.on('error', (error: Error) => settle(malformed(error)));
       if (name !== UPLOAD_FIELD || settled) {
         if (name !== UPLOAD_FIELD) otherFiles.push(name);
         stream.resume();
@@ -180,9 +190,7 @@ export function readUpload(
         settle(
           new ValidationError(
             `Send one file per upload (the \`${UPLOAD_FIELD}\` field came twice).`,
-            {
-              param: UPLOAD_FIELD,
-            },
+            { param: UPLOAD_FIELD },
           ),
         );
         return;
@@ -199,9 +207,9 @@ export function readUpload(
         return;
       }
       pendingFile = true;
-      const chunks: Buffer[] = [];
       let size = 0;
       stream.on('data', (chunk: Buffer) => {
+        if (settled) return;
         size += chunk.length;
         chunks.push(chunk);
       });
@@ -218,6 +226,7 @@ export function readUpload(
           mediaType: info.mimeType === '' ? 'application/octet-stream' : info.mimeType,
           bytes: Buffer.concat(chunks, size),
         };
+        chunks = [];
         settle(undefined);
       });
     });
@@ -228,13 +237,7 @@ export function readUpload(
     parser.on('partsLimit', () =>
       settle(new ValidationError(`The upload has more than ${MAX_PARTS} form fields.`)),
     );
-    parser.on('error', (error: Error) =>
-      settle(
-        new BadRequestError(`The multipart body cannot be read: ${error.message}.`, {
-          cause: error,
-        }),
-      ),
-    );
+    parser.on('error', (error: Error) => settle(malformed(error)));
     parser.on('close', () => {
       parsed = true;
       settle(undefined);

@@ -10,7 +10,12 @@ import {
   type StreamResponse,
   type TaskStatus,
 } from '@fleet/a2a';
-import { FleetError, ServiceUnavailableError, UpstreamError } from '@fleet/errors';
+import {
+  FleetError,
+  ServiceUnavailableError,
+  StreamInterruptedError,
+  UpstreamError,
+} from '@fleet/errors';
 import { setSessionAttributes, setSpanOutput, type Span } from '@fleet/telemetry';
 import {
   createChunkWriter,
@@ -136,10 +141,25 @@ function interpret(event: StreamResponse, sessionId: string | undefined): RunEve
   return found;
 }
 
-function describeFailure(error: unknown, orchestratorUrl: string): FleetError {
+function describeFailure(
+  error: unknown,
+  orchestratorUrl: string,
+  sessionId: string | undefined,
+): FleetError {
   if (FleetError.isInstance(error) && error.code === 'UPSTREAM_UNREACHABLE') {
     return new ServiceUnavailableError(
       `The orchestrator is not reachable (${orchestratorUrl}); start the fleet with \`pnpm fleet up\` or set ORCHESTRATOR_URL.`,
+      { cause: error },
+    );
+  }
+  if (FleetError.isInstance(error) && error.code === 'UPSTREAM_STREAM_INTERRUPTED') {
+    // The orchestrator went away mid-run (a crash or a restart): the session is durable.
+    const resume =
+      sessionId === undefined
+        ? ''
+        : ` Session ${sessionId} goes on once an orchestrator takes it up again: send the request with the header X-Session-ID: ${sessionId} to follow it, or see GET /v1/sessions/${sessionId}.`;
+    return new StreamInterruptedError(
+      `The orchestrator stopped answering in the middle of the run.${resume}`,
       { cause: error },
     );
   }
@@ -246,7 +266,7 @@ export async function answerRun({
       res.destroy();
       return;
     }
-    const failure = describeFailure(error, orchestratorUrl);
+    const failure = describeFailure(error, orchestratorUrl, run.sessionId);
     if (!stream || !headersSent) throw failure;
     await beforeEnd?.();
     // Mid-stream: an error event OpenAI SDKs raise as an APIError, never a clean end.

@@ -51,7 +51,7 @@ function reasoningDouble(received: Part[][], onAbort: () => void) {
     await Promise.resolve();
     received.push(context.message.parts);
     const text = partsText(context.message.parts);
-    if (text === '') {
+    if (text === '' || text.includes('unanswerable')) {
       yield {
         type: 'status',
         state: 'TASK_STATE_REJECTED',
@@ -314,7 +314,10 @@ describe('reasoning route', () => {
   });
 
   it('answers 400 with the reason when the agent rejects the request', async () => {
-    const response = await post(gateway, { messages: [{ role: 'system', content: 'Be brief.' }] });
+    // (A request without user text never reaches the agent: the gateway refuses it first.)
+    const response = await post(gateway, {
+      messages: [{ role: 'user', content: 'an unanswerable question' }],
+    });
     expect(response.status).toBe(400);
     expect(response.body.error.message).toBe('The agent needs a question.');
   });

@@ -20,7 +20,7 @@ import {
   type AgentEvent,
 } from '@fleet/a2a/server';
 import { a2aRouter } from '@fleet/a2a/server/express';
-import { toErrorBody, UnsupportedMediaTypeError } from '@fleet/errors';
+import { toErrorBody, UnsupportedMediaTypeError, type FleetError } from '@fleet/errors';
 
 /** The token the double and its clients share. */
 export const RAG_DOUBLE_TOKEN = 'internal-token-rag-0123456789';
@@ -46,6 +46,8 @@ export interface RagAgentDouble {
   client: A2AClient;
   /** Every documents command received, in order. */
   calls: RagDoubleCall[];
+  /** Fails the next list or delete with this error (its error body in the status message). */
+  failNextWith: FleetError | undefined;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,14 @@ const DOC_TYPES: Record<string, DocumentInfo['docType']> = {
 export async function startRagAgentDouble(): Promise<RagAgentDouble> {
   const calls: RagDoubleCall[] = [];
   const stored = new Map<string, (DocumentInfo & { hash: string })[]>();
+  let closeServer: () => Promise<void> = () => Promise.resolve();
+  const double: RagAgentDouble = {
+    url: '',
+    client: undefined as unknown as A2AClient,
+    calls,
+    failNextWith: undefined,
+    close: () => closeServer(),
+  };
 
   async function* execute(context: AgentContext): AsyncGenerator<AgentEvent> {
     await Promise.resolve();
@@ -98,6 +108,16 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
       artifact: { name: RESULT_ARTIFACT_NAME, parts: [textPart('done'), dataPart(data)] },
     });
 
+    const failure = double.failNextWith;
+    if (failure !== undefined && command.op !== 'ingest') {
+      double.failNextWith = undefined;
+      yield {
+        type: 'status',
+        state: 'TASK_STATE_FAILED',
+        message: [textPart(failure.message), dataPart(toErrorBody(failure))],
+      };
+      return;
+    }
     switch (command.op) {
       case 'list':
         yield result({ documents: documents.map(({ hash: _hash, ...document }) => document) });
@@ -142,6 +162,13 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
           yield result({ documents: [{ ...document, duplicate: true }] });
           return;
         }
+        // A file named `big…` plays one past a row limit: indexed in part, and said so.
+        const partial = filename.startsWith('big')
+          ? {
+              truncated: true,
+              warnings: ['only the first 5000 of 200000 rows were indexed (RAG_MAX_ROWS)'],
+            }
+          : {};
         const document = {
           id: randomUUID(),
           filename,
@@ -149,6 +176,7 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
           chunks: file.bytes.toString('utf8').split('\n').filter(Boolean).length,
           description: `${filename}, ${file.bytes.length} bytes`,
           createdAt: new Date().toISOString(),
+          ...partial,
           hash,
         };
         documents.unshift(document);
@@ -178,13 +206,11 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
       bodyLimit: 8 * 1024 * 1024,
     }),
   );
-  return {
-    url,
-    client: new A2AClient({ url: `${url}/a2a`, token: RAG_DOUBLE_TOKEN }),
-    calls,
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
+  double.url = url;
+  double.client = new A2AClient({ url: `${url}/a2a`, token: RAG_DOUBLE_TOKEN });
+  closeServer = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   };
+  return double;
 }

@@ -348,7 +348,7 @@ async function runInBackground(background: BackgroundRun): Promise<void> {
   context.signal.addEventListener('abort', onTaskAbort, { once: true });
   if (context.signal.aborted) onTaskAbort();
 
-  // Renewed every third of its TTL. A lease that could not be renewed for a whole TTL (Redis is
+  // Renewed every third of its TTL. A lease that could not be renewed for half its TTL (Redis is
   // unreachable) is as good as lost: the run stops here — its client gets a clear end instead of
   // keep-alives forever — and the recovery sweep resumes the session once Redis is back.
   let renewedAt = Date.now();
@@ -366,7 +366,9 @@ async function runInBackground(background: BackgroundRun): Promise<void> {
         },
         (error: unknown) => {
           logger.warn({ ...log, err: error }, 'could not renew the runner lease');
-          if (Date.now() - renewedAt < options.runnerLeaseMs || leaseLost) return;
+          // Half a TTL without a renewal: stop while the lease surely still holds (no other
+          // runner can have taken over), rather than at its very end.
+          if (Date.now() - renewedAt < options.runnerLeaseMs / 2 || leaseLost) return;
           leaseLost = true;
           abort(
             new RunHandover(

@@ -41,11 +41,16 @@ function plural(count: number, noun: string): string {
 /** A FAILED status carrying the error's text and `{ error: { code, message, details? } }`. */
 function failed(error: unknown): AgentEvent {
   const fleetError = toFleetError(error);
+  // A retryable failure says when to try again (the gateway's Retry-After).
+  const details =
+    fleetError.retryAfterSeconds === undefined
+      ? fleetError.details
+      : { retryAfterSeconds: fleetError.retryAfterSeconds, ...fleetError.details };
   const data: ErrorData = {
     error: {
       code: fleetError.code,
       message: fleetError.message,
-      ...(fleetError.details === undefined ? {} : { details: fleetError.details }),
+      ...(details === undefined ? {} : { details }),
     },
   };
   return {
@@ -73,11 +78,14 @@ function filterData(retrieval: Retrieval): FilterReportData {
 }
 
 function describeIngest(documents: readonly DocumentInfo[]): string {
-  const lines = documents.map((document) =>
-    document.duplicate === true
-      ? `${document.filename} was already stored (document ${document.id}); nothing changed.`
-      : `Ingested ${document.filename} as document ${document.id} (${document.docType}, ${plural(document.chunks, 'chunk')}).`,
-  );
+  const lines = documents.map((document) => {
+    const stored =
+      document.duplicate === true
+        ? `${document.filename} was already stored (document ${document.id}); nothing changed.`
+        : `Ingested ${document.filename} as document ${document.id} (${document.docType}, ${plural(document.chunks, 'chunk')}).`;
+    const warnings = document.warnings ?? [];
+    return warnings.length > 0 ? `${stored} Partly indexed: ${warnings.join('; ')}.` : stored;
+  });
   return lines.join('\n');
 }
 
@@ -101,9 +109,11 @@ function dependencyContext(node: NodeInput['fleet']): AnswerContext[] {
  *
  * - A documents command (`{ documents: { op, tenant, id? } }`): `ingest` the file parts (all or
  *   none), `list`, or `delete`; the `result` artifact's data part is `{ documents: DocumentInfo[] }`
- *   or `{ deleted }`. A file that cannot be stored (too big, unsupported, damaged, empty) fails
- *   the task with the reason in text and `{ error: { code, message, details } }`, and nothing is
- *   stored.
+ *   or `{ deleted }`. A file that cannot be stored (too big, unpacking past the limits,
+ *   unsupported, damaged, empty, nested too deep) fails the task with the reason in text and
+ *   `{ error: { code, message, details } }`, and nothing is stored; one stored in part says so
+ *   (`truncated`, `warnings`). A database that cannot be reached fails any command or question
+ *   with `SERVICE_UNAVAILABLE` (retryable; `details.retryAfterSeconds`).
  * - A plan node (question in the text part, `{ fleet: … }` with the tenant): skill `search` returns
  *   the passages found; `answer` (the default) writes a cited answer, with the earlier steps'
  *   answers as context. The `result` artifact: the text, and the data part

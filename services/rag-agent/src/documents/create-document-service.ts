@@ -9,7 +9,12 @@ import {
   detectDocType,
   DocumentParseError,
   parseDocument,
+  resolveLimits,
+  truncationWarning,
+  type Chunk,
+  type IngestLimits,
   type ParsedDocument,
+  type Truncation,
 } from '../ingestion';
 
 /** Characters of unbroken non-space text a document may hold before it counts as encoded data. */
@@ -66,6 +71,11 @@ export interface CreateDocumentServiceOptions {
   llm?: { client: OpenAI; model: string } | undefined;
   /** Largest file accepted, in bytes. @default 26214400 (25 MiB) */
   maxBytes?: number;
+  /**
+   * What one document may cost to read and store (RAG_MAX_ROWS, RAG_MAX_PDF_PAGES, …); unset
+   * limits are the defaults (`DEFAULT_INGEST_LIMITS`).
+   */
+  limits?: Partial<IngestLimits> | undefined;
   /** Chunks embedded per call. @default 64 */
   batchSize?: number;
   logger?: DocumentServiceLogger | undefined;
@@ -80,17 +90,30 @@ export interface DocumentService {
    * content the tenant already has is not stored twice: its existing document comes back with
    * `duplicate: true`.
    *
-   * @throws PayloadTooLargeError (413) for a file over the limit, UnsupportedDocumentError (415)
-   *   for a type the agent cannot read, DocumentParseError (400) for a damaged or empty file.
+   * A document longer than a row, page, text or chunk limit is stored in part: its
+   * `DocumentInfo` says `truncated: true` with `warnings`, and a warning is logged.
+   *
+   * @throws PayloadTooLargeError (413) for a file over the limit or one that unpacks past the
+   *   archive limits (`DocumentLimitError`), UnsupportedDocumentError (415) for a type the agent
+   *   cannot read, DocumentParseError (400) for a damaged, empty or too deeply nested file,
+   *   ServiceUnavailableError (503, retryable) while the database cannot be reached.
    */
   ingest(input: {
     tenant: string;
     files: readonly DocumentUpload[];
     signal?: AbortSignal | undefined;
   }): Promise<DocumentInfo[]>;
-  /** The tenant's documents, newest first. */
+  /**
+   * The tenant's documents, newest first.
+   *
+   * @throws ServiceUnavailableError (503, retryable) while the database cannot be reached.
+   */
   list(tenant: string): Promise<DocumentInfo[]>;
-  /** Deletes one of the tenant's documents with its chunks; false when it has no such document. */
+  /**
+   * Deletes one of the tenant's documents with its chunks; false when it has no such document.
+   *
+   * @throws ServiceUnavailableError (503, retryable) while the database cannot be reached.
+   */
   delete(input: { tenant: string; id: string }): Promise<boolean>;
 }
 
@@ -99,8 +122,17 @@ const OPENING_LENGTH = 4_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** The warnings stored with a document (`metadata.warnings`), if it was truncated. */
+function storedWarnings(record: DocumentRecord): string[] {
+  const warnings = record.metadata['warnings'];
+  return Array.isArray(warnings)
+    ? warnings.filter((warning): warning is string => typeof warning === 'string')
+    : [];
+}
+
 /** The wire form of a stored document (`documentInfoSchema`). */
 export function toDocumentInfo(record: DocumentRecord, duplicate?: boolean): DocumentInfo {
+  const warnings = storedWarnings(record);
   return {
     id: record.id,
     filename: record.filename,
@@ -109,6 +141,34 @@ export function toDocumentInfo(record: DocumentRecord, duplicate?: boolean): Doc
     description: record.description,
     createdAt: record.createdAt,
     ...(duplicate === undefined ? {} : { duplicate }),
+    ...(record.metadata['truncated'] === true ? { truncated: true } : {}),
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
+/**
+ * The chunks up to and including the `maxChildren`-th child; parents left without a child are
+ * dropped. Ordinals stay dense (a prefix is kept).
+ */
+function limitChunks(
+  chunks: readonly Chunk[],
+  maxChildren: number,
+): { chunks: Chunk[]; truncation?: Truncation } {
+  const children = chunks.filter((chunk) => chunk.kind === 'child').length;
+  if (children <= maxChildren) return { chunks: [...chunks] };
+  const kept: Chunk[] = [];
+  let seen = 0;
+  for (const chunk of chunks) {
+    if (chunk.kind === 'child') {
+      if (seen === maxChildren) break;
+      seen++;
+    }
+    kept.push(chunk);
+  }
+  while (kept.length > 0 && kept[kept.length - 1]?.kind === 'parent') kept.pop();
+  return {
+    chunks: kept,
+    truncation: { limit: 'maxChunks', kept: maxChildren, total: children },
   };
 }
 
@@ -137,10 +197,12 @@ export function createDocumentService({
   embedder,
   llm,
   maxBytes = 25 * 1024 * 1024,
+  limits: givenLimits,
   batchSize = 64,
   logger,
   tracer,
 }: CreateDocumentServiceOptions): DocumentService {
+  const limits = resolveLimits(givenLimits);
   async function embedChildren(
     texts: readonly string[],
     signal: AbortSignal | undefined,
@@ -194,10 +256,17 @@ export function createDocumentService({
         const parsed = await parseDocument({
           filename,
           bytes,
+          limits,
           ...(mediaType === undefined ? {} : { mediaType }),
         });
         assertIndexable(parsed, filename);
-        const chunks = chunkDocument(parsed);
+        const limited = limitChunks(chunkDocument(parsed), limits.maxChunks);
+        const chunks = limited.chunks;
+        const truncations = [
+          ...(parsed.truncations ?? []),
+          ...(limited.truncation ? [limited.truncation] : []),
+        ];
+        const warnings = truncations.map(truncationWarning);
         const children = chunks.filter((chunk) => chunk.kind === 'child');
         if (children.length === 0) {
           throw new ValidationError(`${filename} has no text to index.`, {
@@ -224,7 +293,15 @@ export function createDocumentService({
           signal,
         );
         const byOrdinal = new Map(children.map((chunk, index) => [chunk.ordinal, vectors[index]]));
-        setSpanOutput(span, { docType, chunks: chunks.length, children: children.length });
+        setSpanOutput(span, {
+          docType,
+          chunks: chunks.length,
+          children: children.length,
+          ...(warnings.length > 0 ? { truncated: true, warnings } : {}),
+        });
+        if (warnings.length > 0) {
+          logger?.warn({ tenant, filename, docType, warnings }, 'document truncated');
+        }
         return {
           filename,
           hash,
@@ -241,6 +318,7 @@ export function createDocumentService({
               bytes: bytes.byteLength,
               embeddingModel: embedder.model,
               ...parsed.metadata,
+              ...(warnings.length > 0 ? { truncated: true, warnings, truncations } : {}),
             },
             chunks: chunks.map((chunk) => ({
               ...chunk,

@@ -1,6 +1,9 @@
 import { FleetError } from '@fleet/errors';
 import { inspectDocument } from './detect-doc-type';
 import { DocumentParseError } from './document-parse-error';
+import { cutText, limitText } from './limit-text';
+import { resolveLimits, type IngestLimits, type Truncation } from './limits';
+import { htmlNestsDeeperThan, markdownNestsDeeperThan, nestingTooDeep } from './nesting-depth';
 import type { ParsedBody } from './parsers/parsed-body';
 import { parseCsv } from './parsers/parse-csv';
 import { parseDocx } from './parsers/parse-docx';
@@ -19,6 +22,8 @@ export interface ParseDocumentInput {
   bytes: Uint8Array;
   /** The upload's media type; used only when the name has no known extension. */
   mediaType?: string | undefined;
+  /** What the document may cost to read; unset limits are the defaults (`DEFAULT_INGEST_LIMITS`). */
+  limits?: Partial<IngestLimits> | undefined;
 }
 
 function baseName(filename: string): string {
@@ -27,29 +32,56 @@ function baseName(filename: string): string {
   return dot > 0 ? base.slice(0, dot) : base;
 }
 
+/**
+ * Plain text and Markdown longer than `maxTextChars` are cut before parsing (marked's time grows
+ * faster than the text); CSV is bounded by rows as it is parsed, HTML by the text left after its
+ * markup.
+ */
+function cutBeforeParsing(
+  docType: DocType,
+  text: string,
+  limits: IngestLimits,
+): { text: string; truncation?: Truncation } {
+  if ((docType !== 'txt' && docType !== 'md') || text.length <= limits.maxTextChars) {
+    return { text };
+  }
+  return {
+    text: cutText(text, limits.maxTextChars),
+    truncation: { limit: 'maxTextChars', kept: limits.maxTextChars, total: text.length },
+  };
+}
+
 async function parseBody({
   docType,
   filename,
   bytes,
   text,
+  limits,
 }: {
   docType: DocType;
   filename: string;
   bytes: Uint8Array;
   text: string;
+  limits: IngestLimits;
 }): Promise<ParsedBody> {
   switch (docType) {
     case 'pdf':
-      return parsePdf({ filename, bytes });
+      return parsePdf({ filename, bytes, limits });
     case 'docx':
-      return parseDocx({ filename, bytes });
+      return parseDocx({ filename, bytes, limits });
     case 'xlsx':
-      return parseXlsx({ filename, bytes });
+      return parseXlsx({ filename, bytes, limits });
     case 'csv':
-      return parseCsv({ filename, text });
+      return parseCsv({ filename, text, limits });
     case 'md':
+      if (markdownNestsDeeperThan(text, limits.maxNestingDepth)) {
+        throw nestingTooDeep(filename, limits.maxNestingDepth);
+      }
       return parseMarkdown(text);
     case 'html':
+      if (htmlNestsDeeperThan(text, limits.maxNestingDepth)) {
+        throw nestingTooDeep(filename, limits.maxNestingDepth);
+      }
       return parseHtml(text);
     case 'txt':
       return parseText(text);
@@ -75,10 +107,15 @@ function hasText(body: ParsedBody): boolean {
  * plain-text paragraphs with conservatively guessed headings. The title is the format's own
  * title or first heading, else the file name without its extension.
  *
- * @param input - `filename`, `bytes`, optional `mediaType`.
+ * Reading is bounded by `limits` (see {@link IngestLimits}): archives and compressed PDF streams
+ * are measured before and while they are inflated, nesting is checked before the parsers recurse,
+ * and rows, pages and characters past their limits are left out, as `truncations` say.
+ *
+ * @param input - `filename`, `bytes`, optional `mediaType` and `limits`.
  * @returns The parsed document.
  * @throws {@link UnsupportedDocumentError} for a type that is not supported or content that does
- *   not match the name; {@link DocumentParseError} for a damaged file or one without text.
+ *   not match the name; {@link DocumentParseError} for a damaged file, one without text or one
+ *   nested too deep; `DocumentLimitError` (413) for one that unpacks past the limits.
  *
  * @example
  * const doc = await parseDocument({ filename: 'handbook.docx', bytes });
@@ -88,13 +125,16 @@ export async function parseDocument({
   filename,
   bytes,
   mediaType,
+  limits: given,
 }: ParseDocumentInput): Promise<ParsedDocument> {
+  const limits = resolveLimits(given);
   const { docType, text } = inspectDocument({ filename, bytes, mediaType });
   if (bytes.length === 0)
     throw new DocumentParseError(filename, `${filename} has no text to index.`);
+  const cut = cutBeforeParsing(docType, text ?? '', limits);
   let body: ParsedBody;
   try {
-    body = await parseBody({ docType, filename, bytes, text: text ?? '' });
+    body = await parseBody({ docType, filename, bytes, text: cut.text, limits });
   } catch (error) {
     if (FleetError.isInstance(error)) throw error;
     throw new DocumentParseError(
@@ -106,6 +146,9 @@ export async function parseDocument({
       },
     );
   }
+  if (cut.truncation)
+    body = { ...body, truncations: [cut.truncation, ...(body.truncations ?? [])] };
+  body = limitText(body, limits.maxTextChars);
   if (!hasText(body)) {
     const hint =
       docType === 'pdf' ? ' (a scanned PDF has no text layer; OCR is not supported)' : '';

@@ -1,3 +1,5 @@
+import type { Truncation } from './limits';
+
 /** Every document format the RAG agent can index, in the order messages list them. */
 export const DOC_TYPES = ['pdf', 'docx', 'xlsx', 'csv', 'txt', 'md', 'html'] as const;
 
@@ -57,6 +59,8 @@ export interface ParsedDocument {
   sections: Section[];
   /** Facts about the parse worth keeping with the document, e.g. `{ truncatedSheets: [...] }`. */
   metadata?: Record<string, unknown>;
+  /** What was left out because it exceeded a limit (rows, pages, characters). */
+  truncations?: Truncation[];
 }
 
 /** Options for {@link chunkDocument}. */

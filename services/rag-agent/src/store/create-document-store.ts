@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { toSql } from 'pgvector/pg';
 import { ConflictError, ValidationError } from '@fleet/errors';
 import { buildSearchQuery } from './build-search-query';
+import { whileDatabaseAvailable } from './database-unavailable';
 import type {
   ChunkToStore,
   DocumentRecord,
@@ -166,7 +167,9 @@ function versionAtLeast(version: string, minimum: readonly number[]): boolean {
  * The {@link DocumentStore} over PostgreSQL with pgvector (the schema `migrate` creates). One
  * document is one transaction; chunks go in with one `INSERT … SELECT FROM unnest(…)` per
  * `insertBatchSize` chunks, embeddings as pgvector literals. Search is one statement
- * (`buildSearchQuery`), in a transaction when it sets HNSW options (`SET LOCAL`).
+ * (`buildSearchQuery`), in a transaction when it sets HNSW options (`SET LOCAL`). While the
+ * database cannot be reached (refused, reset, timed out, shutting down), every operation fails
+ * with a retryable `ServiceUnavailableError` (503, `Retry-After`).
  *
  * @example
  * const store = createDocumentStore({ pool: database.pool });
@@ -288,7 +291,7 @@ export function createDocumentStore({
     });
   }
 
-  return {
+  const store: DocumentStore = {
     findByHash,
 
     async insertDocument(input: InsertDocumentInput): Promise<DocumentRecord> {
@@ -366,5 +369,13 @@ export function createDocumentStore({
       const row = result.rows[0];
       return { documents: Number(row?.documents ?? 0), chunks: Number(row?.chunks ?? 0) };
     },
+  };
+  return {
+    findByHash: (tenant, hash) => whileDatabaseAvailable(() => store.findByHash(tenant, hash)),
+    insertDocument: (input) => whileDatabaseAvailable(() => store.insertDocument(input)),
+    listDocuments: (tenant) => whileDatabaseAvailable(() => store.listDocuments(tenant)),
+    deleteDocument: (tenant, id) => whileDatabaseAvailable(() => store.deleteDocument(tenant, id)),
+    search: (input) => whileDatabaseAvailable(() => store.search(input)),
+    stats: (tenant) => whileDatabaseAvailable(() => store.stats(tenant)),
   };
 }

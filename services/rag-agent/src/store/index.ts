@@ -2,6 +2,12 @@
 export { buildSearchQuery, DEFAULT_SEARCH_LIMIT, RRF_K } from './build-search-query';
 export type { BuildSearchQueryOptions, SearchQuery } from './build-search-query';
 export { createDocumentStore } from './create-document-store';
+export { databaseReadinessCheck } from './database-readiness';
+export {
+  DATABASE_RETRY_AFTER_SECONDS,
+  databaseUnavailableError,
+  isDatabaseUnavailable,
+} from './database-unavailable';
 export type { CreateDocumentStoreOptions } from './create-document-store';
 export type {
   ChunkToStore,

@@ -7,6 +7,9 @@ import { startEmbeddedServer, type EmbeddedServer } from './start-embedded-serve
 import { StartupError } from './startup-error';
 import { createVectorPool, registerVectorTypes } from './create-vector-pool';
 
+/** How long a request waits to connect to a `DATABASE_URL` server (or for a free connection). */
+export const SERVER_CONNECT_TIMEOUT_MS = 15_000;
+
 /** What {@link openDatabase} logs through. */
 export type DatabaseLogger = Pick<Logger, 'info' | 'warn' | 'error'>;
 
@@ -59,7 +62,14 @@ async function openServer(
 ): Promise<Database> {
   const { databaseUrl, logger, maxConnections = 10 } = options;
   const location = describeUrl(databaseUrl);
-  const pool = createVectorPool({ connectionString: databaseUrl, max: maxConnections });
+  const pool = createVectorPool({
+    connectionString: databaseUrl,
+    max: maxConnections,
+    // A server that does not answer (a dropped route, a firewall) fails a request in this time
+    // with a 503 instead of holding it for the OS's connect timeout (minutes). Also the longest a
+    // request waits for a free connection.
+    connectionTimeoutMillis: SERVER_CONNECT_TIMEOUT_MS,
+  });
   // An idle connection that dies (server restart) is reported here; unhandled it would crash.
   pool.on('error', (error) => logger.warn({ err: error }, 'RAG database connection lost'));
   try {

@@ -130,6 +130,26 @@ describe('a2aRouter', () => {
     expect(response.body.error.message).toMatch(/message\.messageId/);
   });
 
+  it('answers a data part nested 5,000 levels deep with -32602, and keeps serving', async () => {
+    const app = createApp();
+    const deep = `${'['.repeat(5000)}1${']'.repeat(5000)}`;
+    const body = `{"jsonrpc":"2.0","id":7,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"hi"},{"data":${deep}}]}}}`;
+    const response = await request(app)
+      .post('/a2a')
+      .set('a2a-version', '1.0')
+      .set('content-type', 'application/json')
+      .send(body)
+      .expect(200);
+    expect(response.body.error).toMatchObject({ code: -32602 });
+    expect(response.body.error.message).toMatch(/deeper than 100 levels/);
+    await request(app)
+      .post('/a2a')
+      .set('a2a-version', '1.0')
+      .send(rpc('GetTask', { id: 'nope' }))
+      .expect(200)
+      .expect((reply) => expect(reply.body.error.code).toBe(-32001));
+  });
+
   it('refuses a missing or wrong token with 401, keeping the card public', async () => {
     const app = createApp({ internalToken: 'right-token' });
     await request(app).get('/.well-known/agent-card.json').expect(200);

@@ -2,8 +2,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 import { readBody } from '@fleet/http';
-import { AbortError, safeParseJson, UnauthenticatedError } from '@fleet/errors';
-import { ContentTypeNotSupportedError, JsonRpcParseError } from '../../errors/a2a-errors';
+import { AbortError, safeParseJson, UnauthenticatedError, ValidationError } from '@fleet/errors';
+import {
+  ContentTypeNotSupportedError,
+  InvalidParamsError,
+  JsonRpcParseError,
+} from '../../errors/a2a-errors';
 import { toJsonRpcError } from '../../errors/json-rpc-error';
 import { A2A_ENDPOINT_PATH } from '../build-agent-card';
 import type { A2AHandler } from '../create-a2a-handler';
@@ -112,7 +116,12 @@ export function a2aRouter({
       }
       const parsed = safeParseJson({ text, schema: z.unknown() });
       if (!parsed.success) {
-        sendJsonRpcError(res, 200, new JsonRpcParseError(parsed.error.message));
+        // Valid JSON nested too deep is a bad request, not a parse error.
+        const error =
+          parsed.error instanceof ValidationError
+            ? new InvalidParamsError(parsed.error.message)
+            : new JsonRpcParseError(parsed.error.message);
+        sendJsonRpcError(res, 200, error);
         return;
       }
       body = parsed.value;
@@ -126,6 +135,7 @@ export function a2aRouter({
       signal: disconnect.signal,
     });
     if (result.type === 'json') {
+      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
       res.status(result.status).json(result.body);
       return;
     }

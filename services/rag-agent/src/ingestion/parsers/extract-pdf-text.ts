@@ -16,6 +16,10 @@ export interface PdfTextItem {
 const messageSchema = z.discriminatedUnion('ok', [
   z.object({
     ok: z.literal(true),
+    /** Pages in the document; `pages` holds the first of them, up to the limits. */
+    numPages: z.number().int().min(0),
+    /** True when reading stopped at `maxChars` before `maxPages`. */
+    stoppedAtChars: z.boolean(),
     pages: z.array(
       z.array(
         z.object({
@@ -46,24 +50,31 @@ const { PDFParse } = require(workerData.modulePath);
   try {
     const doc = await parser.load();
     const pages = [];
-    for (let number = 1; number <= doc.numPages; number++) {
+    const last = Math.min(doc.numPages, workerData.maxPages);
+    let chars = 0;
+    let stoppedAtChars = false;
+    for (let number = 1; number <= last; number++) {
+      if (chars >= workerData.maxChars) {
+        stoppedAtChars = true;
+        break;
+      }
       const page = await doc.getPage(number);
       const content = await page.getTextContent();
-      pages.push(
-        content.items
-          .filter((item) => typeof item.str === 'string')
-          .map((item) => ({
-            text: item.str,
-            x: item.transform[4],
-            y: item.transform[5],
-            width: item.width,
-            size: Math.hypot(item.transform[2], item.transform[3]) || item.height,
-            eol: item.hasEOL === true,
-          })),
-      );
+      const items = content.items
+        .filter((item) => typeof item.str === 'string')
+        .map((item) => ({
+          text: item.str,
+          x: item.transform[4],
+          y: item.transform[5],
+          width: item.width,
+          size: Math.hypot(item.transform[2], item.transform[3]) || item.height,
+          eol: item.hasEOL === true,
+        }));
+      for (const item of items) chars += item.text.length;
+      pages.push(items);
       page.cleanup();
     }
-    parentPort.postMessage({ ok: true, pages });
+    parentPort.postMessage({ ok: true, numPages: doc.numPages, stoppedAtChars, pages });
   } catch (error) {
     const name = error && typeof error.name === 'string' ? error.name : 'Error';
     parentPort.postMessage({ ok: false, name, message: String(error && error.message) });
@@ -90,14 +101,29 @@ export class PdfExtractionError extends Error {
 /** Options for {@link extractPdfText}. */
 export interface ExtractPdfTextOptions {
   bytes: Uint8Array;
+  /** Read no page past this one. @default Infinity */
+  maxPages?: number;
+  /** Stop before the next page once this many characters are read. @default Infinity */
+  maxChars?: number;
   /** Give up after this long. @default 60_000 */
   timeoutMs?: number;
   /** Heap cap for the worker thread. @default 1024 */
   maxMemoryMb?: number;
 }
 
+/** The text items of a PDF's first pages. */
+export interface PdfText {
+  /** Text items per page read, from page 1. */
+  pages: PdfTextItem[][];
+  /** Pages in the document. */
+  numPages: number;
+  /** True when reading stopped before `maxPages` because `maxChars` were read. */
+  stoppedAtChars: boolean;
+}
+
 /**
- * Reads the text items of every page of a PDF with pdf.js (through pdf-parse) on a worker thread.
+ * Reads the text items of a PDF's pages with pdf.js (through pdf-parse) on a worker thread, up to
+ * `maxPages` pages, and no further page once `maxChars` characters are read.
  *
  * The thread keeps a large or hostile PDF from blocking the agent's event loop (pdf.js in Node
  * parses on the calling thread), bounds its memory and time, and runs pdf-parse under Node's own
@@ -108,12 +134,14 @@ export interface ExtractPdfTextOptions {
  */
 export async function extractPdfText({
   bytes,
+  maxPages = Number.POSITIVE_INFINITY,
+  maxChars = Number.POSITIVE_INFINITY,
   timeoutMs = 60_000,
   maxMemoryMb = 1024,
-}: ExtractPdfTextOptions): Promise<PdfTextItem[][]> {
+}: ExtractPdfTextOptions): Promise<PdfText> {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { bytes, modulePath: require.resolve('pdf-parse') },
+    workerData: { bytes, maxPages, maxChars, modulePath: require.resolve('pdf-parse') },
     resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
     stdout: true,
     stderr: true,
@@ -141,7 +169,13 @@ export async function extractPdfText({
       });
     });
     const result = messageSchema.parse(message);
-    if (result.ok) return result.pages;
+    if (result.ok) {
+      return {
+        pages: result.pages,
+        numPages: result.numPages,
+        stoppedAtChars: result.stoppedAtChars,
+      };
+    }
     if (result.name === 'PasswordException')
       throw new PdfExtractionError('password', result.message);
     if (result.name === 'InvalidPDFException' || result.name === 'FormatError') {

@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { DocumentParseError } from '../document-parse-error';
+import type { IngestLimits } from '../limits';
 import type { ParsedBody } from './parsed-body';
 import { tableBlocks } from './table-blocks';
 
@@ -28,13 +29,23 @@ function sniffDelimiter(text: string): string {
 
 /**
  * Parses CSV into one table (first row = header) in blocks of 50 rows with the header repeated;
- * rows past 5000 are left out and noted. The delimiter (`,` `;` tab `|`) is sniffed.
+ * rows past `limits.maxRows` are counted as the parser reads them but not kept, and noted (in the
+ * text, `metadata.truncatedRows` and `truncations`). The delimiter (`,` `;` tab `|`) is sniffed.
  *
- * @param options - The file's name (for errors) and decoded text.
+ * @param options - The file's name (for errors), decoded text and the limits.
  * @throws {@link DocumentParseError} for malformed CSV, naming the line.
  */
-export function parseCsv({ filename, text }: { filename: string; text: string }): ParsedBody {
+export function parseCsv({
+  filename,
+  text,
+  limits,
+}: {
+  filename: string;
+  text: string;
+  limits: Pick<IngestLimits, 'maxRows'>;
+}): ParsedBody {
   let grid: string[][];
+  let rows = 0;
   try {
     grid = parse(text, {
       delimiter: sniffDelimiter(text),
@@ -42,6 +53,12 @@ export function parseCsv({ filename, text }: { filename: string; text: string })
       relax_column_count: true,
       relax_quotes: true,
       skip_empty_lines: true,
+      // Rows with a value are counted; only the header and the first maxRows are kept.
+      on_record: (record: string[]) => {
+        if (!record.some((cell) => /\S/.test(cell))) return null;
+        rows++;
+        return rows <= limits.maxRows + 1 ? record : null;
+      },
     });
   } catch (error) {
     const line = (error as { lines?: unknown }).lines;
@@ -54,11 +71,15 @@ export function parseCsv({ filename, text }: { filename: string; text: string })
       },
     );
   }
-  const table = tableBlocks(grid);
+  const table = tableBlocks(grid, { maxRows: limits.maxRows, totalRows: Math.max(rows - 1, 0) });
+  const truncated = table.keptRows < table.totalRows;
   return {
     sections: table.blocks.length > 0 ? [{ path: [], level: 0, blocks: table.blocks }] : [],
-    ...(table.keptRows < table.totalRows
-      ? { metadata: { truncatedRows: { rows: table.totalRows, keptRows: table.keptRows } } }
+    ...(truncated
+      ? {
+          metadata: { truncatedRows: { rows: table.totalRows, keptRows: table.keptRows } },
+          truncations: [{ limit: 'maxRows', kept: table.keptRows, total: table.totalRows }],
+        }
       : {}),
   };
 }

@@ -1,8 +1,12 @@
 import ExcelJS, { type CellValue } from 'exceljs';
+import { FleetError } from '@fleet/errors';
+import { DamagedArchiveError, writeStoredZip, ZipArchive } from '../archive';
 import { DocumentParseError } from '../document-parse-error';
+import type { IngestLimits, Truncation } from '../limits';
 import type { Section } from '../types';
+import { cutSheetRows } from './cut-sheet-rows';
 import type { ParsedBody } from './parsed-body';
-import { MAX_TABLE_ROWS, tableBlocks } from './table-blocks';
+import { tableBlocks } from './table-blocks';
 
 function formatDate(date: Date): string {
   const iso = date.toISOString();
@@ -31,39 +35,121 @@ function formatCell(value: CellValue): string {
   return '';
 }
 
+const WORKSHEET = /^xl\/worksheets\/[^/]+\.xml$/i;
+const XML_PART = /\.(xml|rels|vml)$/i;
+
+function xmlAttribute(tag: string, name: string): string | undefined {
+  const match = new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`).exec(tag);
+  const value = match?.[2] ?? match?.[3];
+  return value
+    ?.replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+/** The sheet names by worksheet part (`xl/worksheets/sheet1.xml` → `Orders`), from workbook.xml and its relationships. */
+async function sheetNamesByPart(archive: ZipArchive): Promise<Map<string, string>> {
+  const names = new Map<string, string>();
+  if (!archive.has('xl/workbook.xml') || !archive.has('xl/_rels/workbook.xml.rels')) return names;
+  const workbook = (await archive.read('xl/workbook.xml')).toString('utf8');
+  const relations = (await archive.read('xl/_rels/workbook.xml.rels')).toString('utf8');
+  const targets = new Map<string, string>();
+  for (const [tag] of relations.matchAll(/<Relationship\b[^>]*>/g)) {
+    const id = xmlAttribute(tag, 'Id');
+    const target = xmlAttribute(tag, 'Target');
+    if (id === undefined || target === undefined) continue;
+    targets.set(id, target.startsWith('/') ? target.slice(1) : `xl/${target}`);
+  }
+  for (const [tag] of workbook.matchAll(/<sheet\b[^>]*>/g)) {
+    const name = xmlAttribute(tag, 'name');
+    const id = xmlAttribute(tag, 'r:id') ?? xmlAttribute(tag, '[a-zA-Z0-9]+:id');
+    const part = id === undefined ? undefined : targets.get(id);
+    if (name !== undefined && part !== undefined) names.set(part, name);
+  }
+  return names;
+}
+
+function invalidWorkbook(filename: string, error: unknown): DocumentParseError {
+  return new DocumentParseError(
+    filename,
+    `Cannot read "${filename}": it is not a valid Excel workbook (the file may be damaged or truncated).`,
+    {
+      cause: error,
+      details: { reason: error instanceof Error ? error.message.slice(0, 200) : 'unknown' },
+    },
+  );
+}
+
+/**
+ * Unpacks the workbook under the limits for exceljs: XML parts read through {@link ZipArchive}
+ * (bounded, depth-checked), worksheets cut after `maxRows` data rows (counted first), pictures and
+ * other binary parts left empty (nothing of them is indexed), all stored uncompressed in a new
+ * archive, so exceljs's own unzipping has nothing to inflate.
+ *
+ * @returns The archive for exceljs and the rows (with a value, header included) of each sheet by name.
+ */
+async function boundedWorkbook(
+  bytes: Uint8Array,
+  { filename, limits }: { filename: string; limits: IngestLimits },
+): Promise<{ archive: Buffer; rowsBySheet: Map<string, number> }> {
+  const archive = ZipArchive.open(bytes, { filename, limits });
+  const names = await sheetNamesByPart(archive);
+  const rowsBySheet = new Map<string, number>();
+  const parts: { name: string; data: Uint8Array }[] = [];
+  for (const name of archive.entries.keys()) {
+    if (!XML_PART.test(name)) {
+      parts.push({ name, data: new Uint8Array(0) });
+      continue;
+    }
+    let data = await archive.read(name);
+    if (WORKSHEET.test(name)) {
+      // The header and the rows kept; the count goes on to the end.
+      const cut = cutSheetRows(data, limits.maxRows + 1);
+      data = cut.xml;
+      const sheet = names.get(name);
+      if (sheet !== undefined) rowsBySheet.set(sheet, cut.rows);
+    }
+    parts.push({ name, data });
+  }
+  return { archive: writeStoredZip(parts), rowsBySheet };
+}
+
 /**
  * Parses an Excel workbook: one section per visible or hidden sheet (named after it), each sheet
  * one table whose first non-empty row is the header, in blocks of 50 rows with the header
- * repeated; rows past 5000 are left out, noted in the text and in `metadata.truncatedSheets`.
+ * repeated; rows past `limits.maxRows` are left out (exceljs never sees them), noted in the text,
+ * in `metadata.truncatedSheets` and in `truncations`. The archive is read under the limits.
  *
- * @param options - The file's name (for errors) and bytes.
- * @throws {@link DocumentParseError} when the file is not a readable .xlsx.
+ * @param options - The file's name (for errors), bytes and the limits.
+ * @throws {@link DocumentParseError} when the file is not a readable .xlsx or nests too deep;
+ *   `DocumentLimitError` when it unpacks to more than the limits allow.
  */
 export async function parseXlsx({
   filename,
   bytes,
+  limits,
 }: {
   filename: string;
   bytes: Uint8Array;
+  limits: IngestLimits;
 }): Promise<ParsedBody> {
   const workbook = new ExcelJS.Workbook();
+  let rowsBySheet: Map<string, number>;
   try {
+    const bounded = await boundedWorkbook(bytes, { filename, limits });
+    rowsBySheet = bounded.rowsBySheet;
     // exceljs's typings want its own Buffer interface; a Node Buffer is what it reads.
-    await workbook.xlsx.load(
-      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as unknown as ExcelJS.Buffer,
-    );
+    await workbook.xlsx.load(bounded.archive as unknown as ExcelJS.Buffer);
   } catch (error) {
-    throw new DocumentParseError(
-      filename,
-      `Cannot read "${filename}": it is not a valid Excel workbook (the file may be damaged or truncated).`,
-      {
-        cause: error,
-        details: { reason: error instanceof Error ? error.message.slice(0, 200) : 'unknown' },
-      },
-    );
+    if (error instanceof DamagedArchiveError) throw invalidWorkbook(filename, error);
+    if (FleetError.isInstance(error)) throw error;
+    throw invalidWorkbook(filename, error);
   }
   const sections: Section[] = [];
   const truncatedSheets: { sheet: string; rows: number; keptRows: number }[] = [];
+  const truncations: Truncation[] = [];
   for (const sheet of workbook.worksheets) {
     if (sheet.state === 'veryHidden') continue;
     const grid: string[][] = [];
@@ -71,17 +157,27 @@ export async function parseXlsx({
     sheet.eachRow({ includeEmpty: false }, (row) => {
       rows++;
       // Header plus one row past the cap, so tableBlocks sees that rows were cut.
-      if (grid.length > MAX_TABLE_ROWS + 1) return;
+      if (grid.length > limits.maxRows + 1) return;
       const cells: string[] = [];
       for (let column = 1; column <= row.cellCount; column++) {
         cells.push(formatCell(row.getCell(column).value));
       }
       grid.push(cells);
     });
-    const table = tableBlocks(grid, { totalRows: Math.max(rows - 1, 0) });
+    const counted = Math.max(rows, rowsBySheet.get(sheet.name) ?? 0);
+    const table = tableBlocks(grid, {
+      maxRows: limits.maxRows,
+      totalRows: Math.max(counted - 1, 0),
+    });
     if (table.blocks.length === 0) continue;
     if (table.keptRows < table.totalRows) {
       truncatedSheets.push({ sheet: sheet.name, rows: table.totalRows, keptRows: table.keptRows });
+      truncations.push({
+        limit: 'maxRows',
+        kept: table.keptRows,
+        total: table.totalRows,
+        where: `sheet "${sheet.name}"`,
+      });
     }
     sections.push({ path: [sheet.name], level: 1, blocks: table.blocks });
   }
@@ -90,5 +186,6 @@ export async function parseXlsx({
     sections,
     ...(title ? { title } : {}),
     ...(truncatedSheets.length > 0 ? { metadata: { truncatedSheets } } : {}),
+    ...(truncations.length > 0 ? { truncations } : {}),
   };
 }

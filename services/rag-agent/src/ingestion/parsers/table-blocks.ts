@@ -4,7 +4,7 @@ import { normalizeInline } from './section-builder';
 /** Data rows per table block: each block repeats the header row, so every piece reads alone. */
 export const ROWS_PER_TABLE_BLOCK = 50;
 
-/** Data rows kept from one table or sheet; the rest is dropped and noted. */
+/** Data rows kept from one table or sheet by default (RAG_MAX_ROWS); the rest is dropped and noted. */
 export const MAX_TABLE_ROWS = 5000;
 
 /** Options for {@link tableBlocks}. */

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { BadRequestError, validationErrorFromZod } from '@fleet/errors';
+import type { ChatCompletionRequest } from './chat-completion-request';
+import { messageText } from './message-text';
+
+/** One part of an array `content` (`text`, `image_url`, `input_audio`, …); a text part's text is a string. */
+const contentPartSchema = z.looseObject(
+  {
+    type: z.string({ error: 'a content part needs a string type' }),
+    text: z.string({ error: "a content part's text must be a string" }).optional(),
+  },
+  { error: 'a content part must be an object with a type' },
+);
+
+const contentPartsSchema = z.array(contentPartSchema);
+
+/**
+ * What is wrong with a message's `content`, which OpenAI defines as a string or an array of
+ * content parts; undefined when nothing is.
+ */
+function contentIssue(content: unknown): { path: PropertyKey[]; message: string } | undefined {
+  if (typeof content === 'string') return undefined;
+  if (Array.isArray(content)) {
+    const first = contentPartsSchema.safeParse(content).error?.issues[0];
+    return first === undefined ? undefined : { path: first.path, message: first.message };
+  }
+  return {
+    path: [],
+    message: `content must be a string or an array of content parts, not ${describe(content)}`,
+  };
+}
+
+/** Roles whose `content` may be null or absent (an assistant turn that only called tools). */
+const CONTENT_OPTIONAL_ROLES = new Set(['assistant']);
+
+/**
+ * What the agent routes (orchestration, reasoning) need of `messages`, beyond
+ * {@link chatCompletionRequestSchema}: every `content` is a string or content parts (null only on
+ * assistant turns), and there is a user message whose text is not blank, since the last one is
+ * the request the agents work on and everything before it is history. Passthrough does not use
+ * this: the upstream judges what it accepts.
+ */
+export const agentRequestSchema = z.looseObject({
+  messages: z
+    .array(z.looseObject({ role: z.string(), content: z.unknown() }))
+    .superRefine((messages, context) => {
+      let lastUser = -1;
+      let lastUserValid = false;
+      for (const [index, message] of messages.entries()) {
+        const optional =
+          CONTENT_OPTIONAL_ROLES.has(message.role) &&
+          (message.content === null || message.content === undefined);
+        const issue = optional ? undefined : contentIssue(message.content);
+        const valid = issue === undefined;
+        if (issue !== undefined) {
+          context.addIssue({
+            code: 'custom',
+            path: [index, 'content', ...issue.path],
+            message: issue.message,
+          });
+        }
+        if (message.role === 'user') {
+          lastUser = index;
+          lastUserValid = valid;
+        }
+      }
+      if (lastUser === -1) {
+        context.addIssue({
+          code: 'custom',
+          path: [],
+          message:
+            'messages must contain a user message: its text is the request the agents work on',
+        });
+        return;
+      }
+      if (lastUserValid && messageText(messages[lastUser]?.content).trim() === '') {
+        context.addIssue({
+          code: 'custom',
+          path: [lastUser, 'content'],
+          message: 'the last user message must have text: it is the request the agents work on',
+        });
+      }
+    }),
+});
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+/** Characters of message text an agent-route request may carry by default (GATEWAY_AGENT_TEXT_LIMIT). */
+export const DEFAULT_AGENT_TEXT_LIMIT = 262_144;
+
+/**
+ * Checks a request bound for an agent route before any session or A2A call: a client's mistake is
+ * a 400 naming the field (`messages[0].content`), not a failed run; text beyond `maxTextChars`
+ * (all messages together) is a 400 naming `messages`.
+ *
+ * @throws ValidationError (400) naming the first problem; `details.issues` lists them all.
+ * @example
+ * assertAgentRequest(request, 'orchestration');
+ */
+export function assertAgentRequest(
+  request: ChatCompletionRequest,
+  mode: 'orchestration' | 'reasoning',
+  maxTextChars: number = DEFAULT_AGENT_TEXT_LIMIT,
+): void {
+  const parsed = agentRequestSchema.safeParse(request);
+  if (!parsed.success) {
+    throw validationErrorFromZod(parsed.error, {
+      subject: `The request (X-Routing-Mode: ${mode})`,
+    });
+  }
+  const chars = parsed.data.messages.reduce(
+    (sum, message) => sum + messageText(message.content).length,
+    0,
+  );
+  if (chars > maxTextChars) {
+    throw new BadRequestError(
+      `The messages carry ${chars} characters of text; a request with X-Routing-Mode: ${mode} may carry at most ${maxTextChars} (GATEWAY_AGENT_TEXT_LIMIT). Send fewer or shorter messages, or put long documents in POST /v1/documents and ask about them.`,
+      { param: 'messages' },
+    );
+  }
+}
