@@ -1,4 +1,4 @@
-// ESLint flat config: typescript-eslint's type-checked rules plus the house rules (HOUSE_STYLE.md 24).
+// ESLint flat config: typescript-eslint's type-checked rules plus the house rules (CONTRIBUTING.md convention 24).
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -36,11 +36,11 @@ export default tseslint.config(
             {
               group: ['@fleet/*/src', '@fleet/*/src/*', '@fleet/*/dist', '@fleet/*/dist/*'],
               message:
-                "Import a package's public entry points, not its files (house style rule 2).",
+                "Import a package's public entry points, not its files (CONTRIBUTING.md convention 2).",
             },
             {
               group: ['@fleet/*/internal', '@fleet/*/internal/*'],
-              message: 'internal/ is private to its package (house style rule 2).',
+              message: 'internal/ is private to its package (CONTRIBUTING.md convention 2).',
             },
           ],
         },

@@ -1,7 +1,7 @@
 /**
  * One jest run for the whole workspace. Tests import workspace packages from their sources
  * (moduleNameMapper), so a change to a package is seen without a rebuild; `pnpm test` type-checks
- * everything with `tsc -b` first (house style rule 22), so ts-jest only transpiles.
+ * everything with `tsc -b` first (CONTRIBUTING.md convention 22), so ts-jest only transpiles.
  *
  * @type {import('jest').Config}
  */

@@ -52,7 +52,7 @@ describe('gateway tracing', () => {
           { role: 'user', content: 'What is the capital of Norway?' },
         ],
       },
-      // A client's own trace context must not be continued at the ingress (TRACING.md §3).
+      // A client's own trace context must not be continued at the ingress (docs/tracing.md §3).
       { headers: { traceparent: `00-${foreignTraceId}-b7ad6b7169203331-01` } },
     );
     let text = '';

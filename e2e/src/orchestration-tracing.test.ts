@@ -1,5 +1,5 @@
 /**
- * One orchestrated request is one trace (ARCHITECTURE.md §9): gateway, orchestrator, planner and
+ * One orchestrated request is one trace (docs/architecture.md §9): gateway, orchestrator, planner and
  * every agent called export to one OTLP endpoint (protobuf, as Phoenix needs), and every span of
  * the run shares the gateway's trace id, with OpenInference kinds on the real work.
  */

@@ -25,7 +25,7 @@ export const runtimeEnv = {
   }),
 } as const;
 
-/** The one OpenAI-compatible upstream (ARCHITECTURE.md §8). Both unset means offline mode. */
+/** The one OpenAI-compatible upstream (docs/architecture.md §8). Both unset means offline mode. */
 export const llmEnv = {
   openaiApiKey: envVar({
     name: 'OPENAI_API_KEY',
@@ -65,7 +65,7 @@ export const redisEnv = {
   }),
 } as const;
 
-/** OpenTelemetry export (TRACING.md). With no endpoint nothing is exported. */
+/** OpenTelemetry export (docs/tracing.md). With no endpoint nothing is exported. */
 export const telemetryEnv = {
   otelEndpoint: envVar({
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',

@@ -24,7 +24,7 @@ import {
   type FleetErrorOptions,
 } from './fleet-error';
 
-/** The fleet's own error body (house style rule 12), used between services. */
+/** The fleet's own error body (CONTRIBUTING.md convention 12), used between services. */
 export const errorBodySchema = z.object({
   error: z.object({
     code: z.string(),
@@ -116,7 +116,7 @@ const ERROR_FACTORIES: Partial<Record<ErrorCode, ErrorFactory>> = {
 };
 
 /**
- * Rebuilds the typed error a fleet service sent (house style rule 13): a `NotFoundError` thrown by
+ * Rebuilds the typed error a fleet service sent (CONTRIBUTING.md convention 13): a `NotFoundError` thrown by
  * one service is caught as a `NotFoundError` by its caller. Bodies that are not fleet bodies become
  * an {@link UpstreamError} carrying the status and the raw body.
  */

@@ -1,6 +1,6 @@
 /**
  * The one table of error codes. Every `FleetError` carries one of these; the HTTP status and the
- * OpenAI envelope `type` are derived from it here and nowhere else (house style rule 12).
+ * OpenAI envelope `type` are derived from it here and nowhere else (CONTRIBUTING.md convention 12).
  */
 export const ERROR_CODES = {
   BAD_REQUEST: { status: 400, openaiType: 'invalid_request_error' },

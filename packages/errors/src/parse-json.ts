@@ -46,7 +46,7 @@ export type SafeParseJsonResult<T> =
   { success: true; value: T } | { success: false; error: MalformedJsonError | ValidationError };
 
 /**
- * Parses external JSON text and validates it (house style rule 10). Throws
+ * Parses external JSON text and validates it (CONTRIBUTING.md convention 10). Throws
  * {@link MalformedJsonError} for bad JSON and {@link ValidationError} for a schema mismatch.
  *
  * @example

@@ -29,9 +29,9 @@ export interface CreateServiceAppOptions {
 }
 
 /**
- * The express app every fleet service starts from (ARCHITECTURE.md §1): request ids, access logs
+ * The express app every fleet service starts from (docs/architecture.md §1): request ids, access logs
  * and Prometheus metrics, `/healthz` and `/readyz`, then the service's routes, then a 404 and the
- * one error handler (house style rule 12). Pure, like the `createApp` that calls it.
+ * one error handler (CONTRIBUTING.md convention 12). Pure, like the `createApp` that calls it.
  *
  * @example
  * return createServiceApp({

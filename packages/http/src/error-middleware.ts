@@ -102,7 +102,7 @@ export interface ErrorContext {
 }
 
 /**
- * The one place a failure becomes an HTTP response (house style rule 12): maps the error's code to
+ * The one place a failure becomes an HTTP response (CONTRIBUTING.md convention 12): maps the error's code to
  * its status and body, logs it (unexpected errors in full, known ones in one line), and, if the
  * response already started, only ends it. Works on plain `node:http` responses too.
  */

@@ -32,7 +32,7 @@ async function runCheck(check: ReadinessCheck, timeoutMs: number): Promise<strin
 
 /**
  * `GET /healthz` (the process is up) and `GET /readyz` (every dependency answers), as every fleet
- * service serves them (ARCHITECTURE.md §1).
+ * service serves them (docs/architecture.md §1).
  *
  * @example
  * app.use(healthRoutes({ checks: { redis: async () => { await redis.ping(); } } }));

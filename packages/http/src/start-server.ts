@@ -138,7 +138,7 @@ function answerClientErrors(
 }
 
 /**
- * Listens and wires graceful shutdown (ARCHITECTURE.md §1): on SIGTERM the service stops accepting,
+ * Listens and wires graceful shutdown (docs/architecture.md §1): on SIGTERM the service stops accepting,
  * `/readyz` turns 503, in-flight requests get `shutdownTimeoutMs` to finish, then the shutdown hooks
  * run (close Redis, flush traces) and the process exits 0.
  *

@@ -26,7 +26,7 @@ export const OFFLINE_HINT =
 
 /**
  * Decides between an upstream and offline mode the way the OpenAI SDK reads its settings
- * (ARCHITECTURE.md §8): a base URL alone is enough (local servers need no key), a key alone means
+ * (docs/architecture.md §8): a base URL alone is enough (local servers need no key), a key alone means
  * OpenAI, neither means offline.
  *
  * @example

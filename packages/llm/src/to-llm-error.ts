@@ -13,7 +13,7 @@ interface HeaderEntries {
 }
 
 /**
- * Turns whatever an OpenAI SDK call threw into a {@link FleetError} (house style rules 13 and 14):
+ * Turns whatever an OpenAI SDK call threw into a {@link FleetError} (CONTRIBUTING.md conventions 13 and 14):
  * an HTTP error becomes {@link UpstreamError} with the upstream's status, body and request id;
  * a time-out {@link UpstreamTimeoutError}; an unreachable server {@link ConnectionError}; an aborted
  * call {@link AbortError}. FleetErrors pass through; anything else goes through `toFleetError`.

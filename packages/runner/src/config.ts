@@ -1,6 +1,6 @@
 /**
  * The runner's configuration. This is the one module of the runner that reads `process.env`
- * (house style rule 15); everything else receives a {@link RunnerConfig}.
+ * (CONTRIBUTING.md convention 15); everything else receives a {@link RunnerConfig}.
  */
 import path from 'node:path';
 import { z } from 'zod';
@@ -120,7 +120,7 @@ export interface RunnerConfig {
   llmModel: string;
   /** Listen port per service name. */
   ports: Record<string, number>;
-  /** The caller's environment, passed through to every service (ARCHITECTURE.md §11). */
+  /** The caller's environment, passed through to every service (docs/architecture.md §11). */
   environment: Record<string, string>;
   /**
    * Where the command was typed: relative paths on the command line (`fleet ingest docs/`) are

@@ -2,7 +2,7 @@ import type { ServiceDefinition } from './services';
 
 /** Options for {@link serviceEnvironment}. */
 export interface ServiceEnvironmentOptions {
-  /** The caller's environment; it passes through (ARCHITECTURE.md §11). */
+  /** The caller's environment; it passes through (docs/architecture.md §11). */
   base: Readonly<Record<string, string>>;
   /** Every service of the table, for the `<NAME>_URL` variables. */
   services: readonly ServiceDefinition[];

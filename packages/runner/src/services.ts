@@ -12,7 +12,7 @@ export interface ServiceDefinition {
   readonly name: string;
   /** The workspace package directory, relative to the repository root. */
   readonly packageDir: string;
-  /** The variable that sets its listen port, e.g. `GATEWAY_PORT` (ARCHITECTURE.md §11). */
+  /** The variable that sets its listen port, e.g. `GATEWAY_PORT` (docs/architecture.md §11). */
   readonly portVariable: string;
   /** The port it listens on when `portVariable` is unset. */
   readonly defaultPort: number;
@@ -23,7 +23,7 @@ export interface ServiceDefinition {
    */
   readonly urlVariable: string;
   /** Infrastructure it needs: `redis` is started or reused by the runner; `postgres` is
-   * `DATABASE_URL` when set, otherwise the service embeds its own (ARCHITECTURE.md §7). */
+   * `DATABASE_URL` when set, otherwise the service embeds its own (docs/architecture.md §7). */
   readonly needs: readonly Infrastructure[];
   /** True for A2A agents the orchestrator discovers: their URLs go into `AGENT_URLS`. */
   readonly discoverable: boolean;
@@ -45,7 +45,7 @@ export const SERVICES: readonly ServiceDefinition[] = [
     portVariable: 'GATEWAY_PORT',
     defaultPort: 8080,
     urlVariable: 'GATEWAY_URL',
-    // Sessions and approvals live in Redis (ARCHITECTURE.md §6); any gateway replica reads them.
+    // Sessions and approvals live in Redis (docs/architecture.md §6); any gateway replica reads them.
     needs: ['redis'],
     discoverable: false,
   },

@@ -1,5 +1,5 @@
 /**
- * Durable workflow sessions and approvals in Redis (ARCHITECTURE.md §3, §6): one orchestrated
+ * Durable workflow sessions and approvals in Redis (docs/architecture.md §3, §6): one orchestrated
  * run's state, changed only under a Redlock lock on its id, with approval decisions, session events
  * across replicas, and leases for who runs and who streams a session.
  */

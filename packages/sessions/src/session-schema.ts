@@ -19,7 +19,7 @@ export const approvalKindSchema = z.enum(['node', 'plan', 'input']);
 export type ApprovalKind = z.infer<typeof approvalKindSchema>;
 
 /**
- * A request for a person's consent and, once given or refused, the decision (ARCHITECTURE.md §3,
+ * A request for a person's consent and, once given or refused, the decision (docs/architecture.md §3,
  * §6). Times are ISO-8601 strings.
  */
 export const approvalSchema = z.object({
@@ -108,8 +108,8 @@ export const sessionResultSchema = z.object({
 export type SessionResult = z.infer<typeof sessionResultSchema>;
 
 /**
- * One orchestrated workflow as it is stored at `fleet:session:{id}` (ARCHITECTURE.md §6). Parsed
- * on every read: Redis content is external text (house style rule 10). `history`, `planApproval`
+ * One orchestrated workflow as it is stored at `fleet:session:{id}` (docs/architecture.md §6). Parsed
+ * on every read: Redis content is external text (CONTRIBUTING.md convention 10). `history`, `planApproval`
  * and `approvals` default when absent, so sessions written before they existed still read.
  */
 export const sessionSchema = z.object({

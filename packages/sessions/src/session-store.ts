@@ -109,7 +109,7 @@ export interface ExpiredApproval {
 }
 
 /**
- * Durable workflow sessions in Redis (ARCHITECTURE.md §6): JSON with a TTL refreshed by every
+ * Durable workflow sessions in Redis (docs/architecture.md §6): JSON with a TTL refreshed by every
  * change, every change under a Redlock lock on the session id, approvals decided at most once,
  * events across replicas over pub/sub, and leases saying who runs and who streams a session.
  */
@@ -227,7 +227,7 @@ return 1
 `);
 
 /**
- * Builds the session store over one ioredis connection (ARCHITECTURE.md §3, §6).
+ * Builds the session store over one ioredis connection (docs/architecture.md §3, §6).
  *
  * - A session is JSON at `fleet:session:{id}`, parsed with zod on every read, written with
  *   `SET … EX ttlSeconds` on every change.

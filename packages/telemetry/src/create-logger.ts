@@ -22,7 +22,7 @@ export interface CreateLoggerOptions {
 
 /**
  * Paths whose values are replaced by `[redacted]`: keys and tokens are never logged
- * (ARCHITECTURE.md §10).
+ * (docs/architecture.md §10).
  */
 export const REDACTED_PATHS: readonly string[] = [
   'authorization',

@@ -6,7 +6,7 @@ import {
 
 /**
  * OpenInference span kinds (`openinference.span.kind`), which Phoenix uses to draw a span: a span
- * without one shows as UNKNOWN (TRACING.md §2). Values are plain strings, so `'CHAIN'` works
+ * without one shows as UNKNOWN (docs/tracing.md §2). Values are plain strings, so `'CHAIN'` works
  * wherever `SpanKind.CHAIN` does.
  *
  * @example
@@ -54,7 +54,7 @@ export const Attributes = {
   EMBEDDING_MODEL_NAME: SemanticConventions.EMBEDDING_MODEL_NAME,
   /**
    * The emitting service's name, copied onto every span by {@link startTelemetry}, because
-   * Phoenix drops the `service.name` resource attribute (TRACING.md §0). Filter on it in Phoenix
+   * Phoenix drops the `service.name` resource attribute (docs/tracing.md §0). Filter on it in Phoenix
    * with `attributes['service.name'] == 'planner'`-style queries.
    */
   SERVICE_NAME: 'service.name',

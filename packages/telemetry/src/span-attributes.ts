@@ -90,7 +90,7 @@ export interface LlmAttributes extends ValueLengthOptions {
  * messages flattened as `llm.input_messages.N.message.role|content|...` (tool calls under
  * `...message.tool_calls.K.tool_call.function.name|arguments`) and integer token counts. Call it
  * again after a stream ends to add the output and token counts (streamed OpenAI calls report no
- * usage unless asked, TRACING.md §2).
+ * usage unless asked, docs/tracing.md §2).
  *
  * @example
  * await withSpan({ name: 'llm.chat', kind: SpanKind.LLM, input: messages }, async (span) => {
@@ -274,7 +274,7 @@ function addTokenCounts(attributes: Attributes, counts: LlmTokenCounts): void {
   if (total !== undefined) attributes[Keys.LLM_TOKEN_COUNT_TOTAL] = total;
 }
 
-/** Phoenix sums token counts only when they are integers (TRACING.md §2). */
+/** Phoenix sums token counts only when they are integers (docs/tracing.md §2). */
 function toTokenCount(value: number | undefined): number | undefined {
   if (value === undefined || !Number.isFinite(value) || value < 0) return undefined;
   return Math.round(value);

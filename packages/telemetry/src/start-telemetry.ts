@@ -26,7 +26,7 @@ export interface TelemetryOptions {
   /**
    * Whether incoming `traceparent`/`tracestate`/`baggage` headers are honoured. The gateway passes
    * `false`: its span then starts a new trace, and clients cannot orphan it or spoof `session.id`
-   * (TRACING.md §3). Outgoing calls carry W3C trace context and baggage either way.
+   * (docs/tracing.md §3). Outgoing calls carry W3C trace context and baggage either way.
    * @default true
    */
   trustInboundTraceContext?: boolean | undefined;

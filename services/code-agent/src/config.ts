@@ -17,7 +17,7 @@ import {
 } from '@fleet/config';
 import type { SandboxLimits } from './sandbox';
 
-/** Every variable the code agent reads (ARCHITECTURE.md §8, §10, §11). */
+/** Every variable the code agent reads (docs/architecture.md §8, §10, §11). */
 export const configSpec = {
   port: envVar({
     name: 'CODE_AGENT_PORT',
@@ -196,7 +196,7 @@ export function sandboxLimits(config: CodeAgentConfig): SandboxLimits {
   };
 }
 
-/** Loads the code agent's configuration; the only place it reads the environment (house rule 15). */
+/** Loads the code agent's configuration; the only place it reads the environment (CONTRIBUTING.md convention 15). */
 export function loadCodeAgentConfig(environment: Environment = process.env): CodeAgentConfig {
   return loadConfig(configSpec, environment);
 }

@@ -1,4 +1,4 @@
-// The code agent's composition root (house style rule 3): configuration, telemetry, the LLM
+// The code agent's composition root (CONTRIBUTING.md convention 3): configuration, telemetry, the LLM
 // client, the sandbox, Redis, the task store and the HTTP server are built here and nowhere else.
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';

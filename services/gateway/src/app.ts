@@ -80,7 +80,7 @@ function isChatCompletion(req: IncomingMessage): boolean {
 
 /**
  * Builds the gateway: the OpenAI-compatible API under `/v1` (keys → tenants, routing, passthrough,
- * orchestration, sessions and approvals, documents), health (`/readyz` pings Redis) and metrics. Pure: no environment, no sockets (house style rule 3).
+ * orchestration, sessions and approvals, documents), health (`/readyz` pings Redis) and metrics. Pure: no environment, no sockets (CONTRIBUTING.md convention 3).
  *
  * `POST /v1/chat/completions` is served on a plain `node:http` path beside express: it is the
  * gateway's hot path, and express's per-request work measured as more than the rest of the

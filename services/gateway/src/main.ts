@@ -1,4 +1,4 @@
-// The gateway's composition root (house style rule 3): configuration, telemetry, Redis and the
+// The gateway's composition root (CONTRIBUTING.md convention 3): configuration, telemetry, Redis and the
 // session store, the upstream, orchestrator and RAG agent clients and the HTTP server are built here and
 // nowhere else.
 import { config, telemetry } from './instrumentation';

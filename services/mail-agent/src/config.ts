@@ -22,7 +22,7 @@ export const MAILBOX_HINT =
 
 const hostSchema = z.string().trim().min(1);
 
-/** Every variable the mail agent reads (ARCHITECTURE.md §1, §8, §11). */
+/** Every variable the mail agent reads (docs/architecture.md §1, §8, §11). */
 export const configSpec = {
   port: envVar({
     name: 'MAIL_AGENT_PORT',
@@ -243,7 +243,7 @@ export function mailAgentPublicUrl(
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
-/** Loads the mail agent's configuration; the only place it reads the environment (house rule 15). */
+/** Loads the mail agent's configuration; the only place it reads the environment (CONTRIBUTING.md convention 15). */
 export function loadMailAgentConfig(environment: Environment = process.env): MailAgentConfig {
   return loadConfig(configSpec, environment);
 }

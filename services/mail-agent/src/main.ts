@@ -1,4 +1,4 @@
-// The mail agent's composition root (house style rule 3): configuration, telemetry, the mailbox
+// The mail agent's composition root (CONTRIBUTING.md convention 3): configuration, telemetry, the mailbox
 // clients, the LLM client, Redis, the task store and the HTTP server are built here and nowhere
 // else.
 import { config, telemetry } from './instrumentation';

@@ -32,7 +32,7 @@ export interface AppDependencies {
 /**
  * Builds the orchestrator: its Agent Card at the well-known paths, the A2A JSON-RPC endpoint at
  * `POST /a2a` (bearer token required), `/healthz`, `/readyz` (Redis and the planner) and
- * `/metrics`. Pure: no environment, no sockets (house style rule 3).
+ * `/metrics`. Pure: no environment, no sockets (CONTRIBUTING.md convention 3).
  *
  * @example
  * const app = createApp({ handler, internalToken, redis, plannerReady: planner.checkReady, logger });

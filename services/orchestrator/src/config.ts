@@ -27,7 +27,7 @@ const agentUrlsSchema = listSchema.pipe(z.array(httpUrlSchema));
  */
 export const DEFAULT_BODY_LIMIT = 17 * 1024 * 1024;
 
-/** Every variable the orchestrator reads (ARCHITECTURE.md §11). */
+/** Every variable the orchestrator reads (docs/architecture.md §11). */
 export const configSpec = {
   port: envVar({
     name: 'ORCHESTRATOR_PORT',
@@ -147,7 +147,7 @@ export const configSpec = {
 /** The orchestrator's typed configuration. */
 export type OrchestratorConfig = ConfigOf<typeof configSpec>;
 
-/** Loads the orchestrator's configuration; the only place it reads the environment (house rule 15). */
+/** Loads the orchestrator's configuration; the only place it reads the environment (CONTRIBUTING.md convention 15). */
 export function loadOrchestratorConfig(environment: Environment = process.env): OrchestratorConfig {
   return loadConfig(configSpec, environment);
 }

@@ -1,4 +1,4 @@
-// The orchestrator's composition root (house style rule 3): configuration, telemetry, Redis, the
+// The orchestrator's composition root (CONTRIBUTING.md convention 3): configuration, telemetry, Redis, the
 // planner and agent clients, the sessions and the HTTP server are built here and nowhere else.
 import { config, telemetry } from './instrumentation';
 import { randomUUID } from 'node:crypto';
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
       memory,
     },
   });
-  // Approvals nobody decided while no orchestrator ran are expired now (ARCHITECTURE.md §6);
+  // Approvals nobody decided while no orchestrator ran are expired now (docs/architecture.md §6);
   // their sessions are resumed below, once the server listens, so they finish without a client.
   const expired = await sessions.expireOverdueApprovals().catch((error: unknown) => {
     logger.warn({ err: error }, 'could not expire overdue approvals');
@@ -153,7 +153,7 @@ async function main(): Promise<void> {
   if (expired.length > 0) logger.info({ approvals: expired.length }, 'expired overdue approvals');
   // Open sessions whose orchestrator died without handing them over (SIGKILL, a lost machine)
   // hold a runner lease until it expires; after that, any orchestrator picks them up here, so a
-  // run finishes with or without a client (ARCHITECTURE.md §6). Resuming a session another
+  // run finishes with or without a client (docs/architecture.md §6). Resuming a session another
   // orchestrator runs is a no-op ("running elsewhere").
   const recover = async (): Promise<void> => {
     if (lifecycle.isShuttingDown()) return;

@@ -12,7 +12,7 @@ import {
   type Environment,
 } from '@fleet/config';
 
-/** Every variable the planner reads (ARCHITECTURE.md §11). */
+/** Every variable the planner reads (docs/architecture.md §11). */
 export const configSpec = {
   port: envVar({
     name: 'PLANNER_PORT',
@@ -59,7 +59,7 @@ export function plannerPublicUrl(
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
-/** Loads the planner's configuration; the only place it reads the environment (house rule 15). */
+/** Loads the planner's configuration; the only place it reads the environment (CONTRIBUTING.md convention 15). */
 export function loadPlannerConfig(environment: Environment = process.env): PlannerConfig {
   return loadConfig(configSpec, environment);
 }

@@ -1,5 +1,5 @@
 // Imported first by main.ts: telemetry must start before http and express are loaded so that
-// they get instrumented (TRACING.md §3). Configuration is loaded here for the same reason.
+// they get instrumented (docs/tracing.md §3). Configuration is loaded here for the same reason.
 import { exitOnConfigError } from '@fleet/config';
 import { startTelemetry, telemetryOptionsFromConfig } from '@fleet/telemetry';
 import { loadPlannerConfig } from './config';

@@ -1,4 +1,4 @@
-// The planner's composition root (house style rule 3): configuration, telemetry, Redis, the task
+// The planner's composition root (CONTRIBUTING.md convention 3): configuration, telemetry, Redis, the task
 // store, the LLM client and the HTTP server are built here and nowhere else.
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';

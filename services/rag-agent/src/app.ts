@@ -25,7 +25,7 @@ export function a2aBodyLimit(maxUploadBytes: number): number {
 /**
  * Builds the RAG agent service: the A2A agent (`/.well-known/agent-card.json`,
  * `/.well-known/agent.json`, `POST /a2a`), `/healthz`, `/readyz` and `/metrics`. Pure: no
- * environment, no sockets (house style rule 3).
+ * environment, no sockets (CONTRIBUTING.md convention 3).
  *
  * @example
  * const app = createApp({ handler, internalToken: config.internalToken, logger, bodyLimit: a2aBodyLimit(config.maxUploadBytes) });

@@ -25,7 +25,7 @@ export const DEFAULT_ONLINE_DIMENSIONS = 1536;
 /** Vector size of the local hashed embedder when EMBEDDING_DIMENSIONS is unset. */
 export const DEFAULT_OFFLINE_DIMENSIONS = 384;
 
-/** Every variable the RAG agent reads (ARCHITECTURE.md §7, §8, §11). */
+/** Every variable the RAG agent reads (docs/architecture.md §7, §8, §11). */
 export const configSpec = {
   port: envVar({
     name: 'RAG_AGENT_PORT',
@@ -263,7 +263,7 @@ export function ragAgentPublicUrl(
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
-/** Loads the RAG agent's configuration; the only place it reads the environment (house rule 15). */
+/** Loads the RAG agent's configuration; the only place it reads the environment (CONTRIBUTING.md convention 15). */
 export function loadRagAgentConfig(environment: Environment = process.env): RagAgentConfig {
   return loadConfig(configSpec, environment);
 }

@@ -1,4 +1,4 @@
-// The RAG agent's composition root (house style rule 3): configuration, telemetry, the database,
+// The RAG agent's composition root (CONTRIBUTING.md convention 3): configuration, telemetry, the database,
 // the embedder, the LLM client, Redis, the task store and the HTTP server are built here and
 // nowhere else.
 import { config, telemetry } from './instrumentation';

@@ -14,7 +14,7 @@ import {
 } from '@fleet/config';
 import { isTimeZone } from './tools/current-time';
 
-/** Every variable the reasoning agent reads (ARCHITECTURE.md §1, §8, §10, §11). */
+/** Every variable the reasoning agent reads (docs/architecture.md §1, §8, §10, §11). */
 export const configSpec = {
   port: envVar({
     name: 'REASONING_AGENT_PORT',
@@ -88,8 +88,8 @@ export function reasoningAgentPublicUrl(
 }
 
 /**
- * Loads the reasoning agent's configuration; the only place it reads the environment (house rule
- * 15).
+ * Loads the reasoning agent's configuration; the only place it reads the environment (CONTRIBUTING.md
+ * convention 15).
  *
  * @example
  * const config = loadReasoningAgentConfig({ FLEET_INTERNAL_TOKEN: 'x'.repeat(16) });

@@ -1,4 +1,4 @@
-// The reasoning agent's composition root (house style rule 3): configuration, telemetry, the LLM
+// The reasoning agent's composition root (CONTRIBUTING.md convention 3): configuration, telemetry, the LLM
 // client, the tools, Redis, the task store and the HTTP server are built here and nowhere else.
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';

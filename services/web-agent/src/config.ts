@@ -30,7 +30,7 @@ export const DEFAULT_TAVILY_BASE_URL = 'https://api.tavily.com';
 export const NO_SEARCH_PROVIDER_HINT =
   'No web search provider is configured. Set WEB_SEARCH_PROVIDER=tavily and TAVILY_API_KEY (a key from https://app.tavily.com), or WEB_SEARCH_PROVIDER=searxng and SEARXNG_URL (a SearXNG instance with the json format enabled in settings.yml), then restart the web agent.';
 
-/** Every variable the web agent reads (ARCHITECTURE.md §1, §10, §11). */
+/** Every variable the web agent reads (docs/architecture.md §1, §10, §11). */
 export const configSpec = {
   port: envVar({
     name: 'WEB_AGENT_PORT',
@@ -203,7 +203,7 @@ export function webAgentPublicUrl(
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
-/** Loads the web agent's configuration; the only place it reads the environment (house rule 15). */
+/** Loads the web agent's configuration; the only place it reads the environment (CONTRIBUTING.md convention 15). */
 export function loadWebAgentConfig(environment: Environment = process.env): WebAgentConfig {
   return loadConfig(configSpec, environment);
 }

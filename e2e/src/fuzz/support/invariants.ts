@@ -57,7 +57,7 @@ export function openAIEnvelopeProblem(body: unknown): string | undefined {
   return undefined;
 }
 
-/** The fleet's own error body `{ error: { code, message } }` (house style rule 12). */
+/** The fleet's own error body `{ error: { code, message } }` (CONTRIBUTING.md convention 12). */
 function fleetErrorShape(body: unknown): boolean {
   return (
     isObject(body) &&

@@ -70,7 +70,7 @@ describe('A2AClient', () => {
                 },
               })}\n\n`,
             );
-            // …and keep the stream open, as a2a-java does (A2A.md §7.6).
+            // …and keep the stream open, as a2a-java does (docs/a2a.md §7.6).
             streamClosed = new Promise((resolve) => res.on('close', () => resolve()));
             return;
           case 'cut-short':

@@ -70,7 +70,7 @@ export type SendMessageParams = Omit<SendMessageRequest, 'configuration'> & {
 const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
- * Picks the JSON-RPC interface speaking A2A 1.0 from a card (A2A.md §2: interfaces are listed in
+ * Picks the JSON-RPC interface speaking A2A 1.0 from a card (docs/a2a.md §2: interfaces are listed in
  * preference order; `card.url` is gone in v1.0).
  *
  * @throws BadRequestError when the card offers none.
@@ -126,9 +126,9 @@ function endsTurn(
 }
 
 /**
- * An A2A v1.0 JSON-RPC client (A2A.md §1, §4, §7): `A2A-Version: 1.0` on every call, the bearer
- * token when given, typed errors rebuilt from JSON-RPC errors (house style rule 13), a timeout per
- * call, retries for reads (rule 14), and streams that stop reading at a terminal or interrupted
+ * An A2A v1.0 JSON-RPC client (docs/a2a.md §1, §4, §7): `A2A-Version: 1.0` on every call, the bearer
+ * token when given, typed errors rebuilt from JSON-RPC errors (CONTRIBUTING.md convention 13), a timeout per
+ * call, retries for reads (CONTRIBUTING.md convention 14), and streams that stop reading at a terminal or interrupted
  * state instead of waiting for the server to close (§7.6). Uses the global fetch, so the undici
  * instrumentation propagates the trace.
  *
@@ -419,7 +419,7 @@ export class A2AClient {
     try {
       const contentType = response.headers.get('content-type') ?? '';
       if (!contentType.toLowerCase().startsWith('text/event-stream')) {
-        // Errors before the first event come back as plain JSON (A2A.md §7.8).
+        // Errors before the first event come back as plain JSON (docs/a2a.md §7.8).
         const result = await this.readJson(response, { id, signal });
         const event = streamResponseSchema.safeParse(result);
         if (!event.success) {

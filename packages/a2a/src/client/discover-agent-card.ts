@@ -25,7 +25,7 @@ export interface DiscoverAgentCardOptions {
   fetch?: typeof fetch | undefined;
 }
 
-/** The card paths, current first, then the one v0.2 servers and ADK still serve (A2A.md §2, §7.2). */
+/** The card paths, current first, then the one v0.2 servers and ADK still serve (docs/a2a.md §2, §7.2). */
 const CARD_PATHS = ['.well-known/agent-card.json', '.well-known/agent.json'] as const;
 
 function headersRecord(headers: Headers): Record<string, string> {
@@ -102,7 +102,7 @@ async function fetchCard(
 /**
  * Fetches and validates an agent's card: `<baseUrl>/.well-known/agent-card.json`, falling back to
  * the legacy `agent.json` when that is missing (404). Sends `A2A-Version: 1.0` and the bearer token;
- * retries as house style rule 14 says. A `baseUrl` ending in `.json` is taken as the card's URL.
+ * retries as CONTRIBUTING.md convention 14 says. A `baseUrl` ending in `.json` is taken as the card's URL.
  *
  * @example
  * const card = await discoverAgentCard('http://rag-agent:8083', { token: config.internalToken });

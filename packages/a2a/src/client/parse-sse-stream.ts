@@ -46,7 +46,7 @@ function errorFromFrame(data: string): FleetError {
 }
 
 /**
- * Reads a `text/event-stream` response as an async iterator of events (house style rule 19), on
+ * Reads a `text/event-stream` response as an async iterator of events (CONTRIBUTING.md convention 19), on
  * eventsource-parser. Comments (keep-alives) are skipped; `event: error` is thrown as the typed
  * error it carries. Leaving the loop early (`break`, a throw) aborts `controller`, which cancels
  * the HTTP request.

@@ -7,7 +7,7 @@ export const A2A_ERROR_DOMAIN = 'a2a-protocol.org';
 export const FLEET_ERROR_DOMAIN = 'a2a-fleet';
 
 /**
- * The JSON-RPC error codes of A2A v1.0 (A2A.md §1): code, `ErrorInfo.reason` (undefined for the
+ * The JSON-RPC error codes of A2A v1.0 (docs/a2a.md §1): code, `ErrorInfo.reason` (undefined for the
  * plain JSON-RPC codes) and the fleet code the error class carries.
  */
 export const A2A_ERROR_CODES = {
@@ -208,7 +208,7 @@ export class VersionNotSupportedError extends A2AError {
 
 type A2AErrorFactory = (message: string, options: A2AErrorOptions) => A2AError;
 
-/** The class of each code, for rebuilding errors on the client (house style rule 13). */
+/** The class of each code, for rebuilding errors on the client (CONTRIBUTING.md convention 13). */
 export const A2A_ERROR_FACTORIES: Readonly<Record<A2AErrorName, A2AErrorFactory>> = {
   JSON_PARSE_ERROR: (message, options) => new JsonRpcParseError(message, options),
   INVALID_REQUEST: (message, options) => new InvalidRequestError(message, options),

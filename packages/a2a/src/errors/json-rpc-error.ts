@@ -127,7 +127,7 @@ function errorInfos(data: unknown): ErrorInfo[] {
 }
 
 /**
- * Rebuilds the typed error a peer sent (house style rule 13): by `ErrorInfo.reason` first, then by
+ * Rebuilds the typed error a peer sent (CONTRIBUTING.md convention 13): by `ErrorInfo.reason` first, then by
  * code. A fleet error without an A2A code comes back as its own class (`UnauthenticatedError`, …);
  * an unknown code as a plain {@link A2AError}.
  */

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { planSchema } from './plan';
 
 /**
- * The fleet's conventions inside standard A2A fields (ARCHITECTURE.md §4). Each is the content of
+ * The fleet's conventions inside standard A2A fields (docs/architecture.md §4). Each is the content of
  * a data part (`mediaType: application/json`) of a message or artifact.
  */
 
@@ -176,7 +176,7 @@ export type Risk = z.infer<typeof riskSchema>;
 
 /**
  * An agent's request for a person's consent: the data part of its TASK_STATE_AUTH_REQUIRED status
- * message (ARCHITECTURE.md §4).
+ * message (docs/architecture.md §4).
  */
 export const approvalRequestSchema = z.object({
   approval: z.object({
@@ -234,7 +234,7 @@ export type ApprovalStatus = z.infer<typeof approvalStatusSchema>;
 
 /**
  * Progress the orchestrator streams as status-update messages (data part `{ progress: … }`, next
- * to a text part a person can read). Names are noun-verb kebab-case (house style rule 20).
+ * to a text part a person can read). Names are noun-verb kebab-case (CONTRIBUTING.md convention 20).
  */
 export const progressEventSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('run-start'), sessionId: z.string() }),

@@ -19,7 +19,7 @@ export const planNodeSchema = z.object({
 });
 export type PlanNode = z.infer<typeof planNodeSchema>;
 
-/** The DAG the planner returns (ARCHITECTURE.md §5). */
+/** The DAG the planner returns (docs/architecture.md §5). */
 export const planSchema = z.object({
   nodes: z.array(planNodeSchema).max(32, 'a plan has at most 32 nodes'),
   rationale: z.string(),

@@ -1,7 +1,7 @@
 /**
  * Interop (b): our `A2AClient`, after `discoverAgentCard`, drives an agent built with the official
  * `@a2a-js/sdk` 1.3.0 server (`DefaultRequestHandler`, `agentCardHandler`, `jsonRpcHandler`, as in
- * A2A.md §5), behind a bearer-token check.
+ * docs/a2a.md §5), behind a bearer-token check.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';

@@ -76,7 +76,7 @@ export const agentCardSignatureSchema = z.object({
 export type AgentCardSignature = z.infer<typeof agentCardSignatureSchema>;
 
 /**
- * The v1.0 Agent Card (A2A.md §2), served at `/.well-known/agent-card.json`. Lists that ProtoJSON
+ * The v1.0 Agent Card (docs/a2a.md §2), served at `/.well-known/agent-card.json`. Lists that ProtoJSON
  * leaves out when empty default to `[]`.
  */
 export const agentCardSchema = z.object({

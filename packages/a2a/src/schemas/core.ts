@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * A2A v1.0 core objects in their ProtoJSON wire shape (A2A.md §3). ProtoJSON leaves out fields
+ * A2A v1.0 core objects in their ProtoJSON wire shape (docs/a2a.md §3). ProtoJSON leaves out fields
  * that hold their default value, so lists default to `[]` and optional members may be absent;
  * unknown keys from peers are accepted (and dropped).
  */

@@ -30,7 +30,7 @@ export interface BuildAgentCardOptions {
 
 /**
  * Builds a valid v1.0 Agent Card: one JSONRPC interface at `${url}/a2a` speaking 1.0, streaming
- * declared (SDK clients silently fall back to blocking calls without it, A2A.md §7.13), and the
+ * declared (SDK clients silently fall back to blocking calls without it, docs/a2a.md §7.13), and the
  * bearer scheme when `internalToken` is set.
  *
  * @example

@@ -240,7 +240,7 @@ function abortedPromise(signal: AbortSignal): Promise<'aborted'> {
 /**
  * Creates the A2A v1.0 JSON-RPC server core: `SendMessage` (blocking until the task is terminal or
  * interrupted unless `configuration.returnImmediately`), `SendStreamingMessage`, `GetTask`,
- * `ListTasks`, `CancelTask` and `SubscribeToTask`, with the multi-turn rules of A2A.md §3. The push
+ * `ListTasks`, `CancelTask` and `SubscribeToTask`, with the multi-turn rules of docs/a2a.md §3. The push
  * notification config methods answer -32003 and `GetExtendedAgentCard` -32004 (-32007 when the
  * card declares an extended card: this server has none to give).
  *

@@ -50,7 +50,7 @@ const MAX_SCANNED_TASKS = 10_000;
 const LOAD_BATCH = 500;
 
 /**
- * A {@link TaskStore} in Redis, shared by every replica of an agent (ARCHITECTURE.md §4):
+ * A {@link TaskStore} in Redis, shared by every replica of an agent (docs/architecture.md §4):
  *
  * - each task is a hash `<prefix>:task:<id>` (`task` as JSON, `version`), expiring `ttlSeconds`
  *   after its last change; writes are one Lua script, so compare-and-set is atomic;

@@ -61,7 +61,7 @@ export interface TaskStore {
   subscribe(taskId: string, listener: (message: TaskBusMessage) => void): Promise<Unsubscribe>;
   /**
    * Records that `key` happened for the task, once: true for the first caller, false for every
-   * later one, on any replica (ARCHITECTURE.md §4: side effects happen at most once).
+   * later one, on any replica (docs/architecture.md §4: side effects happen at most once).
    */
   claim(taskId: string, key: string): Promise<boolean>;
   /** Releases connections the store opened itself (not the ones it was given). */

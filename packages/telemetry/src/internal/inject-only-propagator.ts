@@ -4,7 +4,7 @@ import type { Context, TextMapGetter, TextMapPropagator, TextMapSetter } from '@
  * Wraps a propagator so that it still writes context into outgoing requests but never reads it
  * from incoming ones. Used at the ingress (the gateway): a client's own `traceparent` would make
  * the gateway's span an orphan whose parent Phoenix never receives, and a client's `baggage` could
- * spoof `session.id` (TRACING.md §3).
+ * spoof `session.id` (docs/tracing.md §3).
  */
 export class InjectOnlyPropagator implements TextMapPropagator {
   readonly #inner: TextMapPropagator;

@@ -5,7 +5,7 @@ import { Attributes } from '../semantic-conventions';
 /**
  * Copies the service name onto every span as an attribute: Phoenix drops resource attributes
  * other than the project name, so without this no span says which service emitted it
- * (TRACING.md §0).
+ * (docs/tracing.md §0).
  */
 export class ServiceNameSpanProcessor implements SpanProcessor {
   readonly #serviceName: string;

@@ -6,7 +6,7 @@ export type ParseJsonTextResult<T> =
 
 /**
  * Parses text a client sent and validates it with a zod schema. The one place this package calls
- * `JSON.parse` (house style rule 10); it never throws, because a test server answers bad input with
+ * `JSON.parse` (CONTRIBUTING.md convention 10); it never throws, because a test server answers bad input with
  * an error body instead of crashing.
  */
 export function parseJsonText<TSchema extends z.ZodType>(

@@ -101,7 +101,7 @@ export function startProcess({
   maxOutputChars = 1_000_000,
 }: StartProcessOptions): Promise<RunningProcess> {
   // The child inherits the parent's environment (PATH, HOME, ...): passing it on is not
-  // configuration, so this test helper reads process.env (house style rule 15 is about config).
+  // configuration, so this test helper reads process.env (CONTRIBUTING.md convention 15 is about config).
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined) delete childEnv[key];

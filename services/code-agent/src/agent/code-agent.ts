@@ -126,7 +126,7 @@ function fileParts(run: CodeRun): Part[] {
 }
 
 /**
- * The code agent (ARCHITECTURE.md §4, §10): one task per request.
+ * The code agent (docs/architecture.md §4, §10): one task per request.
  *
  * 1. The first message (task text, optional `{ fleet }` node input): the writer produces the
  *    program (the LLM, or offline the task's own ```python block; without one the task fails

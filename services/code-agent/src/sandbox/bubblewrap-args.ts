@@ -41,7 +41,7 @@ export interface BubblewrapArgsOptions {
 }
 
 /**
- * The arguments of `bwrap` for one run (ARCHITECTURE.md §10): every namespace unshared (no
+ * The arguments of `bwrap` for one run (docs/architecture.md §10): every namespace unshared (no
  * network: only a loopback interface of its own; new PID, IPC, UTS and cgroup namespaces; a user
  * namespace that cannot create more), a new session (no terminal injection), killed with its
  * parent, all capabilities dropped, the system and the sandbox's root read-only, a private size-limited `/tmp`, fresh

@@ -144,7 +144,7 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /**
- * The code agent's sandbox (ARCHITECTURE.md §10). In `bubblewrap` mode each run gets a fresh work
+ * The code agent's sandbox (docs/architecture.md §10). In `bubblewrap` mode each run gets a fresh work
  * directory mounted at `/work`, no network, a read-only system, private `/tmp`, `/proc` and `/dev`,
  * a new PID namespace that dies with the agent, and CPU, memory, process, file-size, wall-clock
  * and output limits (see `buildBubblewrapArgs`). When the agent runs as root, each run also

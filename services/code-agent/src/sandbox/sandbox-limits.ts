@@ -1,4 +1,4 @@
-/** The bounds every sandboxed run gets (ARCHITECTURE.md §10). */
+/** The bounds every sandboxed run gets (docs/architecture.md §10). */
 export interface SandboxLimits {
   /** Wall-clock time before the whole sandbox is killed, in milliseconds. */
   wallClockMs: number;

@@ -20,7 +20,7 @@ function digest(value: string): Buffer {
 /**
  * Builds a key ring from configuration. Keys are kept only as SHA-256 digests; a lookup compares the
  * presented key's digest with every stored digest in constant time and never stops early, so
- * neither a key's content nor its position shows in the response time (ARCHITECTURE.md §10).
+ * neither a key's content nor its position shows in the response time (docs/architecture.md §10).
  */
 export function createApiKeyRing(entries: readonly ApiKeyEntry[]): ApiKeyRing {
   const stored = entries.map((entry) => ({ digest: digest(entry.key), tenant: entry.tenant }));

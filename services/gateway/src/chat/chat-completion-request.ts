@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * The parts of an OpenAI chat completion request the gateway checks before forwarding.
  *
- * Loose on purpose (an exception to house rule 9): passthrough must forward *any* valid OpenAI
+ * Loose on purpose (an exception to CONTRIBUTING.md convention 9): passthrough must forward *any* valid OpenAI
  * request, including parameters newer than this schema, byte for byte. Only the fields the gateway
  * reasons about are validated; the upstream validates the rest.
  */

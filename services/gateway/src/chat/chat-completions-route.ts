@@ -67,7 +67,7 @@ const RESUME_HEADERS = {
 
 /**
  * `POST /v1/chat/completions` after authentication: validates the request, decides the route
- * (ARCHITECTURE.md §3) and, for passthrough, forwards the client's exact bytes to the upstream and
+ * (docs/architecture.md §3) and, for passthrough, forwards the client's exact bytes to the upstream and
  * streams the answer back. With `X-Session-ID` it continues that session instead (the body must
  * still be a valid request, and the header wins over any route): its messages are ignored, except
  * that while the session waits for an answer to an agent's question the last user message is that
@@ -169,7 +169,7 @@ export function createChatCompletionsHandler({
     }
     if (decision.mode === 'reasoning') {
       assertAgentRequest(request, 'reasoning', agentTextLimit);
-      // The reasoning agent thinks with the upstream LLM: offline it cannot (ARCHITECTURE.md §8).
+      // The reasoning agent thinks with the upstream LLM: offline it cannot (docs/architecture.md §8).
       if (upstreamClient === undefined) {
         throw new ServiceUnavailableError(
           `X-Routing-Mode: reasoning needs an upstream LLM. ${offlineReason}`,

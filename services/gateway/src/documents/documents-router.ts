@@ -15,7 +15,7 @@ export interface DocumentsRouterOptions {
   uploadLimit: number;
 }
 
-/** A document as the public API shows it (ARCHITECTURE.md §3). */
+/** A document as the public API shows it (docs/architecture.md §3). */
 export interface DocumentView {
   id: string;
   object: 'document';
@@ -83,7 +83,7 @@ function clientGone(res: Response): AbortSignal {
 }
 
 /**
- * The documents API (ARCHITECTURE.md §3), mounted on the authenticated `/v1` router. Every route
+ * The documents API (docs/architecture.md §3), mounted on the authenticated `/v1` router. Every route
  * acts on the caller's tenant only: the RAG agent scopes each command by the tenant the gateway
  * passes, so another tenant's document is a 404 like a missing one.
  *

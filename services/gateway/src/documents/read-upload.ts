@@ -10,7 +10,7 @@ import {
 import { discardBody, encodedBodyError } from '@fleet/http';
 import { describeByteSize } from '../limits';
 
-/** The multipart field that carries the document (ARCHITECTURE.md §3). */
+/** The multipart field that carries the document (docs/architecture.md §3). */
 export const UPLOAD_FIELD = 'file';
 
 /** One uploaded file, read into memory. */

@@ -24,7 +24,7 @@ const fleetModels: UpstreamModel[] = Object.keys(FLEET_MODELS).map((id) => ({
 }));
 
 /**
- * `GET /v1/models`: the upstream's models plus the fleet's own entries (ARCHITECTURE.md §3). The
+ * `GET /v1/models`: the upstream's models plus the fleet's own entries (docs/architecture.md §3). The
  * upstream's list is cached briefly; when the upstream cannot answer, the fleet's entries are still
  * listed and `x-upstream-models: unavailable` says why the list is short.
  */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ProgressEvent, RunResult } from '@fleet/a2a';
 
 /**
- * How orchestration shows up to an OpenAI client (ARCHITECTURE.md §3): progress as
+ * How orchestration shows up to an OpenAI client (docs/architecture.md §3): progress as
  * `delta.reasoning_content` lines a person can read plus the structured event in a `fleet` field
  * of the chunk (OpenAI SDKs pass unknown fields through), then the answer as `delta.content`.
  */

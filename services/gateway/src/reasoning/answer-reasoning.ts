@@ -12,7 +12,7 @@ import { BadRequestError, FleetError, ServiceUnavailableError, UpstreamError } f
 import { setSpanOutput, type Span } from '@fleet/telemetry';
 import { createChunkWriter, type FleetChunk } from '../orchestration';
 
-// Tolerant readers of the reasoning agent's parts (house rule 9): the gateway shows what it
+// Tolerant readers of the reasoning agent's parts (CONTRIBUTING.md convention 9): the gateway shows what it
 // understands and passes the rest through.
 const stepDataSchema = z.object({ reasoningStep: z.looseObject({ type: z.string() }) });
 const resultDataSchema = z.looseObject({

@@ -1,4 +1,4 @@
-/** The routes `auto` chooses between; it never picks `reasoning` (ARCHITECTURE.md §3). */
+/** The routes `auto` chooses between; it never picks `reasoning` (docs/architecture.md §3). */
 export const AUTO_ROUTES = ['passthrough', 'orchestration'] as const;
 export type AutoRoute = (typeof AUTO_ROUTES)[number];
 

@@ -1,6 +1,6 @@
 import { BadRequestError } from '@fleet/errors';
 
-/** The values `X-Routing-Mode` accepts (ARCHITECTURE.md §3). */
+/** The values `X-Routing-Mode` accepts (docs/architecture.md §3). */
 export const ROUTING_MODES = ['passthrough', 'reasoning', 'orchestration', 'auto'] as const;
 export type RoutingMode = (typeof ROUTING_MODES)[number];
 

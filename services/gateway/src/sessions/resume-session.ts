@@ -99,7 +99,7 @@ async function answerPendingQuestion(
 }
 
 /**
- * Continues a session (`POST /v1/chat/completions` with `X-Session-ID`, ARCHITECTURE.md §3, §6)
+ * Continues a session (`POST /v1/chat/completions` with `X-Session-ID`, docs/architecture.md §3, §6)
  * and answers exactly like a new orchestrated run: the stored answer if it has completed, else the
  * rest of its run ({@link followSession}). One client at a time streams a session: the request
  * holds the session's attach lease (renewed while it streams, released when the response ends).

@@ -11,7 +11,7 @@ import type {
 import type { Approval, ApprovalKind, Session, SessionStatus } from '@fleet/sessions';
 
 /**
- * How sessions, approvals and questions look on the public API (ARCHITECTURE.md §3). Built field by field
+ * How sessions, approvals and questions look on the public API (docs/architecture.md §3). Built field by field
  * from the stored session, so internal fields (the orchestrator's and agents' A2A task ids,
  * delivery marks, the tenant) never reach a client, whatever the store adds later.
  */

@@ -58,7 +58,7 @@ function sessionIdOf(req: Request, res: Response): string {
 }
 
 /**
- * The sessions, approvals and questions API (ARCHITECTURE.md §3), mounted on the authenticated
+ * The sessions, approvals and questions API (docs/architecture.md §3), mounted on the authenticated
  * `/v1` router.
  * Every route is scoped to the caller's tenant: another tenant's session answers the same 404 as a
  * missing one.

@@ -121,7 +121,7 @@ function contextBody(context: ActionRequest['context']): string | undefined {
 }
 
 /**
- * Offline mode's action choice (ARCHITECTURE.md §8): rules on the task text. "search/find mails
+ * Offline mode's action choice (docs/architecture.md §8): rules on the task text. "search/find mails
  * from X about Y" searches (inbox, or sent/drafts when named) with `from`/`text` criteria; "read
  * the latest mail from X" reads; "reply to X saying …" replies to the newest match; "draft a mail
  * to a@b …" saves a draft; "send/email … to a@b" sends. The body is what follows "saying" (or

@@ -10,7 +10,7 @@ import { createMailAgent, type CreateMailAgentOptions } from './mail-agent';
 
 /** Options for {@link createMailHandler}: the agent's, plus where tasks live and the card's URL. */
 export interface CreateMailHandlerOptions extends CreateMailAgentOptions {
-  /** Where tasks live: Redis in the service, so any replica continues an approval (ARCHITECTURE.md §4). */
+  /** Where tasks live: Redis in the service, so any replica continues an approval (docs/architecture.md §4). */
   store: TaskStore;
   /** The service's base URL for the card. */
   url: string;

@@ -192,7 +192,7 @@ function sameMail(a: OutgoingMail, b: OutgoingMail): boolean {
 }
 
 /**
- * The mail agent (ARCHITECTURE.md §4): one task per message, its action chosen from the task
+ * The mail agent (docs/architecture.md §4): one task per message, its action chosen from the task
  * (LLM structured output, or the offline rules).
  *
  * - `search` (inbox, sent or drafts, server-side IMAP SEARCH) and `read` answer with a summary

@@ -68,7 +68,7 @@ const looseSourceSchema = z.object({
 
 /**
  * The sources an agent's result data lists (`sources`, or `citations`), in marker order. Each is
- * read leniently — agents are upstream output (house style rule 9) — and one without a title is
+ * read leniently — agents are upstream output (CONTRIBUTING.md convention 9) — and one without a title is
  * named by its URL; entries with neither are kept as "untitled" so the numbering stays aligned.
  */
 export function sourcesFromData(data: unknown): Citation[] {

@@ -55,7 +55,7 @@ export interface AgentDirectory {
 }
 
 /**
- * Agent discovery (ARCHITECTURE.md §5): reads the Agent Card of every URL in AGENT_URLS with
+ * Agent discovery (docs/architecture.md §5): reads the Agent Card of every URL in AGENT_URLS with
  * `discoverAgentCard` (which falls back to the legacy `agent.json`), caches it in Redis
  * (`fleet:cards:<url>`, TTL) and in memory, and drops agents whose card or `/healthz` fails,
  * logging why. Replicas — several URLs whose cards share a name — are one agent.

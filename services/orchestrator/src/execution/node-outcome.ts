@@ -82,7 +82,7 @@ export type NodeOutcome =
 /** What {@link InvokeAgent} is called with for one attempt of one node. */
 export interface InvokeAgentRequest {
   node: PlanNode;
-  /** The data part `{ fleet: … }` for the agent (ARCHITECTURE.md §4). */
+  /** The data part `{ fleet: … }` for the agent (docs/architecture.md §4). */
   input: NodeInput;
   /** 1 for the first attempt. */
   attempt: number;

@@ -88,7 +88,7 @@ export interface OrchestratorAgent {
 const SESSION_CANCELED = 'The session was canceled.';
 
 /**
- * The orchestrator as an A2A agent (ARCHITECTURE.md §4–6). The message's text part is the
+ * The orchestrator as an A2A agent (docs/architecture.md §4–6). The message's text part is the
  * request and its data part `{ fleet: { tenant, history?, plan?, planApproval?, resumeSessionId? } }`.
  *
  * A new run creates its session, takes the session's runner lease (renewed while it runs), streams

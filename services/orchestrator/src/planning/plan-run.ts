@@ -50,7 +50,7 @@ export interface PlannedRun {
 }
 
 /**
- * Gets a valid plan for a run (ARCHITECTURE.md §5). An explicit plan is only validated (unless
+ * Gets a valid plan for a run (docs/architecture.md §5). An explicit plan is only validated (unless
  * `feedback` asks for a new one: every planner call then carries `feedback` and `previousPlan`). Otherwise
  * the planner is asked; a plan that fails validation against the available agents is sent back
  * once with the errors (`validationError`) for repair; if that is still invalid — or the planner

@@ -12,7 +12,7 @@ import { createPlannerAgent } from './planner-agent';
 /** Options for {@link createPlannerHandler}. */
 export interface CreatePlannerHandlerOptions {
   planner: Planner;
-  /** Where tasks live: Redis in the service, so any replica answers GetTask (ARCHITECTURE.md §4). */
+  /** Where tasks live: Redis in the service, so any replica answers GetTask (docs/architecture.md §4). */
   store: TaskStore;
   /** The service's base URL for the card. */
   url: string;

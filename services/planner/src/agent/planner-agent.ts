@@ -46,7 +46,7 @@ export function readPlanRequest(
 }
 
 /**
- * The planner as an A2A agent (ARCHITECTURE.md §4–5). Each task: WORKING ("Planning with N
+ * The planner as an A2A agent (docs/architecture.md §4–5). Each task: WORKING ("Planning with N
  * agents…"), then the `result` artifact (a text part summarising the plan, a data part with the
  * `PlanResult`), then COMPLETED. A message without a valid `planRequest` data part is REJECTED
  * with the reason; a planning failure (the planner always has its heuristic, so only an

@@ -46,7 +46,7 @@ export const HEURISTIC_REQUESTED_REASON =
   'The request asked for the heuristic planner (strategy "heuristic").';
 
 /**
- * The planner (ARCHITECTURE.md §5). With an LLM and `strategy: 'auto'` it asks the LLM for the plan
+ * The planner (docs/architecture.md §5). With an LLM and `strategy: 'auto'` it asks the LLM for the plan
  * (see {@link planWithLlm}: one repair round with the validation errors); when that yields no
  * valid plan, or offline, or with `strategy: 'heuristic'`, the heuristic planner answers and
  * `fallbackReason` says why. Each call is one `planner.plan` span (kind CHAIN) with the request as

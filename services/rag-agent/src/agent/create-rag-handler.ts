@@ -16,7 +16,7 @@ export interface CreateRagHandlerOptions {
   documents: DocumentService;
   retriever: Retriever;
   answerer: Answerer;
-  /** Where tasks live: Redis in the service, so any replica answers GetTask (ARCHITECTURE.md §4). */
+  /** Where tasks live: Redis in the service, so any replica answers GetTask (docs/architecture.md §4). */
   store: TaskStore;
   /** The service's base URL for the card. */
   url: string;

@@ -105,7 +105,7 @@ function dependencyContext(node: NodeInput['fleet']): AnswerContext[] {
 }
 
 /**
- * The RAG agent (ARCHITECTURE.md §4): one task per message.
+ * The RAG agent (docs/architecture.md §4): one task per message.
  *
  * - A documents command (`{ documents: { op, tenant, id? } }`): `ingest` the file parts (all or
  *   none), `list`, or `delete`; the `result` artifact's data part is `{ documents: DocumentInfo[] }`

@@ -71,7 +71,7 @@ function cite(sentence: string, source: number): string {
 }
 
 /**
- * The offline answer (ARCHITECTURE.md §8: answers composed from the results, no model): a lead
+ * The offline answer (docs/architecture.md §8: answers composed from the results, no model): a lead
  * line, then the sentences of the best sources that share the most (rarer) words with the
  * question, each followed by its `[n]` and led by its section's heading when that adds context.
  * Sentences are scored by the inverse-document-frequency weight of the question terms they

@@ -99,7 +99,7 @@ function filterConditions(
 }
 
 /**
- * Builds the one statement a search runs (ARCHITECTURE.md §7, the RAG contract):
+ * Builds the one statement a search runs (docs/architecture.md §7, the RAG contract):
  *
  * - vector arm `v`: the tenant's child chunks nearest the query embedding by cosine distance
  *   (`<=>`), top `candidates`. It can use the HNSW index because it orders by exactly

@@ -152,7 +152,7 @@ async function openEmbedded(options: OpenDatabaseOptions): Promise<Database> {
 }
 
 /**
- * Opens the RAG database (ARCHITECTURE.md §7). With `databaseUrl`: a `pg.Pool` to that server
+ * Opens the RAG database (docs/architecture.md §7). With `databaseUrl`: a `pg.Pool` to that server
  * (which needs pgvector; `migrate` checks). Without: an embedded PostgreSQL, PGlite with the
  * pgvector extension, keeping its files in `dataDir` and served over the PostgreSQL wire protocol
  * by pglite-socket on 127.0.0.1 (a free port), with a `pg.Pool` of one connection to it — so the

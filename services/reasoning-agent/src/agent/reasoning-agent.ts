@@ -89,7 +89,7 @@ function summary(outcome: ReasoningOutcome, data: ReasoningResultData): string {
 }
 
 /**
- * The reasoning agent (ARCHITECTURE.md §1, §4): one task per message. It reads the question (text
+ * The reasoning agent (docs/architecture.md §1, §4): one task per message. It reads the question (text
  * part), the conversation before it (`{ reasoning: { history } }`) or the fleet node input, and
  * runs the reasoning loop. Every step becomes a WORKING status update (`Thinking: …`,
  * `Calling calculate(…)`, `Result: …`, with the step as data part `{ reasoningStep }`), then the

@@ -57,7 +57,7 @@ export interface RunReasoningOptions {
   tracer?: WithSpanOptions['tracer'];
 }
 
-// Tolerant on upstream output (house rule 9): reasoning models send their thinking as
+// Tolerant on upstream output (CONTRIBUTING.md convention 9): reasoning models send their thinking as
 // `reasoning_content` (DeepSeek, vLLM) or `reasoning` (Ollama, OpenRouter).
 const upstreamReasoningSchema = z.looseObject({
   reasoning_content: z.string().nullish(),

@@ -84,7 +84,7 @@ function summary(research: Research): string {
 }
 
 /**
- * The web agent (ARCHITECTURE.md §4): one task per message. It reads the question (text part) and
+ * The web agent (docs/architecture.md §4): one task per message. It reads the question (text part) and
  * the fleet node input, chooses the mode (the plan's skill, or the question's words: URLs to read,
  * news, depth), searches through the configured provider, reads the top pages under the address
  * guard and answers with `[n]` citations. The `result` artifact: the answer text and the data part

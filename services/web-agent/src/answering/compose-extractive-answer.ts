@@ -32,7 +32,7 @@ interface Pick {
 const MAX_QUOTED = 4;
 
 /**
- * The offline answer (ARCHITECTURE.md §8): for each source, the sentence of its page text (or
+ * The offline answer (docs/architecture.md §8): for each source, the sentence of its page text (or
  * snippet) that shares the most words with the question, cited `[n]`, best sources first. When no
  * sentence shares a word, the top results' snippets are quoted. No model, no invented text.
  *

@@ -133,7 +133,7 @@ function decodeText(bytes: Buffer, charset: string): string {
 /**
  * A page fetcher that refuses private, loopback, link-local, metadata, unique-local, unspecified
  * and CGNAT addresses (and IPv4-mapped IPv6 forms of them) unless the allowlist names the host
- * (ARCHITECTURE.md §10):
+ * (docs/architecture.md §10):
  *
  * - only http and https URLs, without credentials;
  * - the host is resolved first (every address) and refused if any address is forbidden; the

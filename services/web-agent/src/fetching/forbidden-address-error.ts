@@ -3,7 +3,7 @@ import { FORBIDDEN_ADDRESS_LABELS, type ForbiddenAddressClass } from './classify
 
 /**
  * A fetch the web agent refused because the host is, or resolves to, an address it must not reach
- * (ARCHITECTURE.md §10). The message names the address, its class and the allowlist variable.
+ * (docs/architecture.md §10). The message names the address, its class and the allowlist variable.
  */
 export class ForbiddenAddressError extends PermissionDeniedError {
   readonly url: string;

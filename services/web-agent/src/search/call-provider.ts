@@ -14,7 +14,7 @@ export interface CallProviderOptions<TSchema extends z.ZodType> {
   provider: string;
   url: string;
   init: RequestInit;
-  /** The response body's schema: minimal and tolerant (house style rule 9). */
+  /** The response body's schema: minimal and tolerant (CONTRIBUTING.md convention 9). */
   schema: TSchema;
   timeoutMs: number;
   signal?: AbortSignal | undefined;

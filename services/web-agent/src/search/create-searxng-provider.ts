@@ -10,7 +10,7 @@ export interface CreateSearxngProviderOptions {
   timeoutMs?: number;
 }
 
-// SearXNG's JSON format, minimal and tolerant (house style rule 9).
+// SearXNG's JSON format, minimal and tolerant (CONTRIBUTING.md convention 9).
 const searxngResponseSchema = z.object({
   query: z.string().nullish(),
   results: z

@@ -11,7 +11,7 @@ export interface CreateTavilyProviderOptions {
   timeoutMs?: number;
 }
 
-// Tavily's response, minimal and tolerant (house style rule 9).
+// Tavily's response, minimal and tolerant (CONTRIBUTING.md convention 9).
 const tavilyResponseSchema = z.object({
   query: z.string().nullish(),
   results: z

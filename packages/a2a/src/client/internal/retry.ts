@@ -97,7 +97,7 @@ export interface RetryOptions {
 }
 
 /**
- * Runs `attempt` and retries it as house style rule 14 says: at most `maxRetries` times, after
+ * Runs `attempt` and retries it as CONTRIBUTING.md convention 14 says: at most `maxRetries` times, after
  * `retry-after` or a backoff from 0.5 s to 8 s with jitter.
  */
 export async function withRetries<T>(

@@ -13,7 +13,7 @@ import { A2A_ENDPOINT_PATH } from '../build-agent-card';
 import type { A2AHandler } from '../create-a2a-handler';
 import { sendSse } from './send-sse';
 
-/** The card paths: the current one and the legacy one older clients still fetch (A2A.md §2). */
+/** The card paths: the current one and the legacy one older clients still fetch (docs/a2a.md §2). */
 export const AGENT_CARD_PATHS = [
   '/.well-known/agent-card.json',
   '/.well-known/agent.json',

@@ -25,7 +25,7 @@ export interface AgentAppDependencies {
 /**
  * Builds an A2A agent service: the agent (`/.well-known/agent-card.json`,
  * `/.well-known/agent.json`, `POST /a2a`), `/healthz`, `/readyz` and `/metrics`. Pure: no
- * environment, no sockets (house style rule 3).
+ * environment, no sockets (CONTRIBUTING.md convention 3).
  *
  * @example
  * const app = createAgentApp({ serviceName: 'web-agent', handler, internalToken: config.internalToken, logger });

@@ -12,9 +12,9 @@ export interface SendSseOptions {
 }
 
 /**
- * Sends an async iterable as Server-Sent Events (house style rule 18). Waits for the first event
+ * Sends an async iterable as Server-Sent Events (CONTRIBUTING.md convention 18). Waits for the first event
  * before committing headers, so an early failure is a real JSON reply (what SDK clients expect,
- * A2A.md §7.8); then `text/event-stream` with one-line `data:` frames, a keep-alive comment, an
+ * docs/a2a.md §7.8); then `text/event-stream` with one-line `data:` frames, a keep-alive comment, an
  * `event: error` frame for a failure mid-stream, and `iterator.return()` when the client goes away
  * so the producer releases what it holds.
  *

@@ -1,7 +1,7 @@
 /**
  * A push-based async iterator with one consumer: producers `push`, then `end` or `fail`; the
  * consumer iterates. Leaving the iteration early (`return()`) closes the queue and runs `onClose`,
- * so the producer can release what it holds (house style rule 18).
+ * so the producer can release what it holds (CONTRIBUTING.md convention 18).
  */
 export class AsyncQueue<T> implements AsyncIterableIterator<T> {
   private readonly items: T[] = [];
