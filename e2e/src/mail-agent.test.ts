@@ -251,11 +251,18 @@ describe('mail agent in the fleet', () => {
     expect(smtp.mails.length).toBe(before + 1);
 
     // OpenInference: each turn is an AGENT span, each IMAP/SMTP action a TOOL span below it.
-    const spans = await otlp.waitForSpans((received) =>
-      ['imap.search', 'smtp.send', 'imap.append'].every((name) =>
-        received.some((span) => span.name === name),
-      ),
-    );
+    // The turn's AGENT span ends after its TOOL spans, so it may come in a later export: wait for
+    // the parent of smtp.send too.
+    const spans = await otlp.waitForSpans((received) => {
+      const sent = received.find((span) => span.name === 'smtp.send');
+      return (
+        ['imap.search', 'imap.append'].every((name) =>
+          received.some((span) => span.name === name),
+        ) &&
+        sent !== undefined &&
+        received.some((span) => span.spanId === sent.parentSpanId)
+      );
+    });
     const mailSpans = spans.filter((span) => span.serviceName === 'mail-agent');
     const kindOf = (name: string) =>
       mailSpans.find((span) => span.name === name)?.attributes['openinference.span.kind'];
