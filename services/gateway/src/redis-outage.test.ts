@@ -5,7 +5,7 @@ import { RESULT_ARTIFACT_NAME, textPart } from '@fleet/a2a';
 import { toFleetError } from '@fleet/errors';
 import { createMemoryStore } from '@fleet/memory';
 import { createSessionStore } from '@fleet/sessions';
-import { getFreePort } from '@fleet/testing';
+import { startRedisServer, type TestRedisServer } from '@fleet/testing';
 import { createDocumentsClient } from './documents';
 import { GATEWAY_REDIS_OPTIONS } from './redis';
 import { buildGateway, TEST_KEY, type TestGateway } from './test-support/build-gateway';
@@ -14,7 +14,6 @@ import {
   type OrchestratorDouble,
 } from './test-support/orchestrator-double';
 import { startRagAgentDouble, type RagAgentDouble } from './test-support/rag-agent-double';
-import { startRedisServer, type TestRedisServer } from './test-support/redis-server';
 
 /**
  * The gateway's Redis is a `redis-server` this test owns, connected with the gateway's own client
@@ -29,7 +28,7 @@ describe('the gateway while its Redis is down', () => {
   let agent: RagAgentDouble;
 
   beforeAll(async () => {
-    server = await startRedisServer(await getFreePort());
+    server = await startRedisServer({ persistent: false });
     redis = new Redis(server.url, GATEWAY_REDIS_OPTIONS);
     redis.on('error', () => undefined);
     const store = createSessionStore({ redis });
@@ -63,7 +62,7 @@ describe('the gateway while its Redis is down', () => {
     await gateway.close();
     await orchestrator.close();
     await agent.close();
-    await server.close();
+    await server.stop();
   });
 
   const routes: { name: string; send: () => request.Test }[] = [

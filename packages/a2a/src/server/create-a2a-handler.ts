@@ -3,8 +3,6 @@ import type { z } from 'zod';
 import {
   FleetError,
   isRedisUnavailableError,
-  jsonDepthExceeds,
-  MAX_JSON_DEPTH,
   REDIS_RETRY_AFTER_SECONDS,
   toFleetError,
   validationErrorFromZod,
@@ -913,18 +911,6 @@ export function createA2AHandler({
     }
     const { method, params } = request.data;
     const id = request.data.id ?? null;
-    if (jsonDepthExceeds(params)) {
-      // Stored tasks are serialised (JSON.stringify recurses): refuse what would overflow it.
-      return {
-        type: 'json',
-        ...errorResponse(
-          id,
-          new InvalidParamsError(
-            `The params nest arrays and objects deeper than ${MAX_JSON_DEPTH} levels.`,
-          ),
-        ),
-      };
-    }
     const ok = (result: unknown): A2AJsonResult => ({
       type: 'json',
       status: 200,
