@@ -10,6 +10,8 @@ export interface EnvVarDoc {
   defaultValue: string | undefined;
   example: string | undefined;
   secret: boolean;
+  /** Earlier names still read, with a deprecation warning. */
+  deprecatedNames: readonly string[];
 }
 
 function defaultValueOf(variable: EnvVar): string | undefined {
@@ -38,9 +40,15 @@ export function describeConfig(spec: ConfigSpec): EnvVarDoc[] {
       defaultValue: defaultValueOf(variable),
       example: variable.example,
       secret: variable.secret ?? false,
+      deprecatedNames: variable.deprecatedNames ?? [],
     });
   }
   return rows;
+}
+
+function formerly(row: EnvVarDoc): string {
+  if (row.deprecatedNames.length === 0) return '';
+  return ` Formerly ${row.deprecatedNames.join(', ')} (still read, with a deprecation warning).`;
 }
 
 /** One titled group of variables for {@link renderEnvExample}. */
@@ -65,7 +73,7 @@ export function renderEnvExample(sections: readonly ConfigSection[]): string {
     lines.push('', `# ---- ${section.title} ----`);
     for (const row of rows) {
       seen.add(row.name);
-      lines.push(`# ${row.description} Default: ${row.defaultText}.`);
+      lines.push(`# ${row.description} Default: ${row.defaultText}.${formerly(row)}`);
       lines.push(`# ${row.name}=${row.example ?? row.defaultValue ?? ''}`);
     }
   }
@@ -83,7 +91,9 @@ export function renderConfigMarkdown(sections: readonly ConfigSection[]): string
     for (const row of rows) {
       seen.add(row.name);
       const cell = (text: string): string => text.replaceAll('|', '\\|');
-      parts.push(`| \`${row.name}\` | ${cell(row.description)} | ${cell(row.defaultText)} |`);
+      parts.push(
+        `| \`${row.name}\` | ${cell(row.description + formerly(row))} | ${cell(row.defaultText)} |`,
+      );
     }
     parts.push('');
   }

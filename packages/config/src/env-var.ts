@@ -14,6 +14,11 @@ export interface EnvVar<TSchema extends z.ZodType = z.ZodType> {
   readonly example?: string;
   /** Secrets are never echoed in error messages. */
   readonly secret?: boolean;
+  /**
+   * Earlier names of the variable, still read (in order) when `name` is unset; using one emits a
+   * deprecation warning that names the new one.
+   */
+  readonly deprecatedNames?: readonly string[];
 }
 
 /**

@@ -2,7 +2,7 @@
 export { envVar } from './env-var';
 export type { ConfigOf, ConfigSpec, EnvVar } from './env-var';
 export { loadConfig } from './load-config';
-export type { Environment } from './load-config';
+export type { Environment, LoadConfigOptions } from './load-config';
 export {
   booleanSchema,
   byteSizeSchema,
@@ -14,6 +14,8 @@ export {
   redisUrlSchema,
 } from './schemas';
 export { llmEnv, redisEnv, runtimeEnv, telemetryEnv } from './shared-env';
+export { a2aServerEnv, internalTokenEnv, publicUrlOf } from './server-env';
+export type { A2AServerEnvOptions, PublicUrlParts } from './server-env';
 export { describeConfig, renderConfigMarkdown, renderEnvExample } from './describe-config';
 export type { ConfigSection, EnvVarDoc } from './describe-config';
 export { exitOnConfigError } from './exit-on-config-error';

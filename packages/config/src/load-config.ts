@@ -4,9 +4,30 @@ import type { ConfigOf, ConfigSpec } from './env-var';
 /** The environment as `process.env` presents it. */
 export type Environment = Readonly<Record<string, string | undefined>>;
 
+/** Options for {@link loadConfig}. */
+export interface LoadConfigOptions {
+  /**
+   * Told once per variable read under an earlier name.
+   * @default a Node `DeprecationWarning` (code `FLEET_ENV_RENAMED`) on stderr
+   */
+  onDeprecated?: (used: string, current: string) => void;
+}
+
+function warnDeprecated(used: string, current: string): void {
+  process.emitWarning(`${used} is deprecated: set ${current} instead (${used} is still read).`, {
+    type: 'DeprecationWarning',
+    code: 'FLEET_ENV_RENAMED',
+  });
+}
+
+function present(raw: string | undefined): string | undefined {
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
 /**
  * Reads every variable of `spec` from `environment`, treating empty strings as unset, and returns
- * the typed configuration. When anything is wrong it throws one {@link ConfigError} whose message
+ * the typed configuration. A variable set only under one of its `deprecatedNames` is read from
+ * there, with a deprecation warning. When anything is wrong it throws one {@link ConfigError} whose message
  * names every bad variable and why, so a boot fails once with the whole list.
  *
  * @example
@@ -15,12 +36,21 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export function loadConfig<TSpec extends ConfigSpec>(
   spec: TSpec,
   environment: Environment,
+  { onDeprecated = warnDeprecated }: LoadConfigOptions = {},
 ): ConfigOf<TSpec> {
   const config: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const [field, variable] of Object.entries(spec)) {
-    const raw = environment[variable.name];
-    const value = raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+    let value = present(environment[variable.name]);
+    let shownName = variable.name;
+    for (const earlier of variable.deprecatedNames ?? []) {
+      if (value !== undefined) break;
+      value = present(environment[earlier]);
+      if (value !== undefined) {
+        shownName = earlier;
+        onDeprecated(earlier, variable.name);
+      }
+    }
     const parsed = variable.schema.safeParse(value);
     if (parsed.success) {
       config[field] = parsed.data;
@@ -29,7 +59,7 @@ export function loadConfig<TSpec extends ConfigSpec>(
     const reason = parsed.error.issues.map((issue) => issue.message).join('; ');
     const shown =
       value === undefined ? 'unset' : variable.secret ? 'a value (hidden)' : JSON.stringify(value);
-    problems.push(`  - ${variable.name} (${shown}): ${reason}. ${variable.description}`);
+    problems.push(`  - ${shownName} (${shown}): ${reason}. ${variable.description}`);
   }
   if (problems.length > 0) {
     throw new ConfigError(

@@ -26,6 +26,8 @@ export {
   toFleetError,
 } from './fleet-error';
 export { isRedisUnavailableError, REDIS_RETRY_AFTER_SECONDS } from './redis-unavailable';
+export { CONNECT_FAILURE_CODES, isConnectFailure, networkErrorCode } from './is-connect-failure';
+export type { IsConnectFailureOptions } from './is-connect-failure';
 export type { FleetErrorOptions, UpstreamErrorOptions } from './fleet-error';
 export {
   errorBodySchema,

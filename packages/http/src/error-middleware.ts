@@ -64,19 +64,30 @@ function normalise(error: unknown): FleetError {
   return toFleetError(error);
 }
 
-/** Renders an error as a response body in the chosen format. */
+/** Options for {@link renderErrorBody}. */
+export interface RenderErrorBodyOptions {
+  /** @default 'fleet' */
+  format?: ErrorFormat;
+  /** Put in fleet-format bodies. */
+  requestId?: string | undefined;
+  /** Adds the stack of an unexpected error to fleet-format bodies. @default false */
+  exposeStack?: boolean;
+}
+
+/**
+ * Renders any error as a response body in the chosen format: the one rendering behind
+ * {@link sendError}'s JSON answers and the `event: error` frame of a stream that fails after it
+ * started (`SseWriter.fail`), so both carry the same body.
+ */
 export function renderErrorBody(
-  error: FleetError,
-  {
-    format,
-    requestId,
-    exposeStack,
-  }: { format: ErrorFormat; requestId: string; exposeStack: boolean },
+  error: unknown,
+  { format = 'fleet', requestId, exposeStack = false }: RenderErrorBodyOptions = {},
 ): unknown {
-  if (format === 'openai') return toOpenAIErrorBody(error);
-  const body = toErrorBody(error, { requestId });
-  if (exposeStack && error.code === 'INTERNAL' && error.cause instanceof Error) {
-    return { error: { ...body.error, stack: error.cause.stack } };
+  const fleetError = normalise(error);
+  if (format === 'openai') return toOpenAIErrorBody(fleetError);
+  const body = toErrorBody(fleetError, { requestId });
+  if (exposeStack && fleetError.code === 'INTERNAL' && fleetError.cause instanceof Error) {
+    return { error: { ...body.error, stack: fleetError.cause.stack } };
   }
   return body;
 }

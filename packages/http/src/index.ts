@@ -1,9 +1,16 @@
-/** Express edge plumbing every fleet service shares: ids, bodies, errors, health, metrics, lifecycle. */
+/** Express edge plumbing every fleet service shares: ids, bodies, errors, SSE, health, metrics, lifecycle. */
 export { createServiceApp } from './create-service-app';
 export type { CreateServiceAppOptions } from './create-service-app';
 export { runMain } from './run-main';
+export { createSseWriter } from './create-sse-writer';
+export type { SseOpenOptions, SseWriter, SseWriterOptions } from './create-sse-writer';
 export { errorMiddleware, notFoundHandler, renderErrorBody, sendError } from './error-middleware';
-export type { ErrorContext, ErrorFormat, ErrorMiddlewareOptions } from './error-middleware';
+export type {
+  ErrorContext,
+  ErrorFormat,
+  ErrorMiddlewareOptions,
+  RenderErrorBodyOptions,
+} from './error-middleware';
 export { healthRoutes } from './health';
 export type { HealthRoutesOptions, ReadinessCheck } from './health';
 export { silentLogger } from './logger';

@@ -1,4 +1,19 @@
-/** The fleet's LLM access: upstream resolution, offline detection, the OpenAI client, structured output and embedders. */
+/** The fleet's LLM access: upstream resolution, offline detection, the OpenAI client, structured output, embedders, and cited answers from numbered sources. */
+export {
+  answerWithSources,
+  renderSourcesPrompt,
+  renumberCitations,
+  withExtractiveFallback,
+} from './answer-with-sources';
+export type {
+  AnswerContext,
+  AnswerWithSourcesOptions,
+  NumberedSource,
+  RenderSourcesPromptOptions,
+  RenumberCitationsOptions,
+  RenumberedCitations,
+  WithExtractiveFallbackOptions,
+} from './answer-with-sources';
 export {
   createHashedEmbedder,
   DEFAULT_HASHED_DIMENSIONS,
@@ -16,6 +31,8 @@ export { generateObject } from './generate-object';
 export type { GenerateObjectOptions, GenerateObjectResult } from './generate-object';
 export { DEFAULT_OPENAI_BASE_URL, OFFLINE_HINT, resolveUpstream } from './resolve-upstream';
 export type { ResolveUpstreamOptions, Upstream } from './resolve-upstream';
+export { segmentSentences } from './segment-sentences';
+export type { SegmentSentencesOptions } from './segment-sentences';
 export { StructuredOutputError } from './structured-output-error';
 export type { StructuredOutputErrorOptions } from './structured-output-error';
 export { toLlmError } from './to-llm-error';

@@ -12,7 +12,12 @@ import {
   type Task,
 } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
-import { FleetError, ServiceUnavailableError } from '@fleet/errors';
+import {
+  FleetError,
+  isConnectFailure,
+  networkErrorCode,
+  ServiceUnavailableError,
+} from '@fleet/errors';
 import { documentMediaType } from './document-files';
 
 /** The RAG agent's answer to `ingest` (the `result` artifact's data part). */
@@ -56,35 +61,14 @@ function describeFailure(task: Task): string {
   return text === '' ? `the RAG agent's task ended ${state}` : text;
 }
 
-/** Connection failures before anything was sent: the agent is not there. */
-const CONNECT_FAILURE_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-/** The errno-style code of a network failure, from the error or its causes. */
-function errnoCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
 /** Failures that would repeat for every file: stop at once and say what to do. */
 function fatal(error: unknown, agentUrl: string): FleetError | undefined {
   if (!FleetError.isInstance(error)) return undefined;
   if (error.code === 'CLIENT_CLOSED_REQUEST') return error;
-  const code = errnoCode(error);
+  // No network code, or a failed connect (nothing was sent): the agent is not there.
   if (
     error.code === 'UPSTREAM_UNREACHABLE' &&
-    (code === undefined || CONNECT_FAILURE_CODES.has(code))
+    (networkErrorCode(error) === undefined || isConnectFailure(error))
   ) {
     return new ServiceUnavailableError(
       `The RAG agent is not reachable at ${agentUrl}. Start the fleet with \`pnpm fleet up\` (see \`pnpm fleet status\`).`,

@@ -26,6 +26,7 @@ const webAgent: ServiceDefinition = {
   portVariable: 'WEB_AGENT_PORT',
   defaultPort: 8084,
   urlVariable: 'WEB_AGENT_URL',
+  publicUrlVariable: 'WEB_AGENT_PUBLIC_URL',
 };
 const services = [gateway, ragAgent, webAgent];
 
@@ -54,6 +55,21 @@ describe('serviceEnvironment', () => {
       RAG_AGENT_URL: 'http://127.0.0.1:8083',
       AGENT_URLS: 'http://127.0.0.1:8083,http://127.0.0.1:8084',
     });
+  });
+
+  it("sets an A2A service's own public URL too, so it never falls back to a deprecated name", () => {
+    const environment = serviceEnvironment({
+      base: {},
+      services,
+      running: services,
+      ports: { 'web-agent': 9084 },
+      fleet: {},
+    });
+    expect(environment).toMatchObject({
+      WEB_AGENT_URL: 'http://127.0.0.1:9084',
+      WEB_AGENT_PUBLIC_URL: 'http://127.0.0.1:9084',
+    });
+    expect(environment).not.toHaveProperty('GATEWAY_PUBLIC_URL');
   });
 
   it("keeps the caller's own keys, token, URLs and AGENT_URLS", () => {

@@ -40,6 +40,9 @@ export function serviceEnvironment({
     const port = ports[service.name] ?? service.defaultPort;
     environment[service.portVariable] = String(port);
     setDefault(service.urlVariable, serviceUrl(port));
+    if (service.publicUrlVariable !== undefined) {
+      setDefault(service.publicUrlVariable, serviceUrl(port));
+    }
   }
   const agents = running.filter((service) => service.discoverable);
   if (agents.length > 0) {

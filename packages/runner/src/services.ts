@@ -22,6 +22,12 @@ export interface ServiceDefinition {
    * local URL.
    */
   readonly urlVariable: string;
+  /**
+   * The variable naming the base URL the service's own Agent Card announces
+   * (`<PREFIX>_PUBLIC_URL`), for services that serve A2A. The runner sets it to the same local URL
+   * as `urlVariable` (unless the caller set it).
+   */
+  readonly publicUrlVariable?: string;
   /** Infrastructure it needs: `redis` is started or reused by the runner; `postgres` is
    * `DATABASE_URL` when set, otherwise the service embeds its own (docs/architecture.md §7). */
   readonly needs: readonly Infrastructure[];
@@ -55,6 +61,7 @@ export const SERVICES: readonly ServiceDefinition[] = [
     portVariable: 'ORCHESTRATOR_PORT',
     defaultPort: 8081,
     urlVariable: 'ORCHESTRATOR_URL',
+    publicUrlVariable: 'ORCHESTRATOR_PUBLIC_URL',
     // Sessions, locks, the card cache and its A2A task store.
     needs: ['redis'],
     discoverable: false,
@@ -68,6 +75,7 @@ export const SERVICES: readonly ServiceDefinition[] = [
     portVariable: 'PLANNER_PORT',
     defaultPort: 8082,
     urlVariable: 'PLANNER_URL',
+    publicUrlVariable: 'PLANNER_PUBLIC_URL',
     // Its A2A task store.
     needs: ['redis'],
     discoverable: false,
@@ -78,6 +86,7 @@ export const SERVICES: readonly ServiceDefinition[] = [
     portVariable: 'RAG_AGENT_PORT',
     defaultPort: 8083,
     urlVariable: 'RAG_AGENT_URL',
+    publicUrlVariable: 'RAG_AGENT_PUBLIC_URL',
     // Its A2A task store; documents and chunks in PostgreSQL with pgvector (DATABASE_URL, or an
     // embedded PostgreSQL under .fleet/ when it is unset).
     needs: ['redis', 'postgres'],
@@ -89,6 +98,7 @@ export const SERVICES: readonly ServiceDefinition[] = [
     portVariable: 'WEB_AGENT_PORT',
     defaultPort: 8084,
     urlVariable: 'WEB_AGENT_URL',
+    publicUrlVariable: 'WEB_AGENT_PUBLIC_URL',
     // Its A2A task store. Searching needs a provider (WEB_SEARCH_PROVIDER, TAVILY_API_KEY or
     // SEARXNG_URL, passed through from the caller's environment); without one it still reads pages.
     needs: ['redis'],
@@ -100,6 +110,7 @@ export const SERVICES: readonly ServiceDefinition[] = [
     portVariable: 'MAIL_AGENT_PORT',
     defaultPort: 8085,
     urlVariable: 'MAIL_AGENT_URL',
+    publicUrlVariable: 'MAIL_AGENT_PUBLIC_URL',
     // Its A2A task store. A mailbox comes from MAIL_IMAP_HOST, MAIL_SMTP_HOST, MAIL_USER and
     // MAIL_PASSWORD (or MAIL_OAUTH2_ACCESS_TOKEN); without one its tasks fail saying so.
     needs: ['redis'],
@@ -111,6 +122,7 @@ export const SERVICES: readonly ServiceDefinition[] = [
     portVariable: 'CODE_AGENT_PORT',
     defaultPort: 8086,
     urlVariable: 'CODE_AGENT_URL',
+    publicUrlVariable: 'CODE_AGENT_PUBLIC_URL',
     // Its A2A task store. Runs Python under bubblewrap (apt-get install bubblewrap); without it the
     // agent starts but refuses to run code and says why.
     needs: ['redis'],
@@ -122,6 +134,7 @@ export const SERVICES: readonly ServiceDefinition[] = [
     portVariable: 'REASONING_AGENT_PORT',
     defaultPort: 8087,
     urlVariable: 'REASONING_AGENT_URL',
+    publicUrlVariable: 'REASONING_AGENT_PUBLIC_URL',
     // Its A2A task store. The gateway's `X-Routing-Mode: reasoning` calls it; it is not one of
     // the orchestrator's agents (it is the baseline orchestration is compared with).
     needs: ['redis'],

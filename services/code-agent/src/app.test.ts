@@ -15,7 +15,7 @@ import {
 import { discoverAgentCard } from '@fleet/a2a/client';
 import { UnauthenticatedError } from '@fleet/errors';
 import { startScriptedOpenAI, type RecordedRequest, type ScriptedOpenAI } from '@fleet/testing';
-import { codeProposalSchema, codeResultDataSchema, errorDataSchema } from './agent';
+import { codeErrorDataSchema, codeProposalSchema, codeResultDataSchema } from './agent';
 import { CODE_INSTRUCTIONS, OFFLINE_NO_CODE } from './authoring';
 import {
   bootCodeAgent,
@@ -228,7 +228,7 @@ describe('code-agent service', () => {
       const denied = await send(offline, decisionParts('deny', 'not on my watch'), asked.id);
       expect(denied.status.state).toBe('TASK_STATE_REJECTED');
       expect(statusText(denied)).toBe('Denied: not on my watch. The program was not run.');
-      expect(errorDataSchema.parse(statusData(denied)[0])).toMatchObject({
+      expect(codeErrorDataSchema.parse(statusData(denied)[0])).toMatchObject({
         error: { code: 'PERMISSION_DENIED' },
         code: 'print("never")\n',
       });
@@ -425,7 +425,7 @@ describe('code-agent service', () => {
       const failed = await send(agent, nodeParts({ task: fenced('print(1)') }));
       expect(failed.status.state).toBe('TASK_STATE_FAILED');
       expect(statusText(failed)).toMatch(/bubblewrap is not installed at \/nonexistent\/bwrap/);
-      expect(errorDataSchema.parse(statusData(failed)[0])).toMatchObject({
+      expect(codeErrorDataSchema.parse(statusData(failed)[0])).toMatchObject({
         error: { code: 'SERVICE_UNAVAILABLE' },
         code: 'print(1)\n',
       });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { publicUrlOf } from '@fleet/config';
 import { ConfigError } from '@fleet/errors';
-import { codeAgentPublicUrl, loadCodeAgentConfig, sandboxLimits } from './config';
+import { loadCodeAgentConfig, sandboxLimits } from './config';
 
 const TOKEN = 'code-agent-config-token-0000';
 
@@ -28,14 +29,14 @@ describe('loadCodeAgentConfig', () => {
       maxOutputBytes: 1024 * 1024,
       tmpBytes: 64 * 1024 * 1024,
     });
-    expect(codeAgentPublicUrl({ ...config, host: '0.0.0.0' })).toBe('http://127.0.0.1:8086');
+    expect(publicUrlOf({ ...config, host: '0.0.0.0' })).toBe('http://127.0.0.1:8086');
   });
 
   it('reads every variable', () => {
     const config = loadCodeAgentConfig({
       FLEET_INTERNAL_TOKEN: TOKEN,
       CODE_AGENT_PORT: '9086',
-      CODE_AGENT_URL: 'http://code-agent:9086/',
+      CODE_AGENT_PUBLIC_URL: 'http://code-agent:9086/',
       CODE_AGENT_ALLOW_UNAPPROVED: 'true',
       CODE_AGENT_SANDBOX: 'unsandboxed',
       CODE_AGENT_BWRAP_PATH: '/opt/bwrap',
@@ -80,7 +81,17 @@ describe('loadCodeAgentConfig', () => {
       maxOutputBytes: 64 * 1024,
       tmpBytes: 8 * 1024 * 1024,
     });
-    expect(codeAgentPublicUrl(config)).toBe('http://code-agent:9086');
+    expect(publicUrlOf(config)).toBe('http://code-agent:9086');
+  });
+
+  it('still reads the public URL under its earlier name, CODE_AGENT_URL, and says it is deprecated', () => {
+    const deprecated: [string, string][] = [];
+    const config = loadCodeAgentConfig(
+      { FLEET_INTERNAL_TOKEN: TOKEN, CODE_AGENT_URL: 'http://code-agent:9086/' },
+      { onDeprecated: (used, current) => deprecated.push([used, current]) },
+    );
+    expect(publicUrlOf(config)).toBe('http://code-agent:9086');
+    expect(deprecated).toEqual([['CODE_AGENT_URL', 'CODE_AGENT_PUBLIC_URL']]);
   });
 
   it('fails naming every bad variable', () => {

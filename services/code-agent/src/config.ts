@@ -1,50 +1,29 @@
 import { z } from 'zod';
 import {
+  a2aServerEnv,
   booleanSchema,
   byteSizeSchema,
   envVar,
-  httpUrlSchema,
   listSchema,
   llmEnv,
   loadConfig,
-  portSchema,
   positiveIntSchema,
   redisEnv,
   runtimeEnv,
   telemetryEnv,
   type ConfigOf,
   type Environment,
+  type LoadConfigOptions,
 } from '@fleet/config';
 import type { SandboxLimits } from './sandbox';
 
 /** Every variable the code agent reads (docs/architecture.md §8, §10, §11). */
 export const configSpec = {
-  port: envVar({
-    name: 'CODE_AGENT_PORT',
-    schema: portSchema.default(8086),
-    description: 'Port the code agent listens on.',
-  }),
-  host: envVar({
-    name: 'CODE_AGENT_HOST',
-    schema: z.string().default('127.0.0.1'),
-    description: 'Interface the code agent binds; 0.0.0.0 in containers.',
-  }),
-  publicUrl: envVar({
-    name: 'CODE_AGENT_URL',
-    schema: httpUrlSchema.optional(),
-    description:
-      "Base URL other services reach the code agent at, as its Agent Card states it (the card's interface is <url>/a2a). The local runner sets it.",
-    defaultText: 'http://<CODE_AGENT_HOST>:<CODE_AGENT_PORT> (127.0.0.1 for 0.0.0.0)',
-    example: 'http://code-agent:8086',
-  }),
-  internalToken: envVar({
-    name: 'FLEET_INTERNAL_TOKEN',
-    schema: z.string().min(16, 'expected at least 16 characters'),
-    description:
-      'Bearer token every service-to-service A2A call carries; calls without it are refused. `pnpm fleet up` generates one.',
-    defaultText: 'required (the local runner generates one)',
-    example: 'fleet-internal-change-me-0000',
-    secret: true,
+  ...a2aServerEnv({
+    prefix: 'CODE_AGENT',
+    label: 'the code agent',
+    defaultPort: 8086,
+    deprecatedPublicUrlNames: ['CODE_AGENT_URL'],
   }),
   allowUnapproved: envVar({
     name: 'CODE_AGENT_ALLOW_UNAPPROVED',
@@ -173,15 +152,6 @@ export const configSpec = {
 /** The code agent's typed configuration. */
 export type CodeAgentConfig = ConfigOf<typeof configSpec>;
 
-/** The base URL the card announces: CODE_AGENT_URL, or where the agent listens. */
-export function codeAgentPublicUrl(
-  config: Pick<CodeAgentConfig, 'publicUrl' | 'host' | 'port'>,
-): string {
-  if (config.publicUrl !== undefined) return config.publicUrl;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
-}
-
 /** The sandbox limits the configuration sets. */
 export function sandboxLimits(config: CodeAgentConfig): SandboxLimits {
   return {
@@ -196,7 +166,17 @@ export function sandboxLimits(config: CodeAgentConfig): SandboxLimits {
   };
 }
 
-/** Loads the code agent's configuration; the only place it reads the environment (CONTRIBUTING.md convention 15). */
-export function loadCodeAgentConfig(environment: Environment = process.env): CodeAgentConfig {
-  return loadConfig(configSpec, environment);
+/**
+ * Loads the code agent's configuration; the only place it reads the environment (CONTRIBUTING.md
+ * convention 15). CODE_AGENT_URL, the public URL's earlier name, is still read, with a deprecation
+ * warning (`options.onDeprecated`).
+ *
+ * @example
+ * const config = loadCodeAgentConfig({ FLEET_INTERNAL_TOKEN: 'x'.repeat(16) });
+ */
+export function loadCodeAgentConfig(
+  environment: Environment = process.env,
+  options: LoadConfigOptions = {},
+): CodeAgentConfig {
+  return loadConfig(configSpec, environment, options);
 }

@@ -15,6 +15,51 @@ import { GATEWAY_REDIS_OPTIONS } from './redis';
 import { createRouteClassifier } from './routing';
 import { createUpstreamClient } from './upstream';
 
+/** The fleet's agents over A2A; each undefined without the internal token to call it with. */
+function createAgentClients() {
+  const token = config.internalToken;
+  if (token === undefined) {
+    return { orchestratorClient: undefined, reasoningAgent: undefined, documents: undefined };
+  }
+  return {
+    orchestratorClient: new A2AClient({
+      url: `${config.orchestratorUrl}/a2a`,
+      token,
+      // A run's events can be minutes apart (slow agents, approvals); the orchestrator sends
+      // keep-alives every 15 s, which reset this idle timeout.
+      timeoutMs: 60_000,
+    }),
+    reasoningAgent: {
+      client: new A2AClient({
+        url: `${config.reasoningAgentUrl}/a2a`,
+        token,
+        // Steps can be a model call apart; the agent's keep-alives (every 15 s) reset this.
+        timeoutMs: 60_000,
+      }),
+      url: config.reasoningAgentUrl,
+    },
+    documents: createDocumentsClient({
+      client: new A2AClient({ url: `${config.ragAgentUrl}/a2a`, token }),
+      agentUrl: config.ragAgentUrl,
+      ingestTimeoutMs: config.documentIngestTimeoutMs,
+    }),
+  };
+}
+
+/** `X-Routing-Mode: auto`: the upstream model decides; offline or failing, the heuristic does. */
+function createClassifier(upstream: ReturnType<typeof resolveUpstream>) {
+  return createRouteClassifier({
+    client: upstream.offline
+      ? undefined
+      : createLlmClient({ upstream, timeoutMs: config.routingClassifierTimeoutMs, maxRetries: 0 }),
+    model: config.routingClassifierModel ?? config.llmModel,
+    temperature: config.routingClassifierTemperature,
+    timeoutMs: config.routingClassifierTimeoutMs,
+    cacheSize: config.routingCacheSize,
+    cacheTtlSeconds: config.routingCacheTtlSeconds,
+  });
+}
+
 async function main(): Promise<void> {
   const logger = createLogger({ service: 'gateway', level: config.logLevel });
   // Sessions and approvals only: passthrough never touches Redis, so the gateway boots and proxies
@@ -28,51 +73,8 @@ async function main(): Promise<void> {
   const upstreamClient = upstream.offline
     ? undefined
     : createUpstreamClient({ upstream, timeoutMs: config.llmTimeoutMs, logger });
-
-  const orchestratorClient =
-    config.internalToken === undefined
-      ? undefined
-      : new A2AClient({
-          url: `${config.orchestratorUrl}/a2a`,
-          token: config.internalToken,
-          // A run's events can be minutes apart (slow agents, approvals); the orchestrator sends
-          // keep-alives every 15 s, which reset this idle timeout.
-          timeoutMs: 60_000,
-        });
-  const reasoningAgent =
-    config.internalToken === undefined
-      ? undefined
-      : {
-          client: new A2AClient({
-            url: `${config.reasoningAgentUrl}/a2a`,
-            token: config.internalToken,
-            // Steps can be a model call apart; the agent's keep-alives (every 15 s) reset this.
-            timeoutMs: 60_000,
-          }),
-          url: config.reasoningAgentUrl,
-        };
-  const documents =
-    config.internalToken === undefined
-      ? undefined
-      : createDocumentsClient({
-          client: new A2AClient({
-            url: `${config.ragAgentUrl}/a2a`,
-            token: config.internalToken,
-          }),
-          agentUrl: config.ragAgentUrl,
-          ingestTimeoutMs: config.documentIngestTimeoutMs,
-        });
-  // `X-Routing-Mode: auto`: the upstream model decides; offline or failing, the heuristic does.
-  const routeClassifier = createRouteClassifier({
-    client: upstream.offline
-      ? undefined
-      : createLlmClient({ upstream, timeoutMs: config.routingClassifierTimeoutMs, maxRetries: 0 }),
-    model: config.routingClassifierModel ?? config.llmModel,
-    temperature: config.routingClassifierTemperature,
-    timeoutMs: config.routingClassifierTimeoutMs,
-    cacheSize: config.routingCacheSize,
-    cacheTtlSeconds: config.routingCacheTtlSeconds,
-  });
+  const { orchestratorClient, reasoningAgent, documents } = createAgentClients();
+  const routeClassifier = createClassifier(upstream);
   // The app asks whether shutdown has begun; the server that knows is started after the app.
   const lifecycle = { isShuttingDown: (): boolean => false };
   const app = createApp({

@@ -9,13 +9,14 @@ import {
   dataPart,
   RESULT_ARTIFACT_NAME,
   textPart,
+  type ApprovalRequest,
   type Part,
   type Task,
 } from '@fleet/a2a';
+import { errorDataSchema } from '@fleet/agent-kit';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
 import {
   draftResultDataSchema,
-  errorDataSchema,
   pendingMailSchema,
   readResultDataSchema,
   searchResultDataSchema,
@@ -61,6 +62,13 @@ function statusData(task: Task): unknown[] {
   );
 }
 
+/** The `{ approval }` request of a task waiting for approval. */
+function approvalOf(task: Task): ApprovalRequest | undefined {
+  return statusData(task)
+    .map((data) => approvalRequestSchema.safeParse(data))
+    .find((parsed) => parsed.success)?.data?.approval;
+}
+
 function nodeParts(task: string, dependencyOutputs: Record<string, unknown> = {}): Part[] {
   return [
     textPart(task),
@@ -100,6 +108,10 @@ describe('mail-agent service', () => {
   let offline: RunningMailAgent;
   const prefix = `test:mail-agent:${randomUUID()}`;
   const agents: RunningMailAgent[] = [];
+
+  function storedIn(mailbox: string) {
+    return listMailbox({ ...dovecot, user: USER, password: PASSWORD, mailbox });
+  }
 
   async function boot(options: Omit<Parameters<typeof bootMailAgent>[0], 'redis' | 'keyPrefix'>) {
     const agent = await bootMailAgent({
@@ -277,12 +289,7 @@ describe('mail-agent service', () => {
         text: 'Let us plan the agenda on Monday.',
       });
       expect(parsed.mailbox).toBe('Drafts');
-      const drafts = await listMailbox({
-        ...dovecot,
-        user: USER,
-        password: PASSWORD,
-        mailbox: 'Drafts',
-      });
+      const drafts = await storedIn('Drafts');
       expect(drafts).toHaveLength(1);
       expect(drafts[0]?.flags).toEqual(expect.arrayContaining(['\\Draft']));
       expect(header(drafts[0]?.raw ?? '', 'Message-ID')).toBe(parsed.messageId);
@@ -298,9 +305,7 @@ describe('mail-agent service', () => {
         ),
       );
       expect(asked.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
-      const approval = statusData(asked)
-        .map((data) => approvalRequestSchema.safeParse(data))
-        .find((parsed) => parsed.success)?.data?.approval;
+      const approval = approvalOf(asked);
       expect(approval).toMatchObject({ action: 'send-mail', risk: 'high' });
       expect(approval?.preview).toBe(
         'From: Alice Example <alice@example.test>\nTo: bob@example.test\nCc: carol@example.test\nSubject: The invoice\n\nPaid today.',
@@ -354,12 +359,7 @@ describe('mail-agent service', () => {
       await expect(decide(offline, asked.id, { decision: 'approve' })).rejects.toThrow(
         /TASK_STATE_COMPLETED/,
       );
-      const sent = await listMailbox({
-        ...dovecot,
-        user: USER,
-        password: PASSWORD,
-        mailbox: 'Sent',
-      });
+      const sent = await storedIn('Sent');
       expect(sent.filter((entry) => entry.raw.includes(data.messageId ?? '-'))).toHaveLength(1);
       expect(smtp.mails.length).toBe(before + 1);
     });
@@ -371,9 +371,7 @@ describe('mail-agent service', () => {
         nodeParts('Reply to the latest mail from carol saying Count me in!'),
       );
       expect(asked.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
-      const approval = statusData(asked)
-        .map((data) => approvalRequestSchema.safeParse(data))
-        .find((parsed) => parsed.success)?.data?.approval;
+      const approval = approvalOf(asked);
       expect(approval?.action).toBe('reply-mail');
       expect(approval?.preview).toContain('To: Carol Chair <carol@example.test>');
       expect(approval?.preview).toContain('Subject: Re: Team offsite');
@@ -508,9 +506,7 @@ describe('mail-agent service', () => {
       expect(JSON.stringify(llm.requests[requestsBefore]?.body)).toContain(
         'Revenue grew 12% in Q1',
       );
-      const approval = statusData(asked)
-        .map((data) => approvalRequestSchema.safeParse(data))
-        .find((parsed) => parsed.success)?.data?.approval;
+      const approval = approvalOf(asked);
       expect(approval?.preview).toBe(
         `From: Alice Example <alice@example.test>\nTo: boss@example.test\nCc: (none)\nSubject: Q1 revenue\n\n${body}`,
       );

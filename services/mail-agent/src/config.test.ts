@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { publicUrlOf } from '@fleet/agent-kit';
 import { ConfigError } from '@fleet/errors';
-import { loadMailAgentConfig, mailAccountFromConfig, mailAgentPublicUrl } from './config';
+import { loadMailAgentConfig, mailAccountFromConfig } from './config';
 
 const TOKEN = 'mail-agent-config-token-0000';
 
@@ -15,7 +16,7 @@ describe('loadMailAgentConfig', () => {
       tlsRejectUnauthorized: true,
     });
     expect(mailAccountFromConfig(config)).toBeUndefined();
-    expect(mailAgentPublicUrl({ ...config, host: '0.0.0.0' })).toBe('http://127.0.0.1:8085');
+    expect(publicUrlOf({ ...config, host: '0.0.0.0' })).toBe('http://127.0.0.1:8085');
   });
 
   it('reads a password account with TLS defaults', () => {
@@ -29,7 +30,7 @@ describe('loadMailAgentConfig', () => {
       MAIL_PASSWORD: 'pw',
       MAIL_SENT_MAILBOX: 'Sent Items',
     });
-    expect(mailAgentPublicUrl(config)).toBe('http://mail-agent:8085');
+    expect(publicUrlOf(config)).toBe('http://mail-agent:8085');
     expect(mailAccountFromConfig(config)).toEqual({
       user: 'me@example.com',
       auth: { kind: 'password', password: 'pw' },

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import {
+  a2aServerEnv,
   booleanSchema,
   envVar,
-  httpUrlSchema,
   llmEnv,
   loadConfig,
   portSchema,
@@ -14,7 +14,7 @@ import {
   type Environment,
 } from '@fleet/config';
 import { ConfigError } from '@fleet/errors';
-import type { MailAccount } from './mail';
+import type { MailAccount, MailServer } from './mail';
 
 /** What the agent says when no mailbox is configured (tasks fail with it; the log shows it). */
 export const MAILBOX_HINT =
@@ -24,33 +24,7 @@ const hostSchema = z.string().trim().min(1);
 
 /** Every variable the mail agent reads (docs/architecture.md §1, §8, §11). */
 export const configSpec = {
-  port: envVar({
-    name: 'MAIL_AGENT_PORT',
-    schema: portSchema.default(8085),
-    description: 'Port the mail agent listens on.',
-  }),
-  host: envVar({
-    name: 'MAIL_AGENT_HOST',
-    schema: z.string().default('127.0.0.1'),
-    description: 'Interface the mail agent binds; 0.0.0.0 in containers.',
-  }),
-  publicUrl: envVar({
-    name: 'MAIL_AGENT_PUBLIC_URL',
-    schema: httpUrlSchema.optional(),
-    description:
-      "Base URL other services reach the mail agent at, as its Agent Card states it (the card's interface is <url>/a2a). Other services find it through MAIL_AGENT_URL.",
-    defaultText: 'http://<MAIL_AGENT_HOST>:<MAIL_AGENT_PORT> (127.0.0.1 for 0.0.0.0)',
-    example: 'http://mail-agent:8085',
-  }),
-  internalToken: envVar({
-    name: 'FLEET_INTERNAL_TOKEN',
-    schema: z.string().min(16, 'expected at least 16 characters'),
-    description:
-      'Bearer token every service-to-service A2A call carries; calls without it are refused. `pnpm fleet up` generates one.',
-    defaultText: 'required (the local runner generates one)',
-    example: 'fleet-internal-change-me-0000',
-    secret: true,
-  }),
+  ...a2aServerEnv({ prefix: 'MAIL_AGENT', label: 'the mail agent', defaultPort: 8085 }),
   imapHost: envVar({
     name: 'MAIL_IMAP_HOST',
     schema: hostSchema.optional(),
@@ -176,6 +150,22 @@ export const configSpec = {
 /** The mail agent's typed configuration. */
 export type MailAgentConfig = ConfigOf<typeof configSpec>;
 
+/** How one server is set: its port (if given), TLS, and the default ports with and without TLS. */
+interface ServerSettings {
+  port: number | undefined;
+  secure: boolean;
+  ports: { tls: number; plain: number };
+}
+
+/** A server entry when its host is set; the port follows TLS unless it is given. */
+function mailServer(
+  host: string | undefined,
+  { port, secure, ports }: ServerSettings,
+): MailServer | undefined {
+  if (host === undefined) return undefined;
+  return { host, port: port ?? (secure ? ports.tls : ports.plain), secure };
+}
+
 /**
  * The mailbox the configuration describes, or undefined when none is (neither MAIL_IMAP_HOST nor
  * MAIL_SMTP_HOST). Ports and TLS follow each other's defaults (993/465 with TLS, 143/587 without).
@@ -199,8 +189,16 @@ export function mailAccountFromConfig(
       `A mail server is configured (${[imapHost && `MAIL_IMAP_HOST=${imapHost}`, smtpHost && `MAIL_SMTP_HOST=${smtpHost}`].filter(Boolean).join(', ')}) but ${problems.join(' and ')}: set MAIL_USER and MAIL_PASSWORD (or MAIL_OAUTH2_ACCESS_TOKEN for XOAUTH2), or unset the server to run without a mailbox.`,
     );
   }
-  const imapSecure = config.imapSecure ?? config.imapPort !== 143;
-  const smtpSecure = config.smtpSecure ?? (config.smtpPort !== 587 && config.smtpPort !== 25);
+  const imap = mailServer(imapHost, {
+    port: config.imapPort,
+    secure: config.imapSecure ?? config.imapPort !== 143,
+    ports: { tls: 993, plain: 143 },
+  });
+  const smtp = mailServer(smtpHost, {
+    port: config.smtpPort,
+    secure: config.smtpSecure ?? (config.smtpPort !== 587 && config.smtpPort !== 25),
+    ports: { tls: 465, plain: 587 },
+  });
   return {
     user,
     auth:
@@ -208,39 +206,14 @@ export function mailAccountFromConfig(
         ? { kind: 'password', password: password ?? '' }
         : { kind: 'oauth2', accessToken: oauth2AccessToken },
     from: config.from ?? user,
-    ...(imapHost === undefined
-      ? {}
-      : {
-          imap: {
-            host: imapHost,
-            port: config.imapPort ?? (imapSecure ? 993 : 143),
-            secure: imapSecure,
-          },
-        }),
-    ...(smtpHost === undefined
-      ? {}
-      : {
-          smtp: {
-            host: smtpHost,
-            port: config.smtpPort ?? (smtpSecure ? 465 : 587),
-            secure: smtpSecure,
-          },
-        }),
+    ...(imap === undefined ? {} : { imap }),
+    ...(smtp === undefined ? {} : { smtp }),
     ...(config.sentMailbox === undefined ? {} : { sentMailbox: config.sentMailbox }),
     ...(config.draftsMailbox === undefined ? {} : { draftsMailbox: config.draftsMailbox }),
     saveSentCopy: config.saveSentCopy ?? smtpHost?.toLowerCase() !== 'smtp.gmail.com',
     tlsRejectUnauthorized: config.tlsRejectUnauthorized,
     timeoutMs: config.mailTimeoutMs,
   };
-}
-
-/** The base URL the card announces: MAIL_AGENT_PUBLIC_URL, or where the agent listens. */
-export function mailAgentPublicUrl(
-  config: Pick<MailAgentConfig, 'publicUrl' | 'host' | 'port'>,
-): string {
-  if (config.publicUrl !== undefined) return config.publicUrl;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
 /** Loads the mail agent's configuration; the only place it reads the environment (CONTRIBUTING.md convention 15). */

@@ -2,23 +2,20 @@
 // clients, the LLM client, Redis, the task store and the HTTP server are built here and nowhere
 // else.
 import { config, telemetry } from './instrumentation';
-import { Redis } from 'ioredis';
-import { RedisTaskStore, FLEET_REDIS_OPTIONS } from '@fleet/a2a/server';
-import { serveAgent } from '@fleet/a2a/server/express';
+import { agentModel, describeUpstream, startAgentService } from '@fleet/agent-kit';
 import { ConfigError } from '@fleet/errors';
 import { runMain } from '@fleet/http';
-import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
+import { OFFLINE_HINT } from '@fleet/llm';
 import { createLogger } from '@fleet/telemetry';
 import { createActionChooser } from './actions';
 import { createMailHandler } from './agent';
-import { MAILBOX_HINT, mailAccountFromConfig, mailAgentPublicUrl } from './config';
-import { createImapMailbox, createSmtpSender, type MailAccount } from './mail';
+import { MAILBOX_HINT, mailAccountFromConfig } from './config';
+import { createMailClients, type MailAccount, type MailServer } from './mail';
 
-async function main(): Promise<void> {
-  const logger = createLogger({ service: 'mail-agent', level: config.logLevel });
-  let account: MailAccount | undefined;
+/** The configured mailbox; a half-configured one stops the boot saying what is missing. */
+function mailAccount(): MailAccount | undefined {
   try {
-    account = mailAccountFromConfig(config);
+    return mailAccountFromConfig(config);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`mail-agent: ${error.message}\n`);
@@ -26,67 +23,50 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
-  const client = upstream.offline
+}
+
+/** `imap.example.com:993 (TLS)`, for the "listening" log line. */
+function describeServer(server: MailServer | undefined): string | undefined {
+  return server === undefined
     ? undefined
-    : createLlmClient({ upstream, timeoutMs: config.llmTimeoutMs });
-  const llm = client ? { client, model: config.llmModel } : undefined;
+    : `${server.host}:${server.port}${server.secure ? ' (TLS)' : ''}`;
+}
 
-  const imap = account?.imap;
-  const smtp = account?.smtp;
-  const mailbox = account && imap ? createImapMailbox({ ...account, imap }) : undefined;
-  const sender = account && smtp ? createSmtpSender({ ...account, smtp }) : undefined;
+async function main(): Promise<void> {
+  const logger = createLogger({ service: 'mail-agent', level: config.logLevel });
+  const account = mailAccount();
+  const model = agentModel(config);
+  const { mailbox, sender } = createMailClients(account);
 
-  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
-  // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
-  redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
-  const taskStore = new RedisTaskStore({ redis, keyPrefix: 'fleet:a2a:mail-agent' });
-
-  const url = mailAgentPublicUrl(config);
-  const handler = createMailHandler({
-    account,
-    mailbox,
-    sender,
-    chooser: createActionChooser({ llm, from: account?.from ?? '', logger }),
-    llm,
-    searchLimit: config.searchLimit,
-    approvalTtlMs: config.approvalTtlSeconds * 1000,
-    logger,
-    store: taskStore,
-    url,
-    internalToken: true,
-    a2aLogger: logger,
-  });
-
-  const running = await serveAgent({
+  await startAgentService({
     serviceName: 'mail-agent',
-    handler,
-    taskStore,
-    redis,
-    internalToken: config.internalToken,
+    config,
     logger,
-    port: config.port,
-    host: config.host,
-    production: config.nodeEnv === 'production',
-    onShutdown: [() => telemetry.shutdown()],
-  });
-  logger.info(
-    {
-      url: running.url,
-      card: url,
-      imap:
-        imap === undefined ? undefined : `${imap.host}:${imap.port}${imap.secure ? ' (TLS)' : ''}`,
-      smtp:
-        smtp === undefined ? undefined : `${smtp.host}:${smtp.port}${smtp.secure ? ' (TLS)' : ''}`,
+    telemetry,
+    createHandler: ({ store, url }) =>
+      createMailHandler({
+        account,
+        mailbox,
+        sender,
+        chooser: createActionChooser({ llm: model.llm, from: account?.from ?? '', logger }),
+        llm: model.llm,
+        searchLimit: config.searchLimit,
+        approvalTtlMs: config.approvalTtlSeconds * 1000,
+        logger,
+        store,
+        url,
+        internalToken: true,
+        a2aLogger: logger,
+      }),
+    describe: {
+      imap: describeServer(account?.imap),
+      smtp: describeServer(account?.smtp),
       auth: account?.auth.kind,
-      upstream: upstream.offline ? 'offline' : upstream.baseURL,
-      model: upstream.offline ? undefined : config.llmModel,
-      tracing: telemetry.enabled,
+      ...describeUpstream(model, config.llmModel),
     },
-    'mail-agent listening',
-  );
+  });
   if (account === undefined) logger.warn({}, MAILBOX_HINT);
-  if (upstream.offline) {
+  if (model.upstream.offline) {
     logger.warn(
       {},
       `${OFFLINE_HINT} The mail agent chooses actions with rules on the task text and lists what it finds.`,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  a2aServerEnv,
   booleanSchema,
   byteSizeSchema,
   envVar,
@@ -7,7 +8,6 @@ import {
   listSchema,
   llmEnv,
   loadConfig,
-  portSchema,
   positiveIntSchema,
   redisEnv,
   runtimeEnv,
@@ -29,33 +29,7 @@ export const DEFAULT_BODY_LIMIT = 17 * 1024 * 1024;
 
 /** Every variable the orchestrator reads (docs/architecture.md §11). */
 export const configSpec = {
-  port: envVar({
-    name: 'ORCHESTRATOR_PORT',
-    schema: portSchema.default(8081),
-    description: 'Port the orchestrator listens on.',
-  }),
-  host: envVar({
-    name: 'ORCHESTRATOR_HOST',
-    schema: z.string().default('127.0.0.1'),
-    description: 'Interface the orchestrator binds; 0.0.0.0 in containers.',
-  }),
-  publicUrl: envVar({
-    name: 'ORCHESTRATOR_PUBLIC_URL',
-    schema: httpUrlSchema.optional(),
-    description:
-      'Base URL other services reach the orchestrator at; its Agent Card names `<this>/a2a`. Set it when ORCHESTRATOR_HOST is 0.0.0.0 (containers).',
-    defaultText: 'http://<ORCHESTRATOR_HOST>:<ORCHESTRATOR_PORT> (127.0.0.1 for 0.0.0.0)',
-    example: 'http://orchestrator:8081',
-  }),
-  internalToken: envVar({
-    name: 'FLEET_INTERNAL_TOKEN',
-    schema: z.string().min(16, 'expected at least 16 characters'),
-    description:
-      'Bearer token between fleet services: required on calls to the orchestrator, sent on its calls to the planner and the agents.',
-    defaultText: 'required (the local runner generates one)',
-    example: 'change-me-internal-token-0000',
-    secret: true,
-  }),
+  ...a2aServerEnv({ prefix: 'ORCHESTRATOR', label: 'the orchestrator', defaultPort: 8081 }),
   bodyLimit: envVar({
     name: 'ORCHESTRATOR_BODY_LIMIT',
     schema: byteSizeSchema.prefault('17mb'),

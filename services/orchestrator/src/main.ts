@@ -4,29 +4,21 @@ import { config, telemetry } from './instrumentation';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
-import { RedisTaskStore, FLEET_REDIS_OPTIONS } from '@fleet/a2a/server';
+import { publicUrlOf } from '@fleet/config';
+import { RedisTaskStore, FLEET_REDIS_OPTIONS, type A2AHandler } from '@fleet/a2a/server';
 import { runMain, startServer } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
 import { createMemoryExtractor, createMemoryStore } from '@fleet/memory';
-import { createSessionStore } from '@fleet/sessions';
-import { createLogger } from '@fleet/telemetry';
+import { createSessionStore, type SessionStore } from '@fleet/sessions';
+import { createLogger, type Logger } from '@fleet/telemetry';
 import { createApp } from './app';
 import { createAgentDirectory } from './discovery';
 import { createA2AAgentInvoker, createAgentBreakers } from './execution';
 import { createOrchestratorHandler, resumeSessions } from './orchestration';
 import { createPlannerClient } from './planning';
 
-function publicUrl(): string {
-  if (config.publicUrl !== undefined) return config.publicUrl;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
-}
-
-async function main(): Promise<void> {
-  const logger = createLogger({ service: 'orchestrator', level: config.logLevel });
-  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
-  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
-
+/** The composer's LLM (undefined offline) and, when enabled, long-term memory. */
+function createModelServices(redis: Redis, logger: Logger) {
   const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
   const llm = upstream.offline
     ? undefined
@@ -34,7 +26,36 @@ async function main(): Promise<void> {
         client: createLlmClient({ upstream, timeoutMs: config.llmTimeoutMs }),
         model: config.llmModel,
       };
+  const memory = config.memoryEnabled
+    ? {
+        store: createMemoryStore({ redis, ttlSeconds: config.memoryTtlSeconds, logger }),
+        extractor: createMemoryExtractor({
+          llm,
+          timeoutMs: config.memoryExtractionTimeoutMs,
+          logger,
+        }),
+      }
+    : undefined;
+  return { offline: upstream.offline, llm, memory };
+}
 
+/**
+ * The orchestrator's A2A handler and what it runs on: agent discovery (refreshed in the
+ * background), the planner, the agent invoker, and the task store.
+ */
+function createRunHandler({
+  redis,
+  logger,
+  sessions,
+  instanceId,
+  llm,
+  memory,
+}: {
+  redis: Redis;
+  logger: Logger;
+  sessions: SessionStore;
+  instanceId: string;
+} & Pick<ReturnType<typeof createModelServices>, 'llm' | 'memory'>) {
   const directory = createAgentDirectory({
     urls: config.agentUrls,
     redis,
@@ -48,26 +69,13 @@ async function main(): Promise<void> {
   });
   const planner = createPlannerClient({ url: config.plannerUrl, token: config.internalToken });
   const store = new RedisTaskStore({ redis, ttlSeconds: config.sessionTtlSeconds });
-  const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
   const invokeAgent = createA2AAgentInvoker({
     findAgent: (name) => directory.findAgent(name),
     token: config.internalToken,
     logger,
   });
-  // One per process: runner leases name it, so a replica never mistakes another's lease for its own.
-  const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const memory = config.memoryEnabled
-    ? {
-        store: createMemoryStore({ redis, ttlSeconds: config.memoryTtlSeconds, logger }),
-        extractor: createMemoryExtractor({
-          llm,
-          timeoutMs: config.memoryExtractionTimeoutMs,
-          logger,
-        }),
-      }
-    : undefined;
   const handler = createOrchestratorHandler({
-    url: publicUrl(),
+    url: publicUrlOf(config),
     store,
     logger,
     agent: {
@@ -86,6 +94,70 @@ async function main(): Promise<void> {
       instanceId,
       memory,
     },
+  });
+  return { directory, planner, store, handler };
+}
+
+/**
+ * Open sessions whose orchestrator died without handing them over (SIGKILL, a lost machine)
+ * hold a runner lease until it expires; after that, any orchestrator picks them up here, so a
+ * run finishes with or without a client (docs/architecture.md §6). Resuming a session another
+ * orchestrator runs is a no-op ("running elsewhere"). Runs now, then every RECOVERY_INTERVAL_MS.
+ */
+function startRecovery({
+  handler,
+  sessions,
+  instanceId,
+  logger,
+  isShuttingDown,
+}: {
+  handler: A2AHandler;
+  sessions: SessionStore;
+  instanceId: string;
+  logger: Logger;
+  isShuttingDown: () => boolean;
+}): void {
+  const recover = async (): Promise<void> => {
+    if (isShuttingDown()) return;
+    const open = await sessions.listActive();
+    const orphaned: string[] = [];
+    for (const id of open) {
+      const probe = await sessions.acquireRunner(id, `${instanceId}:probe`, 1000);
+      if (probe === undefined) continue;
+      await probe.release();
+      orphaned.push(id);
+    }
+    if (orphaned.length > 0) {
+      logger.info({ sessions: orphaned.length }, 'resuming sessions no orchestrator runs');
+      await resumeSessions({ handler, sessions, sessionIds: orphaned, logger });
+    }
+  };
+  const recoverSafely = (): void => {
+    recover().catch((error: unknown) => logger.warn({ err: error }, 'session recovery failed'));
+  };
+  recoverSafely();
+  if (config.recoveryIntervalMs > 0) {
+    const timer = setInterval(recoverSafely, config.recoveryIntervalMs);
+    timer.unref();
+  }
+}
+
+async function main(): Promise<void> {
+  const logger = createLogger({ service: 'orchestrator', level: config.logLevel });
+  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
+  redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
+  const { offline, llm, memory } = createModelServices(redis, logger);
+
+  const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
+  // One per process: runner leases name it, so a replica never mistakes another's lease for its own.
+  const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const { directory, planner, store, handler } = createRunHandler({
+    redis,
+    logger,
+    sessions,
+    instanceId,
+    llm,
+    memory,
   });
   // Approvals nobody decided while no orchestrator ran are expired now (docs/architecture.md §6);
   // their sessions are resumed below, once the server listens, so they finish without a client.
@@ -149,35 +221,15 @@ async function main(): Promise<void> {
     },
     'orchestrator listening',
   );
-  if (upstream.offline) logger.warn({}, OFFLINE_HINT);
+  if (offline) logger.warn({}, OFFLINE_HINT);
   if (expired.length > 0) logger.info({ approvals: expired.length }, 'expired overdue approvals');
-  // Open sessions whose orchestrator died without handing them over (SIGKILL, a lost machine)
-  // hold a runner lease until it expires; after that, any orchestrator picks them up here, so a
-  // run finishes with or without a client (docs/architecture.md §6). Resuming a session another
-  // orchestrator runs is a no-op ("running elsewhere").
-  const recover = async (): Promise<void> => {
-    if (lifecycle.isShuttingDown()) return;
-    const open = await sessions.listActive();
-    const orphaned: string[] = [];
-    for (const id of open) {
-      const probe = await sessions.acquireRunner(id, `${instanceId}:probe`, 1000);
-      if (probe === undefined) continue;
-      await probe.release();
-      orphaned.push(id);
-    }
-    if (orphaned.length > 0) {
-      logger.info({ sessions: orphaned.length }, 'resuming sessions no orchestrator runs');
-      await resumeSessions({ handler, sessions, sessionIds: orphaned, logger });
-    }
-  };
-  const recoverSafely = (): void => {
-    recover().catch((error: unknown) => logger.warn({ err: error }, 'session recovery failed'));
-  };
-  recoverSafely();
-  if (config.recoveryIntervalMs > 0) {
-    const timer = setInterval(recoverSafely, config.recoveryIntervalMs);
-    timer.unref();
-  }
+  startRecovery({
+    handler,
+    sessions,
+    instanceId,
+    logger,
+    isShuttingDown: () => lifecycle.isShuttingDown(),
+  });
 }
 
 runMain('orchestrator', main);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@fleet/errors';
-import { embeddingSettings, ingestLimits, loadRagAgentConfig, ragAgentPublicUrl } from './config';
+import { publicUrlOf } from '@fleet/agent-kit';
+import { embeddingSettings, ingestLimits, loadRagAgentConfig } from './config';
 import { DEFAULT_INGEST_LIMITS } from './ingestion';
 
 const TOKEN = 'rag-agent-config-token-0000';
@@ -19,7 +20,7 @@ describe('loadRagAgentConfig', () => {
     expect(ingestLimits(config)).toEqual(DEFAULT_INGEST_LIMITS);
     expect(config.databaseUrl).toBeUndefined();
     expect(config.rerank).toBeUndefined();
-    expect(ragAgentPublicUrl({ ...config, host: '0.0.0.0' })).toBe('http://127.0.0.1:8083');
+    expect(publicUrlOf({ ...config, host: '0.0.0.0' })).toBe('http://127.0.0.1:8083');
   });
 
   it('reads every variable', () => {
@@ -67,7 +68,7 @@ describe('loadRagAgentConfig', () => {
       efSearch: 800,
       maxUploadBytes: 2 * 1024 * 1024,
     });
-    expect(ragAgentPublicUrl(config)).toBe('http://rag-agent:9000');
+    expect(publicUrlOf(config)).toBe('http://rag-agent:9000');
   });
 
   it('fails naming every bad variable', () => {

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import {
+  a2aServerEnv,
   booleanSchema,
   byteSizeSchema,
   envVar,
-  httpUrlSchema,
   llmEnv,
   loadConfig,
-  portSchema,
   positiveIntSchema,
   redisEnv,
   runtimeEnv,
@@ -27,33 +26,7 @@ export const DEFAULT_OFFLINE_DIMENSIONS = 384;
 
 /** Every variable the RAG agent reads (docs/architecture.md §7, §8, §11). */
 export const configSpec = {
-  port: envVar({
-    name: 'RAG_AGENT_PORT',
-    schema: portSchema.default(8083),
-    description: 'Port the RAG agent listens on.',
-  }),
-  host: envVar({
-    name: 'RAG_AGENT_HOST',
-    schema: z.string().default('127.0.0.1'),
-    description: 'Interface the RAG agent binds; 0.0.0.0 in containers.',
-  }),
-  publicUrl: envVar({
-    name: 'RAG_AGENT_PUBLIC_URL',
-    schema: httpUrlSchema.optional(),
-    description:
-      "Base URL other services reach the RAG agent at, as its Agent Card states it (the card's interface is <url>/a2a).",
-    defaultText: 'http://<RAG_AGENT_HOST>:<RAG_AGENT_PORT> (127.0.0.1 for 0.0.0.0)',
-    example: 'http://rag-agent:8083',
-  }),
-  internalToken: envVar({
-    name: 'FLEET_INTERNAL_TOKEN',
-    schema: z.string().min(16, 'expected at least 16 characters'),
-    description:
-      'Bearer token every service-to-service A2A call carries; calls without it are refused. `pnpm fleet up` generates one.',
-    defaultText: 'required (the local runner generates one)',
-    example: 'fleet-internal-change-me-0000',
-    secret: true,
-  }),
+  ...a2aServerEnv({ prefix: 'RAG_AGENT', label: 'the RAG agent', defaultPort: 8083 }),
   databaseUrl: envVar({
     name: 'DATABASE_URL',
     schema: z
@@ -252,15 +225,6 @@ export function embeddingSettings({
   const local = model === LOCAL_EMBEDDING_MODEL;
   const dimensions = config.embeddingDimensions ?? (local ? DEFAULT_OFFLINE_DIMENSIONS : undefined);
   return { model, dimensions, local, keptStored: false };
-}
-
-/** The base URL the card announces: RAG_AGENT_PUBLIC_URL, or where the agent listens. */
-export function ragAgentPublicUrl(
-  config: Pick<RagAgentConfig, 'publicUrl' | 'host' | 'port'>,
-): string {
-  if (config.publicUrl !== undefined) return config.publicUrl;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }
 
 /** Loads the RAG agent's configuration; the only place it reads the environment (CONTRIBUTING.md convention 15). */

@@ -3,29 +3,20 @@
 // nowhere else.
 import { config, telemetry } from './instrumentation';
 import { resolve } from 'node:path';
-import { Redis } from 'ioredis';
-import { RedisTaskStore, FLEET_REDIS_OPTIONS } from '@fleet/a2a/server';
-import { serveAgent } from '@fleet/a2a/server/express';
+import { agentModel, describeUpstream, startAgentService, type AgentModel } from '@fleet/agent-kit';
 import { ConfigError } from '@fleet/errors';
 import { runMain } from '@fleet/http';
 import {
   createHashedEmbedder,
-  createLlmClient,
   createOpenAIEmbedder,
   OFFLINE_HINT,
-  resolveUpstream,
   type Embedder,
 } from '@fleet/llm';
-import { createLogger } from '@fleet/telemetry';
+import { createLogger, type Logger } from '@fleet/telemetry';
 import { createRagHandler } from './agent';
 import { createAnswerer } from './answering';
 import { a2aBodyLimit } from './app';
-import {
-  embeddingSettings,
-  ingestLimits,
-  ragAgentPublicUrl,
-  type EmbeddingSettings,
-} from './config';
+import { embeddingSettings, ingestLimits, type EmbeddingSettings } from './config';
 import { createDocumentService } from './documents';
 import { createRetriever } from './retrieval';
 import {
@@ -46,51 +37,51 @@ function exitOnStartupError(error: unknown): never {
   throw error;
 }
 
-async function main(): Promise<void> {
-  const logger = createLogger({ service: 'rag-agent', level: config.logLevel });
-  const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
-  const client = upstream.offline
-    ? undefined
-    : createLlmClient({ upstream, timeoutMs: config.llmTimeoutMs });
-  const llm = client ? { client, model: config.llmModel } : undefined;
+/** The embedder the settings ask for; one that needs an upstream fails the boot offline. */
+function chooseEmbedder(embedding: EmbeddingSettings, model: AgentModel): Embedder {
+  if (embedding.local) {
+    return createHashedEmbedder(
+      embedding.dimensions === undefined ? {} : { dimensions: embedding.dimensions },
+    );
+  }
+  if (model.client) {
+    return createOpenAIEmbedder({
+      client: model.client,
+      model: embedding.model,
+      dimensions: embedding.dimensions,
+    });
+  }
+  const source = embedding.keptStored
+    ? `The RAG store holds ${embedding.model} embeddings`
+    : `EMBEDDING_MODEL is ${embedding.model}`;
+  throw new ConfigError(
+    `${source}, but no upstream is configured to compute its embeddings. ${OFFLINE_HINT} Or use the local hashed embeddings (local-hashed-v1) with a fresh store (another RAG_DATA_DIR or DATABASE_URL).`,
+  );
+}
 
-  let embedding: EmbeddingSettings;
-  let embedder: Embedder;
-  let database: Database;
+/** Opens the database, picks the embedder and migrates; exits with the reason when it cannot. */
+async function openStore(
+  model: AgentModel,
+  logger: Logger,
+): Promise<{ database: Database; embedding: EmbeddingSettings; embedder: Embedder }> {
   try {
-    database = await openDatabase({
+    const database = await openDatabase({
       ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
       dataDir: resolve(config.dataDir),
       logger,
     });
     try {
-      embedding = embeddingSettings({
+      const embedding = embeddingSettings({
         config,
-        offline: upstream.offline,
+        offline: model.upstream.offline,
         stored: await readStoredEmbedding(database.pool),
       });
-      if (embedding.local) {
-        embedder = createHashedEmbedder(
-          embedding.dimensions === undefined ? {} : { dimensions: embedding.dimensions },
-        );
-      } else if (client) {
-        embedder = createOpenAIEmbedder({
-          client,
-          model: embedding.model,
-          dimensions: embedding.dimensions,
-        });
-      } else {
-        const source = embedding.keptStored
-          ? `The RAG store holds ${embedding.model} embeddings`
-          : `EMBEDDING_MODEL is ${embedding.model}`;
-        throw new ConfigError(
-          `${source}, but no upstream is configured to compute its embeddings. ${OFFLINE_HINT} Or use the local hashed embeddings (local-hashed-v1) with a fresh store (another RAG_DATA_DIR or DATABASE_URL).`,
-        );
-      }
+      const embedder = chooseEmbedder(embedding, model);
       await migrate(database.pool, {
         embeddingModel: embedder.model,
         dimensions: embedder.dimensions,
       });
+      return { database, embedding, embedder };
     } catch (error) {
       await database.close().catch(() => undefined);
       throw error;
@@ -98,6 +89,12 @@ async function main(): Promise<void> {
   } catch (error) {
     exitOnStartupError(error);
   }
+}
+
+async function main(): Promise<void> {
+  const logger = createLogger({ service: 'rag-agent', level: config.logLevel });
+  const model = agentModel(config);
+  const { database, embedding, embedder } = await openStore(model, logger);
   if (embedding.keptStored) {
     logger.warn(
       { embeddingModel: embedding.model },
@@ -105,12 +102,7 @@ async function main(): Promise<void> {
     );
   }
   const store = createDocumentStore({ pool: database.pool });
-
-  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
-  // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
-  redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
-  const taskStore = new RedisTaskStore({ redis, keyPrefix: 'fleet:a2a:rag-agent' });
-
+  const { llm } = model;
   const rerank = config.rerank ?? true;
   const documents = createDocumentService({
     store,
@@ -130,47 +122,34 @@ async function main(): Promise<void> {
     logger,
   });
   const answerer = createAnswerer({ llm, logger });
-  const url = ragAgentPublicUrl(config);
-  const handler = createRagHandler({
-    documents,
-    retriever,
-    answerer,
-    store: taskStore,
-    url,
-    internalToken: true,
-    maxUploadBytes: config.maxUploadBytes,
-    logger,
-  });
-
-  const running = await serveAgent({
+  await startAgentService({
     serviceName: 'rag-agent',
-    handler,
-    taskStore,
-    redis,
-    internalToken: config.internalToken,
+    config,
     logger,
+    telemetry,
+    createHandler: ({ store: taskStore, url }) =>
+      createRagHandler({
+        documents,
+        retriever,
+        answerer,
+        store: taskStore,
+        url,
+        internalToken: true,
+        maxUploadBytes: config.maxUploadBytes,
+        logger,
+      }),
     bodyLimit: a2aBodyLimit(config.maxUploadBytes),
     readinessChecks: { database: databaseReadinessCheck(database.pool) },
-    port: config.port,
-    host: config.host,
-    production: config.nodeEnv === 'production',
-    onShutdown: [() => database.close(), () => telemetry.shutdown()],
-  });
-  logger.info(
-    {
-      url: running.url,
-      card: url,
-      upstream: upstream.offline ? 'offline' : upstream.baseURL,
-      model: upstream.offline ? undefined : config.llmModel,
+    onShutdown: [() => database.close()],
+    describe: {
+      ...describeUpstream(model, config.llmModel),
       embeddingModel: embedder.model,
       dimensions: embedder.dimensions,
       database: database.embedded ? `embedded (${resolve(config.dataDir)})` : 'DATABASE_URL',
       rerank: llm !== undefined && rerank,
-      tracing: telemetry.enabled,
     },
-    'rag-agent listening',
-  );
-  if (upstream.offline) {
+  });
+  if (model.upstream.offline) {
     logger.warn(
       {},
       `${OFFLINE_HINT} The RAG agent uses local hashed embeddings with full-text search and answers with the documents' own sentences.`,

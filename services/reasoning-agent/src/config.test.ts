@@ -1,6 +1,7 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
+import { publicUrlOf } from '@fleet/agent-kit';
 import { ConfigError } from '@fleet/errors';
-import { loadReasoningAgentConfig, reasoningAgentPublicUrl } from './config';
+import { loadReasoningAgentConfig } from './config';
 
 const TOKEN = 'reasoning-agent-test-token-0123';
 
@@ -17,7 +18,7 @@ describe('loadReasoningAgentConfig', () => {
       openaiApiKey: undefined,
       openaiBaseUrl: undefined,
     });
-    expect(reasoningAgentPublicUrl(config)).toBe('http://127.0.0.1:8087');
+    expect(publicUrlOf(config)).toBe('http://127.0.0.1:8087');
   });
 
   it('reads the budgets, time zone and public URL', () => {
@@ -35,10 +36,26 @@ describe('loadReasoningAgentConfig', () => {
       maxTokens: 4000,
       defaultTimeZone: 'Europe/Berlin',
     });
-    expect(reasoningAgentPublicUrl(config)).toBe('http://127.0.0.1:9087');
-    expect(reasoningAgentPublicUrl({ ...config, publicUrl: 'http://reasoning-agent:8087' })).toBe(
+    expect(publicUrlOf(config)).toBe('http://127.0.0.1:9087');
+    expect(publicUrlOf({ ...config, publicUrl: 'http://reasoning-agent:8087' })).toBe(
       'http://reasoning-agent:8087',
     );
+  });
+
+  it('reads REASONING_AGENT_PUBLIC_URL, and the old REASONING_AGENT_URL with a warning', () => {
+    const onDeprecated = jest.fn();
+    const current = loadReasoningAgentConfig(
+      { FLEET_INTERNAL_TOKEN: TOKEN, REASONING_AGENT_PUBLIC_URL: 'http://reasoning-agent:8087' },
+      { onDeprecated },
+    );
+    expect(publicUrlOf(current)).toBe('http://reasoning-agent:8087');
+    expect(onDeprecated).not.toHaveBeenCalled();
+    const old = loadReasoningAgentConfig(
+      { FLEET_INTERNAL_TOKEN: TOKEN, REASONING_AGENT_URL: 'http://old-name:8087' },
+      { onDeprecated },
+    );
+    expect(publicUrlOf(old)).toBe('http://old-name:8087');
+    expect(onDeprecated).toHaveBeenCalledWith('REASONING_AGENT_URL', 'REASONING_AGENT_PUBLIC_URL');
   });
 
   it('fails listing every bad variable by name', () => {

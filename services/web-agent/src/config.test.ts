@@ -1,11 +1,7 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
+import { publicUrlOf } from '@fleet/agent-kit';
 import { ConfigError } from '@fleet/errors';
-import {
-  DEFAULT_TAVILY_BASE_URL,
-  loadWebAgentConfig,
-  searchProviderSettings,
-  webAgentPublicUrl,
-} from './config';
+import { DEFAULT_TAVILY_BASE_URL, loadWebAgentConfig, searchProviderSettings } from './config';
 
 const TOKEN = 'web-agent-test-token-0123456789';
 
@@ -25,14 +21,14 @@ describe('loadWebAgentConfig', () => {
       fetchAllowlist: [],
       redisUrl: 'redis://127.0.0.1:6379',
     });
-    expect(webAgentPublicUrl(config)).toBe('http://127.0.0.1:8084');
+    expect(publicUrlOf(config)).toBe('http://127.0.0.1:8084');
   });
 
   it('reads the provider, limits, allowlist and public URL', () => {
     const config = loadWebAgentConfig({
       FLEET_INTERNAL_TOKEN: TOKEN,
       WEB_AGENT_PORT: '9084',
-      WEB_AGENT_URL: 'http://web-agent:8084/',
+      WEB_AGENT_PUBLIC_URL: 'http://web-agent:8084/',
       WEB_SEARCH_PROVIDER: 'searxng',
       SEARXNG_URL: 'http://searxng:8080/',
       WEB_FETCH_MAX_BYTES: '512kb',
@@ -51,7 +47,17 @@ describe('loadWebAgentConfig', () => {
       fetchPages: 0,
       fetchAllowlist: ['intranet.example.com', '*.corp.internal'],
     });
-    expect(webAgentPublicUrl(config)).toBe('http://web-agent:8084');
+    expect(publicUrlOf(config)).toBe('http://web-agent:8084');
+  });
+
+  it('still reads the old WEB_AGENT_URL as the public URL, with a deprecation warning', () => {
+    const onDeprecated = jest.fn();
+    const config = loadWebAgentConfig(
+      { FLEET_INTERNAL_TOKEN: TOKEN, WEB_AGENT_URL: 'http://web-agent:8084/' },
+      { onDeprecated },
+    );
+    expect(publicUrlOf(config)).toBe('http://web-agent:8084');
+    expect(onDeprecated).toHaveBeenCalledWith('WEB_AGENT_URL', 'WEB_AGENT_PUBLIC_URL');
   });
 
   it('names every bad variable', () => {

@@ -1,18 +1,19 @@
 import { z } from 'zod';
 import {
+  a2aServerEnv,
   byteSizeSchema,
   envVar,
   httpUrlSchema,
   listSchema,
   llmEnv,
   loadConfig,
-  portSchema,
   positiveIntSchema,
   redisEnv,
   runtimeEnv,
   telemetryEnv,
   type ConfigOf,
   type Environment,
+  type LoadConfigOptions,
 } from '@fleet/config';
 import { ConfigError } from '@fleet/errors';
 
@@ -32,32 +33,11 @@ export const NO_SEARCH_PROVIDER_HINT =
 
 /** Every variable the web agent reads (docs/architecture.md §1, §10, §11). */
 export const configSpec = {
-  port: envVar({
-    name: 'WEB_AGENT_PORT',
-    schema: portSchema.default(8084),
-    description: 'Port the web agent listens on.',
-  }),
-  host: envVar({
-    name: 'WEB_AGENT_HOST',
-    schema: z.string().default('127.0.0.1'),
-    description: 'Interface the web agent binds; 0.0.0.0 in containers.',
-  }),
-  publicUrl: envVar({
-    name: 'WEB_AGENT_URL',
-    schema: httpUrlSchema.optional(),
-    description:
-      "Base URL other services reach the web agent at, as its Agent Card states it (the card's interface is <url>/a2a).",
-    defaultText: 'http://<WEB_AGENT_HOST>:<WEB_AGENT_PORT> (127.0.0.1 for 0.0.0.0)',
-    example: 'http://web-agent:8084',
-  }),
-  internalToken: envVar({
-    name: 'FLEET_INTERNAL_TOKEN',
-    schema: z.string().min(16, 'expected at least 16 characters'),
-    description:
-      'Bearer token every service-to-service A2A call carries; calls without it are refused. `pnpm fleet up` generates one.',
-    defaultText: 'required (the local runner generates one)',
-    example: 'fleet-internal-change-me-0000',
-    secret: true,
+  ...a2aServerEnv({
+    prefix: 'WEB_AGENT',
+    label: 'the web agent',
+    defaultPort: 8084,
+    deprecatedPublicUrlNames: ['WEB_AGENT_URL'],
   }),
   searchProvider: envVar({
     name: 'WEB_SEARCH_PROVIDER',
@@ -194,16 +174,10 @@ export function searchProviderSettings(
   }
 }
 
-/** The base URL the card announces: WEB_AGENT_URL, or where the agent listens. */
-export function webAgentPublicUrl(
-  config: Pick<WebAgentConfig, 'publicUrl' | 'host' | 'port'>,
-): string {
-  if (config.publicUrl !== undefined) return config.publicUrl;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
-}
-
 /** Loads the web agent's configuration; the only place it reads the environment (CONTRIBUTING.md convention 15). */
-export function loadWebAgentConfig(environment: Environment = process.env): WebAgentConfig {
-  return loadConfig(configSpec, environment);
+export function loadWebAgentConfig(
+  environment: Environment = process.env,
+  options: LoadConfigOptions = {},
+): WebAgentConfig {
+  return loadConfig(configSpec, environment, options);
 }

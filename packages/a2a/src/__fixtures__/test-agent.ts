@@ -30,6 +30,23 @@ function waitForAbort(signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Named gates, made on first use: `gate(name).promise` resolves once `gate(name).open()` ran. */
+function createGates(): (name: string) => { promise: Promise<void>; open: () => void } {
+  const gates = new Map<string, { promise: Promise<void>; open: () => void }>();
+  return (name) => {
+    let entry = gates.get(name);
+    if (entry === undefined) {
+      let open = (): void => undefined;
+      const promise = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      entry = { promise, open };
+      gates.set(name, entry);
+    }
+    return entry;
+  };
+}
+
 /**
  * The agent. First word of the message:
  * - `echo <text>`: WORKING, artifact `echo: <text>`, then returns (COMPLETED);
@@ -46,19 +63,7 @@ export function createTestAgent(): { execute: AgentExecute; probe: AgentProbe } 
   const started: string[] = [];
   let finishWaiters: ((taskId: string) => void)[] = [];
   let startWaiters: ((taskId: string) => void)[] = [];
-  const gates = new Map<string, { promise: Promise<void>; open: () => void }>();
-  const gate = (name: string) => {
-    let entry = gates.get(name);
-    if (entry === undefined) {
-      let open = (): void => undefined;
-      const promise = new Promise<void>((resolve) => {
-        open = resolve;
-      });
-      entry = { promise, open };
-      gates.set(name, entry);
-    }
-    return entry;
-  };
+  const gate = createGates();
   const probe: AgentProbe = {
     open: (name) => gate(name).open(),
     finished,

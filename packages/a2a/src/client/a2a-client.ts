@@ -102,6 +102,40 @@ function headersRecord(headers: Headers): Record<string, string> {
   return record;
 }
 
+/**
+ * One SSE event's data as the stream event it carries: a JSON-RPC success answering request `id`
+ * with an A2A 1.0 `StreamResponse`. A JSON-RPC error is thrown as its typed error (convention 13).
+ */
+function streamEvent(
+  data: string,
+  { id, status }: { id: JsonRpcId; status: number },
+): StreamResponse {
+  const parsed = safeParseJson({
+    text: data,
+    schema: jsonRpcResponseSchema,
+    subject: 'An SSE event',
+  });
+  if (!parsed.success) {
+    throw new InvalidAgentResponseError('An SSE event is not a JSON-RPC response.', {
+      cause: parsed.error,
+    });
+  }
+  const envelope = parsed.value;
+  if ('error' in envelope) throw fromJsonRpcError(envelope.error, { status });
+  if (envelope.id !== id) {
+    throw new InvalidAgentResponseError(
+      `An SSE event answers request ${String(envelope.id)}, not ${String(id)}.`,
+    );
+  }
+  const event = streamResponseSchema.safeParse(envelope.result);
+  if (!event.success) {
+    throw new InvalidAgentResponseError('An SSE event is not an A2A 1.0 StreamResponse.', {
+      cause: event.error,
+    });
+  }
+  return event.data;
+}
+
 /** True when this stream event ends the turn the call is waiting for. */
 function endsTurn(
   event: StreamResponse,
@@ -435,34 +469,10 @@ export class A2AClient {
         idleTimeoutMs: timeoutMs,
         signal: options.signal,
       })) {
-        const parsed = safeParseJson({
-          text: sse.data,
-          schema: jsonRpcResponseSchema,
-          subject: 'An SSE event',
-        });
-        if (!parsed.success) {
-          throw new InvalidAgentResponseError('An SSE event is not a JSON-RPC response.', {
-            cause: parsed.error,
-          });
-        }
-        const envelope = parsed.value;
-        if ('error' in envelope) {
-          throw fromJsonRpcError(envelope.error, { status: response.status });
-        }
-        if (envelope.id !== id) {
-          throw new InvalidAgentResponseError(
-            `An SSE event answers request ${String(envelope.id)}, not ${id}.`,
-          );
-        }
-        const event = streamResponseSchema.safeParse(envelope.result);
-        if (!event.success) {
-          throw new InvalidAgentResponseError('An SSE event is not an A2A 1.0 StreamResponse.', {
-            cause: event.error,
-          });
-        }
-        yield event.data;
+        const event = streamEvent(sse.data, { id, status: response.status });
+        yield event;
         if (options.signal?.aborted) throw new AbortError();
-        if (endsTurn(event.data, { first, continuedTaskId })) {
+        if (endsTurn(event, { first, continuedTaskId })) {
           finished = true;
           return;
         }

@@ -52,20 +52,26 @@ function errorInfo(reason: string, domain: string, metadata?: Record<string, str
 }
 
 /**
+ * The one outage mapping of A2A replies: the 503 a failure amounts to, or undefined. A
+ * `SERVICE_UNAVAILABLE` fleet error is itself; a Redis outage (the task store, sessions), thrown by
+ * the client or as the cause of an internal error, is `redisUnavailableError` (retryable, with
+ * `Retry-After`), said in words rather than "Internal error.". Anything else is no outage.
+ */
+export function asServiceUnavailable(thrown: unknown): FleetError | undefined {
+  if (!FleetError.isInstance(thrown) && !isRedisUnavailableError(thrown)) return undefined;
+  const error = toFleetError(thrown);
+  return error.code === 'SERVICE_UNAVAILABLE' ? error : undefined;
+}
+
+/**
  * Renders anything thrown as a v1.0 JSON-RPC `error` member: `A2AError`s with their code and an
  * `ErrorInfo` in `data`; other fleet errors as -32602 (validation), -32700 (bad JSON), -32005
  * (media type), or -32600/-32603 with the fleet code as `ErrorInfo.reason` in the
- * {@link FLEET_ERROR_DOMAIN}. Unknown errors become a generic -32603 and never leak their message.
+ * {@link FLEET_ERROR_DOMAIN}; an outage as {@link asServiceUnavailable} says. Unknown errors become
+ * a generic -32603 and never leak their message.
  */
 export function toJsonRpcError(thrown: unknown): JsonRpcError {
-  // A Redis outage (the task store, sessions) is a retryable 503, said in words, not "Internal error".
-  const error =
-    A2AError.isA2AError(thrown) || (FleetError.isInstance(thrown) && thrown.code !== 'INTERNAL')
-      ? thrown
-      : isRedisUnavailableError(thrown) ||
-          (FleetError.isInstance(thrown) && isRedisUnavailableError(thrown.cause))
-        ? toFleetError(thrown)
-        : thrown;
+  const error = A2AError.isA2AError(thrown) ? thrown : (asServiceUnavailable(thrown) ?? thrown);
   if (A2AError.isA2AError(error)) {
     const metadata = { ...toMetadata({ ...error.details, param: error.param }), ...error.metadata };
     const hasMetadata = Object.keys(metadata).length > 0;

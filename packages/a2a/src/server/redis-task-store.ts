@@ -45,6 +45,24 @@ end
 return 1
 `;
 
+/** `SAVE_SCRIPT` as an ioredis command (`defineCommand`): EVALSHA, or EVAL when Redis lacks it. */
+interface SaveTaskCommand {
+  fleetA2ASaveTask(
+    taskKey: string,
+    allKey: string,
+    contextKey: string,
+    ...args: string[]
+  ): Promise<unknown>;
+}
+
+/** The client with the save command, defined once per client (a client may be shared). */
+function withSaveCommand(redis: Redis): Redis & SaveTaskCommand {
+  if (typeof (redis as Redis & Partial<SaveTaskCommand>).fleetA2ASaveTask !== 'function') {
+    redis.defineCommand('fleetA2ASaveTask', { numberOfKeys: 3, lua: SAVE_SCRIPT });
+  }
+  return redis as Redis & SaveTaskCommand;
+}
+
 /** How many ids a filtered `list` reads from an index at most. */
 const MAX_SCANNED_TASKS = 10_000;
 const LOAD_BATCH = 500;
@@ -63,7 +81,7 @@ const LOAD_BATCH = 500;
  * const store = new RedisTaskStore({ redis: new Redis(config.redisUrl), keyPrefix: 'fleet:a2a:planner' });
  */
 export class RedisTaskStore implements TaskStore {
-  private readonly redis: Redis;
+  private readonly redis: Redis & SaveTaskCommand;
   private readonly keyPrefix: string;
   private readonly ttlSeconds: number;
   private subscriber: Redis | undefined;
@@ -74,7 +92,7 @@ export class RedisTaskStore implements TaskStore {
     keyPrefix = 'fleet:a2a',
     ttlSeconds = 7 * 24 * 3600,
   }: RedisTaskStoreOptions) {
-    this.redis = redis;
+    this.redis = withSaveCommand(redis);
     this.keyPrefix = keyPrefix;
     this.ttlSeconds = ttlSeconds;
   }
@@ -87,9 +105,7 @@ export class RedisTaskStore implements TaskStore {
   async save(record: TaskRecord, { expectedVersion }: SaveTaskOptions = {}): Promise<boolean> {
     const { task } = record;
     const score = statusTime(task) || Date.now();
-    const written = await this.redis.eval(
-      SAVE_SCRIPT,
-      3,
+    const written = await this.redis.fleetA2ASaveTask(
       this.taskKey(task.id),
       this.allKey(),
       this.contextKey(task.contextId),

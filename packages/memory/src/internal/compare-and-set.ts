@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /**
@@ -16,7 +15,26 @@ else
 end
 return 1
 `;
-const SHA = createHash('sha1').update(SOURCE).digest('hex');
+
+/** The script as an ioredis command (`defineCommand`): EVALSHA, EVAL when the server lacks it. */
+interface CompareAndSetCommand {
+  fleetMemoryCompareAndSet(
+    key: string,
+    expected: string,
+    value: string,
+    ttlSeconds: string,
+  ): Promise<unknown>;
+}
+
+/** The client with the command, defined once per client (which may be shared with other code). */
+function withCommand(redis: Redis): Redis & CompareAndSetCommand {
+  if (
+    typeof (redis as Redis & Partial<CompareAndSetCommand>).fleetMemoryCompareAndSet !== 'function'
+  ) {
+    redis.defineCommand('fleetMemoryCompareAndSet', { numberOfKeys: 1, lua: SOURCE });
+  }
+  return redis as Redis & CompareAndSetCommand;
+}
 
 /** Options for {@link compareAndSet}. */
 export interface CompareAndSetOptions {
@@ -37,13 +55,11 @@ export async function compareAndSet({
   value,
   ttlSeconds,
 }: CompareAndSetOptions): Promise<boolean> {
-  const args = [expected ?? '', value, String(ttlSeconds)];
-  let reply: unknown;
-  try {
-    reply = await redis.evalsha(SHA, 1, key, ...args);
-  } catch (error) {
-    if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-    reply = await redis.eval(SOURCE, 1, key, ...args);
-  }
+  const reply = await withCommand(redis).fleetMemoryCompareAndSet(
+    key,
+    expected ?? '',
+    value,
+    String(ttlSeconds),
+  );
   return reply === 1;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-/** A Lua script run with EVALSHA, falling back to EVAL the first time a server has not seen it. */
+/** A Lua script run as an ioredis custom command (EVALSHA, EVAL when the server lacks it). */
 export interface RedisScript {
   run(options: {
     redis: Redis;
@@ -10,17 +10,29 @@ export interface RedisScript {
   }): Promise<unknown>;
 }
 
-/** Wraps a Lua script so it is sent in full only when the server does not know its hash. */
+/** A script's command, called with the number of keys first (defined without `numberOfKeys`). */
+type ScriptCommand = (
+  numberOfKeys: number,
+  ...keysAndArgs: readonly (string | number)[]
+) => Promise<unknown>;
+
+/** The commands {@link defineRedisScript} adds to a client, one per script source. */
+type ScriptCommands = Record<`fleetSessionsScript${string}`, ScriptCommand | undefined>;
+
+/**
+ * Wraps a Lua script as an ioredis command (`defineCommand`), which sends it in full only when the
+ * server does not know its hash (NOSCRIPT), and works in pipelines too. The command is defined
+ * once per client, on first use, so a client shared with other code (or passed in by a caller)
+ * is fine; `redis.duplicate()` gets its own on first use.
+ */
 export function defineRedisScript(source: string): RedisScript {
-  const sha = createHash('sha1').update(source).digest('hex');
+  const name = `fleetSessionsScript${createHash('sha1').update(source).digest('hex')}` as const;
   return {
-    async run({ redis, keys, args }) {
-      try {
-        return await redis.evalsha(sha, keys.length, ...keys, ...args);
-      } catch (error) {
-        if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
-        return await redis.eval(source, keys.length, ...keys, ...args);
-      }
+    run({ redis, keys, args }) {
+      const client = redis as Redis & ScriptCommands;
+      if (typeof client[name] !== 'function') redis.defineCommand(name, { lua: source });
+      const command = client[name] as ScriptCommand;
+      return command.call(redis, keys.length, ...keys, ...args);
     },
   };
 }

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { Message } from '@fleet/a2a';
 import { findData } from '@fleet/a2a';
+import type { WrittenCode } from '../authoring';
+import type { CodeTask } from './read-code-input';
 
 /** A finished earlier attempt, kept with the next proposal so the result can show them all. */
 export const attemptSummarySchema = z.object({
@@ -50,4 +52,13 @@ export function latestProposal(history: readonly Message[]): CodeProposal | unde
     if (proposal !== undefined) return proposal.codeProposal;
   }
   return undefined;
+}
+
+/** A program written for a task, to propose: the first, a rewrite, or the fix of a failed one. */
+export interface ProposalInput {
+  task: CodeTask;
+  written: WrittenCode;
+  /** 1 for the first program, 2 for the first fix, … */
+  attempt: number;
+  previousAttempts: AttemptSummary[];
 }

@@ -9,5 +9,10 @@ export { attemptSummarySchema, codeProposalSchema, latestProposal } from './code
 export type { AttemptSummary, CodeProposal } from './code-proposal';
 export { EARLIER_RESULTS_HEADING, firstTask, readCodeInput, taskText } from './read-code-input';
 export type { CodeInput, CodeTask } from './read-code-input';
-export { codeResultDataSchema, errorDataSchema, resultFileSchema } from './result-data';
-export type { CodeResultData, ErrorData } from './result-data';
+export {
+  codeErrorDataSchema,
+  codeResultData,
+  codeResultDataSchema,
+  resultFileSchema,
+} from './result-data';
+export type { CodeErrorData, CodeResultData, CodeResultDataOptions } from './result-data';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import {
   approvalDecisionSchema,
-  nodeInputSchema,
   partsText,
   type ApprovalDecision,
   type DependencyOutput,
@@ -9,6 +8,7 @@ import {
   type Part,
 } from '@fleet/a2a';
 import { validationErrorFromZod } from '@fleet/errors';
+import { readNodeInput } from '@fleet/agent-kit';
 
 /** The task of a first message: what to write code for, and the earlier steps' results. */
 export interface CodeTask {
@@ -24,7 +24,6 @@ export type CodeInput =
   | { kind: 'decision'; decision: ApprovalDecision }
   | { kind: 'invalid'; reason: string };
 
-const hasFleet = z.looseObject({ fleet: z.unknown() });
 const hasDecision = z.looseObject({ approvalDecision: z.unknown() });
 
 /**
@@ -61,18 +60,11 @@ export function readCodeInput(parts: readonly Part[]): CodeInput {
     }
     return { kind: 'decision', decision: parsed.data.approvalDecision };
   }
-  const nodeData = parts.find((part) => hasFleet.safeParse(part.data).success)?.data;
-  let dependencyOutputs: Record<string, DependencyOutput> = {};
-  let sessionId: string | undefined;
-  if (nodeData !== undefined) {
-    const parsed = nodeInputSchema.safeParse(nodeData);
-    if (!parsed.success) {
-      const error = validationErrorFromZod(parsed.error, { subject: 'The fleet data part' });
-      return { kind: 'invalid', reason: error.message };
-    }
-    dependencyOutputs = parsed.data.fleet.dependencyOutputs;
-    sessionId = parsed.data.fleet.sessionId;
-  }
+  const read = readNodeInput(parts);
+  if (read.kind === 'invalid') return read;
+  const dependencyOutputs: Record<string, DependencyOutput> =
+    read.kind === 'node' ? read.node.dependencyOutputs : {};
+  const sessionId = read.kind === 'node' ? read.node.sessionId : undefined;
   const task = taskText(partsText(parts), Object.keys(dependencyOutputs).length > 0);
   if (task === '') {
     return {

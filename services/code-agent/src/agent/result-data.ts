@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { attemptSummarySchema } from './code-proposal';
+import { errorDataSchema } from '@fleet/agent-kit';
+import type { CodeRun } from '../sandbox';
+import { attemptSummarySchema, type CodeProposal } from './code-proposal';
 
 /** A file the program wrote, as the result lists it (its bytes are a file part of the artifact). */
 export const resultFileSchema = z.object({
@@ -51,15 +53,52 @@ export const codeResultDataSchema = z.object({
 export type CodeResultData = z.infer<typeof codeResultDataSchema>;
 
 /**
- * The data part of a FAILED or REJECTED status message, beside its text: the error's code (the
- * fleet's `ERROR_CODES`) and, when code was written, the program.
+ * The data part of a FAILED or REJECTED status message, beside its text: the fleet's error body
+ * (the agent kit's `errorDataSchema`, `{ error: { code, message, details? } }`) and, when code was
+ * written, the program beside it.
  */
-export const errorDataSchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-  }),
-  code: z.string().optional(),
-});
-export type ErrorData = z.infer<typeof errorDataSchema>;
+export const codeErrorDataSchema = errorDataSchema.extend({ code: z.string().optional() });
+export type CodeErrorData = z.infer<typeof codeErrorDataSchema>;
+
+/** Options for {@link codeResultData}. */
+export interface CodeResultDataOptions {
+  run: CodeRun;
+  proposal: CodeProposal;
+  /** False when the program ran without a person's approval. */
+  approved: boolean;
+}
+
+/**
+ * The result's data part for a finished run of `proposal` (files by name, type and size: their
+ * bytes travel as file parts).
+ *
+ * @example
+ * const data = codeResultData({ run, proposal, approved: true });
+ */
+export function codeResultData({ run, proposal, approved }: CodeResultDataOptions): CodeResultData {
+  return {
+    language: 'python',
+    code: proposal.code,
+    codeSource: proposal.source,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    exitCode: run.exitCode,
+    ...(run.signal === undefined ? {} : { signal: run.signal }),
+    outcome: run.outcome,
+    limitMessage: run.limitMessage,
+    stdoutTruncated: run.stdoutTruncated,
+    stderrTruncated: run.stderrTruncated,
+    durationMs: run.durationMs,
+    files: run.files.map((file) => ({
+      filename: file.filename,
+      mediaType: file.mediaType,
+      bytes: file.bytes.length,
+    })),
+    skippedFiles: run.skippedFiles,
+    attempt: proposal.attempt,
+    previousAttempts: proposal.previousAttempts,
+    memory: run.memory,
+    sandbox: run.mode,
+    approved,
+  };
+}

@@ -3,6 +3,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { UpstreamError } from '@fleet/errors';
 import { completeChat } from '@fleet/llm';
 import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
+import { head, tail } from '../text';
 import type { CodeRequest } from './code-request';
 import { extractPython } from './extract-python';
 
@@ -24,14 +25,6 @@ export const CODE_INSTRUCTIONS = [
   'Print the results a person needs to stdout, concisely. Files the program writes to the current directory are returned to the user: write charts as PNG files with the standard library (zlib and struct).',
   'Reply with the program only, in a single ```python fenced block, and nothing else.',
 ].join(' ');
-
-function tail(text: string, length: number): string {
-  return text.length <= length ? text : `…${text.slice(-length)}`;
-}
-
-function head(text: string, length: number): string {
-  return text.length <= length ? text : `${text.slice(0, length)}…`;
-}
 
 /** The user message of the code-writing call. */
 export function renderCodePrompt(request: CodeRequest): string {

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PNG_PROGRAM, PNG_SIGNATURE } from '../test-support/png-program';
-import { createSandbox, type Sandbox } from './create-sandbox';
+import { createSandbox } from './create-sandbox';
+import type { Sandbox } from './sandbox';
 import { SandboxUnavailableError } from './sandbox-unavailable-error';
 
 const SLOW = 60_000;

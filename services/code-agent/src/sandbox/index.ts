@@ -9,15 +9,15 @@ export type { BubblewrapArgsOptions } from './bubblewrap-args';
 export { collectFiles, mediaTypeOf } from './collect-files';
 export type { CollectFilesOptions, SkippedFile, WrittenFile } from './collect-files';
 export { createSandbox } from './create-sandbox';
+export type { CreateSandboxOptions } from './create-sandbox';
 export type {
   CodeRun,
-  CreateSandboxOptions,
   RunCodeOptions,
   RunMemory,
   Sandbox,
   SandboxMode,
   SandboxStatus,
-} from './create-sandbox';
+} from './sandbox';
 export { limitLauncher, PROGRAM_FILENAME } from './limit-launcher';
 export { planMemoryBound } from './memory-bound';
 export type {

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 
 /** Options for {@link runBoundedProcess}. */
 export interface RunBoundedProcessOptions {
@@ -45,12 +46,16 @@ export interface BoundedProcessResult {
   durationMs: number;
 }
 
-/** A byte-capped collector: keeps the first `limit` bytes, reports whether more came. */
-function collector(limit: number): {
+/** Output kept up to a cap. */
+interface Collector {
+  /** False once the cap is reached (the part that fits is kept). */
   push(chunk: Buffer): boolean;
   text(): string;
   truncated(): boolean;
-} {
+}
+
+/** A byte-capped collector: keeps the first `limit` bytes, reports whether more came. */
+function collector(limit: number): Collector {
   const chunks: Buffer[] = [];
   let kept = 0;
   let over = false;
@@ -71,6 +76,72 @@ function collector(limit: number): {
     text: () => Buffer.concat(chunks).toString('utf8'),
     truncated: () => over,
   };
+}
+
+/**
+ * Reads the child's stdout and stderr, each up to `maxOutputBytes`; the first time either goes
+ * over, calls `onOverCap` and stops reading both.
+ */
+function captureOutput(
+  child: ChildProcessByStdio<null, Readable, Readable>,
+  { maxOutputBytes, onOverCap }: { maxOutputBytes: number; onOverCap: () => void },
+): { stdout: Collector; stderr: Collector } {
+  const stdout = collector(maxOutputBytes);
+  const stderr = collector(maxOutputBytes);
+  let over = false;
+  const overCap = (): void => {
+    if (over) return;
+    over = true;
+    onOverCap();
+    // Stop reading: what the program still writes goes nowhere, and it is being killed.
+    child.stdout.destroy();
+    child.stderr.destroy();
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (!stdout.push(chunk)) overCap();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    if (!stderr.push(chunk)) overCap();
+  });
+  // A destroyed stream may report an error; the process's end is what counts.
+  child.stdout.on('error', () => undefined);
+  child.stderr.on('error', () => undefined);
+  return { stdout, stderr };
+}
+
+/** SIGKILL to a process group; nothing when it is already gone. */
+function killProcessGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Asks `monitor` every `intervalMs`, one question at a time, until `done()`; when it answers
+ * true, calls `stop`. Returns the interval to clear.
+ */
+function pollMonitor(
+  monitor: NonNullable<RunBoundedProcessOptions['monitor']>,
+  { done, stop }: { done: () => boolean; stop: () => Promise<void> },
+): NodeJS.Timeout {
+  let checking = false;
+  return setInterval(() => {
+    if (checking || done()) return;
+    checking = true;
+    monitor
+      .shouldStop()
+      .then(async (shouldStop) => {
+        if (!shouldStop || done()) return;
+        await stop();
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        checking = false;
+      });
+  }, monitor.intervalMs);
 }
 
 /**
@@ -101,22 +172,20 @@ export function runBoundedProcess({
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const stdout = collector(maxOutputBytes);
-    const stderr = collector(maxOutputBytes);
     let timedOut = false;
     let outputLimited = false;
     let aborted = false;
     let stopped = false;
     let settled = false;
 
-    const killGroup = (): void => {
-      if (child.pid === undefined) return;
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    };
+    const killGroup = (): void => killProcessGroup(child.pid);
+    const { stdout, stderr } = captureOutput(child, {
+      maxOutputBytes,
+      onOverCap: () => {
+        outputLimited = true;
+        killGroup();
+      },
+    });
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
@@ -128,58 +197,30 @@ export function runBoundedProcess({
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
 
-    let checking = false;
     const poll = monitor
-      ? setInterval(() => {
-          if (checking || stopped || settled) return;
-          checking = true;
-          monitor
-            .shouldStop()
-            .then(async (stop) => {
-              if (!stop || stopped || settled) return;
-              stopped = true;
-              killGroup();
-              await monitor.onStop?.();
-            })
-            .catch(() => undefined)
-            .finally(() => {
-              checking = false;
-            });
-        }, monitor.intervalMs)
+      ? pollMonitor(monitor, {
+          done: () => stopped || settled,
+          stop: async () => {
+            stopped = true;
+            killGroup();
+            await monitor.onStop?.();
+          },
+        })
       : undefined;
 
-    const overCap = (): void => {
-      if (outputLimited) return;
-      outputLimited = true;
-      killGroup();
-      // Stop reading: what the program still writes goes nowhere, and it is being killed.
-      child.stdout.destroy();
-      child.stderr.destroy();
-    };
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (!stdout.push(chunk)) overCap();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (!stderr.push(chunk)) overCap();
-    });
-    // A destroyed stream may report an error; the process's end is what counts.
-    child.stdout.on('error', () => undefined);
-    child.stderr.on('error', () => undefined);
-
     const finish = (): void => {
+      settled = true;
       clearTimeout(timer);
       if (poll !== undefined) clearInterval(poll);
       signal?.removeEventListener('abort', onAbort);
     };
     child.once('error', (error) => {
       if (settled) return;
-      settled = true;
       finish();
       reject(error);
     });
     child.once('close', (exitCode, exitSignal) => {
       if (settled) return;
-      settled = true;
       finish();
       // Anything the sandbox left behind in the group goes too.
       killGroup();

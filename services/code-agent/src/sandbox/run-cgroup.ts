@@ -252,41 +252,30 @@ async function removeLeftovers(parents: readonly string[]): Promise<void> {
   }
 }
 
-function v2RunCgroup(directory: string): RunCgroup {
-  const kill = async (): Promise<void> => {
-    // cgroup.kill (Linux 5.14+) kills every process at once, forks in flight included.
-    await writeControl(directory, 'cgroup.kill', '1').catch(() => undefined);
-    await killAll([directory]);
-  };
+/** A run cgroup in `paths`, measured by two files of its memory controller. */
+function runCgroupOf({
+  version,
+  paths,
+  oomFile,
+  peakFile,
+  kill,
+}: {
+  version: CgroupVersion;
+  paths: readonly string[];
+  /** The keyed file whose `oom_kill` counts the OOM kills. */
+  oomFile: string;
+  /** The file with the most memory used at once. */
+  peakFile: string;
+  kill: () => Promise<void>;
+}): RunCgroup {
   return {
-    version: 'v2',
-    paths: [directory],
-    procsFiles: [path.join(directory, 'cgroup.procs')],
-    async usage() {
-      return {
-        oomKills: await readKeyed(path.join(directory, 'memory.events'), 'oom_kill'),
-        peakBytes: await readNumber(path.join(directory, 'memory.peak')),
-      };
-    },
-    kill,
-    async remove() {
-      await kill().catch(() => undefined);
-      await removeDirectories([directory]);
-    },
-  };
-}
-
-function v1RunCgroup(memoryDirectory: string, pidsDirectory: string): RunCgroup {
-  const paths = [memoryDirectory, pidsDirectory];
-  const kill = (): Promise<void> => killAll(paths);
-  return {
-    version: 'v1',
+    version,
     paths,
     procsFiles: paths.map((directory) => path.join(directory, 'cgroup.procs')),
     async usage() {
       return {
-        oomKills: await readKeyed(path.join(memoryDirectory, 'memory.oom_control'), 'oom_kill'),
-        peakBytes: await readNumber(path.join(memoryDirectory, 'memory.max_usage_in_bytes')),
+        oomKills: await readKeyed(oomFile, 'oom_kill'),
+        peakBytes: await readNumber(peakFile),
       };
     },
     kill,
@@ -295,6 +284,31 @@ function v1RunCgroup(memoryDirectory: string, pidsDirectory: string): RunCgroup 
       await removeDirectories(paths);
     },
   };
+}
+
+function v2RunCgroup(directory: string): RunCgroup {
+  return runCgroupOf({
+    version: 'v2',
+    paths: [directory],
+    oomFile: path.join(directory, 'memory.events'),
+    peakFile: path.join(directory, 'memory.peak'),
+    kill: async () => {
+      // cgroup.kill (Linux 5.14+) kills every process at once, forks in flight included.
+      await writeControl(directory, 'cgroup.kill', '1').catch(() => undefined);
+      await killAll([directory]);
+    },
+  });
+}
+
+function v1RunCgroup(memoryDirectory: string, pidsDirectory: string): RunCgroup {
+  const paths = [memoryDirectory, pidsDirectory];
+  return runCgroupOf({
+    version: 'v1',
+    paths,
+    oomFile: path.join(memoryDirectory, 'memory.oom_control'),
+    peakFile: path.join(memoryDirectory, 'memory.max_usage_in_bytes'),
+    kill: () => killAll(paths),
+  });
 }
 
 /** Makes a v2 run cgroup in `parent` (whose subtree has the memory and pids controllers). */

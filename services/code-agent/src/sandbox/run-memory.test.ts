@@ -3,7 +3,8 @@ import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createSandbox, type CodeRun, type Sandbox } from './create-sandbox';
+import { createSandbox } from './create-sandbox';
+import type { CodeRun, Sandbox } from './sandbox';
 import {
   cgroupDirectory,
   parseCgroupMounts,

@@ -1,12 +1,9 @@
-import type { RequestListener } from 'node:http';
 import type { Redis } from 'ioredis';
 import type OpenAI from 'openai';
-import { dataPart, textPart, type DependencyOutput, type Part } from '@fleet/a2a';
-import { A2AClient, discoverAgentCard } from '@fleet/a2a/client';
-import { RedisTaskStore, type A2AHandler } from '@fleet/a2a/server';
-import { silentLogger, startServer, type RunningServer } from '@fleet/http';
+import { dataPart, type DependencyOutput, type Part } from '@fleet/a2a';
+import { bootAgent, nodeParts as agentNodeParts, type BootedAgent } from '@fleet/agent-kit/testing';
+import type { A2AHandler } from '@fleet/a2a/server';
 import { createCodeHandler } from '../agent';
-import { createApp } from '../app';
 import { createCodeWriter } from '../authoring';
 import { createSandbox, type CreateSandboxOptions, type Sandbox } from '../sandbox';
 
@@ -14,13 +11,8 @@ import { createSandbox, type CreateSandboxOptions, type Sandbox } from '../sandb
 export const TEST_TOKEN = 'code-agent-test-token-0123456789';
 
 /** A code agent listening on a free port, with a client that carries the token. */
-export interface RunningCodeAgent {
-  server: RunningServer;
-  handler: A2AHandler;
-  taskStore: RedisTaskStore;
+export interface RunningCodeAgent extends Omit<BootedAgent<A2AHandler>, 'url'> {
   sandbox: Sandbox;
-  client: A2AClient;
-  close(): Promise<void>;
 }
 
 /** Options for {@link bootCodeAgent}. */
@@ -48,53 +40,37 @@ export async function bootCodeAgent({
   maxAttempts,
   approvalTtlMs,
 }: BootCodeAgentOptions): Promise<RunningCodeAgent> {
-  const taskStore = new RedisTaskStore({ redis, keyPrefix });
-  // The card must name the real address, which is known once the server listens.
-  const target: { app?: RequestListener } = {};
-  const server = await startServer({
-    app: (req, res) => target.app?.(req, res),
-    port: 0,
-    signals: [],
-  });
   const sandbox = wrapSandbox(
     createSandbox({
       limits: { wallClockMs: 30_000, cpuSeconds: 2, memoryBytes: 256 * 1024 * 1024 },
       ...sandboxOptions,
     }),
   );
-  const handler = createCodeHandler({
-    writer: createCodeWriter({ llm }),
-    sandbox,
-    store: taskStore,
-    url: server.url,
-    requireApproval,
-    ...(maxAttempts === undefined ? {} : { maxAttempts }),
-    ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
+  const agent = await bootAgent({
+    serviceName: 'code-agent',
+    redis,
+    keyPrefix,
+    token: TEST_TOKEN,
+    // Runs in the sandbox, with a fix and a second approval, can take a while.
+    clientTimeoutMs: 60_000,
+    createHandler: ({ store, url }) =>
+      createCodeHandler({
+        writer: createCodeWriter({ llm }),
+        sandbox,
+        store,
+        url,
+        requireApproval,
+        ...(maxAttempts === undefined ? {} : { maxAttempts }),
+        ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
+      }),
   });
-  target.app = createApp({
-    handler,
-    internalToken: TEST_TOKEN,
-    logger: silentLogger,
-    readinessChecks: {
-      redis: async () => {
-        await redis.ping();
-      },
-    },
-    isShuttingDown: () => server.isShuttingDown(),
-    metrics: false,
-  });
-  const card = await discoverAgentCard(server.url);
   return {
-    server,
-    handler,
-    taskStore,
+    server: agent.server,
+    handler: agent.handler,
+    taskStore: agent.taskStore,
     sandbox,
-    client: new A2AClient({ card, token: TEST_TOKEN, timeoutMs: 60_000 }),
-    async close() {
-      await handler.close();
-      await server.shutdown();
-      await taskStore.close();
-    },
+    client: agent.client,
+    close: () => agent.close(),
   };
 }
 
@@ -104,17 +80,15 @@ export function nodeParts(options: {
   dependencyOutputs?: Record<string, DependencyOutput>;
   sessionId?: string;
 }): Part[] {
-  return [
-    textPart(options.task),
-    dataPart({
-      fleet: {
-        sessionId: options.sessionId ?? 'session-1',
-        nodeId: 'code',
-        tenant: 'test',
-        dependencyOutputs: options.dependencyOutputs ?? {},
-      },
-    }),
-  ];
+  return agentNodeParts({
+    text: options.task,
+    nodeId: 'code',
+    tenant: 'test',
+    ...(options.sessionId === undefined ? {} : { sessionId: options.sessionId }),
+    ...(options.dependencyOutputs === undefined
+      ? {}
+      : { dependencyOutputs: options.dependencyOutputs }),
+  });
 }
 
 /** The parts of an approval continuation. */

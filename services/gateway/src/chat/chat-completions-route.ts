@@ -12,13 +12,13 @@ import {
   type RouteDecision,
 } from '../routing';
 import { ownPayloadLimit } from '../limits';
-import { orchestrate, parsePlanApprovalHeader } from '../orchestration';
+import { orchestrate, parsePlanApprovalHeader, type PlanApproval } from '../orchestration';
 import { reason } from '../reasoning';
 import type { RedisGate } from '../redis';
 import { resumeSession } from '../sessions';
 import type { UpstreamClient } from '../upstream';
 import { assertAgentRequest } from './agent-request';
-import { chatCompletionRequestSchema } from './chat-completion-request';
+import { chatCompletionRequestSchema, type ChatCompletionRequest } from './chat-completion-request';
 import { tracePassthrough } from './trace-passthrough';
 
 /** What the chat completions handler needs. */
@@ -65,6 +65,99 @@ const RESUME_HEADERS = {
   'x-routing-reason': 'X-Session-ID: continuing an orchestrated session',
 } as const;
 
+/** What a route answers: the validated request and the client's response. */
+interface RouteCall {
+  request: ChatCompletionRequest;
+  tenant: string;
+  res: ServerResponse;
+  responseHeaders: Record<string, string>;
+}
+
+/**
+ * An agent's own body limit refusing a request the gateway accepted: the client hears the
+ * gateway's limit (GATEWAY_BODY_LIMIT), never the internal one.
+ */
+function asGatewayLimit(
+  error: unknown,
+  { service, bodyLimit }: { service: string; bodyLimit: number },
+): unknown {
+  return ownPayloadLimit(error, {
+    what: 'The conversation',
+    service,
+    limit: bodyLimit,
+    limitVariable: 'GATEWAY_BODY_LIMIT',
+    remedy: 'send fewer or shorter messages',
+  });
+}
+
+/**
+ * `auto`: the classifier's route (never reasoning) and the body passthrough forwards — a fleet
+ * model id sent to passthrough is swapped for `passthroughModel`.
+ */
+async function classifyAuto(
+  { routeClassifier, passthroughModel }: ChatCompletionsOptions,
+  { request, raw, tenant }: { request: ChatCompletionRequest; raw: Buffer; tenant: string },
+): Promise<{ decision: Exclude<RouteDecision, { mode: 'auto' }>; body: Buffer }> {
+  const choice = await routeClassifier.classify({ tenant, messages: request.messages });
+  const swapModel =
+    choice.route === 'passthrough' &&
+    passthroughModel !== undefined &&
+    FLEET_MODELS[request.model] !== undefined;
+  return {
+    decision: { mode: choice.route, reason: choice.reason },
+    body: swapModel ? Buffer.from(JSON.stringify({ ...request, model: passthroughModel })) : raw,
+  };
+}
+
+async function routeToOrchestrator(
+  options: ChatCompletionsOptions,
+  { planApproval, ...call }: RouteCall & { planApproval: PlanApproval | undefined },
+): Promise<void> {
+  const { orchestratorClient, redisGate, agentTextLimit, bodyLimit } = options;
+  // The client's mistakes are 400s here, before a session or an A2A call exists.
+  assertAgentRequest(call.request, 'orchestration', agentTextLimit);
+  if (orchestratorClient === undefined) {
+    throw new ServiceUnavailableError(
+      'Orchestration needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
+    );
+  }
+  redisGate?.assertConnected();
+  await orchestrate({
+    client: orchestratorClient,
+    ...call,
+    planApproval,
+    span: getActiveSpan(),
+  }).catch((error: unknown) => {
+    throw asGatewayLimit(error, { service: 'the orchestrator', bodyLimit });
+  });
+}
+
+async function routeToReasoning(options: ChatCompletionsOptions, call: RouteCall): Promise<void> {
+  const { upstreamClient, reasoningAgent, offlineReason, redisGate, agentTextLimit, bodyLimit } =
+    options;
+  assertAgentRequest(call.request, 'reasoning', agentTextLimit);
+  // The reasoning agent thinks with the upstream LLM: offline it cannot (docs/architecture.md §8).
+  if (upstreamClient === undefined) {
+    throw new ServiceUnavailableError(
+      `X-Routing-Mode: reasoning needs an upstream LLM. ${offlineReason}`,
+    );
+  }
+  if (reasoningAgent === undefined) {
+    throw new ServiceUnavailableError(
+      'Reasoning needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
+    );
+  }
+  redisGate?.assertConnected();
+  await reason({
+    client: reasoningAgent.client,
+    agentUrl: reasoningAgent.url,
+    ...call,
+    span: getActiveSpan(),
+  }).catch((error: unknown) => {
+    throw asGatewayLimit(error, { service: 'the reasoning agent', bodyLimit });
+  });
+}
+
 /**
  * `POST /v1/chat/completions` after authentication: validates the request, decides the route
  * (docs/architecture.md §3) and, for passthrough, forwards the client's exact bytes to the upstream and
@@ -75,29 +168,9 @@ const RESUME_HEADERS = {
  * `X-Plan-Approval: required` asks the orchestrator to wait for a person's approval of the plan.
  * Throws typed errors; the caller renders them.
  */
-export function createChatCompletionsHandler({
-  upstreamClient,
-  orchestratorClient,
-  reasoningAgent,
-  sessions,
-  redisGate,
-  offlineReason,
-  bodyLimit,
-  agentTextLimit,
-  routeClassifier,
-  passthroughModel,
-}: ChatCompletionsOptions) {
-  const needsRedis = (): void => redisGate?.assertConnected();
-  // An agent's own body limit refusing a request the gateway accepted: the client hears the
-  // gateway's limit (GATEWAY_BODY_LIMIT), never the internal one.
-  const tooLargeFor = (service: string) => (error: unknown) =>
-    ownPayloadLimit(error, {
-      what: 'The conversation',
-      service,
-      limit: bodyLimit,
-      limitVariable: 'GATEWAY_BODY_LIMIT',
-      remedy: 'send fewer or shorter messages',
-    });
+export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
+  const { upstreamClient, orchestratorClient, sessions, redisGate, offlineReason, bodyLimit } =
+    options;
   return async function chatCompletions(
     req: IncomingMessage,
     { res, requestId, tenant }: { res: ServerResponse; requestId: string; tenant: string },
@@ -113,7 +186,7 @@ export function createChatCompletionsHandler({
     });
     if (resumeId !== undefined) {
       for (const [name, value] of Object.entries(RESUME_HEADERS)) res.setHeader(name, value);
-      needsRedis();
+      redisGate?.assertConnected();
       await resumeSession({
         store: sessions,
         client: orchestratorClient,
@@ -128,80 +201,34 @@ export function createChatCompletionsHandler({
       return;
     }
     const requested = resolveRoute(headerMode, request);
-    let decision: Exclude<RouteDecision, { mode: 'auto' }>;
-    let body = raw;
-    if (requested.mode !== 'auto') decision = requested;
-    else {
-      // The classifier picks the route (never reasoning); the headers name the route taken.
-      const choice = await routeClassifier.classify({ tenant, messages: request.messages });
-      decision = { mode: choice.route, reason: choice.reason };
-      if (
-        choice.route === 'passthrough' &&
-        passthroughModel !== undefined &&
-        FLEET_MODELS[request.model] !== undefined
-      ) {
-        body = Buffer.from(JSON.stringify({ ...request, model: passthroughModel }));
-      }
-    }
-    const responseHeaders = setRouteHeaders(res, decision);
-
-    if (decision.mode === 'orchestration') {
-      // The client's mistakes are 400s here, before a session or an A2A call exists.
-      assertAgentRequest(request, 'orchestration', agentTextLimit);
-      if (orchestratorClient === undefined) {
-        throw new ServiceUnavailableError(
-          'Orchestration needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
-        );
-      }
-      needsRedis();
-      await orchestrate({
-        client: orchestratorClient,
-        request,
-        tenant,
-        planApproval,
-        res,
-        responseHeaders,
-        span: getActiveSpan(),
-      }).catch((error: unknown) => {
-        throw tooLargeFor('the orchestrator')(error);
-      });
-      return;
-    }
-    if (decision.mode === 'reasoning') {
-      assertAgentRequest(request, 'reasoning', agentTextLimit);
-      // The reasoning agent thinks with the upstream LLM: offline it cannot (docs/architecture.md §8).
-      if (upstreamClient === undefined) {
-        throw new ServiceUnavailableError(
-          `X-Routing-Mode: reasoning needs an upstream LLM. ${offlineReason}`,
-        );
-      }
-      if (reasoningAgent === undefined) {
-        throw new ServiceUnavailableError(
-          'Reasoning needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
-        );
-      }
-      needsRedis();
-      await reason({
-        client: reasoningAgent.client,
-        agentUrl: reasoningAgent.url,
-        request,
-        tenant,
-        res,
-        responseHeaders,
-        span: getActiveSpan(),
-      }).catch((error: unknown) => {
-        throw tooLargeFor('the reasoning agent')(error);
-      });
-      return;
-    }
-    if (upstreamClient === undefined) throw new ServiceUnavailableError(offlineReason);
-    await upstreamClient.forwardChatCompletion({
-      body,
-      stream: request.stream === true,
+    // The classifier picks the route for `auto`; the headers name the route taken.
+    const { decision, body } =
+      requested.mode === 'auto'
+        ? await classifyAuto(options, { request, raw, tenant })
+        : { decision: requested, body: raw };
+    const call: RouteCall = {
+      request,
+      tenant,
       res,
-      requestId,
-      responseHeaders,
-      observer: tracePassthrough({ span: getActiveSpan(), request, tenant }),
-    });
+      responseHeaders: setRouteHeaders(res, decision),
+    };
+    switch (decision.mode) {
+      case 'orchestration':
+        await routeToOrchestrator(options, { ...call, planApproval });
+        return;
+      case 'reasoning':
+        await routeToReasoning(options, call);
+        return;
+      case 'passthrough':
+        if (upstreamClient === undefined) throw new ServiceUnavailableError(offlineReason);
+        await upstreamClient.forwardChatCompletion({
+          body,
+          stream: request.stream === true,
+          res,
+          requestId,
+          responseHeaders: call.responseHeaders,
+          observer: tracePassthrough({ span: getActiveSpan(), request, tenant }),
+        });
+    }
   };
 }

@@ -18,7 +18,9 @@ import {
   FleetError,
   type ErrorCode,
   fromErrorBody,
+  isConnectFailure,
   isErrorCode,
+  networkErrorCode,
   PayloadTooLargeError,
   ServiceUnavailableError,
   UnsupportedMediaTypeError,
@@ -68,28 +70,8 @@ export interface CreateDocumentsClientOptions {
 // code: the wording of "this kind of file is not supported".
 const UNSUPPORTED_PATTERN = /unsupported|not (a )?supported|unknown (file|document) type/i;
 
-/** Failures of the connection itself: nothing reached the agent. */
-const CONNECT_FAILURE_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
 /** Node's fetch gives up on a response after 5 minutes without headers (undici's default). */
 const HEADERS_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
-/** The errno-style code of a network failure, from the error or its causes. */
-function errnoCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
 
 function failureMessage(task: Task): string {
   const text = partsText(task.status.message?.parts ?? []).trim();
@@ -157,14 +139,15 @@ export function createDocumentsClient({
   // What an A2A failure means to someone uploading a document.
   const explained: Partial<Record<ErrorCode, (error: FleetError) => FleetError>> = {
     UPSTREAM_UNREACHABLE: (cause) => {
-      const code = errnoCode(cause);
+      const code = networkErrorCode(cause);
       if (code !== undefined && HEADERS_TIMEOUT_CODES.has(code)) {
         return new UpstreamTimeoutError(
           `The RAG agent at ${agentUrl} did not answer in time (${code}).`,
           { cause },
         );
       }
-      if (code === undefined || CONNECT_FAILURE_CODES.has(code)) {
+      // No code, or a failed connect: nothing reached the agent.
+      if (code === undefined || isConnectFailure(cause)) {
         return new ServiceUnavailableError(
           `The RAG agent is not reachable at ${agentUrl}: start the fleet with \`pnpm fleet up\` (or the agent with \`docker compose up -d rag-agent\`), or point RAG_AGENT_URL at it.`,
           { cause },

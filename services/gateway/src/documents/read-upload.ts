@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Readable } from 'node:stream';
 import busboy from 'busboy';
 import {
   AbortError,
@@ -101,42 +102,68 @@ export function readUpload(
     discardBody(req);
     return Promise.reject(tooLarge());
   }
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: req.headers,
+      // Browsers and undici's FormData send UTF-8 file names.
+      defParamCharset: 'utf8',
+      limits: { fileSize: limit, parts: MAX_PARTS, fieldSize: 64 * 1024 },
+    });
+  } catch (error) {
+    // No boundary, or an unparsable Content-Type.
+    discardBody(req);
+    return Promise.reject(malformed(error));
+  }
+  return parseUpload({ req, parser, tooLarge });
+}
 
+/** What the parser has seen of an upload so far. */
+interface UploadProgress {
+  settled: boolean;
+  upload: Upload | undefined;
+  pendingFile: boolean;
+  parsed: boolean;
+  otherFiles: string[];
+  textField: boolean;
+  /** The `file` part's bytes while it is read; emptied when the upload fails. */
+  chunks: Buffer[];
+}
+
+/** Settles an upload: with the failure, or (undefined) once the body is parsed and no file is pending. */
+type SettleUpload = (error: Error | undefined) => void;
+
+/** Pipes the body into busboy and settles with the `file` field, or the first failure. */
+function parseUpload({
+  req,
+  parser,
+  tooLarge,
+}: {
+  req: IncomingMessage;
+  parser: busboy.Busboy;
+  tooLarge: () => PayloadTooLargeError;
+}): Promise<Upload> {
   return new Promise<Upload>((resolve, reject) => {
-    let parser: busboy.Busboy;
-    try {
-      parser = busboy({
-        headers: req.headers,
-        // Browsers and undici's FormData send UTF-8 file names.
-        defParamCharset: 'utf8',
-        limits: { fileSize: limit, parts: MAX_PARTS, fieldSize: 64 * 1024 },
-      });
-    } catch (error) {
-      // No boundary, or an unparsable Content-Type.
-      discardBody(req);
-      reject(malformed(error));
-      return;
-    }
+    const progress: UploadProgress = {
+      settled: false,
+      upload: undefined,
+      pendingFile: false,
+      parsed: false,
+      otherFiles: [],
+      textField: false,
+      chunks: [],
+    };
 
-    let settled = false;
-    let upload: Upload | undefined;
-    let pendingFile = false;
-    let parsed = false;
-    const otherFiles: string[] = [];
-    let textField = false;
-    /** The `file` part's bytes while it is read; emptied when the upload fails. */
-    let chunks: Buffer[] = [];
-
-    const settle = (error: Error | undefined): void => {
-      if (settled) return;
-      if (error === undefined && (pendingFile || !parsed)) return;
-      settled = true;
+    const settle: SettleUpload = (error) => {
+      if (progress.settled) return;
+      if (error === undefined && (progress.pendingFile || !progress.parsed)) return;
+      progress.settled = true;
       req.off('close', onClose);
       if (error !== undefined) {
         // Release everything: the bytes read so far, the parser (destroying it ends any open file
         // stream, whose error listener is below), and the rest of the body, thrown away (bounded,
         // like readBody) so the 413 or 400 reaches a client that is still sending.
-        chunks = [];
+        progress.chunks = [];
         req.unpipe(parser);
         parser.removeAllListeners();
         parser.on('error', () => undefined);
@@ -147,102 +174,118 @@ export function readUpload(
         reject(error);
         return;
       }
-      if (upload === undefined && textField) {
-        reject(
-          new ValidationError(
-            `The \`${UPLOAD_FIELD}\` field is text, not a file: attach the document as a file (e.g. curl -F ${UPLOAD_FIELD}=@report.pdf).`,
-            { param: UPLOAD_FIELD },
-          ),
-        );
-        return;
-      }
-      if (upload === undefined) {
-        reject(
-          new ValidationError(
-            `The upload has no \`${UPLOAD_FIELD}\` field${
-              otherFiles.length > 0
-                ? ` (found a file in ${otherFiles.map((name) => `\`${name}\``).join(', ')})`
-                : ''
-            }: send the document as the multipart field \`${UPLOAD_FIELD}\`.`,
-            { param: UPLOAD_FIELD },
-          ),
-        );
-        return;
-      }
-      resolve(upload);
+      const upload = progress.upload;
+      if (upload === undefined) reject(missingFile(progress));
+      else resolve(upload);
     };
     const onClose = (): void => {
       if (!req.complete) settle(new AbortError('The client closed the connection mid-upload.'));
     };
 
-    parser.on('file', (name, stream, info) => {
-      // Every file stream gets an error listener first: busboy fails the open one with
-      // "Unexpected end of form" when the body ends early, and an unheard stream error would
-      // crash the process.
-      stream.on('error', (error: Error) => settle(malformed(error)));
-      if (name !== UPLOAD_FIELD || settled) {
-        if (name !== UPLOAD_FIELD) otherFiles.push(name);
-        stream.resume();
-        return;
-      }
-      if (upload !== undefined || pendingFile) {
-        stream.resume();
-        settle(
-          new ValidationError(
-            `Send one file per upload (the \`${UPLOAD_FIELD}\` field came twice).`,
-            { param: UPLOAD_FIELD },
-          ),
-        );
-        return;
-      }
-      const filename = cleanFilename(info.filename);
-      if (filename === '') {
-        stream.resume();
-        settle(
-          new ValidationError(
-            `The \`${UPLOAD_FIELD}\` field has no file name; send it as a file (e.g. curl -F ${UPLOAD_FIELD}=@report.pdf).`,
-            { param: UPLOAD_FIELD },
-          ),
-        );
-        return;
-      }
-      pendingFile = true;
-      let size = 0;
-      stream.on('data', (chunk: Buffer) => {
-        if (settled) return;
-        size += chunk.length;
-        chunks.push(chunk);
-      });
-      stream.on('limit', () => settle(tooLarge()));
-      stream.on('end', () => {
-        pendingFile = false;
-        if (settled) return;
-        if (size === 0) {
-          settle(new ValidationError(`The file ${filename} is empty.`, { param: UPLOAD_FIELD }));
-          return;
-        }
-        upload = {
-          filename,
-          mediaType: info.mimeType === '' ? 'application/octet-stream' : info.mimeType,
-          bytes: Buffer.concat(chunks, size),
-        };
-        chunks = [];
-        settle(undefined);
-      });
-    });
+    parser.on('file', (name, stream, info) =>
+      readFilePart({ name, stream, info, progress, settle, tooLarge }),
+    );
     // Other fields are ignored; busboy still hands each over (at most fieldSize bytes).
     parser.on('field', (name) => {
-      if (name === UPLOAD_FIELD) textField = true;
+      if (name === UPLOAD_FIELD) progress.textField = true;
     });
     parser.on('partsLimit', () =>
       settle(new ValidationError(`The upload has more than ${MAX_PARTS} form fields.`)),
     );
     parser.on('error', (error: Error) => settle(malformed(error)));
     parser.on('close', () => {
-      parsed = true;
+      progress.parsed = true;
       settle(undefined);
     });
     req.on('close', onClose);
     req.pipe(parser);
+  });
+}
+
+/** Why a parsed upload has no file: its `file` field was text, or it was not there. */
+function missingFile({ textField, otherFiles }: UploadProgress): ValidationError {
+  if (textField) {
+    return new ValidationError(
+      `The \`${UPLOAD_FIELD}\` field is text, not a file: attach the document as a file (e.g. curl -F ${UPLOAD_FIELD}=@report.pdf).`,
+      { param: UPLOAD_FIELD },
+    );
+  }
+  return new ValidationError(
+    `The upload has no \`${UPLOAD_FIELD}\` field${
+      otherFiles.length > 0
+        ? ` (found a file in ${otherFiles.map((name) => `\`${name}\``).join(', ')})`
+        : ''
+    }: send the document as the multipart field \`${UPLOAD_FIELD}\`.`,
+    { param: UPLOAD_FIELD },
+  );
+}
+
+/** One file part: the `file` field is read into memory (once, named, not empty); others are drained. */
+function readFilePart({
+  name,
+  stream,
+  info,
+  progress,
+  settle,
+  tooLarge,
+}: {
+  name: string;
+  stream: Readable & { truncated?: boolean };
+  info: busboy.FileInfo;
+  progress: UploadProgress;
+  settle: SettleUpload;
+  tooLarge: () => PayloadTooLargeError;
+}): void {
+  // Every file stream gets an error listener first: busboy fails the open one with
+  // "Unexpected end of form" when the body ends early, and an unheard stream error would
+  // crash the process.
+  stream.on('error', (error: Error) => settle(malformed(error)));
+  if (name !== UPLOAD_FIELD || progress.settled) {
+    if (name !== UPLOAD_FIELD) progress.otherFiles.push(name);
+    stream.resume();
+    return;
+  }
+  if (progress.upload !== undefined || progress.pendingFile) {
+    stream.resume();
+    settle(
+      new ValidationError(`Send one file per upload (the \`${UPLOAD_FIELD}\` field came twice).`, {
+        param: UPLOAD_FIELD,
+      }),
+    );
+    return;
+  }
+  const filename = cleanFilename(info.filename);
+  if (filename === '') {
+    stream.resume();
+    settle(
+      new ValidationError(
+        `The \`${UPLOAD_FIELD}\` field has no file name; send it as a file (e.g. curl -F ${UPLOAD_FIELD}=@report.pdf).`,
+        { param: UPLOAD_FIELD },
+      ),
+    );
+    return;
+  }
+  progress.pendingFile = true;
+  let size = 0;
+  stream.on('data', (chunk: Buffer) => {
+    if (progress.settled) return;
+    size += chunk.length;
+    progress.chunks.push(chunk);
+  });
+  stream.on('limit', () => settle(tooLarge()));
+  stream.on('end', () => {
+    progress.pendingFile = false;
+    if (progress.settled) return;
+    if (size === 0) {
+      settle(new ValidationError(`The file ${filename} is empty.`, { param: UPLOAD_FIELD }));
+      return;
+    }
+    progress.upload = {
+      filename,
+      mediaType: info.mimeType === '' ? 'application/octet-stream' : info.mimeType,
+      bytes: Buffer.concat(progress.chunks, size),
+    };
+    progress.chunks = [];
+    settle(undefined);
   });
 }

@@ -17,10 +17,12 @@ import {
   UpstreamError,
 } from '@fleet/errors';
 import { setSessionAttributes, setSpanOutput, type Span } from '@fleet/telemetry';
+import { createOpenAIStream, sendJsonAnswer } from '../openai';
 import {
   createChunkWriter,
   progressObject,
   toCompletion,
+  type ChunkWriter,
   type CollectedRun,
   type FleetChunk,
 } from './openai-chunks';
@@ -168,8 +170,60 @@ function describeFailure(
     : new UpstreamError('The orchestrator failed.', { status: 502, cause: error });
 }
 
-function writeChunk(res: ServerResponse, chunk: FleetChunk): void {
-  res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+/** The headers of a run's answer: the route taken, and the session once it is known. */
+function answerHeaders(
+  responseHeaders: Record<string, string>,
+  sessionId: string | undefined,
+): Record<string, string> {
+  return sessionId === undefined
+    ? responseHeaders
+    : { ...responseHeaders, 'x-session-id': sessionId };
+}
+
+/**
+ * Reads a run's events into `run` as they arrive and, when streaming, hands each chunk to `send`
+ * (undefined: no chunk is built). Throws when the run failed.
+ */
+async function collectRun({
+  events,
+  run,
+  span,
+  writer,
+  send,
+}: {
+  events: AsyncIterable<StreamResponse>;
+  run: CollectedRun;
+  span: Span | undefined;
+  writer: ChunkWriter;
+  send: ((chunk: FleetChunk) => void) | undefined;
+}): Promise<void> {
+  for await (const event of events) {
+    for (const happening of interpret(event, run.sessionId)) {
+      switch (happening.kind) {
+        case 'session':
+          run.sessionId = happening.sessionId;
+          if (span?.isRecording()) setSessionAttributes(span, { sessionId: happening.sessionId });
+          break;
+        case 'progress':
+          if (happening.line !== '') run.lines.push(happening.line);
+          send?.(writer.progress(happening.line, happening.fleet));
+          break;
+        case 'answer':
+          run.answer = happening.text;
+          run.result = happening.result;
+          send?.(writer.answer(happening.text, happening.result));
+          break;
+        case 'paused':
+          run.lines.push(happening.line);
+          send?.(writer.progress(happening.line, { type: 'run-paused', sessionId: run.sessionId }));
+          break;
+        case 'failed':
+          throw new UpstreamError(`The orchestrated run failed: ${happening.reason}`, {
+            status: 502,
+          });
+      }
+    }
+  }
 }
 
 /**
@@ -197,69 +251,22 @@ export async function answerRun({
   beforeEnd,
 }: AnswerRunOptions): Promise<void> {
   const abort = new AbortController();
-  const onClose = (): void => {
-    if (!res.writableFinished) abort.abort();
-  };
-  res.once('close', onClose);
+  const sse = createOpenAIStream(res, { keepAliveMs, onClose: () => abort.abort() });
   const writer = createChunkWriter({ model });
   const run: CollectedRun = { lines: [], answer: '', result: undefined, sessionId };
-  let headersSent = false;
-  let keepAlive: NodeJS.Timeout | undefined;
-
-  const startStream = (): void => {
-    if (headersSent) return;
-    headersSent = true;
-    res.statusCode = 200;
-    for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
-    if (run.sessionId !== undefined) res.setHeader('x-session-id', run.sessionId);
-    res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-    res.setHeader('cache-control', 'no-cache');
-    res.setHeader('x-accel-buffering', 'no');
-    res.flushHeaders();
-    keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
-    keepAlive.unref();
+  const send = (chunk: FleetChunk): void => {
+    if (!sse.opened) sse.open({ headers: answerHeaders(responseHeaders, run.sessionId) });
+    sse.data(JSON.stringify(chunk));
   };
 
   try {
-    for await (const event of events(abort.signal)) {
-      for (const happening of interpret(event, run.sessionId)) {
-        switch (happening.kind) {
-          case 'session':
-            run.sessionId = happening.sessionId;
-            if (span?.isRecording()) setSessionAttributes(span, { sessionId: happening.sessionId });
-            break;
-          case 'progress':
-            if (happening.line !== '') run.lines.push(happening.line);
-            if (stream) {
-              startStream();
-              writeChunk(res, writer.progress(happening.line, happening.fleet));
-            }
-            break;
-          case 'answer':
-            run.answer = happening.text;
-            run.result = happening.result;
-            if (stream) {
-              startStream();
-              writeChunk(res, writer.answer(happening.text, happening.result));
-            }
-            break;
-          case 'paused':
-            run.lines.push(happening.line);
-            if (stream) {
-              startStream();
-              writeChunk(
-                res,
-                writer.progress(happening.line, { type: 'run-paused', sessionId: run.sessionId }),
-              );
-            }
-            break;
-          case 'failed':
-            throw new UpstreamError(`The orchestrated run failed: ${happening.reason}`, {
-              status: 502,
-            });
-        }
-      }
-    }
+    await collectRun({
+      events: events(abort.signal),
+      run,
+      span,
+      writer,
+      send: stream ? send : undefined,
+    });
   } catch (error) {
     if (abort.signal.aborted) {
       // The client went away: make sure its connection is released, whatever state it is in.
@@ -267,31 +274,25 @@ export async function answerRun({
       return;
     }
     const failure = describeFailure(error, orchestratorUrl, run.sessionId);
-    if (!stream || !headersSent) throw failure;
+    if (!stream || !sse.opened) throw failure;
     await beforeEnd?.();
     // Mid-stream: an error event OpenAI SDKs raise as an APIError, never a clean end.
-    res.end(
-      `event: error\ndata: ${JSON.stringify({ error: { message: failure.message, type: 'server_error', param: null, code: failure.code.toLowerCase() } })}\n\n`,
-    );
+    sse.fail(failure);
     return;
   } finally {
-    clearInterval(keepAlive);
-    res.off('close', onClose);
+    sse.release();
   }
   if (abort.signal.aborted) return;
   if (span?.isRecording()) setSpanOutput(span, run.answer);
 
   await beforeEnd?.();
   if (stream) {
-    startStream();
-    writeChunk(res, writer.stop());
-    res.end('data: [DONE]\n\n');
+    send(writer.stop());
+    sse.done();
     return;
   }
-  const body = JSON.stringify(toCompletion(run, { model }));
-  res.statusCode = 200;
-  for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
-  if (run.sessionId !== undefined) res.setHeader('x-session-id', run.sessionId);
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.end(body);
+  sendJsonAnswer(res, {
+    headers: answerHeaders(responseHeaders, run.sessionId),
+    body: JSON.stringify(toCompletion(run, { model })),
+  });
 }

@@ -10,7 +10,8 @@ import {
 } from '@fleet/a2a';
 import { BadRequestError, FleetError, ServiceUnavailableError, UpstreamError } from '@fleet/errors';
 import { setSpanOutput, type Span } from '@fleet/telemetry';
-import { createChunkWriter, type FleetChunk } from '../orchestration';
+import { createOpenAIStream, sendJsonAnswer } from '../openai';
+import { createChunkWriter, type ChunkWriter, type FleetChunk } from '../orchestration';
 
 // Tolerant readers of the reasoning agent's parts (CONTRIBUTING.md convention 9): the gateway shows what it
 // understands and passes the rest through.
@@ -146,8 +147,92 @@ function toUsage(data: z.infer<typeof resultDataSchema> | undefined): OpenAIUsag
   };
 }
 
-function writeChunk(res: ServerResponse, chunk: FleetChunk | Record<string, unknown>): void {
-  res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+type ReasoningAnswer = { text: string; data: z.infer<typeof resultDataSchema> | undefined };
+
+/**
+ * Reads the reasoning agent's events: each step's line goes into `lines` and, when streaming, its
+ * chunk to `send` (undefined: no chunk is built). Returns the answer; throws when the task failed
+ * or ended without one.
+ */
+async function collectReasoning({
+  events,
+  lines,
+  writer,
+  send,
+}: {
+  events: AsyncIterable<StreamResponse>;
+  lines: string[];
+  writer: ChunkWriter;
+  send: ((chunk: FleetChunk) => void) | undefined;
+}): Promise<ReasoningAnswer> {
+  let answer: ReasoningAnswer | undefined;
+  for await (const event of events) {
+    for (const happening of interpret(event)) {
+      switch (happening.kind) {
+        case 'step':
+          lines.push(happening.line);
+          send?.(
+            writer.progress(
+              happening.line,
+              happening.step === undefined
+                ? undefined
+                : { type: 'reasoning-step', step: happening.step },
+            ),
+          );
+          break;
+        case 'answer':
+          answer = { text: happening.text, data: happening.data };
+          send?.(writer.answer(happening.text, undefined));
+          break;
+        case 'failed':
+          throw happening.error;
+      }
+    }
+  }
+  if (answer === undefined) {
+    throw new UpstreamError('The reasoning agent ended its stream without an answer.', {
+      status: 502,
+    });
+  }
+  return answer;
+}
+
+/** The one `chat.completion` of a reasoning answer that is not streamed. */
+function toReasoningCompletion({
+  writer,
+  model,
+  answer,
+  lines,
+}: {
+  writer: ChunkWriter;
+  model: string;
+  answer: ReasoningAnswer;
+  lines: readonly string[];
+}): ReasoningCompletion {
+  const usage = toUsage(answer.data);
+  return {
+    id: writer.id,
+    object: 'chat.completion',
+    created: writer.created,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: answer.text,
+          reasoning_content: lines.map((line) => `${line}\n`).join(''),
+        },
+        finish_reason: 'stop',
+      },
+    ],
+    ...(usage === undefined ? {} : { usage }),
+    fleet: {
+      route: 'reasoning',
+      ...(answer.data?.stopReason === undefined ? {} : { stopReason: answer.data.stopReason }),
+      ...(answer.data?.iterations === undefined ? {} : { iterations: answer.data.iterations }),
+    },
+  };
 }
 
 /**
@@ -176,65 +261,22 @@ export async function answerReasoning({
   keepAliveMs = 15_000,
 }: AnswerReasoningOptions): Promise<void> {
   const abort = new AbortController();
-  const onClose = (): void => {
-    if (!res.writableFinished) abort.abort();
-  };
-  res.once('close', onClose);
+  const sse = createOpenAIStream(res, { keepAliveMs, onClose: () => abort.abort() });
   const writer = createChunkWriter({ model });
   const lines: string[] = [];
-  let answer: { text: string; data: z.infer<typeof resultDataSchema> | undefined } | undefined;
-  let headersSent = false;
-  let keepAlive: NodeJS.Timeout | undefined;
-
-  const startStream = (): void => {
-    if (headersSent) return;
-    headersSent = true;
-    res.statusCode = 200;
-    for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
-    res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-    res.setHeader('cache-control', 'no-cache');
-    res.setHeader('x-accel-buffering', 'no');
-    res.flushHeaders();
-    keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
-    keepAlive.unref();
+  const send = (chunk: FleetChunk | Record<string, unknown>): void => {
+    if (!sse.opened) sse.open({ headers: responseHeaders });
+    sse.data(JSON.stringify(chunk));
   };
 
+  let answer: ReasoningAnswer;
   try {
-    for await (const event of events(abort.signal)) {
-      for (const happening of interpret(event)) {
-        switch (happening.kind) {
-          case 'step':
-            lines.push(happening.line);
-            if (stream) {
-              startStream();
-              writeChunk(
-                res,
-                writer.progress(
-                  happening.line,
-                  happening.step === undefined
-                    ? undefined
-                    : { type: 'reasoning-step', step: happening.step },
-                ),
-              );
-            }
-            break;
-          case 'answer':
-            answer = { text: happening.text, data: happening.data };
-            if (stream) {
-              startStream();
-              writeChunk(res, writer.answer(happening.text, undefined));
-            }
-            break;
-          case 'failed':
-            throw happening.error;
-        }
-      }
-    }
-    if (answer === undefined) {
-      throw new UpstreamError('The reasoning agent ended its stream without an answer.', {
-        status: 502,
-      });
-    }
+    answer = await collectReasoning({
+      events: events(abort.signal),
+      lines,
+      writer,
+      send: stream ? send : undefined,
+    });
   } catch (error) {
     if (abort.signal.aborted) {
       // The client went away: release its connection; the agent's task is cancelled with it.
@@ -242,62 +284,33 @@ export async function answerReasoning({
       return;
     }
     const failed = describeFailure(error, agentUrl);
-    if (!stream || !headersSent) throw failed;
+    if (!stream || !sse.opened) throw failed;
     // Mid-stream: an error event OpenAI SDKs raise as an APIError, never a clean end.
-    res.end(
-      `event: error\ndata: ${JSON.stringify({ error: { message: failed.message, type: 'server_error', param: null, code: failed.code.toLowerCase() } })}\n\n`,
-    );
+    sse.fail(failed);
     return;
   } finally {
-    clearInterval(keepAlive);
-    res.off('close', onClose);
+    sse.release();
   }
   if (abort.signal.aborted) return;
   if (span?.isRecording()) setSpanOutput(span, answer.text);
-  const usage = toUsage(answer.data);
-  const fleet = {
-    route: 'reasoning',
-    ...(answer.data?.stopReason === undefined ? {} : { stopReason: answer.data.stopReason }),
-    ...(answer.data?.iterations === undefined ? {} : { iterations: answer.data.iterations }),
-  };
 
   if (stream) {
-    startStream();
-    writeChunk(res, writer.stop());
+    send(writer.stop());
     if (includeUsage) {
-      writeChunk(res, {
+      send({
         id: writer.id,
         object: 'chat.completion.chunk',
         created: writer.created,
         model,
         choices: [],
-        usage: usage ?? null,
+        usage: toUsage(answer.data) ?? null,
       });
     }
-    res.end('data: [DONE]\n\n');
+    sse.done();
     return;
   }
-  const completion: ReasoningCompletion = {
-    id: writer.id,
-    object: 'chat.completion',
-    created: writer.created,
-    model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: 'assistant',
-          content: answer.text,
-          reasoning_content: lines.map((line) => `${line}\n`).join(''),
-        },
-        finish_reason: 'stop',
-      },
-    ],
-    ...(usage === undefined ? {} : { usage }),
-    fleet,
-  };
-  res.statusCode = 200;
-  for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
-  res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.end(JSON.stringify(completion));
+  sendJsonAnswer(res, {
+    headers: responseHeaders,
+    body: JSON.stringify(toReasoningCompletion({ writer, model, answer, lines })),
+  });
 }

@@ -88,6 +88,10 @@ function reasoningDouble(received: Part[][], onAbort: () => void) {
       };
       return;
     }
+    if (text.includes('refuse midway')) {
+      yield { type: 'status', state: 'TASK_STATE_REJECTED', message: 'The agent will not go on.' };
+      return;
+    }
     yield step(1);
     yield step(2);
     yield {
@@ -270,6 +274,24 @@ describe('reasoning route', () => {
     expect(body).toMatch(
       /event: error\ndata: {"error":{"message":"The reasoning agent failed: The upstream LLM answered 500.","type":"server_error","param":null,"code":"upstream_error"}}\n\n$/,
     );
+  });
+
+  it('gives a failure mid-stream the same error body as the answer without streaming', async () => {
+    const messages = [{ role: 'user', content: 'refuse midway' }];
+    const answered = await post(gateway, { messages });
+    expect(answered.status).toBe(400);
+    const streamed = await post(gateway, { stream: true, messages }).buffer(true).parse(readText);
+    expect(streamed.status).toBe(200);
+    const frame = /event: error\ndata: (.*)\n\n$/.exec(streamed.body as string);
+    expect(JSON.parse(frame?.[1] ?? 'null')).toEqual(answered.body);
+    expect(answered.body).toEqual({
+      error: {
+        message: 'The agent will not go on.',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'bad_request',
+      },
+    });
   });
 
   it('cancels the agent task when the client goes away mid-stream', async () => {

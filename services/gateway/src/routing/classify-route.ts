@@ -9,7 +9,13 @@ import {
   ValidationError,
 } from '@fleet/errors';
 import { generateObject, type GenerateObjectOptions } from '@fleet/llm';
-import { SpanKind, setSpanOutput, withSpan, type WithSpanOptions } from '@fleet/telemetry';
+import {
+  SpanKind,
+  setSpanOutput,
+  withSpan,
+  type Span,
+  type WithSpanOptions,
+} from '@fleet/telemetry';
 import { messageText } from '../chat/message-text';
 import { AUTO_ROUTES, heuristicRoute, type AutoRoute } from './heuristic-route';
 import { createRouteCache, type RouteCache } from './route-cache';
@@ -173,6 +179,76 @@ interface Verdict {
   reason: string;
 }
 
+/** What a call to the classifier model needs. */
+interface ClassifierCall {
+  llm: ClassifierLlmClient;
+  model: string;
+  temperature: number;
+  timeoutMs: number;
+  tracer: WithSpanOptions['tracer'];
+}
+
+async function askModel(
+  { llm, model, temperature, timeoutMs, tracer }: ClassifierCall,
+  conversation: ConversationExcerpt,
+): Promise<Verdict> {
+  const earlier = conversation.earlier.map((turn) => `${turn.role}: ${turn.text}`).join('\n');
+  const content =
+    earlier === ''
+      ? `Request:\n${conversation.request}`
+      : `Earlier in the conversation:\n${earlier}\n\nRequest:\n${conversation.request}`;
+  const { object } = await generateObject({
+    client: llm,
+    model,
+    schema: classifierAnswerSchema,
+    schemaName: 'route_decision',
+    schemaDescription: 'Which route serves the request, and why.',
+    messages: [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content },
+    ],
+    temperature,
+    maxTokens: 100,
+    signal: AbortSignal.timeout(timeoutMs),
+    tracer,
+  });
+  return { route: object.route, reason: headerSafe(object.reason) };
+}
+
+/** The heuristic's decision, the reason saying why the model did not decide. */
+function heuristicDecision({
+  text,
+  offline,
+  why,
+}: {
+  text: string;
+  offline: boolean;
+  why: string;
+}): RouteClassification {
+  const choice = heuristicRoute({ text, offline });
+  return {
+    route: choice.route,
+    reason: `auto: heuristic (${why}): ${choice.reason}`,
+    source: 'heuristic',
+    cached: false,
+  };
+}
+
+/** Records a decision on its `gateway.route` span (and the classifier's model, when there is one). */
+function describeRouteSpan(
+  span: Span,
+  { decision, model }: { decision: RouteClassification; model: string | undefined },
+): void {
+  span.setAttributes({
+    'fleet.route': decision.route,
+    'fleet.route.reason': decision.reason,
+    'fleet.route.source': decision.source,
+    'fleet.route.cached': decision.cached,
+    ...(model === undefined ? {} : { 'fleet.route.classifier_model': model }),
+  });
+  setSpanOutput(span, { route: decision.route, reason: decision.reason });
+}
+
 /**
  * Builds the `auto` router. It asks the upstream model (`ROUTING_CLASSIFIER_MODEL`, strict
  * structured output) whether a request needs the fleet's agents; when there is no upstream, or
@@ -208,45 +284,16 @@ export function createRouteClassifier({
   const inFlight = new Map<string, Promise<Verdict>>();
   let paused: { until: number; why: string } | undefined;
 
-  async function askModel(
-    llm: ClassifierLlmClient,
-    conversation: ConversationExcerpt,
-  ): Promise<Verdict> {
-    const earlier = conversation.earlier.map((turn) => `${turn.role}: ${turn.text}`).join('\n');
-    const content =
-      earlier === ''
-        ? `Request:\n${conversation.request}`
-        : `Earlier in the conversation:\n${earlier}\n\nRequest:\n${conversation.request}`;
-    const { object } = await generateObject({
-      client: llm,
-      model,
-      schema: classifierAnswerSchema,
-      schemaName: 'route_decision',
-      schemaDescription: 'Which route serves the request, and why.',
-      messages: [
-        { role: 'system', content: SYSTEM_PROMPT },
-        { role: 'user', content },
-      ],
-      temperature,
-      maxTokens: 100,
-      signal: AbortSignal.timeout(timeoutMs),
-      tracer,
-    });
-    return { route: object.route, reason: headerSafe(object.reason) };
-  }
-
   async function decide(
     tenant: string,
     conversation: ConversationExcerpt,
   ): Promise<RouteClassification> {
     if (client === undefined) {
-      const choice = heuristicRoute({ text: conversation.request, offline });
-      return {
-        route: choice.route,
-        reason: `auto: heuristic (${offline ? 'no upstream' : 'no classifier'}): ${choice.reason}`,
-        source: 'heuristic',
-        cached: false,
-      };
+      return heuristicDecision({
+        text: conversation.request,
+        offline,
+        why: offline ? 'no upstream' : 'no classifier',
+      });
     }
     const label = `auto: classifier (model ${headerSafe(model)}`;
     const key = cacheKey({ tenant, model, conversation });
@@ -261,13 +308,11 @@ export function createRouteClassifier({
     }
     const pending = inFlight.get(key);
     if (pending === undefined && paused !== undefined && now() < paused.until) {
-      const choice = heuristicRoute({ text: conversation.request, offline: false });
-      return {
-        route: choice.route,
-        reason: `auto: heuristic (classifier paused after a failure: ${paused.why}): ${choice.reason}`,
-        source: 'heuristic',
-        cached: false,
-      };
+      return heuristicDecision({
+        text: conversation.request,
+        offline: false,
+        why: `classifier paused after a failure: ${paused.why}`,
+      });
     }
     try {
       const verdict = await (pending ?? startCall(key, client, conversation));
@@ -282,13 +327,7 @@ export function createRouteClassifier({
       if (!(error instanceof ValidationError) && failureCooldownMs > 0) {
         paused = { until: now() + failureCooldownMs, why };
       }
-      const choice = heuristicRoute({ text: conversation.request, offline: false });
-      return {
-        route: choice.route,
-        reason: `auto: heuristic (${why}): ${choice.reason}`,
-        source: 'heuristic',
-        cached: false,
-      };
+      return heuristicDecision({ text: conversation.request, offline: false, why });
     }
   }
 
@@ -297,7 +336,7 @@ export function createRouteClassifier({
     llm: ClassifierLlmClient,
     conversation: ConversationExcerpt,
   ): Promise<Verdict> {
-    const call = askModel(llm, conversation)
+    const call = askModel({ llm, model, temperature, timeoutMs, tracer }, conversation)
       .then((verdict) => {
         cache.set(key, verdict);
         return verdict;
@@ -315,14 +354,7 @@ export function createRouteClassifier({
         async (span) => {
           const decision = await decide(tenant, conversation);
           if (span.isRecording()) {
-            span.setAttributes({
-              'fleet.route': decision.route,
-              'fleet.route.reason': decision.reason,
-              'fleet.route.source': decision.source,
-              'fleet.route.cached': decision.cached,
-              ...(client === undefined ? {} : { 'fleet.route.classifier_model': model }),
-            });
-            setSpanOutput(span, { route: decision.route, reason: decision.reason });
+            describeRouteSpan(span, { decision, model: client === undefined ? undefined : model });
           }
           return decision;
         },

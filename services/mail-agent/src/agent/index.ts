@@ -1,13 +1,13 @@
 /** The mail agent as an A2A agent: its card, execute function, handler and result shapes. */
 export { createMailHandler } from './create-mail-handler';
 export type { CreateMailHandlerOptions } from './create-mail-handler';
-export { createMailAgent, SEND_CLAIM_KEY } from './mail-agent';
+export { createMailAgent } from './mail-agent';
 export type { CreateMailAgentOptions } from './mail-agent';
+export { SEND_CLAIM_KEY } from './send-approved';
 export { buildMailCard, MAIL_AGENT_VERSION, MAIL_SKILLS } from './mail-card';
 export type { BuildMailCardOptions, MailSkill } from './mail-card';
 export {
   draftResultDataSchema,
-  errorDataSchema,
   mailSourceSchema,
   pendingMailSchema,
   readResultDataSchema,
@@ -16,7 +16,6 @@ export {
 } from './result-data';
 export type {
   DraftResultData,
-  ErrorData,
   PendingMail,
   ReadResultData,
   SearchResultData,

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import type { ChosenAction } from '../actions';
 import {
   fullMessageSchema,
   mailFolderSchema,
   messageSummarySchema,
   outgoingMailSchema,
+  type MessageSummary,
 } from '../mail';
 
 /** A source a result's `[n]` markers point at: one per message (`[n]` = `sources[n - 1]`). */
@@ -12,11 +14,41 @@ export const mailSourceSchema = z.object({
   snippet: z.string().optional(),
 });
 
+export type MailSource = z.infer<typeof mailSourceSchema>;
+
+/**
+ * The source a message is cited as: subject, sender and day, and its snippet.
+ *
+ * @example
+ * mailSource(message); // { title: 'Invoice 4711 — Bob <bob@example.test>, 2026-03-02', snippet: '…' }
+ */
+export function mailSource(message: MessageSummary): MailSource {
+  const date = message.date?.slice(0, 10);
+  return {
+    title: `${message.subject || '(no subject)'} — ${message.from || 'unknown sender'}${date === undefined ? '' : `, ${date}`}`,
+    ...(message.snippet === '' ? {} : { snippet: message.snippet }),
+  };
+}
+
 /** How the action was chosen, on every result. */
 const chosenSchema = z.object({
   chosenBy: z.enum(['llm', 'rules']),
   llmError: z.string().optional(),
 });
+type ChosenData = z.infer<typeof chosenSchema>;
+
+/**
+ * The fields of a result that say how its action was chosen.
+ *
+ * @example
+ * const data: ReadResultData = { action: 'read', message, sources, ...chosenData(chosen) };
+ */
+export function chosenData(chosen: ChosenAction): ChosenData {
+  return {
+    chosenBy: chosen.chosenBy,
+    ...(chosen.llmError === undefined ? {} : { llmError: chosen.llmError }),
+  };
+}
 
 /** The data part of the `result` artifact of a search. */
 export const searchResultDataSchema = chosenSchema.extend({
@@ -81,13 +113,3 @@ export const pendingMailSchema = z.object({
   }),
 });
 export type PendingMail = z.infer<typeof pendingMailSchema>['pendingMail'];
-
-/** The data part of a FAILED or REJECTED status message, beside its text. */
-export const errorDataSchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-  }),
-});
-export type ErrorData = z.infer<typeof errorDataSchema>;

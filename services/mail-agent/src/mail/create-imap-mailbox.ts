@@ -1,6 +1,13 @@
-import { ImapFlow, type ListResponse, type SearchObject } from 'imapflow';
+import { ImapFlow, type FetchMessageObject, type ListResponse, type SearchObject } from 'imapflow';
 import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
-import { ConnectionError, FleetError, UpstreamError, ValidationError } from '@fleet/errors';
+import {
+  ConnectionError,
+  FleetError,
+  isConnectFailure,
+  networkErrorCode,
+  UpstreamError,
+  ValidationError,
+} from '@fleet/errors';
 import { Attributes, setSpanOutput, SpanKind, withSpan } from '@fleet/telemetry';
 import type { MailAccount, MailServer } from './mail-account';
 import type { FullMessage, MailFolder, MessageSummary, SearchCriteria } from './mail-message';
@@ -117,6 +124,13 @@ function toSearchObject(criteria: SearchCriteria): SearchObject {
   return query;
 }
 
+/** The socket codes that mean the IMAP server cannot be reached (imapflow's timeouts too). */
+const IMAP_UNREACHABLE_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+]);
+
 /**
  * A failure of the IMAP server as a fleet error that says which server and what to check:
  * `ConnectionError` when it cannot be reached, `UpstreamError` (401) for a refused login, else
@@ -127,7 +141,6 @@ function toSearchObject(criteria: SearchCriteria): SearchObject {
  */
 export function imapFailure(server: MailServer, error: unknown): Error {
   if (FleetError.isInstance(error)) return error;
-  const code = (error as { code?: unknown } | null)?.code;
   const responseText = (error as { responseText?: unknown } | null)?.responseText;
   const detail =
     typeof responseText === 'string' && responseText !== ''
@@ -136,8 +149,10 @@ export function imapFailure(server: MailServer, error: unknown): Error {
         ? error.message
         : String(error);
   const where = `The IMAP server ${server.host}:${server.port}`;
-  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'ETIMEDOUT') {
-    return new ConnectionError(`${where} cannot be reached (${String(code)}).`, { cause: error });
+  if (isConnectFailure(error, { codes: IMAP_UNREACHABLE_CODES })) {
+    return new ConnectionError(`${where} cannot be reached (${String(networkErrorCode(error))}).`, {
+      cause: error,
+    });
   }
   if ((error as { authenticationFailed?: unknown } | null)?.authenticationFailed === true) {
     return new UpstreamError(
@@ -146,6 +161,162 @@ export function imapFailure(server: MailServer, error: unknown): Error {
     );
   }
   return new UpstreamError(`${where} failed: ${detail}`, { cause: error, status: 502 });
+}
+
+/** The account with its IMAP server. */
+type ImapAccount = MailAccount & { imap: MailServer };
+
+/**
+ * Runs `work` on a connection of its own (login with a password, or XOAUTH2 with the access
+ * token) and logs out after; failures become {@link imapFailure}s.
+ */
+async function withClient<T>(
+  account: ImapAccount,
+  work: (client: ImapFlow) => Promise<T>,
+): Promise<T> {
+  const server = account.imap;
+  const client = new ImapFlow({
+    host: server.host,
+    port: server.port,
+    secure: server.secure,
+    auth:
+      account.auth.kind === 'oauth2'
+        ? { user: account.user, accessToken: account.auth.accessToken }
+        : { user: account.user, pass: account.auth.password },
+    logger: false,
+    tls: { rejectUnauthorized: account.tlsRejectUnauthorized },
+    connectionTimeout: account.timeoutMs,
+    greetingTimeout: account.timeoutMs,
+    socketTimeout: account.timeoutMs,
+  });
+  // A dropped connection is reported by the command that was waiting; without a listener the
+  // error event would crash the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return await work(client);
+  } catch (error) {
+    throw imapFailure(server, error);
+  } finally {
+    await client.logout().catch(() => client.close());
+  }
+}
+
+/** The IMAP name of a folder: INBOX, the configured mailbox, the one marked special-use, or the usual name. */
+async function mailboxFor(
+  client: ImapFlow,
+  account: MailAccount,
+  folder: MailFolder,
+): Promise<string> {
+  if (folder === 'inbox') return 'INBOX';
+  const configured = folder === 'sent' ? account.sentMailbox : account.draftsMailbox;
+  if (configured !== undefined) return configured;
+  const list: ListResponse[] = await client.list();
+  const marked = list.find((entry) => entry.specialUse === SPECIAL_USE[folder]);
+  if (marked !== undefined) return marked.path;
+  const named = list.find(
+    (entry) => entry.path.toLowerCase() === FALLBACK_NAME[folder].toLowerCase(),
+  );
+  return named?.path ?? FALLBACK_NAME[folder];
+}
+
+/** Runs `work` in a TOOL span named `name` (`imap.search`), its result as the span's output. */
+function tool<T>(
+  server: MailServer,
+  { name, input }: { name: string; input: unknown },
+  work: () => Promise<T>,
+): Promise<T> {
+  return withSpan(
+    {
+      name,
+      kind: SpanKind.TOOL,
+      input,
+      attributes: {
+        [Attributes.TOOL_NAME]: name,
+        'mail.server': `${server.host}:${server.port}`,
+      },
+    },
+    async (span) => {
+      const result = await work();
+      setSpanOutput(span, result);
+      return result;
+    },
+  );
+}
+
+/** Runs `work` with the folder's mailbox selected read-only. */
+async function inFolder<T>(
+  client: ImapFlow,
+  { account, folder }: { account: MailAccount; folder: MailFolder },
+  work: (mailbox: string) => Promise<T>,
+): Promise<T> {
+  const mailbox = await mailboxFor(client, account, folder);
+  const lock = await client.getMailboxLock(mailbox, { readOnly: true });
+  try {
+    return await work(mailbox);
+  } finally {
+    lock.release();
+  }
+}
+
+/** When the server received the message, when it says so as a date. */
+function internalDateOf(message: Pick<FetchMessageObject, 'internalDate'>): Date | undefined {
+  return message.internalDate instanceof Date ? message.internalDate : undefined;
+}
+
+/** A server-side SEARCH of the folder: how many matched and the newest `limit`, summarised. */
+function searchFolder(
+  client: ImapFlow,
+  account: MailAccount,
+  { folder, criteria, limit }: Parameters<Mailbox['search']>[0],
+): Promise<SearchResult> {
+  return inFolder(client, { account, folder }, async (mailbox) => {
+    const found = await client.search(toSearchObject(criteria), { uid: true });
+    const uids = (Array.isArray(found) ? found : []).sort((a, b) => b - a);
+    const newest = uids.slice(0, limit);
+    const messages: MessageSummary[] = [];
+    if (newest.length > 0) {
+      for await (const message of client.fetch(
+        newest.join(','),
+        { uid: true, internalDate: true, source: { maxLength: SUMMARY_BYTES } },
+        { uid: true },
+      )) {
+        if (message.source === undefined) continue;
+        const parsed = await simpleParser(message.source);
+        const internalDate = internalDateOf(message);
+        messages.push(toSummary(parsed, { folder, mailbox, uid: message.uid, internalDate }));
+      }
+    }
+    messages.sort((a, b) => b.uid - a.uid);
+    return { folder, mailbox, total: uids.length, messages };
+  });
+}
+
+/** One message in full, or undefined when the folder has no such UID. */
+function readFolder(
+  client: ImapFlow,
+  account: MailAccount,
+  { folder, uid }: Parameters<Mailbox['read']>[0],
+): Promise<FullMessage | undefined> {
+  return inFolder(client, { account, folder }, async (mailbox) => {
+    const message = await client.fetchOne(
+      String(uid),
+      { uid: true, internalDate: true, source: true },
+      { uid: true },
+    );
+    if (message === false || message.source === undefined) return undefined;
+    const parsed = await simpleParser(message.source);
+    const internalDate = internalDateOf(message);
+    const summary = toSummary(parsed, { folder, mailbox, uid: message.uid, internalDate });
+    const full: FullMessage = {
+      ...summary,
+      text: bodyText(parsed),
+      replyTo: addresses(parsed.replyTo)[0] ?? summary.from,
+      ...(parsed.inReplyTo === undefined ? {} : { inReplyTo: parsed.inReplyTo }),
+      references: references(parsed),
+    };
+    return full;
+  });
 }
 
 /**
@@ -157,76 +328,16 @@ export function imapFailure(server: MailServer, error: unknown): Error {
  * const mailbox = createImapMailbox(account);
  * const found = await mailbox.search({ folder: 'inbox', criteria: { from: 'bob' }, limit: 10 });
  */
-export function createImapMailbox(account: MailAccount & { imap: MailServer }): Mailbox {
+export function createImapMailbox(account: ImapAccount): Mailbox {
   const server = account.imap;
 
-  async function withClient<T>(work: (client: ImapFlow) => Promise<T>): Promise<T> {
-    const client = new ImapFlow({
-      host: server.host,
-      port: server.port,
-      secure: server.secure,
-      auth:
-        account.auth.kind === 'oauth2'
-          ? { user: account.user, accessToken: account.auth.accessToken }
-          : { user: account.user, pass: account.auth.password },
-      logger: false,
-      tls: { rejectUnauthorized: account.tlsRejectUnauthorized },
-      connectionTimeout: account.timeoutMs,
-      greetingTimeout: account.timeoutMs,
-      socketTimeout: account.timeoutMs,
-    });
-    // A dropped connection is reported by the command that was waiting; without a listener the
-    // error event would crash the process.
-    client.on('error', () => undefined);
-    try {
-      await client.connect();
-      return await work(client);
-    } catch (error) {
-      throw imapFailure(server, error);
-    } finally {
-      await client.logout().catch(() => client.close());
-    }
-  }
-
-  async function mailboxFor(client: ImapFlow, folder: MailFolder): Promise<string> {
-    if (folder === 'inbox') return 'INBOX';
-    const configured = folder === 'sent' ? account.sentMailbox : account.draftsMailbox;
-    if (configured !== undefined) return configured;
-    const list: ListResponse[] = await client.list();
-    const marked = list.find((entry) => entry.specialUse === SPECIAL_USE[folder]);
-    if (marked !== undefined) return marked.path;
-    const named = list.find(
-      (entry) => entry.path.toLowerCase() === FALLBACK_NAME[folder].toLowerCase(),
-    );
-    return named?.path ?? FALLBACK_NAME[folder];
-  }
-
-  function tool<T>(name: string, input: unknown, work: () => Promise<T>): Promise<T> {
-    return withSpan(
-      {
-        name,
-        kind: SpanKind.TOOL,
-        input,
-        attributes: {
-          [Attributes.TOOL_NAME]: name,
-          'mail.server': `${server.host}:${server.port}`,
-        },
-      },
-      async (span) => {
-        const result = await work();
-        setSpanOutput(span, result);
-        return result;
-      },
-    );
-  }
-
-  async function append(
+  function append(
     folder: 'drafts' | 'sent',
     raw: Buffer,
   ): Promise<{ mailbox: string; uid: number | undefined }> {
-    return tool('imap.append', { folder, bytes: raw.length }, () =>
-      withClient(async (client) => {
-        const mailbox = await mailboxFor(client, folder);
+    return tool(server, { name: 'imap.append', input: { folder, bytes: raw.length } }, () =>
+      withClient(account, async (client) => {
+        const mailbox = await mailboxFor(client, account, folder);
         const flags = folder === 'drafts' ? ['\\Draft', '\\Seen'] : ['\\Seen'];
         const appended = await client.append(mailbox, raw, flags);
         return { mailbox, uid: appended === false ? undefined : appended.uid };
@@ -235,66 +346,13 @@ export function createImapMailbox(account: MailAccount & { imap: MailServer }): 
   }
 
   return {
-    search: ({ folder, criteria, limit }) =>
-      tool('imap.search', { folder, criteria, limit }, () =>
-        withClient(async (client) => {
-          const mailbox = await mailboxFor(client, folder);
-          const lock = await client.getMailboxLock(mailbox, { readOnly: true });
-          try {
-            const found = await client.search(toSearchObject(criteria), { uid: true });
-            const uids = (Array.isArray(found) ? found : []).sort((a, b) => b - a);
-            const newest = uids.slice(0, limit);
-            const messages: MessageSummary[] = [];
-            if (newest.length > 0) {
-              for await (const message of client.fetch(
-                newest.join(','),
-                { uid: true, internalDate: true, source: { maxLength: SUMMARY_BYTES } },
-                { uid: true },
-              )) {
-                if (message.source === undefined) continue;
-                const parsed = await simpleParser(message.source);
-                const internalDate =
-                  message.internalDate instanceof Date ? message.internalDate : undefined;
-                messages.push(
-                  toSummary(parsed, { folder, mailbox, uid: message.uid, internalDate }),
-                );
-              }
-            }
-            messages.sort((a, b) => b.uid - a.uid);
-            return { folder, mailbox, total: uids.length, messages };
-          } finally {
-            lock.release();
-          }
-        }),
+    search: (options) =>
+      tool(server, { name: 'imap.search', input: options }, () =>
+        withClient(account, (client) => searchFolder(client, account, options)),
       ),
-    read: ({ folder, uid }) =>
-      tool('imap.read', { folder, uid }, () =>
-        withClient(async (client) => {
-          const mailbox = await mailboxFor(client, folder);
-          const lock = await client.getMailboxLock(mailbox, { readOnly: true });
-          try {
-            const message = await client.fetchOne(
-              String(uid),
-              { uid: true, internalDate: true, source: true },
-              { uid: true },
-            );
-            if (message === false || message.source === undefined) return undefined;
-            const parsed = await simpleParser(message.source);
-            const internalDate =
-              message.internalDate instanceof Date ? message.internalDate : undefined;
-            const summary = toSummary(parsed, { folder, mailbox, uid: message.uid, internalDate });
-            const full: FullMessage = {
-              ...summary,
-              text: bodyText(parsed),
-              replyTo: addresses(parsed.replyTo)[0] ?? summary.from,
-              ...(parsed.inReplyTo === undefined ? {} : { inReplyTo: parsed.inReplyTo }),
-              references: references(parsed),
-            };
-            return full;
-          } finally {
-            lock.release();
-          }
-        }),
+    read: (options) =>
+      tool(server, { name: 'imap.read', input: options }, () =>
+        withClient(account, (client) => readFolder(client, account, options)),
       ),
     saveDraft: (raw) => append('drafts', raw),
     saveSent: (raw) => append('sent', raw),

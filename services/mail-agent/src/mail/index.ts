@@ -2,6 +2,8 @@
 export { bareAddress, composeMail, renderMailPreview } from './compose-mail';
 export type { ComposedMail } from './compose-mail';
 export { createImapMailbox, imapFailure } from './create-imap-mailbox';
+export { createMailClients } from './create-mail-clients';
+export type { MailClients } from './create-mail-clients';
 export type { Mailbox, SearchResult } from './create-imap-mailbox';
 export { createSmtpSender, smtpFailure } from './create-smtp-sender';
 export type { MailSender, SendReceipt } from './create-smtp-sender';

@@ -28,19 +28,11 @@ export interface SeedMailboxOptions {
   messages: SeedMessage[];
 }
 
-/**
- * Puts messages into an IMAP mailbox with APPEND, in order, so their UIDs follow the list.
- *
- * @example
- * await seedMailbox({ host, port, user, password, messages: [{ from, to, subject, text, date }] });
- */
-export async function seedMailbox({
-  host,
-  port,
-  user,
-  password,
-  messages,
-}: SeedMailboxOptions): Promise<void> {
+/** Runs `work` logged in to the test server over plain IMAP, and logs out after. */
+async function withClient<T>(
+  { host, port, user, password }: Omit<SeedMailboxOptions, 'messages'>,
+  work: (client: ImapFlow) => Promise<T>,
+): Promise<T> {
   const client = new ImapFlow({
     host,
     port,
@@ -51,6 +43,20 @@ export async function seedMailbox({
   client.on('error', () => undefined);
   await client.connect();
   try {
+    return await work(client);
+  } finally {
+    await client.logout().catch(() => client.close());
+  }
+}
+
+/**
+ * Puts messages into an IMAP mailbox with APPEND, in order, so their UIDs follow the list.
+ *
+ * @example
+ * await seedMailbox({ host, port, user, password, messages: [{ from, to, subject, text, date }] });
+ */
+export async function seedMailbox({ messages, ...server }: SeedMailboxOptions): Promise<void> {
+  await withClient(server, async (client) => {
     for (const message of messages) {
       const raw = await new MailComposer({
         from: message.from,
@@ -67,9 +73,7 @@ export async function seedMailbox({
         .build();
       await client.append(message.mailbox ?? 'INBOX', raw, message.flags ?? [], message.date);
     }
-  } finally {
-    await client.logout().catch(() => client.close());
-  }
+  });
 }
 
 /** One message as the test reads it back: subject and flags, by mailbox. */
@@ -87,22 +91,10 @@ export interface StoredMessage {
  * const drafts = await listMailbox({ host, port, user, password, mailbox: 'Drafts' });
  */
 export async function listMailbox({
-  host,
-  port,
-  user,
-  password,
   mailbox,
+  ...server
 }: Omit<SeedMailboxOptions, 'messages'> & { mailbox: string }): Promise<StoredMessage[]> {
-  const client = new ImapFlow({
-    host,
-    port,
-    secure: false,
-    auth: { user, pass: password },
-    logger: false,
-  });
-  client.on('error', () => undefined);
-  await client.connect();
-  try {
+  return withClient(server, async (client) => {
     const lock = await client.getMailboxLock(mailbox, { readOnly: true });
     try {
       const stored: StoredMessage[] = [];
@@ -125,7 +117,5 @@ export async function listMailbox({
     } finally {
       lock.release();
     }
-  } finally {
-    await client.logout().catch(() => client.close());
-  }
+  });
 }

@@ -74,104 +74,26 @@ export function createAgentDirectory({
   keyPrefix = 'fleet:cards:',
   logger,
 }: AgentDirectoryOptions): AgentDirectory {
+  const prober: Prober = {
+    redis,
+    token,
+    ttlSeconds,
+    timeoutMs,
+    keyPrefix,
+    logger,
+    lastProblem: new Map(),
+  };
   let agents: AvailableAgent[] = [];
   let loadedAt = 0;
   /** Configured URLs whose agent the last load could not reach. */
   let unreachable = 0;
   let inFlight: Promise<AvailableAgent[]> | undefined;
   let timer: NodeJS.Timeout | undefined;
-  /** The last failure reason per URL, so a dropped agent is logged once, not every refresh. */
-  const lastProblem = new Map<string, string | undefined>();
-
-  async function cachedCard(url: string): Promise<AgentCard | undefined> {
-    try {
-      const text = await redis.get(`${keyPrefix}${url}`);
-      if (text === null) return undefined;
-      const parsed = safeParseJson({
-        text,
-        schema: agentCardSchema,
-        subject: `The cached card of ${url}`,
-      });
-      return parsed.success ? parsed.value : undefined;
-    } catch (error) {
-      logger.debug({ url, err: error }, 'card cache unavailable; reading the card');
-      return undefined;
-    }
-  }
-
-  async function cacheCard(url: string, card: AgentCard): Promise<void> {
-    try {
-      await redis.set(`${keyPrefix}${url}`, JSON.stringify(card), 'EX', ttlSeconds);
-    } catch (error) {
-      logger.debug({ url, err: error }, 'cannot cache the card');
-    }
-  }
-
-  /**
-   * The agent's process answers. `/healthz` is the fleet's convention, not A2A's: an agent we did
-   * not write may have none, and a 404 (or any other answer below 500, or 501) still proves its
-   * server is up. Only no answer or a server error drops it.
-   */
-  async function checkHealth(url: string): Promise<void> {
-    const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
-    await response.body?.cancel();
-    if (response.status >= 500 && response.status !== 501) {
-      throw new Error(`GET /healthz answered ${response.status}`);
-    }
-  }
-
-  async function probe(url: string): Promise<{ url: string; card: AgentCard } | undefined> {
-    let problem: string | undefined;
-    let card: AgentCard | undefined;
-    try {
-      card = await cachedCard(url);
-      if (card === undefined) {
-        // No retries: the next refresh is the retry, and a dead agent must not slow discovery.
-        card = await discoverAgentCard(url, {
-          ...(token === undefined ? {} : { token }),
-          timeoutMs,
-          maxRetries: 0,
-        });
-        await cacheCard(url, card);
-      }
-    } catch (error) {
-      problem = `its Agent Card cannot be read: ${reasonOf(error)}`;
-    }
-    if (problem === undefined) {
-      try {
-        await checkHealth(url);
-      } catch (error) {
-        problem = `its health check failed: ${reasonOf(error)}`;
-      }
-    }
-    if (problem !== lastProblem.get(url) || !lastProblem.has(url)) {
-      if (problem === undefined) logger.info({ url, agent: card?.name }, 'agent available');
-      else logger.warn({ url, reason: problem }, `agent dropped: ${problem}`);
-    }
-    lastProblem.set(url, problem);
-    return problem === undefined && card !== undefined ? { url, card } : undefined;
-  }
 
   async function load(): Promise<AvailableAgent[]> {
-    const found = await Promise.all(urls.map((url) => probe(url)));
+    const found = await Promise.all(urls.map((url) => probe(prober, url)));
     unreachable = found.filter((replica) => replica === undefined).length;
-    const byName = new Map<string, AvailableAgent>();
-    for (const replica of found) {
-      if (replica === undefined) continue;
-      const existing = byName.get(replica.card.name);
-      if (existing !== undefined) {
-        existing.replicas.push(replica);
-        continue;
-      }
-      byName.set(replica.card.name, {
-        name: replica.card.name,
-        url: replica.url,
-        card: replica.card,
-        summary: summaryOf(replica.card),
-        replicas: [replica],
-      });
-    }
-    agents = [...byName.values()];
+    agents = groupReplicas(found);
     loadedAt = Date.now();
     return agents;
   }
@@ -212,6 +134,121 @@ export function createAgentDirectory({
       timer = undefined;
     },
   };
+}
+
+/** What reading one agent's card and health needs. */
+interface Prober {
+  redis: Redis;
+  token: string | undefined;
+  ttlSeconds: number;
+  timeoutMs: number;
+  keyPrefix: string;
+  logger: DiscoveryLogger;
+  /** The last failure reason per URL, so a dropped agent is logged once, not every refresh. */
+  lastProblem: Map<string, string | undefined>;
+}
+
+async function cachedCard(
+  { redis, keyPrefix, logger }: Prober,
+  url: string,
+): Promise<AgentCard | undefined> {
+  try {
+    const text = await redis.get(`${keyPrefix}${url}`);
+    if (text === null) return undefined;
+    const parsed = safeParseJson({
+      text,
+      schema: agentCardSchema,
+      subject: `The cached card of ${url}`,
+    });
+    return parsed.success ? parsed.value : undefined;
+  } catch (error) {
+    logger.debug({ url, err: error }, 'card cache unavailable; reading the card');
+    return undefined;
+  }
+}
+
+async function cacheCard(
+  { redis, keyPrefix, ttlSeconds, logger }: Prober,
+  { url, card }: { url: string; card: AgentCard },
+): Promise<void> {
+  try {
+    await redis.set(`${keyPrefix}${url}`, JSON.stringify(card), 'EX', ttlSeconds);
+  } catch (error) {
+    logger.debug({ url, err: error }, 'cannot cache the card');
+  }
+}
+
+/**
+ * The agent's process answers. `/healthz` is the fleet's convention, not A2A's: an agent we did
+ * not write may have none, and a 404 (or any other answer below 500, or 501) still proves its
+ * server is up. Only no answer or a server error drops it.
+ */
+async function checkHealth(url: string, timeoutMs: number): Promise<void> {
+  const response = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+  await response.body?.cancel();
+  if (response.status >= 500 && response.status !== 501) {
+    throw new Error(`GET /healthz answered ${response.status}`);
+  }
+}
+
+/** One URL's card (cached, or read) and health; logs when its availability changes. */
+async function probe(
+  prober: Prober,
+  url: string,
+): Promise<{ url: string; card: AgentCard } | undefined> {
+  const { token, timeoutMs, logger, lastProblem } = prober;
+  let problem: string | undefined;
+  let card: AgentCard | undefined;
+  try {
+    card = await cachedCard(prober, url);
+    if (card === undefined) {
+      // No retries: the next refresh is the retry, and a dead agent must not slow discovery.
+      card = await discoverAgentCard(url, {
+        ...(token === undefined ? {} : { token }),
+        timeoutMs,
+        maxRetries: 0,
+      });
+      await cacheCard(prober, { url, card });
+    }
+  } catch (error) {
+    problem = `its Agent Card cannot be read: ${reasonOf(error)}`;
+  }
+  if (problem === undefined) {
+    try {
+      await checkHealth(url, timeoutMs);
+    } catch (error) {
+      problem = `its health check failed: ${reasonOf(error)}`;
+    }
+  }
+  if (problem !== lastProblem.get(url) || !lastProblem.has(url)) {
+    if (problem === undefined) logger.info({ url, agent: card?.name }, 'agent available');
+    else logger.warn({ url, reason: problem }, `agent dropped: ${problem}`);
+  }
+  lastProblem.set(url, problem);
+  return problem === undefined && card !== undefined ? { url, card } : undefined;
+}
+
+/** Replicas — URLs whose cards share a name — as one agent each, in AGENT_URLS order. */
+function groupReplicas(
+  found: readonly ({ url: string; card: AgentCard } | undefined)[],
+): AvailableAgent[] {
+  const byName = new Map<string, AvailableAgent>();
+  for (const replica of found) {
+    if (replica === undefined) continue;
+    const existing = byName.get(replica.card.name);
+    if (existing !== undefined) {
+      existing.replicas.push(replica);
+      continue;
+    }
+    byName.set(replica.card.name, {
+      name: replica.card.name,
+      url: replica.url,
+      card: replica.card,
+      summary: summaryOf(replica.card),
+      replicas: [replica],
+    });
+  }
+  return [...byName.values()];
 }
 
 /** How soon a directory with unreachable agents looks again when asked. */

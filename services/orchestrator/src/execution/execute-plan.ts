@@ -437,142 +437,161 @@ interface SettleOptions {
   resumed: 'running' | 'waiting_approval' | 'waiting_input' | undefined;
 }
 
+/** What a node's agent asks a person; for a resumed node waiting again, only the kind is known. */
+type Asking = Omit<NodeApprovalRequest, 'node' | 'taskId' | 'task' | 'signal'>;
+
 /**
  * Runs a node to its end: the first attempts (with retries), or — for a resumed node — its
  * recorded agent task; then, as long as the agent asks for approval, the decision and the
  * continuation of the same task. Once a task was continued or followed, a failure is final: the
  * agent may have acted, so the node is never sent again.
  */
-async function settleNode({
-  node,
-  input,
-  run,
-  options,
-  breakers,
-  resumed,
-}: SettleOptions): Promise<void> {
-  const { signal, awaitApproval } = options;
-  let outcome: NodeOutcome | undefined;
-  /** What the agent asks now; undefined when a resumed node waits again for its recorded request. */
-  let asking: Omit<NodeApprovalRequest, 'node' | 'taskId' | 'task' | 'signal'> | undefined;
-  let waitingKind: 'approval' | 'input' = 'approval';
-  if (resumed === 'waiting_approval' || resumed === 'waiting_input') {
-    if (run.taskId === undefined) {
-      fail(run, NOT_RESENT_MESSAGE);
-      return;
-    }
-    waitingKind = resumed === 'waiting_input' ? 'input' : 'approval';
-  } else if (resumed === 'running') {
-    if (run.taskId === undefined) {
-      fail(run, NOT_RESENT_MESSAGE);
-      return;
-    }
-    outcome = await continueTask({
-      node,
-      input,
-      options,
-      existingTask:
-        run.redeliver === undefined
-          ? { taskId: run.taskId }
-          : { taskId: run.taskId, ...run.redeliver, onlyIfStill: true },
-    });
-    delete run.redeliver;
-  } else {
-    outcome = await attemptWithRetries({ node, input, run, options, breakers });
-    if (outcome === undefined) return;
+async function settleNode(settle: SettleOptions): Promise<void> {
+  let asking = await startNode(settle);
+  while (asking !== undefined) {
+    const outcome = await decideAndContinue(settle, asking);
+    asking = outcome === undefined ? undefined : applyOutcome(settle, outcome);
   }
+}
 
-  for (;;) {
-    if (outcome !== undefined) {
-      if (outcome.taskId !== undefined) run.taskId = outcome.taskId;
-      switch (outcome.status) {
-        case 'completed':
-          run.state = 'completed';
-          run.summary = outcome.summary;
-          if (outcome.data !== undefined) run.data = outcome.data;
-          delete run.error;
-          return;
-        case 'failed':
-          if (outcome.rejected === true) {
-            run.state = 'rejected';
-            run.error = outcome.error;
-          } else {
-            fail(run, outcome.error);
-          }
-          return;
-        case 'interrupted': {
-          if (awaitApproval === undefined || run.taskId === undefined) {
-            run.interrupted = outcome.reason;
-            fail(run, interruptionMessage(outcome.reason));
-            return;
-          }
-          // Liberal in what we accept: any request is approvable, any question is asked.
-          const source = { parts: outcome.parts, agent: node.agent };
-          waitingKind = outcome.reason === 'auth-required' ? 'approval' : 'input';
-          asking = {
-            kind: waitingKind,
-            approval: waitingKind === 'approval' ? readApprovalRequest(source) : undefined,
-            question: waitingKind === 'input' ? readQuestion(source) : undefined,
-            asked: outcome.asked,
-          };
-          break;
-        }
+/**
+ * The node's first outcome, applied: the first attempts, or a resumed node's recorded task
+ * (followed, or waited on again). What the agent asks, or undefined when the node has ended.
+ */
+async function startNode(settle: SettleOptions): Promise<Asking | undefined> {
+  const { node, input, run, options, breakers, resumed } = settle;
+  if (resumed === undefined) {
+    const outcome = await attemptWithRetries({ node, input, run, options, breakers });
+    return outcome === undefined ? undefined : applyOutcome(settle, outcome);
+  }
+  if (run.taskId === undefined) {
+    fail(run, NOT_RESENT_MESSAGE);
+    return undefined;
+  }
+  if (resumed === 'waiting_approval' || resumed === 'waiting_input') {
+    // It waits again for its recorded request.
+    return {
+      kind: resumed === 'waiting_input' ? 'input' : 'approval',
+      approval: undefined,
+      question: undefined,
+      asked: undefined,
+    };
+  }
+  const outcome = await continueTask({
+    node,
+    input,
+    options,
+    existingTask:
+      run.redeliver === undefined
+        ? { taskId: run.taskId }
+        : { taskId: run.taskId, ...run.redeliver, onlyIfStill: true },
+  });
+  delete run.redeliver;
+  return applyOutcome(settle, outcome);
+}
+
+/** Records an agent's outcome on the node: what the agent asks a person, or undefined when it ended. */
+function applyOutcome(
+  { node, run, options }: SettleOptions,
+  outcome: NodeOutcome,
+): Asking | undefined {
+  if (outcome.taskId !== undefined) run.taskId = outcome.taskId;
+  switch (outcome.status) {
+    case 'completed':
+      run.state = 'completed';
+      run.summary = outcome.summary;
+      if (outcome.data !== undefined) run.data = outcome.data;
+      delete run.error;
+      return undefined;
+    case 'failed':
+      if (outcome.rejected === true) {
+        run.state = 'rejected';
+        run.error = outcome.error;
+      } else {
+        fail(run, outcome.error);
       }
-    }
-    // The agent waits for a person (or a resumed node waits again for its recorded request).
-    const taskId = run.taskId as string;
-    if (awaitApproval === undefined) {
-      fail(run, interruptionMessage(waitingKind === 'input' ? 'input-required' : 'auth-required'));
-      return;
-    }
-    run.state = waitingKind === 'input' ? 'waiting_input' : 'waiting_approval';
-    let verdict: ApprovalVerdict;
-    try {
-      verdict = await awaitApproval({
-        node,
-        taskId,
-        task: run.effectiveTask ?? node.task,
-        kind: waitingKind,
-        approval: asking?.approval,
-        question: asking?.question,
-        asked: asking?.asked,
-        signal: signal ?? new AbortController().signal,
-      });
-    } catch (error) {
-      fail(
-        run,
-        signal?.aborted === true
-          ? 'the run was canceled'
-          : `its ${waitingKind === 'input' ? 'question' : 'approval'} could not be handled: ${errorMessage(error)}`,
-      );
-      return;
-    }
-    run.approvalId = verdict.approvalId;
-    if (verdict.effectiveTask !== undefined) run.effectiveTask = verdict.effectiveTask;
-    if (verdict.result === 'unanswered') {
-      run.state = 'rejected';
-      run.error = verdict.reason ?? 'its question was not answered';
-      return;
-    }
-    run.state = 'running';
-    outcome = await continueTask({
-      node,
-      input,
-      options,
-      existingTask: {
-        taskId,
-        continuation: verdict.deliver ? verdict.continuation : undefined,
-        answered: verdict.answered,
-      },
-    });
-    asking = undefined;
-    if (verdict.result === 'deny') {
-      if (outcome.taskId !== undefined) run.taskId = outcome.taskId;
-      run.state = 'rejected';
-      run.error = verdict.reason ?? 'denied by a person';
-      return;
+      return undefined;
+    case 'interrupted': {
+      if (options.awaitApproval === undefined || run.taskId === undefined) {
+        run.interrupted = outcome.reason;
+        fail(run, interruptionMessage(outcome.reason));
+        return undefined;
+      }
+      // Liberal in what we accept: any request is approvable, any question is asked.
+      const source = { parts: outcome.parts, agent: node.agent };
+      const kind = outcome.reason === 'auth-required' ? 'approval' : 'input';
+      return {
+        kind,
+        approval: kind === 'approval' ? readApprovalRequest(source) : undefined,
+        question: kind === 'input' ? readQuestion(source) : undefined,
+        asked: outcome.asked,
+      };
     }
   }
+}
+
+/**
+ * The agent waits for a person (or a resumed node waits again for its recorded request): waits
+ * for the decision and continues the same task with it. The agent's next outcome, or undefined
+ * when the node has ended (no way to ask, denied, unanswered, or the wait failed).
+ */
+async function decideAndContinue(
+  { node, input, run, options }: SettleOptions,
+  asking: Asking,
+): Promise<NodeOutcome | undefined> {
+  const { signal, awaitApproval } = options;
+  const taskId = run.taskId as string;
+  if (awaitApproval === undefined) {
+    fail(run, interruptionMessage(asking.kind === 'input' ? 'input-required' : 'auth-required'));
+    return undefined;
+  }
+  run.state = asking.kind === 'input' ? 'waiting_input' : 'waiting_approval';
+  let verdict: ApprovalVerdict;
+  try {
+    verdict = await awaitApproval({
+      node,
+      taskId,
+      task: run.effectiveTask ?? node.task,
+      kind: asking.kind,
+      approval: asking.approval,
+      question: asking.question,
+      asked: asking.asked,
+      signal: signal ?? new AbortController().signal,
+    });
+  } catch (error) {
+    fail(
+      run,
+      signal?.aborted === true
+        ? 'the run was canceled'
+        : `its ${asking.kind === 'input' ? 'question' : 'approval'} could not be handled: ${errorMessage(error)}`,
+    );
+    return undefined;
+  }
+  run.approvalId = verdict.approvalId;
+  if (verdict.effectiveTask !== undefined) run.effectiveTask = verdict.effectiveTask;
+  if (verdict.result === 'unanswered') {
+    run.state = 'rejected';
+    run.error = verdict.reason ?? 'its question was not answered';
+    return undefined;
+  }
+  run.state = 'running';
+  const outcome = await continueTask({
+    node,
+    input,
+    options,
+    existingTask: {
+      taskId,
+      continuation: verdict.deliver ? verdict.continuation : undefined,
+      answered: verdict.answered,
+    },
+  });
+  if (verdict.result === 'deny') {
+    if (outcome.taskId !== undefined) run.taskId = outcome.taskId;
+    run.state = 'rejected';
+    run.error = verdict.reason ?? 'denied by a person';
+    return undefined;
+  }
+  return outcome;
 }
 
 function fail(run: NodeRun, error: string): void {

@@ -5,7 +5,8 @@ import {
   type A2ALogger,
   type TaskStore,
 } from '@fleet/a2a/server';
-import { createOrchestratorAgent, type OrchestratorAgentOptions } from './orchestrator-agent';
+import { createOrchestratorAgent } from './orchestrator-agent';
+import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
 
 /** Options for {@link createOrchestratorHandler}. */
 export interface CreateOrchestratorHandlerOptions {

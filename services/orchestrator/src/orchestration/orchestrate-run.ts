@@ -12,12 +12,18 @@ import { DEFAULT_USER_ID } from '@fleet/memory';
 import type { Session } from '@fleet/sessions';
 import { previewPlan } from '../approvals';
 import { composeAnswer, type ComposeStep } from '../composing';
-import { executePlan, isRunHandover, type ExecutionEvent, type NodeRun } from '../execution';
+import {
+  executePlan,
+  isRunHandover,
+  type ExecutionEvent,
+  type ExecutionResult,
+  type NodeRun,
+} from '../execution';
 import { composerProfile, startRunMemory, type RunMemory } from '../memory';
 import { planRun } from '../planning';
 import type { EventQueue } from './event-queue';
 import { createAwaitApproval } from './node-approvals';
-import type { OrchestratorAgentOptions } from './orchestrator-agent';
+import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
 import { approvePlan, pendingNodes, type PlanSource } from './plan-approval';
 import type { RunContext, RunLogger } from './run-context';
 import { describeResume, resumedNodes, toNodeReport } from './run-result';
@@ -46,15 +52,23 @@ export interface OrchestrateRunOptions {
   memoryUser?: string | undefined;
 }
 
+/** What the next stage of a run works with, or how the run ended (its answer, if any). */
+type Stage<T> = { next: T } | { ended: string | undefined };
+
+/** The plan a run goes on with, and where it came from. */
+interface ChosenPlan {
+  plan: Plan;
+  source: PlanSource;
+}
+
 /**
  * One run of a session, start (or resume) to end: plan unless a plan is recorded, plan approval
  * when the session requires it, the DAG from the recorded node states, the answer. Returns the
  * answer text, or undefined when the run did not complete.
  */
 export async function orchestrateRun(options: OrchestrateRunOptions): Promise<string | undefined> {
-  const { run, session, input, resumed, queue } = options;
-  const { writer, progress, signal, logger, log, sessionId } = run;
-  const agentOptions = options.options;
+  const { run, session, resumed, queue } = options;
+  const { writer, progress, signal, sessionId } = run;
 
   writer.record((draft) => {
     draft.taskId = options.taskId;
@@ -71,8 +85,21 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
 
   // Long-term memory: read and extracted beside planning, so it adds no latency.
   const memory = startMemory(options);
+  const planned = await choosePlan(options);
+  if ('ended' in planned) return planned.ended;
+  const approved = await approvePlanIfRequired(options, planned.next);
+  if ('ended' in approved) return approved.ended;
+  const { plan } = approved.next;
+  const execution = await executeChosenPlan(options, { plan, memory });
+  if (execution.canceled || signal.aborted) return endAborted(options);
+  return composeAndEnd(options, { plan, execution, memory });
+}
 
-  // Plan.
+/** The recorded plan, or the planner's (recorded once chosen); a failed planning ends the run. */
+async function choosePlan(options: OrchestrateRunOptions): Promise<Stage<ChosenPlan>> {
+  const { run, session, input, resumed } = options;
+  const { writer, progress, signal, logger, log } = run;
+  const agentOptions = options.options;
   let plan = session.plan;
   let source: PlanSource = session.planSource ?? 'request';
   if (plan === undefined) {
@@ -91,8 +118,13 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
       plan = planned.plan;
       source = planned.source;
     } catch (error) {
-      if (signal.aborted) return endAborted(options);
-      return endFailed(options, FleetError.isInstance(error) ? error.message : 'Planning failed.');
+      if (signal.aborted) return { ended: await endAborted(options) };
+      return {
+        ended: await endFailed(
+          options,
+          FleetError.isInstance(error) ? error.message : 'Planning failed.',
+        ),
+      };
     }
     const chosen = plan;
     const chosenSource = source;
@@ -103,30 +135,46 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
     });
   }
   progress({ type: 'plan-end', plan, source });
+  return { next: { plan, source } };
+}
 
-  if (session.planApproval) {
-    try {
-      const outcome = await approvePlan(run, {
-        plan,
-        source,
-        request: session.request,
-        history: session.history,
-        askPlanner: agentOptions.askPlanner,
-        availableAgents: agentOptions.availableAgents,
-      });
-      if (!outcome.approved) return endNotApproved(options, outcome);
-      plan = outcome.plan;
-      source = outcome.source;
-    } catch (error) {
-      if (signal.aborted) return endAborted(options);
-      return endFailed(
+/** Plan approval, when the session requires it: the plan a person approved, or the run's end. */
+async function approvePlanIfRequired(
+  options: OrchestrateRunOptions,
+  chosen: ChosenPlan,
+): Promise<Stage<ChosenPlan>> {
+  const { run, session } = options;
+  if (!session.planApproval) return { next: chosen };
+  let outcome: Awaited<ReturnType<typeof approvePlan>>;
+  try {
+    outcome = await approvePlan(run, {
+      ...chosen,
+      request: session.request,
+      history: session.history,
+      askPlanner: options.options.askPlanner,
+      availableAgents: options.options.availableAgents,
+    });
+  } catch (error) {
+    if (run.signal.aborted) return { ended: await endAborted(options) };
+    return {
+      ended: await endFailed(
         options,
         `Plan approval failed: ${FleetError.isInstance(error) ? error.message : 'internal error'}`,
-      );
-    }
+      ),
+    };
   }
+  if (!outcome.approved) return { ended: await endNotApproved(options, outcome) };
+  return { next: { plan: outcome.plan, source: outcome.source } };
+}
 
-  // Execute, from the recorded node states when there are any.
+/** Executes the plan, from the recorded node states when there are any. */
+async function executeChosenPlan(
+  options: OrchestrateRunOptions,
+  { plan, memory }: { plan: Plan; memory: RunMemory | undefined },
+): Promise<ExecutionResult> {
+  const { run, session, resumed } = options;
+  const { writer, progress, signal, logger, log, sessionId } = run;
+  const agentOptions = options.options;
   let resumeFrom: ReturnType<typeof resumedNodes> | undefined;
   if (resumed || session.planApproval) {
     await writer.written();
@@ -136,7 +184,7 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   }
   // A Redis GET started before planning: done by now. The extraction is not waited for.
   await memory?.loaded;
-  const execution = await executePlan({
+  return executePlan({
     plan,
     invokeAgent: agentOptions.invokeAgent,
     sessionId,
@@ -151,10 +199,20 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
     memory: memory === undefined ? undefined : () => memory.lines(),
     onEvent: (event) => onExecutionEvent({ event, writer, progress, logger, log, signal }),
   });
-  if (execution.canceled || signal.aborted) return endAborted(options);
+}
 
-  // Compose.
-  progress({ type: 'compose-start' });
+/** Composes the answer from the executed steps and ends the run with it. */
+async function composeAndEnd(
+  options: OrchestrateRunOptions,
+  {
+    plan,
+    execution,
+    memory,
+  }: { plan: Plan; execution: ExecutionResult; memory: RunMemory | undefined },
+): Promise<string | undefined> {
+  const { run, session } = options;
+  const { signal, logger, sessionId } = run;
+  run.progress({ type: 'compose-start' });
   const steps: ComposeStep[] = plan.nodes.map((node) => {
     const nodeRun = execution.nodes.find((entry) => entry.id === node.id);
     return {
@@ -176,7 +234,7 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
       request: session.request,
       steps,
       profile: known === undefined ? undefined : composerProfile(known),
-      llm: agentOptions.llm,
+      llm: options.options.llm,
       logger,
       signal,
     });

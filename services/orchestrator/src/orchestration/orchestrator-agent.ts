@@ -5,73 +5,18 @@ import {
   orchestrateRequestSchema,
   partsText,
   textPart,
-  type OrchestrateRequest,
   type ProgressEvent,
 } from '@fleet/a2a';
 import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
-import { FleetError, NotFoundError, ValidationError } from '@fleet/errors';
-import type { Lease, Session, SessionStore } from '@fleet/sessions';
-import {
-  SpanKind,
-  setSessionAttributes,
-  setSpanOutput,
-  withBaggage,
-  withSpan,
-} from '@fleet/telemetry';
-import type { ComposerLlm } from '../composing';
-import type { AvailableAgent } from '../discovery';
-import {
-  RunHandover,
-  type AgentBreakers,
-  type CancelAgentTask,
-  type InvokeAgent,
-  type RetryOptions,
-  type Scheduling,
-} from '../execution';
-import { readMemoryUser, type MemoryServices } from '../memory';
-import type { AskPlanner } from '../planning';
+import { NotFoundError, ValidationError } from '@fleet/errors';
+import type { Session } from '@fleet/sessions';
+import { RunHandover } from '../execution';
+import { readMemoryUser } from '../memory';
 import { describeProgress } from './describe-progress';
 import { EventQueue } from './event-queue';
-import { orchestrateRun } from './orchestrate-run';
-import type { RunContext, RunLogger } from './run-context';
+import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
+import { runInBackground, SESSION_CANCELED } from './run-in-background';
 import { storedResult } from './run-result';
-import { watchSession } from './session-watch';
-import { createSessionWriter } from './session-writer';
-
-/** Everything the orchestrator agent is built from. */
-export interface OrchestratorAgentOptions {
-  sessions: SessionStore;
-  /** The healthy agents (discovery). */
-  availableAgents: () => Promise<AvailableAgent[]>;
-  askPlanner: AskPlanner;
-  invokeAgent: InvokeAgent;
-  /** Cancels a node's agent task (a run canceled while the node waits for approval). */
-  cancelAgentTask?: CancelAgentTask | undefined;
-  /** Shared by every run of this process. */
-  breakers: AgentBreakers;
-  /**
-   * Undefined in offline mode: answers are composed from the agents' own results and approvers'
-   * instructions always `enhance` the task.
-   */
-  llm?: ComposerLlm | undefined;
-  logger: RunLogger;
-  /** @default 'dependency' */
-  scheduling?: Scheduling | undefined;
-  /** Per attempt of a node. @default 120000 */
-  nodeTimeoutMs?: number | undefined;
-  retry?: RetryOptions | undefined;
-  /** How long a person has to decide an approval (HITL_TIMEOUT_SECONDS). @default 120 */
-  hitlTimeoutSeconds?: number | undefined;
-  /** This process, in the owner of its runner leases. @default a random UUID */
-  instanceId?: string | undefined;
-  /** The runner lease's TTL; the lease is renewed every third of it. @default 15000 */
-  runnerLeaseMs?: number | undefined;
-  /**
-   * Long-term memory: read for every run's user (`fleet.user`), extracted from the request beside
-   * planning, given to every node and to the composer. Undefined: no memory.
-   */
-  memory?: MemoryServices | undefined;
-}
 
 /** The orchestrator agent: its A2A `execute`, and the hand-over of its runs at shutdown. */
 export interface OrchestratorAgent {
@@ -83,9 +28,6 @@ export interface OrchestratorAgent {
    */
   handOver(): Promise<void>;
 }
-
-/** The reason a run is canceled with when its session is canceled elsewhere. */
-const SESSION_CANCELED = 'The session was canceled.';
 
 /**
  * The orchestrator as an A2A agent (docs/architecture.md §4–6). The message's text part is the
@@ -317,151 +259,4 @@ function runningElsewhere(session: Session): AgentEvent {
       ...(taskId === undefined ? {} : { runnerTaskId: taskId }),
     },
   };
-}
-
-interface BackgroundRun {
-  options: OrchestratorAgentOptions & { hitlTimeoutSeconds: number; runnerLeaseMs: number };
-  context: AgentContext;
-  input: OrchestrateRequest;
-  /** `fleet.user`, whose long-term memory the run uses. */
-  memoryUser: string | undefined;
-  session: Session;
-  resumed: boolean;
-  lease: Lease;
-  queue: EventQueue<AgentEvent>;
-  /** The run's own signal: aborted by CancelTask, `session-canceled`, or a hand-over. */
-  controller: AbortController;
-}
-
-/** Runs a session to its end (or hand-over), holding its runner lease the whole time. */
-async function runInBackground(background: BackgroundRun): Promise<void> {
-  const { options, context, session, queue, controller, lease } = background;
-  const { logger, sessions } = options;
-  const sessionId = session.id;
-  const log = { sessionId, taskId: context.taskId };
-  let canceledElsewhere = false;
-  let leaseLost = false;
-  const abort = (reason: unknown): void => {
-    if (!controller.signal.aborted) controller.abort(reason);
-  };
-  const onTaskAbort = (): void => abort(context.signal.reason);
-  context.signal.addEventListener('abort', onTaskAbort, { once: true });
-  if (context.signal.aborted) onTaskAbort();
-
-  // Renewed every third of its TTL. A lease that could not be renewed for half its TTL (Redis is
-  // unreachable) is as good as lost: the run stops here — its client gets a clear end instead of
-  // keep-alives forever — and the recovery sweep resumes the session once Redis is back.
-  let renewedAt = Date.now();
-  const renewal = setInterval(
-    () => {
-      lease.renew().then(
-        (held) => {
-          if (held) {
-            renewedAt = Date.now();
-            return;
-          }
-          leaseLost = true;
-          logger.warn(log, 'lost the runner lease; handing the session over');
-          abort(new RunHandover('This orchestrator lost the session’s runner lease.'));
-        },
-        (error: unknown) => {
-          logger.warn({ ...log, err: error }, 'could not renew the runner lease');
-          // Half a TTL without a renewal: stop while the lease surely still holds (no other
-          // runner can have taken over), rather than at its very end.
-          if (Date.now() - renewedAt < options.runnerLeaseMs / 2 || leaseLost) return;
-          leaseLost = true;
-          abort(
-            new RunHandover(
-              'Redis is unreachable, so the session cannot be kept; it goes on where it stopped once Redis is back.',
-            ),
-          );
-        },
-      );
-    },
-    Math.max(1, Math.floor(options.runnerLeaseMs / 3)),
-  );
-  renewal.unref();
-
-  const progress = (event: ProgressEvent): void => {
-    queue.push({
-      type: 'status',
-      state: 'TASK_STATE_WORKING',
-      message: [textPart(describeProgress(event)), dataPart({ progress: event })],
-      metadata: { sessionId },
-    });
-  };
-  const writer = createSessionWriter({ sessions, sessionId, logger, log });
-  try {
-    const watch = await watchSession({
-      sessions,
-      sessionId,
-      logger,
-      onCanceled: () => {
-        canceledElsewhere = true;
-        abort(new Error(SESSION_CANCELED));
-      },
-    });
-    try {
-      const run: RunContext = {
-        sessions,
-        sessionId,
-        signal: controller.signal,
-        writer,
-        watch,
-        progress,
-        hitlTimeoutMs: options.hitlTimeoutSeconds * 1000,
-        llm: options.llm,
-        cancelAgentTask: options.cancelAgentTask,
-        logger,
-        log,
-      };
-      await withBaggage({ 'session.id': sessionId, 'user.id': session.tenant }, () =>
-        withSpan(
-          {
-            name: background.resumed ? 'orchestrator.resume' : 'orchestrator.run',
-            kind: SpanKind.CHAIN,
-            input: session.request,
-          },
-          async (span) => {
-            setSessionAttributes(span, { sessionId, userId: session.tenant });
-            const answer = await orchestrateRun({
-              run,
-              options,
-              session,
-              input: background.input,
-              resumed: background.resumed,
-              taskId: context.taskId,
-              queue,
-              canceledElsewhere: () => canceledElsewhere,
-              memoryUser: background.memoryUser,
-            });
-            setSpanOutput(span, answer ?? '');
-          },
-        ),
-      );
-    } finally {
-      await watch.close().catch(() => undefined);
-    }
-  } catch (error) {
-    logger.error({ ...log, err: error }, 'the run failed unexpectedly');
-    const message = `The run failed: ${FleetError.isInstance(error) ? error.message : 'internal error'}`;
-    if (!controller.signal.aborted) {
-      writer.record((draft) => {
-        draft.status = 'failed';
-        draft.error = message;
-      });
-      await writer.written();
-    }
-    queue.push({
-      type: 'status',
-      state: 'TASK_STATE_FAILED',
-      message,
-      metadata: { sessionId },
-    });
-  } finally {
-    clearInterval(renewal);
-    context.signal.removeEventListener('abort', onTaskAbort);
-    if (!leaseLost) await lease.release().catch(() => undefined);
-    queue.close();
-  }
 }

@@ -57,111 +57,124 @@ export async function watchSession({
   logger,
   pollMs = 5000,
 }: WatchSessionOptions): Promise<SessionWatch> {
-  const wakers = new Map<string, Set<() => void>>();
+  const wakers: Wakers = new Map();
   const unsubscribe = await sessions.subscribe(sessionId, (event) => {
     if (event.type === 'session-canceled') onCanceled();
     else if (event.type === 'approval-decided') {
       for (const wake of wakers.get(event.approvalId) ?? []) wake();
     }
   });
-
-  const waitForDecision = ({
-    approvalId,
-    expiresAt,
-    onExpired,
-    signal,
-  }: WaitForDecisionOptions): Promise<Approval> =>
-    new Promise<Approval>((resolve, reject) => {
-      let settled = false;
-      const timers: NodeJS.Timeout[] = [];
-      const finish = (settle: () => void): void => {
-        if (settled) return;
-        settled = true;
-        for (const timer of timers) clearTimeout(timer);
-        clearInterval(poll);
-        signal.removeEventListener('abort', onAbort);
-        const set = wakers.get(approvalId);
-        set?.delete(wake);
-        if (set?.size === 0) wakers.delete(approvalId);
-        settle();
-      };
-      const settleWith = (approval: Approval | undefined): boolean => {
-        if (approval === undefined) {
-          finish(() =>
-            reject(new NotFoundError(`Approval ${approvalId} is gone from session ${sessionId}.`)),
-          );
-          return true;
-        }
-        if (approval.status === 'pending') return false;
-        finish(() => resolve(approval));
-        return true;
-      };
-      const check = (): void => {
-        if (settled) return;
-        sessions.get(sessionId).then(
-          (session) => {
-            if (session === undefined) {
-              finish(() =>
-                reject(new NotFoundError(`Session ${sessionId} does not exist or has expired.`)),
-              );
-              return;
-            }
-            settleWith(session.approvals[approvalId]);
-          },
-          (error: unknown) => {
-            logger.warn({ sessionId, approvalId, err: error }, 'could not read the approval');
-          },
-        );
-      };
-      const wake = (): void => check();
-      const onAbort = (): void => finish(() => reject(toError(signal.reason)));
-      const expire = (): void => {
-        if (settled) return;
-        onExpired().then(
-          (approval) => {
-            // Still pending (the write failed): try again shortly.
-            if (!settleWith(approval)) timers.push(setTimeout(expire, 1000));
-          },
-          (error: unknown) => {
-            logger.warn({ sessionId, approvalId, err: error }, 'could not time the approval out');
-            timers.push(setTimeout(expire, 1000));
-          },
-        );
-      };
-
-      if (signal.aborted) {
-        reject(toError(signal.reason));
-        return;
-      }
-      const poll = setInterval(check, pollMs);
-      poll.unref();
-      signal.addEventListener('abort', onAbort, { once: true });
-      let set = wakers.get(approvalId);
-      if (set === undefined) {
-        set = new Set();
-        wakers.set(approvalId, set);
-      }
-      set.add(wake);
-      // setTimeout fires at once beyond 2^31-1 ms: a far expiry is armed in steps.
-      const arm = (): void => {
-        const delay = Date.parse(expiresAt) - Date.now();
-        timers.push(
-          delay > MAX_TIMER_MS
-            ? setTimeout(arm, MAX_TIMER_MS)
-            : setTimeout(expire, Math.max(0, delay)),
-        );
-      };
-      arm();
-      check();
-    });
+  const watched: WatchedSession = { sessions, sessionId, logger, pollMs, wakers };
 
   return {
-    waitForDecision,
+    waitForDecision: (options) => waitForDecision(watched, options),
     async close() {
       wakers.clear();
       await unsubscribe();
     },
   };
+}
+
+/** The wake-ups of the waits in progress, by approval id (a decision event wakes them). */
+type Wakers = Map<string, Set<() => void>>;
+
+/** What a wait reads and registers with. */
+interface WatchedSession {
+  sessions: SessionStore;
+  sessionId: string;
+  logger: WatchSessionOptions['logger'];
+  pollMs: number;
+  wakers: Wakers;
+}
+
+/** {@link SessionWatch.waitForDecision}: woken by decision events, polled, timed out at `expiresAt`. */
+function waitForDecision(
+  { sessions, sessionId, logger, pollMs, wakers }: WatchedSession,
+  { approvalId, expiresAt, onExpired, signal }: WaitForDecisionOptions,
+): Promise<Approval> {
+  return new Promise<Approval>((resolve, reject) => {
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const finish = (settle: () => void): void => {
+      if (settled) return;
+      settled = true;
+      for (const timer of timers) clearTimeout(timer);
+      clearInterval(poll);
+      signal.removeEventListener('abort', onAbort);
+      const set = wakers.get(approvalId);
+      set?.delete(wake);
+      if (set?.size === 0) wakers.delete(approvalId);
+      settle();
+    };
+    const settleWith = (approval: Approval | undefined): boolean => {
+      if (approval === undefined) {
+        finish(() =>
+          reject(new NotFoundError(`Approval ${approvalId} is gone from session ${sessionId}.`)),
+        );
+        return true;
+      }
+      if (approval.status === 'pending') return false;
+      finish(() => resolve(approval));
+      return true;
+    };
+    const check = (): void => {
+      if (settled) return;
+      sessions.get(sessionId).then(
+        (session) => {
+          if (session === undefined) {
+            finish(() =>
+              reject(new NotFoundError(`Session ${sessionId} does not exist or has expired.`)),
+            );
+            return;
+          }
+          settleWith(session.approvals[approvalId]);
+        },
+        (error: unknown) => {
+          logger.warn({ sessionId, approvalId, err: error }, 'could not read the approval');
+        },
+      );
+    };
+    const wake = (): void => check();
+    const onAbort = (): void => finish(() => reject(toError(signal.reason)));
+    const expire = (): void => {
+      if (settled) return;
+      onExpired().then(
+        (approval) => {
+          // Still pending (the write failed): try again shortly.
+          if (!settleWith(approval)) timers.push(setTimeout(expire, 1000));
+        },
+        (error: unknown) => {
+          logger.warn({ sessionId, approvalId, err: error }, 'could not time the approval out');
+          timers.push(setTimeout(expire, 1000));
+        },
+      );
+    };
+
+    if (signal.aborted) {
+      reject(toError(signal.reason));
+      return;
+    }
+    const poll = setInterval(check, pollMs);
+    poll.unref();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let set = wakers.get(approvalId);
+    if (set === undefined) {
+      set = new Set();
+      wakers.set(approvalId, set);
+    }
+    set.add(wake);
+    // setTimeout fires at once beyond 2^31-1 ms: a far expiry is armed in steps.
+    const arm = (): void => {
+      const delay = Date.parse(expiresAt) - Date.now();
+      timers.push(
+        delay > MAX_TIMER_MS
+          ? setTimeout(arm, MAX_TIMER_MS)
+          : setTimeout(expire, Math.max(0, delay)),
+      );
+    };
+    arm();
+    check();
+  });
 }
 
 function toError(reason: unknown): Error {

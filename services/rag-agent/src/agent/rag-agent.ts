@@ -1,15 +1,17 @@
+import type { DocumentInfo, DocumentsCommand, NodeInput } from '@fleet/a2a';
+import type { AgentContext, AgentExecute } from '@fleet/a2a/server';
 import {
-  dataPart,
-  RESULT_ARTIFACT_NAME,
-  textPart,
-  type DocumentInfo,
-  type DocumentsCommand,
-  type NodeInput,
-} from '@fleet/a2a';
-import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
-import { toFleetError } from '@fleet/errors';
+  completed,
+  dependencyContext,
+  failed,
+  plural,
+  rejected,
+  result,
+  working,
+  type AgentEvents as Events,
+} from '@fleet/agent-kit';
 import { getActiveSpan, setSessionAttributes } from '@fleet/telemetry';
-import { groupSources, type AnswerContext, type Answerer } from '../answering';
+import { groupSources, type Answerer } from '../answering';
 import { shorten } from '../text';
 import type { DocumentService } from '../documents';
 import type { Retrieval, Retriever } from '../retrieval';
@@ -18,7 +20,6 @@ import { decodeFilePart, readRagInput, type FilePart } from './read-rag-input';
 import type {
   AnswerResultData,
   DocumentsResultData,
-  ErrorData,
   FilterReportData,
   SearchResultData,
 } from './result-data';
@@ -30,46 +31,6 @@ export interface CreateRagAgentOptions {
   answerer: Answerer;
   /** Largest file accepted, in bytes (checked before decoding). @default 26214400 (25 MiB) */
   maxUploadBytes?: number;
-}
-
-type Events = AsyncGenerator<AgentEvent, void, undefined>;
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-/** A FAILED status carrying the error's text and `{ error: { code, message, details? } }`. */
-function failed(error: unknown): AgentEvent {
-  const fleetError = toFleetError(error);
-  // A retryable failure says when to try again (the gateway's Retry-After).
-  const details =
-    fleetError.retryAfterSeconds === undefined
-      ? fleetError.details
-      : { retryAfterSeconds: fleetError.retryAfterSeconds, ...fleetError.details };
-  const data: ErrorData = {
-    error: {
-      code: fleetError.code,
-      message: fleetError.message,
-      ...(details === undefined ? {} : { details }),
-    },
-  };
-  return {
-    type: 'status',
-    state: 'TASK_STATE_FAILED',
-    message: [textPart(fleetError.message), dataPart(data)],
-  };
-}
-
-function result(text: string, data: unknown): AgentEvent {
-  return {
-    type: 'artifact',
-    artifact: { name: RESULT_ARTIFACT_NAME, parts: [textPart(text), dataPart(data)] },
-    lastChunk: true,
-  };
-}
-
-function completed(message: string): AgentEvent {
-  return { type: 'status', state: 'TASK_STATE_COMPLETED', message };
 }
 
 function filterData(retrieval: Retrieval): FilterReportData {
@@ -93,15 +54,6 @@ function describeList(documents: readonly DocumentInfo[]): string {
   if (documents.length === 0) return 'There are no documents in this library.';
   const names = documents.map((document) => `${document.filename} (${document.id})`);
   return `${plural(documents.length, 'document')}: ${names.join(', ')}.`;
-}
-
-/** Earlier steps' answers, for the prompt. Failed steps say why they have none. */
-function dependencyContext(node: NodeInput['fleet']): AnswerContext[] {
-  return Object.entries(node.dependencyOutputs).flatMap(([nodeId, output]) =>
-    output.partial === true || output.summary.trim() === ''
-      ? []
-      : [{ label: `${nodeId} (${output.agent})`, summary: output.summary }],
-  );
 }
 
 /**
@@ -138,11 +90,7 @@ export function createRagAgent({
   ): Events {
     switch (command.op) {
       case 'ingest': {
-        yield {
-          type: 'status',
-          state: 'TASK_STATE_WORKING',
-          message: `Ingesting ${files.map((file) => file.filename).join(', ')}…`,
-        };
+        yield working(`Ingesting ${files.map((file) => file.filename).join(', ')}…`);
         const uploads = files.map((file) => decodeFilePart(file, maxUploadBytes));
         const stored = await documents.ingest({ tenant: command.tenant, files: uploads, signal });
         const data: DocumentsResultData = { documents: stored };
@@ -180,7 +128,7 @@ export function createRagAgent({
     node: NodeInput['fleet'],
     signal: AbortSignal,
   ): Events {
-    yield { type: 'status', state: 'TASK_STATE_WORKING', message: 'Searching the documents…' };
+    yield working('Searching the documents…');
     const retrieval = await retriever.retrieve({ tenant: node.tenant, question, signal });
     const { sources, chunks } = groupSources(retrieval.chunks);
     const data: SearchResultData = {
@@ -212,14 +160,10 @@ export function createRagAgent({
     node: NodeInput['fleet'],
     signal: AbortSignal,
   ): Events {
-    yield { type: 'status', state: 'TASK_STATE_WORKING', message: 'Searching the documents…' };
+    yield working('Searching the documents…');
     const retrieval = await retriever.retrieve({ tenant: node.tenant, question, signal });
     if (retrieval.chunks.length > 0) {
-      yield {
-        type: 'status',
-        state: 'TASK_STATE_WORKING',
-        message: `Answering from ${plural(retrieval.chunks.length, 'passage')}…`,
-      };
+      yield working(`Answering from ${plural(retrieval.chunks.length, 'passage')}…`);
     }
     const answer = await answerer.answer({
       question,
@@ -247,7 +191,7 @@ export function createRagAgent({
   return async function* ragAgent(context: AgentContext): Events {
     const input = readRagInput(context.message.parts);
     if (input.kind === 'invalid') {
-      yield { type: 'status', state: 'TASK_STATE_REJECTED', message: input.reason };
+      yield rejected(input.reason);
       return;
     }
     try {

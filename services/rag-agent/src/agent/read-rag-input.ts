@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import {
   documentsCommandSchema,
-  nodeInputSchema,
   partsText,
   type DocumentsCommand,
   type NodeInput,
   type Part,
 } from '@fleet/a2a';
 import { PayloadTooLargeError, ValidationError, validationErrorFromZod } from '@fleet/errors';
+import { readNodeInput } from '@fleet/agent-kit';
 import type { DocumentUpload } from '../documents';
 import { formatBytes } from '../documents';
 
@@ -26,7 +26,6 @@ export interface FilePart {
 }
 
 const hasDocuments = z.looseObject({ documents: z.unknown() });
-const hasFleet = z.looseObject({ fleet: z.unknown() });
 
 /** File extensions for parts that carry a media type but no filename. */
 const EXTENSIONS: Readonly<Record<string, string>> = {
@@ -88,20 +87,16 @@ export function readRagInput(parts: readonly Part[]): RagInput {
     }
     return { kind: 'documents', command, files };
   }
-  const nodeData = parts.find((part) => hasFleet.safeParse(part.data).success)?.data;
-  if (nodeData === undefined) {
+  const read = readNodeInput(parts);
+  if (read.kind === 'absent') {
     return {
       kind: 'invalid',
       reason:
         'The RAG agent needs either a question (text part) with the fleet node input data part { fleet: { tenant, sessionId, nodeId, … } }, or a documents command data part { documents: { op: "ingest" | "list" | "delete", tenant, id? } }.',
     };
   }
-  const parsed = nodeInputSchema.safeParse(nodeData);
-  if (!parsed.success) {
-    const error = validationErrorFromZod(parsed.error, { subject: 'The fleet data part' });
-    return { kind: 'invalid', reason: error.message };
-  }
-  const node = parsed.data.fleet;
+  if (read.kind === 'invalid') return read;
+  const { node } = read;
   if (node.tenant.trim() === '') {
     return { kind: 'invalid', reason: 'The fleet data part names no tenant.' };
   }

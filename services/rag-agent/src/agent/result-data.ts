@@ -61,15 +61,8 @@ export const documentsResultDataSchema = z.union([
 export type DocumentsResultData = z.infer<typeof documentsResultDataSchema>;
 
 /**
- * The data part of a FAILED or REJECTED status message, beside its text: the error's code (the
- * fleet's `ERROR_CODES`: `UNSUPPORTED_MEDIA_TYPE`, `VALIDATION_FAILED`, `PAYLOAD_TOO_LARGE`, …)
- * so the gateway can answer with the matching HTTP status.
+ * The data part of a FAILED or REJECTED status message, beside its text: the fleet's error body
+ * (the agent kit's), whose code (`UNSUPPORTED_MEDIA_TYPE`, `VALIDATION_FAILED`,
+ * `PAYLOAD_TOO_LARGE`, …) lets the gateway answer with the matching HTTP status.
  */
-export const errorDataSchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-  }),
-});
-export type ErrorData = z.infer<typeof errorDataSchema>;
+export { errorDataSchema, type ErrorData } from '@fleet/agent-kit';

@@ -1,17 +1,11 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { completeChat } from '@fleet/llm';
-import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
+import { answerWithSources, renderSourcesPrompt, type AnswerContext } from '@fleet/llm';
+import type { WithSpanOptions } from '@fleet/telemetry';
 import type { Retrieval, RetrievedChunk } from '../retrieval';
 import type { Answer } from './answer';
 import { groupSources, keepCitedSources } from './group-sources';
 
-/** Earlier steps' results a plan node hands on: context, not citable sources. */
-export interface AnswerContext {
-  /** The step's node id or agent, as a heading. */
-  label: string;
-  summary: string;
-}
+export type { AnswerContext } from '@fleet/llm';
 
 /** Options for {@link answerWithLlm}. */
 export interface AnswerWithLlmOptions {
@@ -25,12 +19,8 @@ export interface AnswerWithLlmOptions {
   tracer?: WithSpanOptions['tracer'];
 }
 
-/** Characters of all sources together in the prompt. */
-const MAX_SOURCES_LENGTH = 24_000;
 /** A parent span longer than this is replaced by its matching children. */
 const MAX_PARENT_LENGTH = 6_000;
-/** Characters of each earlier step's summary in the prompt. */
-const MAX_CONTEXT_LENGTH = 2_000;
 
 /** The system prompt of the answer call. */
 export const ANSWER_INSTRUCTIONS = [
@@ -55,7 +45,7 @@ function sourceText(group: readonly RetrievedChunk[]): string {
   return group.map((chunk) => chunk.text).join('\n…\n');
 }
 
-/** The user message: question, earlier steps, numbered sources. */
+/** The user message: question, earlier steps, numbered sources (see `renderSourcesPrompt`). */
 export function renderAnswerPrompt({
   question,
   titles,
@@ -67,20 +57,8 @@ export function renderAnswerPrompt({
   texts: readonly string[];
   context?: readonly AnswerContext[];
 }): string {
-  const budget = Math.floor(MAX_SOURCES_LENGTH / Math.max(1, texts.length));
-  const sources = texts.map((text, index) => {
-    const body = text.length > budget ? `${text.slice(0, budget)}…` : text;
-    return `[${index + 1}] ${titles[index] ?? ''}\n${body}`;
-  });
-  const sections = [`Question: ${question}`];
-  if (context.length > 0) {
-    const lines = context.map(
-      ({ label, summary }) => `- ${label}: ${summary.slice(0, MAX_CONTEXT_LENGTH)}`,
-    );
-    sections.push(`Results of earlier steps (context, not sources):\n${lines.join('\n')}`);
-  }
-  sections.push(`Sources:\n\n${sources.join('\n\n')}`);
-  return sections.join('\n\n');
+  const sources = texts.map((text, index) => ({ heading: titles[index] ?? '', text }));
+  return renderSourcesPrompt({ question, sources, context });
 }
 
 /**
@@ -104,39 +82,23 @@ export async function answerWithLlm({
   tracer,
 }: AnswerWithLlmOptions): Promise<Answer> {
   const { sources, groups, chunks } = groupSources(retrieval.chunks);
-  const messages: ChatCompletionMessageParam[] = [
-    { role: 'system', content: ANSWER_INSTRUCTIONS },
-    {
-      role: 'user',
-      content: renderAnswerPrompt({
-        question,
-        titles: sources.map((source) => source.title),
-        texts: groups.map(sourceText),
-        context,
-      }),
-    },
-  ];
-  return withSpan(
-    { name: 'rag.answer', kind: SpanKind.LLM, input: question, tracer },
-    async (span) => {
-      const { content: answer } = await completeChat({
-        client,
-        model,
-        messages,
-        temperature: 0.1,
-        signal,
-        span,
-      });
-      const content = answer.trim();
-      if (content === '') throw new Error('the model returned an empty answer');
+  return answerWithSources({
+    client,
+    model,
+    instructions: ANSWER_INSTRUCTIONS,
+    question,
+    sources: groups.map((group, index) => ({
+      heading: sources[index]?.title ?? '',
+      text: sourceText(group),
+    })),
+    context,
+    spanName: 'rag.answer',
+    signal,
+    tracer,
+    cite: (content): Answer => {
       const note = retrieval.filters.note === undefined ? '' : `${retrieval.filters.note}\n\n`;
       const cited = keepCitedSources({ text: `${note}${content}`, sources, chunks });
-      setSpanOutput(span, cited.text);
-      return {
-        ...cited,
-        confidence: retrieval.confidence,
-        answeredBy: 'llm',
-      };
+      return { ...cited, confidence: retrieval.confidence, answeredBy: 'llm' };
     },
-  );
+  });
 }

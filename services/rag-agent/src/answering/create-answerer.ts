@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import { withExtractiveFallback } from '@fleet/llm';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import type { Retrieval } from '../retrieval';
 import type { Answer } from './answer';
@@ -43,22 +44,22 @@ export function createAnswerer({ llm, logger, tracer }: CreateAnswererOptions = 
       if (llm === undefined || retrieval.chunks.length === 0) {
         return composeExtractiveAnswer({ question, retrieval });
       }
-      try {
-        return await answerWithLlm({
-          client: llm.client,
-          model: llm.model,
-          question,
-          retrieval,
-          context,
-          signal,
-          tracer,
-        });
-      } catch (error) {
-        if (signal?.aborted) throw error;
-        const message = error instanceof Error ? error.message : String(error);
-        logger?.warn({ err: error }, 'answering with the LLM failed; answering extractively');
-        return { ...composeExtractiveAnswer({ question, retrieval }), llmError: message };
-      }
+      return withExtractiveFallback({
+        answer: () =>
+          answerWithLlm({
+            client: llm.client,
+            model: llm.model,
+            question,
+            retrieval,
+            context,
+            signal,
+            tracer,
+          }),
+        extractive: () => composeExtractiveAnswer({ question, retrieval }),
+        signal,
+        onFallback: (error) =>
+          logger?.warn({ err: error }, 'answering with the LLM failed; answering extractively'),
+      });
     },
   };
 }

@@ -1,3 +1,4 @@
+import { renumberCitations } from '@fleet/llm';
 import { chunkBody, type RetrievedChunk } from '../retrieval';
 import type { AnswerChunk, AnswerSource } from './answer-schemas';
 import { shorten } from '../text';
@@ -68,13 +69,10 @@ export function groupSources(ranked: readonly RetrievedChunk[]): GroupedSources 
   return { sources, groups, chunks };
 }
 
-// `[2]`, and grouped forms such as `[1, 3]`.
-const MARKER = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
-const MARKER_WITH_SPACE = /([ \t]*)\[(\d+(?:\s*,\s*\d+)*)\]/g;
-
 /**
  * Keeps only the sources the text cites, renumbered 1..m in their original order, and rewrites the
- * text's markers to match. Markers outside 1..sources.length are removed (they point at nothing);
+ * text's markers to match (`renumberCitations`). Markers outside 1..sources.length are removed (they
+ * point at nothing);
  * chunks of uncited sources lose their `source` number.
  *
  * @example
@@ -89,29 +87,16 @@ export function keepCitedSources({
   sources: readonly AnswerSource[];
   chunks: readonly AnswerChunk[];
 }): { text: string; sources: AnswerSource[]; chunks: AnswerChunk[] } {
-  const cited = new Set<number>();
-  for (const match of text.matchAll(MARKER)) {
-    for (const item of (match[1] ?? '').split(',')) {
-      const number = Number(item.trim());
-      if (number >= 1 && number <= sources.length) cited.add(number);
-    }
-  }
-  const renumber = new Map<number, number>();
-  [...cited]
-    .sort((left, right) => left - right)
-    .forEach((old, index) => renumber.set(old, index + 1));
-  const rewritten = text.replace(MARKER_WITH_SPACE, (_marker, space: string, list: string) => {
-    const markers = list
-      .split(',')
-      .map((item) => renumber.get(Number(item.trim())))
-      .filter((number): number is number => number !== undefined)
-      .map((number) => `[${number}]`)
-      .join('');
-    return markers === '' ? '' : `${space}${markers}`;
+  const { text: rewritten, cited } = renumberCitations({
+    text,
+    sourceCount: sources.length,
+    order: 'source',
+    trimRemoved: true,
   });
+  const renumber = new Map(cited.map((old, index) => [old, index + 1]));
   return {
     text: rewritten,
-    sources: sources.filter((_source, index) => cited.has(index + 1)),
+    sources: sources.filter((_source, index) => renumber.has(index + 1)),
     chunks: chunks.map((chunk) => {
       const { source, ...rest } = chunk;
       const number = source === undefined ? undefined : renumber.get(source);

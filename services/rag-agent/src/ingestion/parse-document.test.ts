@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import JSZip from 'jszip';
-import { buildDocx, buildPdf, buildXlsx, utf8 } from './__fixtures__/build-fixtures';
+import { buildDocx, buildPdf, buildXlsx, lockPdf, utf8 } from './__fixtures__/build-fixtures';
 import { DocumentParseError } from './document-parse-error';
 import { parseDocument } from './parse-document';
 import type { Block, ParsedDocument, Section } from './types';
@@ -100,6 +100,14 @@ describe('parseDocument', () => {
       expect(error.code).toBe('VALIDATION_FAILED');
       expect(error.status).toBe(400);
       expect(error.details).toMatchObject({ filename: 'broken.pdf', reason: 'invalid' });
+    });
+
+    it('reports a password-protected PDF as such', async () => {
+      const error = await parseFailure(
+        parseDocument({ filename: 'locked.pdf', bytes: lockPdf(report) }),
+      );
+      expect(error.message).toBe('Cannot read "locked.pdf": it is password-protected.');
+      expect(error.details).toMatchObject({ filename: 'locked.pdf', reason: 'password' });
     });
 
     it('reports a PDF without a text layer as having no text', async () => {
@@ -409,6 +417,19 @@ describe('parseDocument', () => {
           level: 2,
           blocks: [{ kind: 'paragraph', text: 'Call the on-call lead.' }],
         },
+      ]);
+    });
+
+    it('decodes HTML character references in text and HTML blocks', async () => {
+      const markdown = [
+        'Caf&eacute; &ndash; 5&nbsp;&euro; &#x2713; &unknown; AT&T',
+        '',
+        '<p>R&eacute;sum&eacute; &lt;draft&gt;</p>',
+      ].join('\n');
+      const doc = await parseDocument({ filename: 'notes.md', bytes: utf8(markdown) });
+      expect(doc.sections[0]?.blocks).toEqual([
+        { kind: 'paragraph', text: 'Café – 5 € ✓ &unknown; AT&T' },
+        { kind: 'paragraph', text: 'Résumé <draft>' },
       ]);
     });
   });

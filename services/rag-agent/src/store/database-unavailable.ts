@@ -1,19 +1,15 @@
-import { ServiceUnavailableError } from '@fleet/errors';
+import { CONNECT_FAILURE_CODES, ServiceUnavailableError } from '@fleet/errors';
 
 /** How long callers are asked to wait while the RAG database is unreachable (`Retry-After`). */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** Socket errors of a connection that could not be made or was lost. */
-const NETWORK_CODES = new Set([
-  'ECONNREFUSED',
+const NETWORK_CODES: ReadonlySet<string> = new Set([
+  ...CONNECT_FAILURE_CODES,
   'ECONNRESET',
   'ECONNABORTED',
   'EPIPE',
   'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
 ]);
 
 /**

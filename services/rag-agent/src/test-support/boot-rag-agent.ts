@@ -1,14 +1,11 @@
-import type { RequestListener } from 'node:http';
 import type { Redis } from 'ioredis';
 import type OpenAI from 'openai';
-import { dataPart, textPart, type DocumentsCommand, type Part } from '@fleet/a2a';
-import { A2AClient, discoverAgentCard } from '@fleet/a2a/client';
-import { RedisTaskStore, type A2AHandler } from '@fleet/a2a/server';
-import { silentLogger, startServer, type RunningServer } from '@fleet/http';
+import { dataPart, type DocumentsCommand, type Part } from '@fleet/a2a';
+import { bootAgent, nodeParts as kitNodeParts, type BootedAgent } from '@fleet/agent-kit/testing';
 import type { Embedder } from '@fleet/llm';
 import { createRagHandler } from '../agent';
 import { createAnswerer } from '../answering';
-import { a2aBodyLimit, createApp } from '../app';
+import { a2aBodyLimit } from '../app';
 import { createDocumentService } from '../documents';
 import { createRetriever } from '../retrieval';
 import type { DocumentStore } from '../store';
@@ -17,13 +14,7 @@ import type { DocumentStore } from '../store';
 export const TEST_TOKEN = 'rag-agent-test-token-0123456789';
 
 /** A RAG agent listening on a free port, with a client that carries the token. */
-export interface RunningRagAgent {
-  server: RunningServer;
-  handler: A2AHandler;
-  taskStore: RedisTaskStore;
-  client: A2AClient;
-  close(): Promise<void>;
-}
+export type RunningRagAgent = BootedAgent;
 
 /** Options for {@link bootRagAgent}. */
 export interface BootRagAgentOptions {
@@ -35,12 +26,12 @@ export interface BootRagAgentOptions {
   llm?: { client: OpenAI; model: string } | undefined;
   rerank?: boolean;
   maxUploadBytes?: number;
-  /** `/readyz` checks. */
+  /** `/readyz` checks besides Redis. */
   readinessChecks?: Record<string, () => Promise<void>>;
 }
 
 /** Boots the RAG agent service in-process, as `main.ts` does, on 127.0.0.1 and a free port. */
-export async function bootRagAgent({
+export function bootRagAgent({
   redis,
   keyPrefix,
   store,
@@ -50,43 +41,24 @@ export async function bootRagAgent({
   maxUploadBytes = 256 * 1024,
   readinessChecks = {},
 }: BootRagAgentOptions): Promise<RunningRagAgent> {
-  const taskStore = new RedisTaskStore({ redis, keyPrefix });
-  // The card must name the real address, which is known once the server listens.
-  const target: { app?: RequestListener } = {};
-  const server = await startServer({
-    app: (req, res) => target.app?.(req, res),
-    port: 0,
-    signals: [],
-  });
-  const handler = createRagHandler({
-    documents: createDocumentService({ store, embedder, llm, maxBytes: maxUploadBytes }),
-    retriever: createRetriever({ store, embedder, llm, rerank }),
-    answerer: createAnswerer({ llm }),
-    store: taskStore,
-    url: server.url,
-    maxUploadBytes,
-  });
-  target.app = createApp({
-    handler,
-    internalToken: TEST_TOKEN,
-    logger: silentLogger,
+  return bootAgent({
+    serviceName: 'rag-agent',
+    redis,
+    keyPrefix,
+    token: TEST_TOKEN,
     bodyLimit: a2aBodyLimit(maxUploadBytes),
     readinessChecks,
-    isShuttingDown: () => server.isShuttingDown(),
-    metrics: false,
+    clientTimeoutMs: 60_000,
+    createHandler: ({ store: taskStore, url }) =>
+      createRagHandler({
+        documents: createDocumentService({ store, embedder, llm, maxBytes: maxUploadBytes }),
+        retriever: createRetriever({ store, embedder, llm, rerank }),
+        answerer: createAnswerer({ llm }),
+        store: taskStore,
+        url,
+        maxUploadBytes,
+      }),
   });
-  const card = await discoverAgentCard(server.url);
-  return {
-    server,
-    handler,
-    taskStore,
-    client: new A2AClient({ card, token: TEST_TOKEN, timeoutMs: 60_000 }),
-    async close() {
-      await handler.close();
-      await server.shutdown();
-      await taskStore.close();
-    },
-  };
 }
 
 /** A file part carrying `bytes` as base64. */
@@ -114,16 +86,13 @@ export function nodeParts(options: {
   skill?: string;
   dependencyOutputs?: Record<string, { agent: string; summary: string; partial?: boolean }>;
 }): Part[] {
-  return [
-    textPart(options.question),
-    dataPart({
-      fleet: {
-        sessionId: 'session-1',
-        nodeId: 'docs',
-        tenant: options.tenant,
-        ...(options.skill === undefined ? {} : { skill: options.skill }),
-        dependencyOutputs: options.dependencyOutputs ?? {},
-      },
-    }),
-  ];
+  return kitNodeParts({
+    text: options.question,
+    nodeId: 'docs',
+    tenant: options.tenant,
+    ...(options.skill === undefined ? {} : { skill: options.skill }),
+    ...(options.dependencyOutputs === undefined
+      ? {}
+      : { dependencyOutputs: options.dependencyOutputs }),
+  });
 }

@@ -2,6 +2,7 @@
  * Text helpers for extractive answers: sentences (table rows become "Column: value" sentences) and
  * normalised query terms.
  */
+import { segmentSentences } from '@fleet/llm';
 
 const STOPWORDS = new Set(
   (
@@ -74,16 +75,13 @@ function rowSentence(header: readonly string[], row: readonly string[]): string 
     .join('; ');
 }
 
-/** Sentences of one paragraph of prose. */
+/**
+ * Sentences of one paragraph of prose: ICU's, common abbreviations mended, and also ended before a
+ * number ("… region. 312 customers …") so that a quoted sentence does not carry the one before.
+ */
 function proseSentences(paragraph: string): string[] {
   const flat = paragraph.replace(/\s+/g, ' ').trim();
-  if (flat === '') return [];
-  // A sentence ends at . ! or ? followed by a space and a capital, digit, quote or bracket; "e.g."
-  // and "3.2" stay inside their sentence.
-  return flat
-    .split(/(?<=[.!?])\s+(?=["'“([]?[\p{Lu}\p{N}])/u)
-    .map((sentence) => sentence.trim())
-    .filter((sentence) => sentence !== '');
+  return flat === '' ? [] : segmentSentences(flat, { quoting: true });
 }
 
 /**

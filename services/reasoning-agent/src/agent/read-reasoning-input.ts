@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import {
   historyMessageSchema,
-  nodeInputSchema,
   partsText,
   type HistoryMessage,
   type NodeInput,
   type Part,
 } from '@fleet/a2a';
 import { validationErrorFromZod } from '@fleet/errors';
+import { readNodeInput } from '@fleet/agent-kit';
 
 /** Longest question accepted, in characters. */
 export const MAX_QUESTION_CHARS = 32_000;
@@ -67,17 +67,9 @@ export function readReasoningInput(parts: readonly Part[]): ReasoningInput {
     }
     history = parsed.data.reasoning.history;
   }
-  const fleet = parts.find((part) => hasKey('fleet').safeParse(part.data).success);
-  if (fleet !== undefined) {
-    const parsed = nodeInputSchema.safeParse(fleet.data);
-    if (!parsed.success) {
-      return {
-        kind: 'invalid',
-        reason: validationErrorFromZod(parsed.error, { subject: 'The fleet data part' }).message,
-      };
-    }
-    node = parsed.data.fleet;
-  }
+  const read = readNodeInput(parts);
+  if (read.kind === 'invalid') return read;
+  if (read.kind === 'node') node = read.node;
   const question = partsText(parts).trim();
   if (question === '') {
     return {

@@ -1,13 +1,22 @@
 import type OpenAI from 'openai';
-import { dataPart, RESULT_ARTIFACT_NAME, textPart } from '@fleet/a2a';
-import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
-import { ServiceUnavailableError, toFleetError } from '@fleet/errors';
+import { dataPart, textPart } from '@fleet/a2a';
+import type { AgentContext, AgentExecute } from '@fleet/a2a/server';
+import {
+  completed,
+  failed,
+  plural,
+  rejected,
+  result,
+  working,
+  type AgentEvents,
+} from '@fleet/agent-kit';
+import { ServiceUnavailableError } from '@fleet/errors';
 import { OFFLINE_HINT } from '@fleet/llm';
 import { getActiveSpan, setSessionAttributes, type WithSpanOptions } from '@fleet/telemetry';
 import { describeStep, runReasoning, type ReasoningOutcome } from '../reasoning';
 import type { ReasoningTool } from '../tools';
 import { readReasoningInput } from './read-reasoning-input';
-import type { ErrorData, ReasoningResultData, StepData } from './result-data';
+import type { ReasoningResultData, StepData } from './result-data';
 
 /** The upstream model the loop calls; undefined in offline mode. */
 export interface ReasoningLlm {
@@ -26,31 +35,8 @@ export interface CreateReasoningAgentOptions {
   tracer?: WithSpanOptions['tracer'];
 }
 
-type Events = AsyncGenerator<AgentEvent, void, undefined>;
-
 /** What a task says in offline mode: the agent cannot think without a model. */
 export const REASONING_OFFLINE_MESSAGE = `The reasoning agent needs an upstream LLM and none is configured. ${OFFLINE_HINT}`;
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-/** A FAILED status carrying the error's text and `{ error: { code, message, details? } }`. */
-function failed(error: unknown): AgentEvent {
-  const fleetError = toFleetError(error);
-  const data: ErrorData = {
-    error: {
-      code: fleetError.code,
-      message: fleetError.message,
-      ...(fleetError.details === undefined ? {} : { details: fleetError.details }),
-    },
-  };
-  return {
-    type: 'status',
-    state: 'TASK_STATE_FAILED',
-    message: [textPart(fleetError.message), dataPart(data)],
-  };
-}
 
 function resultData(
   outcome: ReasoningOutcome,
@@ -108,10 +94,10 @@ export function createReasoningAgent({
   maxTokens,
   tracer,
 }: CreateReasoningAgentOptions): AgentExecute {
-  return async function* reasoningAgent(context: AgentContext): Events {
+  return async function* reasoningAgent(context: AgentContext): AgentEvents {
     const input = readReasoningInput(context.message.parts);
     if (input.kind === 'invalid') {
-      yield { type: 'status', state: 'TASK_STATE_REJECTED', message: input.reason };
+      yield rejected(input.reason);
       return;
     }
     if (input.node !== undefined) {
@@ -122,7 +108,7 @@ export function createReasoningAgent({
       return;
     }
     try {
-      yield { type: 'status', state: 'TASK_STATE_WORKING' };
+      yield working();
       const run = runReasoning({
         client: llm.client,
         model: llm.model,
@@ -138,24 +124,13 @@ export function createReasoningAgent({
       for await (const event of run) {
         if (event.type === 'step') {
           const data: StepData = { reasoningStep: event.step };
-          yield {
-            type: 'status',
-            state: 'TASK_STATE_WORKING',
-            message: [textPart(describeStep(event.step)), dataPart(data)],
-          };
+          yield working([textPart(describeStep(event.step)), dataPart(data)]);
           continue;
         }
         const { outcome } = event;
         const data = resultData(outcome, { maxIterations, maxTokens });
-        yield {
-          type: 'artifact',
-          artifact: {
-            name: RESULT_ARTIFACT_NAME,
-            parts: [textPart(outcome.answer), dataPart(data)],
-          },
-          lastChunk: true,
-        };
-        yield { type: 'status', state: 'TASK_STATE_COMPLETED', message: summary(outcome, data) };
+        yield result(outcome.answer, data);
+        yield completed(summary(outcome, data));
       }
     } catch (error) {
       if (context.signal.aborted) throw error;

@@ -29,12 +29,5 @@ export type ReasoningResultData = z.infer<typeof reasoningResultDataSchema>;
 export const stepDataSchema = z.object({ reasoningStep: reasoningStepSchema });
 export type StepData = z.infer<typeof stepDataSchema>;
 
-/** The data part of a FAILED status message: the error's code, message and details. */
-export const errorDataSchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-  }),
-});
-export type ErrorData = z.infer<typeof errorDataSchema>;
+/** The data part of a FAILED status message: the fleet's error body (the agent kit's). */
+export { errorDataSchema, type ErrorData } from '@fleet/agent-kit';

@@ -1,13 +1,10 @@
-import { z } from 'zod';
-import { nodeInputSchema, partsText, type NodeInput, type Part } from '@fleet/a2a';
-import { validationErrorFromZod } from '@fleet/errors';
+import { partsText, type NodeInput, type Part } from '@fleet/a2a';
+import { readNodeInput } from '@fleet/agent-kit';
 
 /** What a message asks the web agent to do. */
 export type WebInput =
   | { kind: 'question'; question: string; node: NodeInput['fleet'] | undefined }
   | { kind: 'invalid'; reason: string };
-
-const hasFleet = z.looseObject({ fleet: z.unknown() });
 
 /** Longest message text accepted, in characters (the orchestrator appends earlier steps to the task). */
 export const MAX_QUESTION_CHARS = 32_000;
@@ -21,18 +18,9 @@ export const MAX_QUESTION_CHARS = 32_000;
  * const input = readWebInput(context.message.parts);
  */
 export function readWebInput(parts: readonly Part[]): WebInput {
-  const nodeData = parts.find((part) => hasFleet.safeParse(part.data).success)?.data;
-  let node: NodeInput['fleet'] | undefined;
-  if (nodeData !== undefined) {
-    const parsed = nodeInputSchema.safeParse(nodeData);
-    if (!parsed.success) {
-      return {
-        kind: 'invalid',
-        reason: validationErrorFromZod(parsed.error, { subject: 'The fleet data part' }).message,
-      };
-    }
-    node = parsed.data.fleet;
-  }
+  const read = readNodeInput(parts);
+  if (read.kind === 'invalid') return read;
+  const node = read.kind === 'node' ? read.node : undefined;
   const question = partsText(parts).trim();
   if (question === '') {
     return {

@@ -32,12 +32,5 @@ export const webResultDataSchema = z.object({
 });
 export type WebResultData = z.infer<typeof webResultDataSchema>;
 
-/** The data part of a FAILED status message: the error's code, message and details. */
-export const errorDataSchema = z.object({
-  error: z.object({
-    code: z.string(),
-    message: z.string(),
-    details: z.record(z.string(), z.unknown()).optional(),
-  }),
-});
-export type ErrorData = z.infer<typeof errorDataSchema>;
+/** The data part of a FAILED status message: the fleet's error body (the agent kit's). */
+export { errorDataSchema, type ErrorData } from '@fleet/agent-kit';

@@ -1,53 +1,27 @@
-import { dataPart, RESULT_ARTIFACT_NAME, textPart, type NodeInput } from '@fleet/a2a';
-import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
-import { toFleetError } from '@fleet/errors';
+import type { AgentContext, AgentExecute } from '@fleet/a2a/server';
+import {
+  completed,
+  dependencyContext,
+  failed,
+  plural,
+  rejected,
+  result,
+  working,
+  type AgentEvents,
+} from '@fleet/agent-kit';
 import { getActiveSpan, setSessionAttributes } from '@fleet/telemetry';
-import type { AnswerContext } from '../answering';
 import { chooseMode, type Research, type Researcher, type ResearchMode } from '../research';
 import { readWebInput } from './read-web-input';
-import type { ErrorData, WebResultData } from './result-data';
+import type { WebResultData } from './result-data';
 
 /** Options for {@link createWebAgent}. */
 export interface CreateWebAgentOptions {
   researcher: Researcher;
 }
 
-type Events = AsyncGenerator<AgentEvent, void, undefined>;
-
 // The orchestrator appends earlier steps' results to the task text (they also come whole in the
 // data part): they are context, not part of what to search.
 const EARLIER_STEPS = /\n\nResults of earlier steps:\n[\s\S]*$/;
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-/** A FAILED status carrying the error's text and `{ error: { code, message, details? } }`. */
-function failed(error: unknown): AgentEvent {
-  const fleetError = toFleetError(error);
-  const data: ErrorData = {
-    error: {
-      code: fleetError.code,
-      message: fleetError.message,
-      ...(fleetError.details === undefined ? {} : { details: fleetError.details }),
-    },
-  };
-  return {
-    type: 'status',
-    state: 'TASK_STATE_FAILED',
-    message: [textPart(fleetError.message), dataPart(data)],
-  };
-}
-
-/** Earlier steps' answers, for the prompt. Failed steps have none. */
-function dependencyContext(node: NodeInput['fleet'] | undefined): AnswerContext[] {
-  if (node === undefined) return [];
-  return Object.entries(node.dependencyOutputs).flatMap(([nodeId, output]) =>
-    output.partial === true || output.summary.trim() === ''
-      ? []
-      : [{ label: `${nodeId} (${output.agent})`, summary: output.summary }],
-  );
-}
 
 function workingMessage(mode: ResearchMode): string {
   switch (mode) {
@@ -97,10 +71,10 @@ function summary(research: Research): string {
  * const execute = createWebAgent({ researcher });
  */
 export function createWebAgent({ researcher }: CreateWebAgentOptions): AgentExecute {
-  return async function* webAgent(context: AgentContext): Events {
+  return async function* webAgent(context: AgentContext): AgentEvents {
     const input = readWebInput(context.message.parts);
     if (input.kind === 'invalid') {
-      yield { type: 'status', state: 'TASK_STATE_REJECTED', message: input.reason };
+      yield rejected(input.reason);
       return;
     }
     const { node } = input;
@@ -108,22 +82,15 @@ export function createWebAgent({ researcher }: CreateWebAgentOptions): AgentExec
     const question = input.question.replace(EARLIER_STEPS, '').trim() || input.question;
     const mode = chooseMode({ text: question, skill: node?.skill });
     try {
-      yield { type: 'status', state: 'TASK_STATE_WORKING', message: workingMessage(mode) };
+      yield working(workingMessage(mode));
       const research = await researcher.research({
         question,
         mode,
         context: dependencyContext(node),
         signal: context.signal,
       });
-      yield {
-        type: 'artifact',
-        artifact: {
-          name: RESULT_ARTIFACT_NAME,
-          parts: [textPart(research.answer.text), dataPart(resultData(research))],
-        },
-        lastChunk: true,
-      };
-      yield { type: 'status', state: 'TASK_STATE_COMPLETED', message: summary(research) };
+      yield result(research.answer.text, resultData(research));
+      yield completed(summary(research));
     } catch (error) {
       if (context.signal.aborted) throw error;
       yield failed(error);

@@ -1,14 +1,8 @@
 import type OpenAI from 'openai';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { completeChat } from '@fleet/llm';
-import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
+import { answerWithSources, renderSourcesPrompt, type NumberedSource } from '@fleet/llm';
+import type { WithSpanOptions } from '@fleet/telemetry';
 import { keepCitedSources } from './keep-cited-sources';
 import type { AnswerContext, SourceMaterial, WebAnswer } from './web-source';
-
-/** Characters of all sources together in the prompt. */
-const MAX_SOURCES_LENGTH = 24_000;
-/** Characters of each earlier step's summary in the prompt. */
-const MAX_CONTEXT_LENGTH = 2_000;
 
 /** The system prompt of the answer call. */
 export const WEB_ANSWER_INSTRUCTIONS = [
@@ -22,7 +16,13 @@ export const WEB_ANSWER_INSTRUCTIONS = [
   'Answer concisely: a few sentences or a short list.',
 ].join(' ');
 
-/** The user message: question, earlier steps, numbered sources. */
+/** A source as the model sees it: `title (url, published date)` and the text. */
+function numberedSource({ source, text }: SourceMaterial): NumberedSource {
+  const published = source.publishedDate === undefined ? '' : `, published ${source.publishedDate}`;
+  return { heading: `${source.title} (${source.url}${published})`, text };
+}
+
+/** The user message: question, earlier steps, numbered sources (see `renderSourcesPrompt`). */
 export function renderWebAnswerPrompt({
   question,
   materials,
@@ -32,22 +32,7 @@ export function renderWebAnswerPrompt({
   materials: readonly SourceMaterial[];
   context?: readonly AnswerContext[];
 }): string {
-  const budget = Math.floor(MAX_SOURCES_LENGTH / Math.max(1, materials.length));
-  const sources = materials.map(({ source, text }, index) => {
-    const body = text.length > budget ? `${text.slice(0, budget)}…` : text;
-    const published =
-      source.publishedDate === undefined ? '' : `, published ${source.publishedDate}`;
-    return `[${index + 1}] ${source.title} (${source.url}${published})\n${body}`;
-  });
-  const sections = [`Question: ${question}`];
-  if (context.length > 0) {
-    const lines = context.map(
-      ({ label, summary }) => `- ${label}: ${summary.slice(0, MAX_CONTEXT_LENGTH)}`,
-    );
-    sections.push(`Results of earlier steps (context, not sources):\n${lines.join('\n')}`);
-  }
-  sections.push(`Sources:\n\n${sources.join('\n\n')}`);
-  return sections.join('\n\n');
+  return renderSourcesPrompt({ question, sources: materials.map(numberedSource), context });
 }
 
 /** Options for {@link answerWithLlm}. */
@@ -79,29 +64,19 @@ export async function answerWithLlm({
   signal,
   tracer,
 }: AnswerWithLlmOptions): Promise<WebAnswer> {
-  const messages: ChatCompletionMessageParam[] = [
-    { role: 'system', content: WEB_ANSWER_INSTRUCTIONS },
-    { role: 'user', content: renderWebAnswerPrompt({ question, materials, context }) },
-  ];
-  return withSpan(
-    { name: 'web.answer', kind: SpanKind.LLM, input: question, tracer },
-    async (span) => {
-      const { content: answer } = await completeChat({
-        client,
-        model,
-        messages,
-        temperature: 0.1,
-        signal,
-        span,
-      });
-      const content = answer.trim();
-      if (content === '') throw new Error('the model returned an empty answer');
-      const cited = keepCitedSources({
-        text: content,
-        sources: materials.map((material) => material.source),
-      });
-      setSpanOutput(span, cited.text);
-      return { ...cited, answeredBy: 'llm' };
-    },
-  );
+  return answerWithSources({
+    client,
+    model,
+    instructions: WEB_ANSWER_INSTRUCTIONS,
+    question,
+    sources: materials.map(numberedSource),
+    context,
+    spanName: 'web.answer',
+    signal,
+    tracer,
+    cite: (content): WebAnswer => ({
+      ...keepCitedSources({ text: content, sources: materials.map((material) => material.source) }),
+      answeredBy: 'llm',
+    }),
+  });
 }

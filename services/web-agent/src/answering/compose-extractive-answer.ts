@@ -1,3 +1,4 @@
+import { segmentSentences } from '@fleet/llm';
 import { keepCitedSources } from './keep-cited-sources';
 import type { SourceMaterial, WebAnswer } from './web-source';
 
@@ -14,11 +15,15 @@ export function contentWords(text: string): string[] {
   );
 }
 
-/** Sentences of a text, cut at sentence ends and line breaks, 20–400 characters. */
+/**
+ * Sentences of a text, cut at line breaks and sentence ends (ICU's sentences, common abbreviations
+ * mended, also ended before a number: `segmentSentences`), 20–400 characters.
+ */
 export function splitSentences(text: string): string[] {
   return text
-    .split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}"“(])|\n+/u)
-    .map((sentence) => sentence.replace(/\s+/g, ' ').trim())
+    .split(/\n+/)
+    .flatMap((line) => segmentSentences(line, { quoting: true }))
+    .map((sentence) => sentence.replace(/\s+/g, ' '))
     .filter((sentence) => sentence.length >= 20 && sentence.length <= 400);
 }
 

@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import { withExtractiveFallback } from '@fleet/llm';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import { answerWithLlm } from './answer-with-llm';
 import { composeExtractiveAnswer } from './compose-extractive-answer';
@@ -43,14 +44,13 @@ export function createWebAnswerer({
       if (llm === undefined || materials.length === 0) {
         return composeExtractiveAnswer({ question, query, materials });
       }
-      try {
-        return await answerWithLlm({ ...llm, question, materials, context, signal, tracer });
-      } catch (error) {
-        if (signal?.aborted === true) throw error;
-        const llmError = error instanceof Error ? error.message : String(error);
-        logger?.warn({ err: error }, 'web answer: the LLM failed; answering extractively');
-        return { ...composeExtractiveAnswer({ question, query, materials }), llmError };
-      }
+      return withExtractiveFallback({
+        answer: () => answerWithLlm({ ...llm, question, materials, context, signal, tracer }),
+        extractive: () => composeExtractiveAnswer({ question, query, materials }),
+        signal,
+        onFallback: (error) =>
+          logger?.warn({ err: error }, 'web answer: the LLM failed; answering extractively'),
+      });
     },
   };
 }

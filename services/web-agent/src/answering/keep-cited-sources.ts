@@ -1,11 +1,10 @@
+import { renumberCitations } from '@fleet/llm';
 import type { WebSource } from './web-source';
-
-// `[2]`, and grouped forms such as `[1, 3]`.
-const MARKER = /\[(\d+(?:\s*,\s*\d+)*)\]/g;
 
 /**
  * Renumbers an answer's `[n]` markers so that only cited sources are listed, in the order they
- * are first cited; markers that point at no source are dropped.
+ * are first cited; markers that point at no source are dropped (`renumberCitations`), and the
+ * spaces left before punctuation or doubled are tidied.
  *
  * @example
  * keepCitedSources({ text: 'B [2]. A [1]. X [9].', sources: [a, b] });
@@ -18,29 +17,17 @@ export function keepCitedSources({
   text: string;
   sources: readonly WebSource[];
 }): { text: string; sources: WebSource[] } {
-  const renumber = new Map<number, number>();
-  const kept: WebSource[] = [];
-  const rewritten = text.replace(MARKER, (_marker, list: string) => {
-    const numbers = list
-      .split(',')
-      .map((item) => Number(item.trim()))
-      .filter((n) => n >= 1 && n <= sources.length);
-    const markers = numbers.map((n) => {
-      let next = renumber.get(n);
-      if (next === undefined) {
-        kept.push(sources[n - 1] as WebSource);
-        next = kept.length;
-        renumber.set(n, next);
-      }
-      return `[${next}]`;
-    });
-    return markers.join('');
+  const { text: rewritten, cited } = renumberCitations({
+    text,
+    sourceCount: sources.length,
+    order: 'first-cited',
+    trimRemoved: false,
   });
   return {
     text: rewritten
       .replace(/ +([.,;:!?])/g, '$1')
       .replace(/ {2,}/g, ' ')
       .trim(),
-    sources: kept,
+    sources: cited.flatMap((number) => sources[number - 1] ?? []),
   };
 }

@@ -21,10 +21,7 @@ export interface SourceMaterial {
 }
 
 /** Earlier plan steps' results: context for the question, never citable sources. */
-export interface AnswerContext {
-  label: string;
-  summary: string;
-}
+export type { AnswerContext } from '@fleet/llm';
 
 /** A cited answer. */
 export interface WebAnswer {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { IPv4, IPv6, parseCIDR } from 'ipaddr.js';
 
 /** Why an address may not be fetched. */
 export type ForbiddenAddressClass =
@@ -25,119 +26,62 @@ export const FORBIDDEN_ADDRESS_LABELS: Readonly<Record<ForbiddenAddressClass, st
   reserved: 'a reserved address',
 };
 
-interface Ipv4Range {
-  base: number;
-  bits: number;
-  kind: ForbiddenAddressClass;
+interface AddressRange {
+  range: [IPv4 | IPv6, number];
+  addressClass: ForbiddenAddressClass;
 }
 
-function ipv4ToNumber(text: string): number | undefined {
-  const parts = text.split('.');
-  if (parts.length !== 4) return undefined;
-  let value = 0;
-  for (const part of parts) {
-    if (!/^\d{1,3}$/.test(part)) return undefined;
-    const octet = Number(part);
-    if (octet > 255) return undefined;
-    value = value * 256 + octet;
-  }
-  return value;
+function ranges(table: readonly (readonly [string, ForbiddenAddressClass])[]): AddressRange[] {
+  return table.map(([cidr, addressClass]) => ({ range: parseCIDR(cidr), addressClass }));
 }
 
-function range(cidr: string, kind: ForbiddenAddressClass): Ipv4Range {
-  const [address = '', bits = '32'] = cidr.split('/');
-  return { base: ipv4ToNumber(address) ?? 0, bits: Number(bits), kind };
+function classOf(address: IPv4 | IPv6, table: readonly AddressRange[]) {
+  return table.find(({ range }) => address.match(range))?.addressClass;
 }
 
 // Most specific first: 169.254.169.254 is reported as metadata, not just link-local.
-const IPV4_RANGES: readonly Ipv4Range[] = [
-  range('169.254.169.254/32', 'metadata'),
-  range('0.0.0.0/8', 'unspecified'),
-  range('10.0.0.0/8', 'private'),
-  range('100.64.0.0/10', 'carrier-grade-nat'),
-  range('127.0.0.0/8', 'loopback'),
-  range('169.254.0.0/16', 'link-local'),
-  range('172.16.0.0/12', 'private'),
-  range('192.0.0.0/24', 'reserved'),
-  range('192.168.0.0/16', 'private'),
-  range('198.18.0.0/15', 'reserved'),
-  range('224.0.0.0/4', 'multicast'),
-  range('240.0.0.0/4', 'reserved'),
-];
+const IPV4_RANGES = ranges([
+  ['169.254.169.254/32', 'metadata'],
+  ['0.0.0.0/8', 'unspecified'],
+  ['10.0.0.0/8', 'private'],
+  ['100.64.0.0/10', 'carrier-grade-nat'],
+  ['127.0.0.0/8', 'loopback'],
+  ['169.254.0.0/16', 'link-local'],
+  ['172.16.0.0/12', 'private'],
+  ['192.0.0.0/24', 'reserved'],
+  ['192.168.0.0/16', 'private'],
+  ['198.18.0.0/15', 'reserved'],
+  ['224.0.0.0/4', 'multicast'],
+  ['240.0.0.0/4', 'reserved'],
+]);
 
-function inRange(value: number, { base, bits }: Ipv4Range): boolean {
-  const size = 2 ** (32 - bits);
-  return Math.floor(value / size) === Math.floor(base / size);
-}
+// Judged first: both also lie in ::/96, the IPv4-compatible range below.
+const IPV6_OWN_ADDRESSES = ranges([
+  ['::/128', 'unspecified'],
+  ['::1/128', 'loopback'],
+]);
 
-function classifyIpv4(value: number): ForbiddenAddressClass | undefined {
-  return IPV4_RANGES.find((entry) => inRange(value, entry))?.kind;
-}
+// IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) forms
+// reach the IPv4 address in their last 32 bits: that one is judged.
+const IPV6_EMBEDDING_IPV4 = ['::ffff:0:0/96', '::/96', '64:ff9b::/96'].map((cidr) =>
+  parseCIDR(cidr),
+);
 
-/** The 16 bytes of an IPv6 address (zone id dropped, an embedded dotted quad allowed). */
-function ipv6Bytes(text: string): number[] | undefined {
-  let address = text.split('%')[0] ?? '';
-  const lastColon = address.lastIndexOf(':');
-  const tail = address.slice(lastColon + 1);
-  if (tail.includes('.')) {
-    // `::ffff:1.2.3.4` → `::ffff:102:304`
-    const value = ipv4ToNumber(tail);
-    if (value === undefined) return undefined;
-    const high = Math.floor(value / 65536).toString(16);
-    const low = (value % 65536).toString(16);
-    address = `${address.slice(0, lastColon + 1)}${high}:${low}`;
-  }
-  const halves = address.split('::');
-  if (halves.length > 2) return undefined;
-  const groups = (part: string | undefined): string[] =>
-    part === undefined || part === '' ? [] : part.split(':');
-  const left = groups(halves[0]);
-  const right = groups(halves[1]);
-  const missing = 8 - left.length - right.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 0) return undefined;
-  const all = [...left, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...right];
-  const bytes: number[] = [];
-  for (const group of all) {
-    if (!/^[0-9a-f]{1,4}$/i.test(group)) return undefined;
-    const value = parseInt(group, 16);
-    bytes.push(value >>> 8, value & 255);
-  }
-  return bytes.length === 16 ? bytes : undefined;
-}
-
-function embeddedIpv4(bytes: readonly number[]): number {
-  return (
-    (bytes[12] ?? 0) * 2 ** 24 +
-    (bytes[13] ?? 0) * 2 ** 16 +
-    (bytes[14] ?? 0) * 256 +
-    (bytes[15] ?? 0)
-  );
-}
-
-function startsWith(bytes: readonly number[], prefix: readonly number[]): boolean {
-  return prefix.every((byte, index) => bytes[index] === byte);
-}
-
-function classifyIpv6(bytes: readonly number[]): ForbiddenAddressClass | undefined {
-  const zeros = (count: number): number[] => Array<number>(count).fill(0);
-  if (bytes.every((byte) => byte === 0)) return 'unspecified';
-  if (startsWith(bytes, zeros(15)) && bytes[15] === 1) return 'loopback';
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) forms
-  // reach the IPv4 address inside them: judge that one.
-  if (startsWith(bytes, [...zeros(10), 0xff, 0xff]) || startsWith(bytes, zeros(12))) {
-    return classifyIpv4(embeddedIpv4(bytes));
-  }
-  if (startsWith(bytes, [0x00, 0x64, 0xff, 0x9b, ...zeros(8)])) {
-    return classifyIpv4(embeddedIpv4(bytes));
-  }
-  const first = bytes[0] ?? 0;
-  const second = bytes[1] ?? 0;
-  if (first === 0xfe && (second & 0xc0) === 0x80) return 'link-local';
-  if ((first & 0xfe) === 0xfc) return 'unique-local';
-  if (first === 0xff) return 'multicast';
+const IPV6_RANGES = ranges([
+  ['fe80::/10', 'link-local'],
+  ['fc00::/7', 'unique-local'],
+  ['ff00::/8', 'multicast'],
   // fec0::/10, the deprecated site-local range, is private in practice.
-  if (first === 0xfe && (second & 0xc0) === 0xc0) return 'private';
-  return undefined;
+  ['fec0::/10', 'private'],
+]);
+
+function classifyIpv6(address: IPv6): ForbiddenAddressClass | undefined {
+  const own = classOf(address, IPV6_OWN_ADDRESSES);
+  if (own !== undefined) return own;
+  if (IPV6_EMBEDDING_IPV4.some((range) => address.match(range))) {
+    return classOf(new IPv4(address.toByteArray().slice(12)), IPV4_RANGES);
+  }
+  return classOf(address, IPV6_RANGES);
 }
 
 /**
@@ -153,14 +97,14 @@ function classifyIpv6(bytes: readonly number[]): ForbiddenAddressClass | undefin
  * classifyAddress('93.184.215.14'); // undefined
  */
 export function classifyAddress(address: string): ForbiddenAddressClass | undefined {
+  // node:net's isIP decides what is an address (ipaddr.js also parses forms like `0x7f.1`); a zone
+  // id is allowed on IPv6 only.
   const version = isIP(address.split('%')[0] ?? '');
-  if (version === 4) {
-    const value = ipv4ToNumber(address);
-    return value === undefined ? 'reserved' : classifyIpv4(value);
-  }
-  if (version === 6) {
-    const bytes = ipv6Bytes(address);
-    return bytes === undefined ? 'reserved' : classifyIpv6(bytes);
+  try {
+    if (version === 4) return classOf(IPv4.parse(address), IPV4_RANGES);
+    if (version === 6) return classifyIpv6(IPv6.parse(address.split('%')[0] ?? ''));
+  } catch {
+    return 'reserved';
   }
   return 'reserved';
 }

@@ -80,6 +80,18 @@ describe('createPageFetcher', () => {
       response.end('<h1>gone</h1>');
     });
     web.raw.set('hang', () => undefined);
+    web.raw.set('bad-gzip', (response) => {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'gzip' });
+      response.end('this is not gzip at all');
+    });
+    web.raw.set('odd-encoding', (response) => {
+      response.writeHead(200, { 'content-type': 'text/plain', 'content-encoding': 'x-odd' });
+      response.end('xx');
+    });
+    web.raw.set('redirect-to-internal-name', (response) => {
+      response.writeHead(302, { location: `http://internal.test:${port}/pages/hello` });
+      response.end();
+    });
   });
 
   afterAll(async () => {
@@ -181,6 +193,22 @@ describe('createPageFetcher', () => {
       );
     });
 
+    it('re-checks every redirect hop by name too: the target host is resolved and refused', async () => {
+      const resolveHost = resolverFor({
+        'pages.test': ['127.0.0.1'],
+        'internal.test': ['10.0.0.7'],
+      });
+      const fetchPage = fetcher({ allowlist: createHostAllowlist(['pages.test']), resolveHost });
+      const before = web.requests.length;
+      await expect(
+        fetchPage(`http://pages.test:${port}/raw/redirect-to-internal-name`),
+      ).rejects.toThrow(
+        /Refused to fetch http:\/\/internal\.test:\d+\/pages\/hello: internal\.test resolves to 10\.0\.0\.7, a private network address/,
+      );
+      expect(resolveHost.calls).toEqual(['pages.test', 'internal.test']);
+      expect(web.requests.length).toBe(before + 1);
+    });
+
     it('refuses a redirect to a scheme other than http(s)', async () => {
       await expect(fetcher()(`${web.url}/raw/redirect-to-file`)).rejects.toThrow(
         /redirects to a URL the web agent does not fetch: .*only http and https/,
@@ -219,6 +247,12 @@ describe('createPageFetcher', () => {
       );
     });
 
+    it('follows no redirect when the limit is 0', async () => {
+      await expect(fetcher({ maxRedirects: 0 })(`${web.url}/raw/redirect-to-page`)).rejects.toThrow(
+        /redirects more than 0 times \(WEB_FETCH_MAX_REDIRECTS\)/,
+      );
+    });
+
     it('refuses bodies over the size limit, declared or streamed, and decompression bombs', async () => {
       await expect(fetcher()(`${web.url}/raw/big-declared`)).rejects.toThrow(
         /larger than the 4096 bytes/,
@@ -247,6 +281,15 @@ describe('createPageFetcher', () => {
     it('decodes gzip and the declared charset', async () => {
       expect((await fetcher()(`${web.url}/raw/gzip`)).body).toBe('compressed text, ünïcode');
       expect((await fetcher()(`${web.url}/raw/latin1`)).body).toBe('café');
+    });
+
+    it('reports a body that does not decompress and a content encoding it does not read', async () => {
+      await expect(fetcher()(`${web.url}/raw/bad-gzip`)).rejects.toThrow(
+        /raw\/bad-gzip sent a body that does not decompress \(gzip\)/,
+      );
+      await expect(fetcher()(`${web.url}/raw/odd-encoding`)).rejects.toThrow(
+        /uses the content encoding x-odd, which the web agent does not read/,
+      );
     });
 
     it('refuses media types other than HTML and text, and reports HTTP errors', async () => {

@@ -1,30 +1,20 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import http, { type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import axios, { type AxiosInstance } from 'axios';
 import {
   AbortError,
-  BadRequestError,
   ConnectionError,
   FleetError,
-  PayloadTooLargeError,
   UnsupportedMediaTypeError,
   UpstreamError,
   UpstreamTimeoutError,
 } from '@fleet/errors';
-import { classifyAddress } from './classify-address';
-import { ForbiddenAddressError } from './forbidden-address-error';
+import { createAddressGuard, type ResolveHost } from './create-address-guard';
 import type { HostAllowlist } from './host-allowlist';
+import { parseFetchUrl } from './parse-fetch-url';
+import { mediaTypeOf, readPageBody } from './read-page-body';
+import { requestPage } from './request-page';
 
-/** One resolved address of a host. */
-export interface ResolvedAddress {
-  address: string;
-  family: number;
-}
-
-/** Resolves a host name to all of its addresses (`dns.lookup` with `all: true` by default). */
-export type ResolveHost = (host: string) => Promise<ResolvedAddress[]>;
+export type { ResolvedAddress, ResolveHost } from './create-address-guard';
 
 /** A page as fetched: the final URL after redirects and the decoded body. */
 export interface FetchedPage {
@@ -72,74 +62,79 @@ const READABLE_TYPES = new Set([
   'text/markdown',
 ]);
 
-const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-
 const defaultResolveHost: ResolveHost = async (host) =>
   dnsLookup(host, { all: true, verbatim: true });
 
-function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '');
+/** Our own error inside axios's wrappers (a `lookup` or `beforeRedirect` refusal), if any. */
+function fleetErrorIn(error: unknown): FleetError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current != null; depth += 1) {
+    if (FleetError.isInstance(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
-/** A `lookup` that always answers the address already checked, so DNS cannot change it (rebinding). */
-function pinnedLookup(target: ResolvedAddress): LookupFunction {
-  return function lookupPinned(_hostname, options, callback) {
-    if (options.all === true) {
-      callback(null, [{ address: target.address, family: target.family }]);
-    } else {
-      callback(null, target.address, target.family);
-    }
+/** What every fetch of one fetcher shares. */
+interface FetchSettings {
+  allowlist: HostAllowlist;
+  resolveHost: ResolveHost;
+  client: AxiosInstance;
+  maxBytes: number;
+  maxRedirects: number;
+  userAgent: string;
+}
+
+/** One fetch under its guard: the response judged (status, media type), then the body read. */
+async function fetchGuarded(
+  start: URL,
+  signal: AbortSignal,
+  settings: FetchSettings,
+): Promise<FetchedPage> {
+  const { allowlist, resolveHost, client, maxBytes, maxRedirects, userAgent } = settings;
+  const guard = createAddressGuard({ start, allowlist, resolveHost, signal });
+  const response = await requestPage({ client, guard, signal, maxBytes, maxRedirects, userAgent });
+  const finalUrl = guard.current.href;
+  const status = response.status;
+  if (status >= 400 || status < 200) {
+    response.data.destroy();
+    throw new UpstreamError(`${finalUrl} answered HTTP ${status}.`, {
+      status: status >= 400 ? status : 502,
+      details: { url: finalUrl, status },
+    });
+  }
+  const mediaType = mediaTypeOf(response);
+  if (!READABLE_TYPES.has(mediaType)) {
+    response.data.destroy();
+    throw new UnsupportedMediaTypeError(
+      `${finalUrl} is ${mediaType === '' ? 'of no declared type' : mediaType}; the web agent reads HTML and plain text pages only.`,
+      { details: { url: finalUrl, mediaType } },
+    );
+  }
+  const body = await readPageBody({ response, url: finalUrl, maxBytes });
+  const redirects = [...guard.redirects];
+  return {
+    url: start.href,
+    finalUrl,
+    redirects,
+    status,
+    mediaType,
+    body,
+    address: guard.address ?? '',
   };
-}
-
-function parseTarget(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new BadRequestError(`${raw} is not a valid URL.`, { details: { url: raw } });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new BadRequestError(
-      `Refused to fetch ${raw}: only http and https URLs are fetched (not ${url.protocol.replace(/:$/, '')}).`,
-      { details: { url: raw } },
-    );
-  }
-  if (url.username !== '' || url.password !== '') {
-    throw new BadRequestError(
-      `Refused to fetch ${url.origin}: URLs with credentials are not fetched.`,
-    );
-  }
-  return url;
-}
-
-function mediaTypeOf(response: IncomingMessage): string {
-  return (response.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-}
-
-function charsetOf(response: IncomingMessage): string {
-  const match = /charset\s*=\s*"?([\w.:-]+)"?/i.exec(response.headers['content-type'] ?? '');
-  return match?.[1]?.toLowerCase() ?? 'utf-8';
-}
-
-function decodeText(bytes: Buffer, charset: string): string {
-  try {
-    return new TextDecoder(charset).decode(bytes);
-  } catch {
-    return new TextDecoder('utf-8').decode(bytes);
-  }
 }
 
 /**
  * A page fetcher that refuses private, loopback, link-local, metadata, unique-local, unspecified
  * and CGNAT addresses (and IPv4-mapped IPv6 forms of them) unless the allowlist names the host
- * (docs/architecture.md §10):
+ * (docs/architecture.md §10), over axios's Node adapter:
  *
  * - only http and https URLs, without credentials;
- * - the host is resolved first (every address) and refused if any address is forbidden; the
- *   connection then goes to the address that was checked (a pinned `lookup`), so a second DNS
- *   answer cannot move it (DNS rebinding);
- * - redirects are followed by hand, at most `maxRedirects`, and each hop is checked the same way;
+ * - the host is resolved first (every address, axios's `lookup`) and refused if any address is
+ *   forbidden; the connection then goes to the address that was checked (the lookup answers it),
+ *   so a second DNS answer cannot move it (DNS rebinding);
+ * - redirects are followed up to `maxRedirects`, each hop checked the same way (`beforeRedirect`
+ *   for the URL and IP literals, `lookup` for names);
  * - the whole fetch has `timeoutMs`; bodies over `maxBytes` (declared or read, after
  *   decompression) are refused; only HTML and plain text are read.
  *
@@ -158,179 +153,23 @@ export function createPageFetcher({
   resolveHost = defaultResolveHost,
   userAgent = 'FleetWebAgent/0.1 (+https://github.com/a2a-fleet)',
 }: CreatePageFetcherOptions): PageFetcher {
-  async function checkedAddress(url: URL, signal: AbortSignal): Promise<ResolvedAddress> {
-    const host = hostOf(url);
-    const family = isIP(host);
-    let addresses: ResolvedAddress[];
-    if (family !== 0) {
-      addresses = [{ address: host, family }];
-    } else {
-      try {
-        addresses = await resolveHost(host);
-      } catch (error) {
-        throw new ConnectionError(`Could not resolve ${host}.`, { cause: error, retryable: false });
-      }
-      signal.throwIfAborted();
-    }
-    const first = addresses[0];
-    if (first === undefined) {
-      throw new ConnectionError(`${host} has no address.`, { retryable: false });
-    }
-    if (!allowlist(host)) {
-      for (const { address } of addresses) {
-        const addressClass = classifyAddress(address);
-        if (addressClass !== undefined) {
-          throw new ForbiddenAddressError({ url: url.href, host, address, addressClass });
-        }
-      }
-    }
-    return first;
-  }
-
-  function request(
-    url: URL,
-    target: ResolvedAddress,
-    signal: AbortSignal,
-  ): Promise<IncomingMessage> {
-    const transport = url.protocol === 'https:' ? https : http;
-    const host = hostOf(url);
-    return new Promise((resolve, reject) => {
-      const outgoing = transport.request(
-        {
-          protocol: url.protocol,
-          hostname: host,
-          port: url.port === '' ? undefined : Number(url.port),
-          path: `${url.pathname}${url.search}`,
-          method: 'GET',
-          headers: {
-            'user-agent': userAgent,
-            accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1',
-            'accept-encoding': 'gzip, deflate, br',
-          },
-          lookup: pinnedLookup(target),
-          // A fresh socket per request: a pooled one could have been opened for another address.
-          agent: false,
-          ...(isIP(host) === 0 && url.protocol === 'https:' ? { servername: host } : {}),
-          signal,
-        },
-        resolve,
-      );
-      outgoing.on('error', reject);
-      outgoing.end();
-    });
-  }
-
-  async function readBody(response: IncomingMessage, url: string): Promise<Buffer> {
-    const declared = Number(response.headers['content-length'] ?? NaN);
-    const tooLarge = (): PayloadTooLargeError =>
-      new PayloadTooLargeError(
-        `${url} is larger than the ${maxBytes} bytes the web agent reads (WEB_FETCH_MAX_BYTES).`,
-        { details: { url, limit: maxBytes } },
-      );
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      response.destroy();
-      throw tooLarge();
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response) {
-      const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-      size += buffer.length;
-      if (size > maxBytes) {
-        response.destroy();
-        throw tooLarge();
-      }
-      chunks.push(buffer);
-    }
-    const raw = Buffer.concat(chunks);
-    const encoding = (response.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-    try {
-      // maxOutputLength bounds what a small compressed body may expand to (decompression bombs).
-      if (encoding === 'gzip' || encoding === 'x-gzip')
-        return gunzipSync(raw, { maxOutputLength: maxBytes });
-      if (encoding === 'deflate') return inflateSync(raw, { maxOutputLength: maxBytes });
-      if (encoding === 'br') return brotliDecompressSync(raw, { maxOutputLength: maxBytes });
-    } catch (error) {
-      // zlib's RangeError for maxOutputLength (compared by code: jest runs tests in another realm).
-      if ((error as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
-      throw new UpstreamError(`${url} sent a body that does not decompress (${encoding}).`, {
-        status: 502,
-        cause: error,
-      });
-    }
-    if (encoding !== 'identity' && encoding !== '') {
-      throw new UnsupportedMediaTypeError(
-        `${url} uses the content encoding ${encoding}, which the web agent does not read.`,
-      );
-    }
-    return raw;
-  }
-
-  async function follow(start: URL, signal: AbortSignal): Promise<FetchedPage> {
-    const redirects: string[] = [];
-    let current = start;
-    for (;;) {
-      const target = await checkedAddress(current, signal);
-      const response = await request(current, target, signal);
-      const status = response.statusCode ?? 0;
-      const location = response.headers.location;
-      if (REDIRECT_STATUSES.has(status) && location !== undefined) {
-        response.resume();
-        if (redirects.length >= maxRedirects) {
-          throw new BadRequestError(
-            `${start.href} redirects more than ${maxRedirects} times (WEB_FETCH_MAX_REDIRECTS).`,
-            { details: { url: start.href, redirects } },
-          );
-        }
-        let next: URL;
-        try {
-          next = parseTarget(new URL(location, current).href);
-        } catch (error) {
-          throw FleetError.isInstance(error)
-            ? new BadRequestError(
-                `${current.href} redirects to a URL the web agent does not fetch: ${error.message}`,
-                { cause: error },
-              )
-            : error;
-        }
-        redirects.push(next.href);
-        current = next;
-        continue;
-      }
-      if (status >= 400 || status < 200) {
-        response.resume();
-        throw new UpstreamError(`${current.href} answered HTTP ${status}.`, {
-          status: status >= 400 ? status : 502,
-          details: { url: current.href, status },
-        });
-      }
-      const mediaType = mediaTypeOf(response);
-      if (!READABLE_TYPES.has(mediaType)) {
-        response.destroy();
-        throw new UnsupportedMediaTypeError(
-          `${current.href} is ${mediaType === '' ? 'of no declared type' : mediaType}; the web agent reads HTML and plain text pages only.`,
-          { details: { url: current.href, mediaType } },
-        );
-      }
-      const bytes = await readBody(response, current.href);
-      return {
-        url: start.href,
-        finalUrl: current.href,
-        redirects,
-        status,
-        mediaType,
-        body: decodeText(bytes, charsetOf(response)),
-        address: target.address,
-      };
-    }
-  }
-
+  // Its own instance: interceptors or defaults set on axios's global one do not apply here.
+  const client = axios.create();
+  const settings: FetchSettings = {
+    allowlist,
+    resolveHost,
+    client,
+    maxBytes,
+    maxRedirects,
+    userAgent,
+  };
   return async function fetchPage(raw, { signal } = {}) {
-    const url = parseTarget(raw);
+    const url = parseFetchUrl(raw);
+    // One deadline for the whole fetch, body included (axios's `timeout` does not cover reading it).
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
     try {
-      return await follow(url, combined);
+      return await fetchGuarded(url, combined, settings);
     } catch (error) {
       if (signal?.aborted === true)
         throw new AbortError(`Fetching ${raw} was cancelled.`, { cause: error });
@@ -340,12 +179,11 @@ export function createPageFetcher({
           { cause: error, details: { url: raw } },
         );
       }
-      if (FleetError.isInstance(error)) throw error;
+      const fleetError = fleetErrorIn(error);
+      if (fleetError !== undefined) throw fleetError;
       throw new ConnectionError(
         `Could not fetch ${raw}: ${error instanceof Error ? error.message : String(error)}.`,
-        {
-          cause: error,
-        },
+        { cause: error },
       );
     }
   };

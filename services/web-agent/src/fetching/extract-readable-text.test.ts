@@ -13,7 +13,7 @@ const ARTICLE = `<!doctype html><html><head><title>Node.js 22 released | Tech Ne
 </article></main><footer>© Tech News</footer><script>window.track()</script></body></html>`;
 
 // jest.config.js transforms linkedom's ESM-only dependencies, so these tests run the production
-// path (Readability over linkedom); html-to-text.test.ts covers the DOM-free fallback.
+// path (Readability over linkedom), the only one.
 it('loads linkedom, so extraction uses Readability as in production', () => {
   expect(usesReadability()).toBe(true);
 });
@@ -33,6 +33,30 @@ describe('extractReadableText (Readability)', () => {
     expect(readable.excerpt).toBe('Node.js 22 ships with require(esm).');
     expect(readable.publishedTime).toBe('2024-04-24T10:00:00Z');
     expect(readable.text.split('\n\n').length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('decodes character references in the title, description and text', () => {
+    const readable = extractReadableText({
+      body: `<html><head><title>A &amp; B</title>
+        <meta content="About A &amp; B &hellip;" name="description"></head>
+        <body><nav>Menu</nav><article><h1>A and B</h1><p>First  paragraph.</p>
+        <p>Second line &#8211; done&nbsp;now &lt;x&gt; &#x27;q&#39;.</p></article></body></html>`,
+      mediaType: 'text/html',
+      url: 'https://entities.test/',
+    });
+    expect(readable.title).toBe('A & B');
+    expect(readable.excerpt).toBe('About A & B …');
+    expect(readable.text).toBe("A and B\n\nFirst paragraph.\n\nSecond line – done now <x> 'q'.");
+  });
+
+  it('reads a valid HTML5 page that has no <html> element', () => {
+    const readable = extractReadableText({
+      body: '<!doctype html><title>Short page</title><p>Hello from a page without an html element.</p>',
+      mediaType: 'text/html',
+      url: 'https://short.test/',
+    });
+    expect(readable.title).toBe('Short page');
+    expect(readable.text).toContain('Hello from a page without an html element.');
   });
 
   it('falls back to the body text for pages without an article', () => {

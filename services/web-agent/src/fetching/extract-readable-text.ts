@@ -1,8 +1,6 @@
 import { createRequire } from 'node:module';
 import { Readability } from '@mozilla/readability';
 
-import { htmlToText } from './html-to-text';
-
 /** The part of the DOM the extraction uses (linkedom's types need the DOM lib, which is not loaded). */
 interface DomElement {
   textContent: string | null;
@@ -21,27 +19,27 @@ interface DomDocument {
 
 type ParseHtml = (html: string) => { document: DomDocument };
 
-let domParser: ParseHtml | null | undefined;
+let domParser: ParseHtml | undefined;
 
 /**
- * linkedom, loaded on first use. Its CommonJS build requires css-select 7 and siblings, which are
- * ESM-only: Node (>= 20.19, the fleet's engine) loads them through require(esm), jest's CommonJS
- * runtime cannot. Where it cannot be loaded, extraction falls back to {@link htmlToText}.
+ * linkedom, loaded on first use (its types need the DOM lib, which is not loaded; the first load
+ * is slow under jest, which transforms its ESM-only dependencies). Its CommonJS build requires
+ * css-select 7 and siblings, which are ESM-only: Node (>= 20.19, the fleet's engine) loads them
+ * through require(esm), and jest.config.js transforms them.
  */
-function loadDomParser(): ParseHtml | null {
-  if (domParser === undefined) {
-    try {
-      domParser = (createRequire(__filename)('linkedom') as { parseHTML: ParseHtml }).parseHTML;
-    } catch {
-      domParser = null;
-    }
-  }
+function loadDomParser(): ParseHtml {
+  domParser ??= (createRequire(__filename)('linkedom') as { parseHTML: ParseHtml }).parseHTML;
   return domParser;
 }
 
-/** True when Readability over linkedom is used; false when the DOM-free fallback is. */
+/**
+ * Loads linkedom now rather than on the first extraction (tests warm it up outside their time
+ * limits). True: extraction always uses Readability over linkedom; it throws when linkedom cannot
+ * be loaded.
+ */
 export function usesReadability(): boolean {
-  return loadDomParser() !== null;
+  loadDomParser();
+  return true;
 }
 
 /** A page's readable content. */
@@ -73,6 +71,23 @@ function collapse(text: string): string {
   return text.replace(/[ \t\f\v\u00a0]+/g, ' ').trim();
 }
 
+const HEAD_ELEMENTS = /<title[^>]*>[\s\S]*?<\/title>|<(?:meta|link|base)\b[^>]*>/gi;
+
+/**
+ * The page as linkedom needs it. linkedom does not infer `<head>` and `<body>` the way browsers do,
+ * so a valid HTML5 page without them (`<!doctype html><title>T</title><p>Hi</p>`) would have an
+ * empty body: such a page is rebuilt with its title, meta and link elements in a head and the rest
+ * in a body.
+ */
+function asDocument(body: string): string {
+  if (/<body[\s>]/i.test(body)) return body;
+  const head = body.match(HEAD_ELEMENTS) ?? [];
+  const rest = body
+    .replace(HEAD_ELEMENTS, '')
+    .replace(/<!doctype[^>]*>|<\/?(?:html|head)\b[^>]*>/gi, '');
+  return `<!doctype html><html><head>${head.join('')}</head><body>${rest}</body></html>`;
+}
+
 /** Paragraph text of an HTML fragment: one block element per paragraph. */
 function paragraphsOf(parseHTML: ParseHtml, html: string): string {
   const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
@@ -101,7 +116,7 @@ function truncate(text: string, maxChars: number): string {
 /**
  * The readable text of a fetched page: Mozilla Readability over a linkedom DOM for HTML (the
  * article, without navigation, ads and scripts), the whole body's text when Readability finds no
- * article, and plain text as it is. Where linkedom cannot be loaded (jest), `htmlToText`.
+ * article, and plain text as it is. Character references are decoded by linkedom's parser.
  *
  * @example
  * const { title, text } = extractReadableText({ body: html, mediaType: 'text/html', url });
@@ -125,16 +140,7 @@ export function extractReadableText({
     };
   }
   const parseHTML = loadDomParser();
-  if (parseHTML === null) {
-    const page = htmlToText(body);
-    return {
-      title: page.title || url,
-      text: truncate(page.text, maxChars),
-      excerpt: page.description,
-      publishedTime: page.publishedTime,
-    };
-  }
-  const { document } = parseHTML(body);
+  const { document } = parseHTML(asDocument(body));
   const pageTitle = collapse(document.querySelector('title')?.textContent ?? '');
   const description = meta(document, [
     'meta[name="description"]',
@@ -150,7 +156,7 @@ export function extractReadableText({
   const articleText = article?.content ? paragraphsOf(parseHTML, article.content) : '';
   let text = articleText;
   if (text.length < 200) {
-    const fresh = parseHTML(body).document;
+    const fresh = parseHTML(asDocument(body)).document;
     for (const element of fresh.querySelectorAll(
       'script, style, noscript, template, nav, header, footer',
     )) {

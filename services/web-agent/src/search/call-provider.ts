@@ -1,3 +1,4 @@
+import axios from 'axios';
 import type { z } from 'zod';
 import {
   AbortError,
@@ -8,56 +9,88 @@ import {
   safeParseJson,
 } from '@fleet/errors';
 
+/** The HTTP request a provider makes. */
+export interface ProviderRequest {
+  method: 'GET' | 'POST';
+  headers: Record<string, string>;
+  /** The request body (JSON text), for POST. */
+  body?: string;
+}
+
 /** Options for {@link callProvider}. */
 export interface CallProviderOptions<TSchema extends z.ZodType> {
   /** Names the provider in messages: `Tavily`, `SearXNG`. */
   provider: string;
   url: string;
-  init: RequestInit;
+  request: ProviderRequest;
   /** The response body's schema: minimal and tolerant (CONTRIBUTING.md convention 9). */
   schema: TSchema;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
-  /** Largest response body read. @default 4194304 (4 MiB) */
+  /** Largest response body read, after decompression. @default 4194304 (4 MiB) */
   maxBytes?: number;
   /** The message for an error status, when the provider's own words need context. */
   describeStatus?: (status: number, body: string) => string | undefined;
 }
 
-async function readLimited(
-  response: Response,
-  maxBytes: number,
-  provider: string,
-): Promise<string> {
-  const reader = response.body?.getReader();
-  if (!reader) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
-    if (done || value === undefined) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new PayloadTooLargeError(`${provider} answered with more than ${maxBytes} bytes.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+/** The statuses fetch's `redirect: 'error'` refused: a provider's redirect is never followed. */
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+
+// Its own instance: interceptors or defaults set on axios's global one do not apply here.
+const client = axios.create();
+
+/** axios's refusal of a body over `maxContentLength` (an AxiosError with no code of its own). */
+function isOverContentLength(error: unknown): boolean {
+  return (
+    axios.isAxiosError(error) &&
+    error.code === axios.AxiosError.ERR_BAD_RESPONSE &&
+    error.message.startsWith('maxContentLength size of')
+  );
+}
+
+/** Sends the request; resolves with the status and the body text, whatever the status. */
+async function send({
+  url,
+  request,
+  signal,
+  maxBytes,
+}: {
+  url: string;
+  request: ProviderRequest;
+  signal: AbortSignal;
+  maxBytes: number;
+}): Promise<{ status: number; text: string }> {
+  const response = await client.request<Buffer>({
+    adapter: 'http',
+    url,
+    method: request.method,
+    headers: request.headers,
+    ...(request.body === undefined ? {} : { data: request.body }),
+    responseType: 'arraybuffer',
+    maxContentLength: maxBytes,
+    // A redirect is an error, not followed (the operator configured this URL).
+    maxRedirects: 0,
+    // The configured URL is called directly: no proxy from the environment.
+    proxy: false,
+    validateStatus: () => true,
+    signal,
+  });
+  return { status: response.status, text: Buffer.from(response.data).toString('utf8') };
 }
 
 /**
  * One call to a search provider's API (the operator's configured URL, so no page-fetch address
- * guard): a time limit, a size limit, and typed errors that name the provider. Resolves with the
+ * guard), through axios's Node adapter: a time limit, a size limit (`maxContentLength`, after
+ * decompression), redirects refused, and typed errors that name the provider. Resolves with the
  * body parsed with `schema`.
  *
  * @example
- * const body = await callProvider({ provider: 'SearXNG', url, init: { method: 'GET' }, schema, timeoutMs: 15_000 });
+ * const body = await callProvider({ provider: 'SearXNG', url, request: { method: 'GET', headers: {} }, schema, timeoutMs: 15_000 });
  */
 export async function callProvider<TSchema extends z.ZodType>({
   provider,
   url,
-  init,
+  request,
   schema,
   timeoutMs,
   signal,
@@ -69,9 +102,7 @@ export async function callProvider<TSchema extends z.ZodType>({
   let text: string;
   let status: number;
   try {
-    const response = await fetch(url, { ...init, signal: combined, redirect: 'error' });
-    status = response.status;
-    text = await readLimited(response, maxBytes, provider);
+    ({ status, text } = await send({ url, request, signal: combined, maxBytes }));
   } catch (error) {
     if (signal?.aborted === true) throw new AbortError(`The ${provider} search was cancelled.`);
     if (timeout.aborted) {
@@ -79,9 +110,17 @@ export async function callProvider<TSchema extends z.ZodType>({
         cause: error,
       });
     }
-    if (error instanceof PayloadTooLargeError) throw error;
+    if (isOverContentLength(error)) {
+      throw new PayloadTooLargeError(`${provider} answered with more than ${maxBytes} bytes.`);
+    }
     throw new ConnectionError(`Could not reach ${provider} at ${new URL(url).origin}.`, {
       cause: error,
+    });
+  }
+  if (REDIRECT_STATUSES.has(status)) {
+    // As fetch's `redirect: 'error'` did: the configured URL is wrong, not the provider.
+    throw new ConnectionError(`Could not reach ${provider} at ${new URL(url).origin}.`, {
+      cause: new Error(`unexpected redirect (HTTP ${status})`),
     });
   }
   if (status < 200 || status >= 300) {

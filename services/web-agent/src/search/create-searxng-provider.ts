@@ -54,7 +54,7 @@ export function createSearxngProvider({
     return callProvider({
       provider: 'SearXNG',
       url: `${base}/search?${params.toString()}`,
-      init: { method: 'GET', headers: { accept: 'application/json' } },
+      request: { method: 'GET', headers: { accept: 'application/json' } },
       schema: searxngResponseSchema,
       timeoutMs,
       signal: options.signal,

@@ -49,7 +49,7 @@ export function createTavilyProvider({
       const body = await callProvider({
         provider: 'Tavily',
         url: `${baseUrl.replace(/\/+$/, '')}/search`,
-        init: {
+        request: {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
           body: JSON.stringify({

@@ -1,14 +1,10 @@
-import type { RequestListener } from 'node:http';
 import type { Redis } from 'ioredis';
 import type OpenAI from 'openai';
-import { dataPart, textPart, type Part } from '@fleet/a2a';
-import { A2AClient, discoverAgentCard } from '@fleet/a2a/client';
-import { RedisTaskStore, type A2AHandler } from '@fleet/a2a/server';
-import { silentLogger, startServer, type RunningServer } from '@fleet/http';
+import type { Part } from '@fleet/a2a';
+import { bootAgent, nodeParts as kitNodeParts, type BootedAgent } from '@fleet/agent-kit/testing';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import { createWebHandler } from '../agent';
 import { createWebAnswerer } from '../answering';
-import { createApp } from '../app';
 import { createHostAllowlist, createPageFetcher, type ResolveHost } from '../fetching';
 import { createResearcher } from '../research';
 import type { SearchProvider } from '../search';
@@ -17,12 +13,7 @@ import type { SearchProvider } from '../search';
 export const TEST_TOKEN = 'web-agent-test-token-0123456789';
 
 /** A web agent listening on a free port, with a client that carries the token. */
-export interface RunningWebAgent {
-  server: RunningServer;
-  handler: A2AHandler;
-  client: A2AClient;
-  close(): Promise<void>;
-}
+export type RunningWebAgent = BootedAgent;
 
 /** Options for {@link bootWebAgent}. */
 export interface BootWebAgentOptions {
@@ -38,7 +29,7 @@ export interface BootWebAgentOptions {
 }
 
 /** Boots the web agent service in-process, as `main.ts` does, on 127.0.0.1 and a free port. */
-export async function bootWebAgent({
+export function bootWebAgent({
   redis,
   keyPrefix,
   provider,
@@ -48,13 +39,6 @@ export async function bootWebAgent({
   tracer,
   fetchPages,
 }: BootWebAgentOptions): Promise<RunningWebAgent> {
-  const taskStore = new RedisTaskStore({ redis, keyPrefix });
-  const target: { app?: RequestListener } = {};
-  const server = await startServer({
-    app: (req, res) => target.app?.(req, res),
-    port: 0,
-    signals: [],
-  });
   const researcher = createResearcher({
     provider,
     fetchPage: createPageFetcher({
@@ -66,30 +50,13 @@ export async function bootWebAgent({
     ...(fetchPages === undefined ? {} : { fetchPages }),
     tracer,
   });
-  const handler = createWebHandler({ researcher, store: taskStore, url: server.url, tracer });
-  target.app = createApp({
-    handler,
-    internalToken: TEST_TOKEN,
-    logger: silentLogger,
-    readinessChecks: {
-      redis: async () => {
-        await redis.ping();
-      },
-    },
-    isShuttingDown: () => server.isShuttingDown(),
-    metrics: false,
+  return bootAgent({
+    serviceName: 'web-agent',
+    redis,
+    keyPrefix,
+    token: TEST_TOKEN,
+    createHandler: ({ store, url }) => createWebHandler({ researcher, store, url, tracer }),
   });
-  const card = await discoverAgentCard(server.url);
-  return {
-    server,
-    handler,
-    client: new A2AClient({ card, token: TEST_TOKEN, timeoutMs: 30_000 }),
-    async close() {
-      await handler.close();
-      await server.shutdown();
-      await taskStore.close();
-    },
-  };
 }
 
 /** The parts of a plan node message: the task and the fleet node input. */
@@ -98,16 +65,12 @@ export function nodeParts(options: {
   skill?: string;
   dependencyOutputs?: Record<string, { agent: string; summary: string; partial?: boolean }>;
 }): Part[] {
-  return [
-    textPart(options.question),
-    dataPart({
-      fleet: {
-        sessionId: 'session-1',
-        nodeId: 'web',
-        tenant: 'tenant-1',
-        ...(options.skill === undefined ? {} : { skill: options.skill }),
-        dependencyOutputs: options.dependencyOutputs ?? {},
-      },
-    }),
-  ];
+  return kitNodeParts({
+    text: options.question,
+    nodeId: 'web',
+    ...(options.skill === undefined ? {} : { skill: options.skill }),
+    ...(options.dependencyOutputs === undefined
+      ? {}
+      : { dependencyOutputs: options.dependencyOutputs }),
+  });
 }

@@ -1,18 +1,15 @@
-import { AbortError, ConnectionError, FleetError, UpstreamError } from '@fleet/errors';
-
-/** Error codes of a failed connect: nothing reached the server, so any request may be replayed. */
-const CONNECT_FAILURE_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
+import {
+  AbortError,
+  ConnectionError,
+  FleetError,
+  isConnectFailure,
+  UpstreamError,
+} from '@fleet/errors';
 
 const BEFORE_SEND = Symbol('a2a.beforeSend');
 const RETRY_AFTER_MS = Symbol('a2a.retryAfterMs');
 
+/** The code to name in the message: the first on the error or its causes, of any kind (TLS too). */
 function codeOf(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
@@ -30,7 +27,8 @@ export function connectionError(error: unknown, url: string): ConnectionError {
     `Cannot reach the agent at ${url}${code === undefined ? '' : ` (${code})`}.`,
     { cause: error },
   );
-  if (code !== undefined && CONNECT_FAILURE_CODES.has(code)) {
+  // A failed connect: nothing reached the server, so any request may be replayed.
+  if (isConnectFailure(error)) {
     Object.defineProperty(failure, BEFORE_SEND, { value: true });
   }
   return failure;

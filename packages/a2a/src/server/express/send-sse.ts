@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { createSseWriter } from '@fleet/http';
 
 /** Options for {@link sendSse}. */
 export interface SendSseOptions {
@@ -14,9 +15,9 @@ export interface SendSseOptions {
 /**
  * Sends an async iterable as Server-Sent Events (CONTRIBUTING.md convention 18). Waits for the first event
  * before committing headers, so an early failure is a real JSON reply (what SDK clients expect,
- * docs/a2a.md §7.8); then `text/event-stream` with one-line `data:` frames, a keep-alive comment, an
- * `event: error` frame for a failure mid-stream, and `iterator.return()` when the client goes away
- * so the producer releases what it holds.
+ * docs/a2a.md §7.8); then, through `@fleet/http`'s SSE writer, `text/event-stream` with one-line
+ * `data:` frames, a keep-alive comment, an `event: error` frame for a failure mid-stream, and
+ * `iterator.return()` when the client goes away so the producer releases what it holds.
  *
  * @example
  * await sendSse(res, events, { renderError: (error) => ({ status: 500, body: { error: String(error) } }) });
@@ -27,50 +28,34 @@ export async function sendSse(
   { renderError, keepAliveMs = 15_000 }: SendSseOptions,
 ): Promise<void> {
   const iterator = events[Symbol.asyncIterator]();
-  let clientGone = false;
-  const onClose = (): void => {
-    if (res.writableFinished) return;
-    clientGone = true;
-    void Promise.resolve(iterator.return?.()).catch(() => undefined);
-  };
-  res.on('close', onClose);
-  let keepAlive: NodeJS.Timeout | undefined;
+  const sse = createSseWriter(res, {
+    keepAliveMs,
+    renderError: (error) => renderError(error).body,
+    onClose: () => void Promise.resolve(iterator.return?.()).catch(() => undefined),
+  });
   try {
     let result: IteratorResult<unknown>;
     try {
       result = await iterator.next();
     } catch (error) {
-      if (!clientGone && !res.headersSent) {
+      if (!sse.closed && !res.headersSent) {
         const { status, body } = renderError(error);
         res.status(status).json(body);
       }
       return;
     }
-    if (clientGone) return;
-    res.status(200);
-    res.setHeader('content-type', 'text/event-stream; charset=utf-8');
-    res.setHeader('cache-control', 'no-cache');
-    res.setHeader('connection', 'keep-alive');
-    res.setHeader('x-accel-buffering', 'no');
-    res.flushHeaders();
-    keepAlive = setInterval(() => {
-      if (!clientGone) res.write(': ping\n\n');
-    }, keepAliveMs);
-    keepAlive.unref();
+    if (sse.closed) return;
+    sse.open({ headers: { connection: 'keep-alive' } });
     try {
-      while (result.done !== true && !clientGone) {
+      while (result.done !== true && !sse.closed) {
         // JSON.stringify never emits a raw line break, so every event is one `data:` line.
-        res.write(`data: ${JSON.stringify(result.value)}\n\n`);
+        sse.data(JSON.stringify(result.value));
         result = await iterator.next();
       }
     } catch (error) {
-      if (!clientGone) {
-        res.write(`event: error\ndata: ${JSON.stringify(renderError(error).body)}\n\n`);
-      }
+      sse.fail(error);
     }
   } finally {
-    if (keepAlive) clearInterval(keepAlive);
-    res.off('close', onClose);
-    if (!res.writableEnded) res.end();
+    sse.end();
   }
 }

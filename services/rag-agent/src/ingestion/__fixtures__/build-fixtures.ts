@@ -54,6 +54,20 @@ export function buildPdf(pages: readonly (readonly PdfLine[])[]): Uint8Array {
   return new Uint8Array(Buffer.from(out, 'latin1'));
 }
 
+/**
+ * The PDF with a standard security handler (RC4, revision 2) whose user password is not empty: a
+ * reader asks for a password. The password hashes are arbitrary, so no password opens it.
+ */
+export function lockPdf(pdf: Uint8Array): Uint8Array {
+  const hash = (length: number): string => '5a'.repeat(length);
+  const encrypt = `/Encrypt << /Filter /Standard /V 1 /R 2 /O <${hash(32)}> /U <${hash(32)}> /P -4 >>`;
+  const ids = `/ID [<${hash(16)}> <${hash(16)}>]`;
+  const text = Buffer.from(pdf).toString('latin1');
+  return new Uint8Array(
+    Buffer.from(text.replace('trailer\n<< ', `trailer\n<< ${encrypt} ${ids} `), 'latin1'),
+  );
+}
+
 function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

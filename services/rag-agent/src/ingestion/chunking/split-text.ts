@@ -1,26 +1,5 @@
+import { segmentSentences } from '@fleet/llm';
 import { countTokens } from '../count-tokens';
-
-const sentences = new Intl.Segmenter('en', { granularity: 'sentence' });
-
-/** ICU breaks after these; a sentence does not end at "Dr." or "e.g.". */
-const ABBREVIATION =
-  /(?:^|[\s(])(?:mr|mrs|ms|dr|prof|sr|jr|st|vs|etc|e\.g|i\.e|no|fig|inc|ltd|co|corp|approx|dept|eq|cf|al|vol|pp)\.\s*$/i;
-
-/** Splits prose into sentences (ICU rules, common abbreviations mended), each trimmed. */
-export function splitSentences(text: string): string[] {
-  const result: string[] = [];
-  let pending = '';
-  for (const { segment } of sentences.segment(text)) {
-    pending += segment;
-    // Only the tail matters; testing all of `pending` would be quadratic on "No. No. No. …".
-    if (!ABBREVIATION.test(pending.trimEnd().slice(-12))) {
-      if (pending.trim() !== '') result.push(pending.trim());
-      pending = '';
-    }
-  }
-  if (pending.trim() !== '') result.push(pending.trim());
-  return result;
-}
 
 /**
  * Packs parts greedily into pieces of about `budget` tokens at most, joined by `separator`. Each
@@ -97,11 +76,12 @@ export function splitWords(text: string, budget: number): string[] {
 }
 
 /**
- * Splits prose into pieces of at most `budget` tokens: whole sentences where they fit, a sentence
- * too long for one piece by words, a word too long by tokens.
+ * Splits prose into pieces of at most `budget` tokens: whole sentences where they fit (ICU's
+ * sentences, common abbreviations mended: `segmentSentences`), a sentence too long for one piece
+ * by words, a word too long by tokens.
  */
 export function splitProse(text: string, budget: number): string[] {
-  const parts = splitSentences(text).flatMap((sentence) => {
+  const parts = segmentSentences(text).flatMap((sentence) => {
     const tokens = countTokens(sentence);
     return tokens <= budget
       ? [{ text: sentence, tokens }]

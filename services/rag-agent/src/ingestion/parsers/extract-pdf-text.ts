@@ -38,17 +38,20 @@ const messageSchema = z.discriminatedUnion('ok', [
 
 /**
  * The worker's script (CommonJS, run with `eval: true`). It reads text items page by page through
- * pdf-parse's loaded pdf.js document: pdf-parse's public `getText()` flattens away the positions
- * and font sizes that paragraphs and headings are recovered from. `load()` is private in
- * pdf-parse's typings, which is why pdf-parse is pinned to an exact version.
+ * pdf.js's public API (`getDocument`, `getPage`, `getTextContent`): items keep the positions and
+ * font sizes that paragraphs and headings are recovered from. pdf.js ships as ES modules only, so
+ * the legacy build (the one for Node) is loaded with a dynamic `import()`, under Node's own
+ * module loader.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { PDFParse } = require(workerData.modulePath);
+const { pathToFileURL } = require('node:url');
 (async () => {
-  const parser = new PDFParse({ data: workerData.bytes, verbosity: 0 });
+  let task;
   try {
-    const doc = await parser.load();
+    const { getDocument } = await import(pathToFileURL(workerData.modulePath).href);
+    task = getDocument({ data: workerData.bytes, verbosity: 0, isEvalSupported: false });
+    const doc = await task.promise;
     const pages = [];
     const last = Math.min(doc.numPages, workerData.maxPages);
     let chars = 0;
@@ -79,10 +82,13 @@ const { PDFParse } = require(workerData.modulePath);
     const name = error && typeof error.name === 'string' ? error.name : 'Error';
     parentPort.postMessage({ ok: false, name, message: String(error && error.message) });
   } finally {
-    await parser.destroy().catch(() => undefined);
+    if (task) await task.destroy().catch(() => undefined);
   }
 })();
 `;
+
+/** pdf.js's legacy build: the one that runs in Node (the modern one targets current browsers). */
+const PDFJS_MODULE = 'pdfjs-dist/legacy/build/pdf.mjs';
 
 /** Why text extraction failed. */
 export type PdfFailure = 'invalid' | 'password' | 'timeout' | 'too-large' | 'failed';
@@ -122,13 +128,13 @@ export interface PdfText {
 }
 
 /**
- * Reads the text items of a PDF's pages with pdf.js (through pdf-parse) on a worker thread, up to
+ * Reads the text items of a PDF's pages with pdf.js (`pdfjs-dist`) on a worker thread, up to
  * `maxPages` pages, and no further page once `maxChars` characters are read.
  *
  * The thread keeps a large or hostile PDF from blocking the agent's event loop (pdf.js in Node
- * parses on the calling thread), bounds its memory and time, and runs pdf-parse under Node's own
- * module loader: pdf.js loads its worker half with a dynamic `import()` of an ES module, which
- * jest's CommonJS runtime cannot do.
+ * parses on the calling thread), bounds its memory and time, and runs pdf.js under Node's own
+ * module loader: pdf.js is ES modules only and loads its worker half with a dynamic `import()`,
+ * which jest's CommonJS runtime cannot do.
  *
  * @throws {@link PdfExtractionError} when pdf.js cannot read the file in time.
  */
@@ -141,7 +147,7 @@ export async function extractPdfText({
 }: ExtractPdfTextOptions): Promise<PdfText> {
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { bytes, maxPages, maxChars, modulePath: require.resolve('pdf-parse') },
+    workerData: { bytes, maxPages, maxChars, modulePath: require.resolve(PDFJS_MODULE) },
     resourceLimits: { maxOldGenerationSizeMb: maxMemoryMb },
     stdout: true,
     stderr: true,

@@ -1,5 +1,6 @@
+import { decodeHTMLStrict } from 'entities';
 import type { Token, Tokens } from 'marked';
-import { decodeEntities, stripTags } from './html-text';
+import { stripTags } from './html-text';
 import type { ParsedBody } from './parsed-body';
 import { SectionBuilder } from './section-builder';
 
@@ -23,7 +24,7 @@ function inlineText(tokens: readonly Token[] | undefined): string {
         default:
           if ('tokens' in token && Array.isArray(token.tokens)) return inlineText(token.tokens);
           return 'text' in token && typeof token.text === 'string'
-            ? decodeEntities(token.text)
+            ? decodeHTMLStrict(token.text)
             : '';
       }
     })

@@ -1,4 +1,5 @@
 import ExcelJS, { type CellValue } from 'exceljs';
+import { decodeXML } from 'entities';
 import { FleetError } from '@fleet/errors';
 import { DamagedArchiveError, writeStoredZip, ZipArchive } from '../archive';
 import { DocumentParseError } from '../document-parse-error';
@@ -41,12 +42,7 @@ const XML_PART = /\.(xml|rels|vml)$/i;
 function xmlAttribute(tag: string, name: string): string | undefined {
   const match = new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`).exec(tag);
   const value = match?.[2] ?? match?.[3];
-  return value
-    ?.replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&amp;/g, '&');
+  return value === undefined ? undefined : decodeXML(value);
 }
 
 /** The sheet names by worksheet part (`xl/worksheets/sheet1.xml` → `Orders`), from workbook.xml and its relationships. */

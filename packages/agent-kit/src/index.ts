@@ -1,0 +1,22 @@
+/**
+ * The agent kit: what every fleet agent shares, so that a new agent is a small folder (its card,
+ * its execute function, its config spec and `main.ts`). See docs/agents.md, "Writing an agent".
+ */
+export { completed, failed, plural, refused, rejected, result, working } from './events';
+export type { AgentEvents, ErrorStatusOptions } from './events';
+export { errorData, errorDataSchema } from './error-data';
+export type { ErrorData } from './error-data';
+export { dependencyContext } from './dependency-context';
+export type { DependencyContext } from './dependency-context';
+export { readNodeInput } from './read-node-input';
+export type { NodeInputRead } from './read-node-input';
+export { agentModel, describeUpstream } from './agent-model';
+export type { AgentModel, AgentModelConfig } from './agent-model';
+export { startAgentService } from './start-agent-service';
+export type {
+  AgentHandlerParts,
+  AgentServiceConfig,
+  RunningAgentService,
+  StartAgentServiceOptions,
+} from './start-agent-service';
+export { a2aServerEnv, publicUrlOf } from '@fleet/config';

@@ -1,0 +1,230 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { AbortError, StreamInterruptedError, UpstreamTimeoutError } from '@fleet/errors';
+import { DONE_FRAME, renderOpenAIError } from '../openai';
+import { readLimited, upstreamHttpError, type UpstreamConnection } from './upstream-connection';
+
+/** How a forwarded answer ended. */
+export type ForwardOutcome = 'complete' | 'interrupted' | 'client-gone';
+
+/** Sees the answer's bytes as they pass (for tracing); never changes them. */
+export interface ForwardObserver {
+  chunk(buffer: Buffer): void;
+  end(outcome: ForwardOutcome): void;
+}
+
+/** One chat completion to forward. */
+export interface ForwardChatCompletionOptions {
+  /** The exact bytes the client sent; forwarded unchanged so every parameter is preserved. */
+  body: Buffer;
+  /** Whether the client asked for `stream: true`. */
+  stream: boolean;
+  /** The client's response; the upstream's answer is piped into it. */
+  res: ServerResponse;
+  requestId: string;
+  /** Headers to add to the client's response (routing). */
+  responseHeaders: Record<string, string>;
+  /** Watches the answer go by, e.g. to trace it. */
+  observer?: ForwardObserver | undefined;
+}
+
+// Hop-by-hop headers (RFC 9110 §7.6.1) and ones the gateway owns.
+const DROPPED_RESPONSE_HEADERS = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-connection',
+  'set-cookie',
+  'x-request-id',
+  'date',
+  'server',
+]);
+
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const STREAM_TAIL_BYTES = 64;
+
+function copyResponseHeaders(from: IncomingHttpHeaders, to: ServerResponse): void {
+  for (const [name, value] of Object.entries(from)) {
+    if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name) || name.startsWith('proxy-')) {
+      continue;
+    }
+    to.setHeader(name, value);
+  }
+  const upstreamRequestId = from['x-request-id'];
+  if (typeof upstreamRequestId === 'string')
+    to.setHeader('x-upstream-request-id', upstreamRequestId);
+}
+
+/**
+ * Forwards a chat completion and pipes the answer to `res`, byte for byte, watching a stream for
+ * its `[DONE]` terminator so a cut-off stream never looks like a finished one. Resolves when the
+ * client's response is over; rejects (before anything was sent) with UpstreamError for HTTP
+ * errors, ConnectionError or UpstreamTimeoutError.
+ */
+export function forwardChatCompletion(
+  connection: UpstreamConnection,
+  options: ForwardChatCompletionOptions,
+): Promise<void> {
+  const { body, stream, res, requestId } = options;
+  const { timeoutMs, logger } = connection;
+  return new Promise<void>((resolve, reject) => {
+    let responded = false;
+
+    const upstreamRequest = connection.transport.request({
+      ...connection.chatTarget,
+      method: 'POST',
+      agent: connection.agent,
+      headers: connection.headers({
+        'content-type': 'application/json',
+        'content-length': body.length,
+        accept: stream ? 'text/event-stream' : 'application/json',
+        'x-client-request-id': requestId,
+      }),
+    });
+    upstreamRequest.setTimeout(timeoutMs, () => {
+      upstreamRequest.destroy(
+        new UpstreamTimeoutError(
+          `The upstream LLM sent nothing for ${Math.round(timeoutMs / 1000)} s (LLM_TIMEOUT_MS).`,
+        ),
+      );
+    });
+
+    // A client that disconnects aborts the upstream request (no tokens burnt for nobody). The
+    // upstream sends its own keep-alives, passed through with its bytes. This is a byte pipe, not
+    // an SSE writer: it stays on plain listeners (the hot path, docs/adr/0002).
+    const client = { gone: false };
+    const onClientClose = (): void => {
+      if (res.writableFinished) return;
+      client.gone = true;
+      upstreamRequest.destroy(new AbortError('The client closed the connection.'));
+    };
+    res.once('close', onClientClose);
+
+    upstreamRequest.once('error', (error: Error) => {
+      if (client.gone) {
+        logger.debug({ requestId }, 'client went away; upstream request aborted');
+        resolve();
+        return;
+      }
+      if (!responded) {
+        responded = true;
+        reject(connection.connectionFailure(error));
+      }
+      // After the response started, the response's own handlers end the client's stream.
+    });
+
+    upstreamRequest.once('response', (upstreamResponse) => {
+      const status = upstreamResponse.statusCode ?? 502;
+      if (status >= 400) {
+        void readLimited(upstreamResponse, MAX_ERROR_BODY_BYTES).then((text) => {
+          responded = true;
+          reject(
+            upstreamHttpError({
+              response: upstreamResponse,
+              text,
+              message: `The upstream LLM answered HTTP ${status}.`,
+            }),
+          );
+        });
+        return;
+      }
+      responded = true;
+      pipeAnswer({ upstreamResponse, client, options, logger, done: resolve });
+    });
+
+    upstreamRequest.end(body);
+  });
+}
+
+/**
+ * Sends the upstream's answer on: its status and headers, then its bytes with back-pressure.
+ * Ends the client's response as the upstream's ended: complete; a stream without `[DONE]` with an
+ * `event: error` frame; a JSON body cut short by resetting the connection. Calls `done` once.
+ */
+function pipeAnswer({
+  upstreamResponse,
+  client,
+  options: { res, responseHeaders, observer, requestId },
+  logger,
+  done,
+}: {
+  upstreamResponse: IncomingMessage;
+  client: { gone: boolean };
+  options: ForwardChatCompletionOptions;
+  logger: UpstreamConnection['logger'];
+  done: () => void;
+}): void {
+  const status = upstreamResponse.statusCode ?? 502;
+  res.statusCode = status;
+  copyResponseHeaders(upstreamResponse.headers, res);
+  for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
+  const contentType = upstreamResponse.headers['content-type'] ?? '';
+  const isEventStream = contentType.startsWith('text/event-stream');
+  if (isEventStream) {
+    res.setHeader('x-accel-buffering', 'no');
+    // Headers normally leave with the first chunk in one write. If the upstream sent its headers
+    // alone (a model still thinking), flush them so the client sees the 200 now.
+    setImmediate(() => {
+      if (!res.headersSent && !res.destroyed) res.flushHeaders();
+    });
+  }
+
+  // One data handler instead of pipe(): it forwards each chunk with back-pressure, keeps the
+  // stream's tail to check for [DONE], and feeds the observer (fewer listeners per request than
+  // pipe plus taps; this is the hot path, see docs/adr/0002).
+  let tail: Buffer = Buffer.alloc(0);
+  const resume = (): void => {
+    upstreamResponse.resume();
+  };
+  upstreamResponse.on('data', (chunk: Buffer) => {
+    if (isEventStream) {
+      tail =
+        chunk.length >= STREAM_TAIL_BYTES
+          ? chunk.subarray(chunk.length - STREAM_TAIL_BYTES)
+          : Buffer.concat([tail, chunk]).subarray(-STREAM_TAIL_BYTES);
+    }
+    observer?.chunk(chunk);
+    if (!res.write(chunk)) {
+      upstreamResponse.pause();
+      res.once('drain', resume);
+    }
+  });
+
+  let finished = false;
+  const finish = (broken: boolean): void => {
+    if (finished) return;
+    finished = true;
+    res.off('drain', resume);
+    const interrupted = broken || (isEventStream && !tail.includes(DONE_FRAME));
+    const gone = client.gone || res.destroyed;
+    observer?.end(gone ? 'client-gone' : interrupted ? 'interrupted' : 'complete');
+    if (gone) {
+      done();
+      return;
+    }
+    if (!interrupted) {
+      res.end();
+    } else if (isEventStream) {
+      logger.warn(
+        { requestId },
+        'upstream stream ended before [DONE]; ending the client stream with an error',
+      );
+      // The same `event: error` frame the gateway's own streams end with (renderOpenAIError).
+      const error = new StreamInterruptedError(
+        'The upstream LLM stream was cut off before it finished; the answer is incomplete.',
+      );
+      res.end(`event: error\ndata: ${JSON.stringify(renderOpenAIError(error))}\n\n`);
+    } else {
+      // A JSON body cut short cannot be repaired; tear the connection down so the client sees a failure.
+      logger.warn({ requestId }, 'upstream body ended early; resetting the client connection');
+      res.destroy();
+    }
+    done();
+  };
+  upstreamResponse.once('end', () => finish(false));
+  upstreamResponse.once('error', () => finish(true));
+  upstreamResponse.once('close', () => finish(!upstreamResponse.complete));
+}

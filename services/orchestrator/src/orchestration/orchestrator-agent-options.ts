@@ -1,0 +1,48 @@
+import type { SessionStore } from '@fleet/sessions';
+import type { ComposerLlm } from '../composing';
+import type { AvailableAgent } from '../discovery';
+import type {
+  AgentBreakers,
+  CancelAgentTask,
+  InvokeAgent,
+  RetryOptions,
+  Scheduling,
+} from '../execution';
+import type { MemoryServices } from '../memory';
+import type { AskPlanner } from '../planning';
+import type { RunLogger } from './run-context';
+
+/** Everything the orchestrator agent is built from. */
+export interface OrchestratorAgentOptions {
+  sessions: SessionStore;
+  /** The healthy agents (discovery). */
+  availableAgents: () => Promise<AvailableAgent[]>;
+  askPlanner: AskPlanner;
+  invokeAgent: InvokeAgent;
+  /** Cancels a node's agent task (a run canceled while the node waits for approval). */
+  cancelAgentTask?: CancelAgentTask | undefined;
+  /** Shared by every run of this process. */
+  breakers: AgentBreakers;
+  /**
+   * Undefined in offline mode: answers are composed from the agents' own results and approvers'
+   * instructions always `enhance` the task.
+   */
+  llm?: ComposerLlm | undefined;
+  logger: RunLogger;
+  /** @default 'dependency' */
+  scheduling?: Scheduling | undefined;
+  /** Per attempt of a node. @default 120000 */
+  nodeTimeoutMs?: number | undefined;
+  retry?: RetryOptions | undefined;
+  /** How long a person has to decide an approval (HITL_TIMEOUT_SECONDS). @default 120 */
+  hitlTimeoutSeconds?: number | undefined;
+  /** This process, in the owner of its runner leases. @default a random UUID */
+  instanceId?: string | undefined;
+  /** The runner lease's TTL; the lease is renewed every third of it. @default 15000 */
+  runnerLeaseMs?: number | undefined;
+  /**
+   * Long-term memory: read for every run's user (`fleet.user`), extracted from the request beside
+   * planning, given to every node and to the composer. Undefined: no memory.
+   */
+  memory?: MemoryServices | undefined;
+}

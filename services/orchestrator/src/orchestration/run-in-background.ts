@@ -1,0 +1,210 @@
+import { dataPart, textPart, type OrchestrateRequest, type ProgressEvent } from '@fleet/a2a';
+import type { AgentContext, AgentEvent } from '@fleet/a2a/server';
+import { FleetError } from '@fleet/errors';
+import type { Lease, Session } from '@fleet/sessions';
+import {
+  SpanKind,
+  setSessionAttributes,
+  setSpanOutput,
+  withBaggage,
+  withSpan,
+} from '@fleet/telemetry';
+import { RunHandover } from '../execution';
+import { describeProgress } from './describe-progress';
+import type { EventQueue } from './event-queue';
+import { orchestrateRun } from './orchestrate-run';
+import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
+import type { RunContext, RunLogger } from './run-context';
+import { watchSession } from './session-watch';
+import { createSessionWriter, type SessionWriter } from './session-writer';
+
+/** The reason a run is canceled with when its session is canceled elsewhere. */
+export const SESSION_CANCELED = 'The session was canceled.';
+
+/** One run of a session, as the orchestrator agent hands it to {@link runInBackground}. */
+export interface BackgroundRun {
+  options: OrchestratorAgentOptions & { hitlTimeoutSeconds: number; runnerLeaseMs: number };
+  context: AgentContext;
+  input: OrchestrateRequest;
+  /** `fleet.user`, whose long-term memory the run uses. */
+  memoryUser: string | undefined;
+  session: Session;
+  resumed: boolean;
+  lease: Lease;
+  queue: EventQueue<AgentEvent>;
+  /** The run's own signal: aborted by CancelTask, `session-canceled`, or a hand-over. */
+  controller: AbortController;
+}
+
+/** Runs a session to its end (or hand-over), holding its runner lease the whole time. */
+export async function runInBackground(background: BackgroundRun): Promise<void> {
+  const { options, context, session, queue, controller, lease } = background;
+  const { logger, sessions } = options;
+  const sessionId = session.id;
+  const log = { sessionId, taskId: context.taskId };
+  let canceledElsewhere = false;
+  const abort = (reason: unknown): void => {
+    if (!controller.signal.aborted) controller.abort(reason);
+  };
+  const onTaskAbort = (): void => abort(context.signal.reason);
+  context.signal.addEventListener('abort', onTaskAbort, { once: true });
+  if (context.signal.aborted) onTaskAbort();
+  const renewal = keepLease({ lease, leaseMs: options.runnerLeaseMs, logger, log, abort });
+
+  const progress = (event: ProgressEvent): void => {
+    queue.push({
+      type: 'status',
+      state: 'TASK_STATE_WORKING',
+      message: [textPart(describeProgress(event)), dataPart({ progress: event })],
+      metadata: { sessionId },
+    });
+  };
+  const writer = createSessionWriter({ sessions, sessionId, logger, log });
+  try {
+    const watch = await watchSession({
+      sessions,
+      sessionId,
+      logger,
+      onCanceled: () => {
+        canceledElsewhere = true;
+        abort(new Error(SESSION_CANCELED));
+      },
+    });
+    try {
+      const run: RunContext = {
+        sessions,
+        sessionId,
+        signal: controller.signal,
+        writer,
+        watch,
+        progress,
+        hitlTimeoutMs: options.hitlTimeoutSeconds * 1000,
+        llm: options.llm,
+        cancelAgentTask: options.cancelAgentTask,
+        logger,
+        log,
+      };
+      await traceRun(background, { run, canceledElsewhere: () => canceledElsewhere });
+    } finally {
+      await watch.close().catch(() => undefined);
+    }
+  } catch (error) {
+    await endUnexpectedly(background, { error, writer, log });
+  } finally {
+    renewal.stop();
+    context.signal.removeEventListener('abort', onTaskAbort);
+    if (!renewal.lost) await lease.release().catch(() => undefined);
+    queue.close();
+  }
+}
+
+/**
+ * Renews the runner lease every third of its TTL. A lease that could not be renewed for half its
+ * TTL (Redis is unreachable) is as good as lost: the run stops here — its client gets a clear end
+ * instead of keep-alives forever — and the recovery sweep resumes the session once Redis is back.
+ */
+function keepLease({
+  lease,
+  leaseMs,
+  logger,
+  log,
+  abort,
+}: {
+  lease: Lease;
+  leaseMs: number;
+  logger: RunLogger;
+  log: object;
+  abort: (reason: unknown) => void;
+}): { stop(): void; readonly lost: boolean } {
+  let lost = false;
+  let renewedAt = Date.now();
+  const renewal = setInterval(
+    () => {
+      lease.renew().then(
+        (held) => {
+          if (held) {
+            renewedAt = Date.now();
+            return;
+          }
+          lost = true;
+          logger.warn(log, 'lost the runner lease; handing the session over');
+          abort(new RunHandover('This orchestrator lost the session’s runner lease.'));
+        },
+        (error: unknown) => {
+          logger.warn({ ...log, err: error }, 'could not renew the runner lease');
+          // Half a TTL without a renewal: stop while the lease surely still holds (no other
+          // runner can have taken over), rather than at its very end.
+          if (Date.now() - renewedAt < leaseMs / 2 || lost) return;
+          lost = true;
+          abort(
+            new RunHandover(
+              'Redis is unreachable, so the session cannot be kept; it goes on where it stopped once Redis is back.',
+            ),
+          );
+        },
+      );
+    },
+    Math.max(1, Math.floor(leaseMs / 3)),
+  );
+  renewal.unref();
+  return {
+    stop: () => clearInterval(renewal),
+    get lost() {
+      return lost;
+    },
+  };
+}
+
+/** The run itself, under the session's baggage and its `orchestrator.run` (or `.resume`) span. */
+async function traceRun(
+  background: BackgroundRun,
+  { run, canceledElsewhere }: { run: RunContext; canceledElsewhere: () => boolean },
+): Promise<void> {
+  const { session, options, context, queue } = background;
+  await withBaggage({ 'session.id': session.id, 'user.id': session.tenant }, () =>
+    withSpan(
+      {
+        name: background.resumed ? 'orchestrator.resume' : 'orchestrator.run',
+        kind: SpanKind.CHAIN,
+        input: session.request,
+      },
+      async (span) => {
+        setSessionAttributes(span, { sessionId: session.id, userId: session.tenant });
+        const answer = await orchestrateRun({
+          run,
+          options,
+          session,
+          input: background.input,
+          resumed: background.resumed,
+          taskId: context.taskId,
+          queue,
+          canceledElsewhere,
+          memoryUser: background.memoryUser,
+        });
+        setSpanOutput(span, answer ?? '');
+      },
+    ),
+  );
+}
+
+/** A run that threw: logged in full, recorded as failed (unless it was stopped), its task FAILED. */
+async function endUnexpectedly(
+  { options, controller, queue, session }: BackgroundRun,
+  { error, writer, log }: { error: unknown; writer: SessionWriter; log: object },
+): Promise<void> {
+  options.logger.error({ ...log, err: error }, 'the run failed unexpectedly');
+  const message = `The run failed: ${FleetError.isInstance(error) ? error.message : 'internal error'}`;
+  if (!controller.signal.aborted) {
+    writer.record((draft) => {
+      draft.status = 'failed';
+      draft.error = message;
+    });
+    await writer.written();
+  }
+  queue.push({
+    type: 'status',
+    state: 'TASK_STATE_FAILED',
+    message,
+    metadata: { sessionId: session.id },
+  });
+}
