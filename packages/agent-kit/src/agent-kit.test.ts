@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { partsText, textPart, type StreamResponse } from '@fleet/a2a';
 import { buildAgentCard, createA2AHandler } from '@fleet/a2a/server';
 import { ServiceUnavailableError, ValidationError } from '@fleet/errors';
 import {
@@ -11,6 +12,9 @@ import {
   refused,
   rejected,
   result,
+  resultChunk,
+  resultChunks,
+  resultEnd,
   working,
 } from './index';
 import { bootAgent, nodeParts, type BootedAgent } from './testing';
@@ -99,6 +103,48 @@ describe('dependencyContext', () => {
   });
 });
 
+describe('resultChunk and resultEnd', () => {
+  it('appends pieces under one id, then replaces them with the whole artifact', () => {
+    expect(resultChunk('a-1', 'Hel')).toEqual({
+      type: 'artifact',
+      artifact: { artifactId: 'a-1', name: 'result', parts: [{ text: 'Hel' }] },
+      append: true,
+      lastChunk: false,
+    });
+    expect(resultEnd('a-1', 'Hello', { sources: [] })).toMatchObject({
+      artifact: {
+        artifactId: 'a-1',
+        name: 'result',
+        parts: [{ text: 'Hello' }, { data: { sources: [] } }],
+      },
+      append: false,
+      lastChunk: true,
+    });
+  });
+
+  it('turns a generator of deltas into chunks and returns its value', async () => {
+    async function* deltas(): AsyncGenerator<string, number, undefined> {
+      await Promise.resolve();
+      yield 'a';
+      yield '';
+      yield 'b';
+      return 2;
+    }
+    async function* run(): AsyncGenerator<unknown, number, undefined> {
+      return yield* resultChunks('x', deltas());
+    }
+    const seen: unknown[] = [];
+    const iterator = run();
+    let next = await iterator.next();
+    while (next.done !== true) {
+      seen.push(next.value);
+      next = await iterator.next();
+    }
+    expect(next.value).toBe(2);
+    expect(seen).toEqual([resultChunk('x', 'a'), resultChunk('x', 'b')]);
+  });
+});
+
 describe('bootAgent', () => {
   const redis = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379', {
     lazyConnect: true,
@@ -127,7 +173,19 @@ describe('bootAgent', () => {
             await Promise.resolve();
             yield working('Echoing…');
             const text = context.message.parts.map((part) => ('text' in part ? part.text : ''));
-            yield result(text.join(''), { echoed: true });
+            if (text.join('').startsWith('stream: ')) {
+              const pieces = async function* (): AsyncGenerator<string, string, undefined> {
+                await Promise.resolve();
+                const words = text
+                  .join('')
+                  .slice('stream: '.length)
+                  .split(/(?<= )/);
+                for (const word of words) yield word;
+                return words.join('');
+              };
+              const joined = yield* resultChunks('answer-1', pieces());
+              yield resultEnd('answer-1', joined, { echoed: true });
+            } else yield result(text.join(''), { echoed: true });
             yield completed('Echoed.');
           },
         }),
@@ -153,6 +211,41 @@ describe('bootAgent', () => {
       status: { state: 'TASK_STATE_COMPLETED' },
       artifacts: [{ name: 'result', parts: [{ text: 'hello' }, { data: { echoed: true } }] }],
     });
+  });
+
+  it('streams a result in append chunks and stores the whole artifact once', async () => {
+    const events: StreamResponse[] = [];
+    for await (const event of agent.client.sendStreamingMessage({
+      message: { messageId: 'm-2', role: 'ROLE_USER', parts: [textPart('stream: one two three')] },
+    })) {
+      events.push(event);
+    }
+    const updates = events.flatMap((event) =>
+      'artifactUpdate' in event ? [event.artifactUpdate] : [],
+    );
+    expect(updates.map((update) => [update.append, update.lastChunk])).toEqual([
+      [true, false],
+      [true, false],
+      [true, false],
+      [false, true],
+    ]);
+    expect(new Set(updates.map((update) => update.artifact.artifactId))).toEqual(
+      new Set(['answer-1']),
+    );
+    const chunks = updates.slice(0, -1).map((update) => partsText(update.artifact.parts));
+    expect(chunks).toEqual(['one ', 'two ', 'three']);
+    const taskId = updates[0]?.taskId ?? '';
+    const task = await agent.client.getTask({ id: taskId });
+    expect(task.artifacts).toEqual([
+      {
+        artifactId: 'answer-1',
+        name: 'result',
+        parts: [
+          { text: chunks.join('') },
+          { data: { echoed: true }, mediaType: 'application/json' },
+        ],
+      },
+    ]);
   });
 
   it('refuses calls without the token', async () => {

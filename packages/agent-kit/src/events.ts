@@ -83,6 +83,64 @@ export function result(text: string, data?: unknown, extraParts: readonly Part[]
   };
 }
 
+/**
+ * One piece of the `result` artifact's text while the answer is still being written: appended
+ * (`append: true`) to the artifact `artifactId`, `lastChunk: false`. Send the pieces of one answer
+ * under one id, then {@link resultEnd} with the same id.
+ *
+ * @example
+ * const artifactId = randomUUID();
+ * for await (const delta of deltas) yield resultChunk(artifactId, delta);
+ * yield resultEnd(artifactId, answer.text, data);
+ */
+export function resultChunk(artifactId: string, text: string): AgentEvent {
+  return {
+    type: 'artifact',
+    artifact: { artifactId, name: RESULT_ARTIFACT_NAME, parts: [textPart(text)] },
+    append: true,
+    lastChunk: false,
+  };
+}
+
+/**
+ * The last chunk of a streamed `result` artifact: the whole answer (the text the chunks joined to,
+ * and the data part) under the chunks' `artifactId`, with `append: false` so that it replaces the
+ * pieces and `lastChunk: true`. The task keeps the same artifact as with {@link result}: one text
+ * part, then the data part; a client that joined the chunks already holds the text.
+ */
+export function resultEnd(artifactId: string, text: string, data?: unknown): AgentEvent {
+  return {
+    type: 'artifact',
+    artifact: {
+      artifactId,
+      name: RESULT_ARTIFACT_NAME,
+      parts: [textPart(text), ...(data === undefined ? [] : [dataPart(data)])],
+    },
+    append: false,
+    lastChunk: true,
+  };
+}
+
+/**
+ * Sends each text delta of `deltas` as a {@link resultChunk} of `artifactId` and returns what the
+ * generator returns (the finished answer), for `yield*`. Empty deltas are skipped.
+ *
+ * @example
+ * const artifactId = randomUUID();
+ * const answer = yield* resultChunks(artifactId, answerer.stream({ question }));
+ * yield resultEnd(artifactId, answer.text, { sources: answer.sources });
+ */
+export async function* resultChunks<Final>(
+  artifactId: string,
+  deltas: AsyncGenerator<string, Final, undefined>,
+): AsyncGenerator<AgentEvent, Final, undefined> {
+  for (;;) {
+    const next = await deltas.next();
+    if (next.done === true) return next.value;
+    if (next.value !== '') yield resultChunk(artifactId, next.value);
+  }
+}
+
 /** `1 source`, `3 sources`. */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;

@@ -2,7 +2,18 @@
  * The agent kit: what every fleet agent shares, so that a new agent is a small folder (its card,
  * its execute function, its config spec and `main.ts`). See docs/agents.md, "Writing an agent".
  */
-export { completed, failed, plural, refused, rejected, result, working } from './events';
+export {
+  completed,
+  failed,
+  plural,
+  refused,
+  rejected,
+  result,
+  resultChunk,
+  resultChunks,
+  resultEnd,
+  working,
+} from './events';
 export type { AgentEvents, ErrorStatusOptions } from './events';
 export { errorData, errorDataSchema } from './error-data';
 export type { ErrorData } from './error-data';

@@ -39,6 +39,10 @@ Options (gateway):
   --chunks N        streamed deltas per answer                              (default 20)
   --quick           a short smoke run (3 rounds, 1 s phases; 3 orchestration runs; 5 ttft rounds)
   --skip-ttft       leave out the time-to-first-token section
+  --tracing         run the gateway with tracing on, exporting OTLP/protobuf to a local sink
+                    the bench starts (counts export requests and bytes)
+  --gateway-node-args "A B"  extra node arguments for the gateway process, space-separated
+                    (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"; also BENCH_GATEWAY_NODE_ARGS)
 
 Options (ttft, and the ttft section of gateway):
   --ttft-rounds N   interleaved rounds, one request per route each          (default 30)
@@ -80,6 +84,8 @@ async function main(): Promise<number> {
       'chunk-delay-ms': { type: 'string' },
       'agent-latency-ms': { type: 'string' },
       'skip-ttft': { type: 'boolean', default: false },
+      tracing: { type: 'boolean', default: false },
+      'gateway-node-args': { type: 'string' },
       runs: { type: 'string' },
       sizes: { type: 'string' },
       queries: { type: 'string' },
@@ -173,6 +179,10 @@ async function main(): Promise<number> {
     loadSeconds: number(values['load-seconds'], values.quick ? 1 : 4),
     loadRepeats: number(values['load-repeats'], values.quick ? 1 : 5),
     chunks: number(values.chunks, 20),
+    tracing: values.tracing,
+    gatewayNodeArgs: (values['gateway-node-args'] ?? process.env['BENCH_GATEWAY_NODE_ARGS'] ?? '')
+      .split(' ')
+      .filter((arg) => arg !== ''),
   };
   const result = await runGatewayBench(options);
   const ttft = values['skip-ttft'] ? undefined : await runTtftBench(ttftOptions);

@@ -10,6 +10,8 @@ import {
   type ScriptedOpenAI,
   type ScriptedReply,
 } from '@fleet/testing';
+import { dataPart, textPart, type AgentCard, type AgentSummary } from '@fleet/a2a';
+import { A2AClient, discoverAgentCard } from '@fleet/a2a/client';
 import { createProgress } from './progress';
 import { formatMs, median, percentile } from './stats';
 import { timeStreamedCompletion, type StreamTimings } from './ttft-client';
@@ -42,15 +44,34 @@ export interface TtftRow {
   firstTokenP95Ms: number;
   firstContentP50Ms: number;
   firstContentP95Ms: number;
+  /** First to last answer delta: how long the answer took to stream. */
+  streamP50Ms: number;
   totalP50Ms: number;
   /** The last `X-Routing-Reason` seen. */
   reason: string | undefined;
+}
+
+/** The parts of a run measured straight, without the gateway: what the goals compare with. */
+export interface TtftBaseline {
+  /** One call to the planner over A2A (SendMessage, blocking), as the orchestrator makes it. */
+  planningP50Ms: number;
+  /** One call to the document agent over A2A (SendMessage, blocking). */
+  agentP50Ms: number;
+}
+
+/** A goal of the benchmark and whether this run met it. */
+export interface TtftGoal {
+  text: string;
+  measured: string;
+  met: boolean;
 }
 
 /** What one run measured. */
 export interface TtftBenchResult {
   machine: string;
   rows: TtftRow[];
+  baseline: TtftBaseline;
+  goals: TtftGoal[];
   /** Why the reasoning route was left out, when it was. */
   reasoningSkipped: string | undefined;
 }
@@ -68,9 +89,21 @@ interface Route {
   headers: Record<string, string>;
   /** A fresh message per request, so each one is new to the classifier cache. */
   message: (index: number) => string;
+  /** Sent straight to the scripted model, not through the gateway: the reference. */
+  straight?: boolean;
 }
 
+/** The scripted model without the gateway: what the routes' answer streaming is compared with. */
+const MODEL_ROUTE = 'model, straight';
+
 const ROUTES: Route[] = [
+  {
+    name: MODEL_ROUTE,
+    description: 'the scripted model itself, no gateway',
+    headers: {},
+    message: () => CHAT,
+    straight: true,
+  },
   {
     name: 'passthrough',
     description: 'no header',
@@ -155,6 +188,114 @@ function scriptedModel(options: TtftBenchOptions): Promise<ScriptedOpenAI> {
       };
     },
   });
+}
+
+const BASELINE_CALLS = 10;
+
+/** The agent as the planner sees it (what the orchestrator's directory sends). */
+function summaryOf(card: AgentCard): AgentSummary {
+  return {
+    name: card.name,
+    description: card.description,
+    skills: card.skills.map((skill) => ({
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags,
+      examples: skill.examples ?? [],
+    })),
+  };
+}
+
+/** The p50 of `calls` sequential timings of `call`. */
+async function timeCalls(call: () => Promise<unknown>, calls: number): Promise<number> {
+  const timings: number[] = [];
+  for (let index = 0; index < calls; index += 1) {
+    const started = process.hrtime.bigint();
+    await call();
+    timings.push(Number(process.hrtime.bigint() - started) / 1e6);
+  }
+  return median(timings);
+}
+
+/**
+ * What the goals compare with, measured straight: one planner call and one document-agent call
+ * over A2A (after one warm-up each).
+ */
+async function measureBaseline(options: {
+  plannerUrl: string;
+  agentUrl: string;
+}): Promise<TtftBaseline> {
+  const planner = new A2AClient({
+    card: await discoverAgentCard(options.plannerUrl),
+    token: TOKEN,
+  });
+  const documentsCard = await discoverAgentCard(options.agentUrl);
+  const documents = new A2AClient({ card: documentsCard, token: TOKEN });
+  const agents = [summaryOf(documentsCard)];
+  let counter = 0;
+  const plan = () =>
+    planner.sendMessage({
+      message: {
+        messageId: `bench-plan-${(counter += 1)}`,
+        role: 'ROLE_USER',
+        parts: [
+          textPart(DOCUMENTS),
+          dataPart({ planRequest: { request: DOCUMENTS, history: [], agents } }),
+        ],
+      },
+    });
+  const ask = () =>
+    documents.sendMessage({
+      message: {
+        messageId: `bench-ask-${(counter += 1)}`,
+        role: 'ROLE_USER',
+        parts: [
+          textPart(DOCUMENTS),
+          dataPart({
+            fleet: { sessionId: 'bench', nodeId: 'docs', tenant: 'bench', dependencyOutputs: {} },
+          }),
+        ],
+      },
+    });
+  await plan();
+  await ask();
+  return {
+    planningP50Ms: await timeCalls(plan, BASELINE_CALLS),
+    agentP50Ms: await timeCalls(ask, BASELINE_CALLS),
+  };
+}
+
+/**
+ * The goals: orchestration's first answer token no later than passthrough's plus planning plus
+ * the agent plus 10 ms; every route streams its answer within 10 % of the model's own time.
+ */
+function checkGoals(rows: readonly TtftRow[], baseline: TtftBaseline): TtftGoal[] {
+  const goals: TtftGoal[] = [];
+  const passthrough = rows.find((row) => row.route === 'passthrough');
+  const straight = rows.find((row) => row.route === MODEL_ROUTE);
+  const orchestration = rows.find((row) => row.route === 'orchestration');
+  if (passthrough !== undefined && orchestration !== undefined) {
+    const bound = passthrough.firstContentP50Ms + baseline.planningP50Ms + baseline.agentP50Ms + 10;
+    goals.push({
+      text: "orchestration's first answer token ≤ passthrough's + planning + agent + 10 ms",
+      measured: `${formatMs(orchestration.firstContentP50Ms)} ≤ ${formatMs(passthrough.firstContentP50Ms)} + ${formatMs(baseline.planningP50Ms)} + ${formatMs(baseline.agentP50Ms)} + 10 ms = ${formatMs(bound)}`,
+      met: orchestration.firstContentP50Ms <= bound,
+    });
+  }
+  // Two-sided: an answer sent whole at the end (streaming time ~0) misses as surely as a slow one.
+  if (straight === undefined) return goals;
+  const model = straight.streamP50Ms;
+  for (const row of rows) {
+    if (row === straight) continue;
+    const off = row.streamP50Ms / model - 1;
+    goals.push({
+      text: `${row.route}: the answer streams within 10 % of the model's own time`,
+      measured: `${formatMs(row.streamP50Ms)} vs ${formatMs(model)} (${off >= 0 ? '+' : ''}${(off * 100).toFixed(1)} %)`,
+      met: Math.abs(off) <= 0.1,
+    });
+  }
+  return goals;
 }
 
 function describeMachine(): string {
@@ -249,20 +390,31 @@ export async function runTtftBench(options: TtftBenchOptions): Promise<TtftBench
     const send = (route: Route, index: number): Promise<StreamTimings> =>
       timeStreamedCompletion({
         agent,
-        url,
-        headers: { authorization: `Bearer ${KEY}`, ...route.headers },
+        url: route.straight === true ? `${llm.baseURL}/chat/completions` : url,
+        headers: {
+          authorization: `Bearer ${route.straight === true ? 'sk-upstream-bench' : KEY}`,
+          ...route.headers,
+        },
         body: chatBody(route.message(index)),
       });
 
     let routes = ROUTES;
     if (reasoningSkipped === undefined) {
-      const probe = await send(ROUTES[1]!, 0);
+      const probe = await send(
+        ROUTES.find((route) => route.name === 'reasoning')!,
+        0,
+      );
       if (!probe.ok || probe.route !== 'reasoning') {
         reasoningSkipped = `the reasoning route did not answer (${probe.error ?? `routed to ${probe.route ?? '?'}`})`;
       }
     }
     if (reasoningSkipped !== undefined)
       routes = routes.filter((route) => route.name !== 'reasoning');
+
+    const baseline = await measureBaseline({
+      plannerUrl: planner.url,
+      agentUrl: documentsAgent.match?.[1] ?? '',
+    });
 
     // Warm-up: JIT, connection pools, agent card discovery, the classifier cache.
     for (let index = 0; index < 3; index += 1) {
@@ -294,17 +446,27 @@ export async function runTtftBench(options: TtftBenchOptions): Promise<TtftBench
       return {
         route: route.name,
         description: route.description,
-        taken: [...new Set(measured.map((each) => each.route ?? '?'))].join(', '),
+        taken:
+          route.straight === true
+            ? '—'
+            : [...new Set(measured.map((each) => each.route ?? '?'))].join(', '),
         samples: measured.length,
         firstTokenP50Ms: median(firstToken),
         firstTokenP95Ms: percentile(firstToken, 0.95),
         firstContentP50Ms: median(firstContent),
         firstContentP95Ms: percentile(firstContent, 0.95),
+        streamP50Ms: median(measured.map((each) => each.lastContentMs - each.firstContentMs)),
         totalP50Ms: median(measured.map((each) => each.totalMs)),
         reason: measured.at(-1)?.reason,
       };
     });
-    return { machine: describeMachine(), rows, reasoningSkipped };
+    return {
+      machine: describeMachine(),
+      rows,
+      baseline,
+      goals: checkGoals(rows, baseline),
+      reasoningSkipped,
+    };
   } finally {
     agent.destroy();
     for (const stop of stoppers.reverse()) await stop();
@@ -322,17 +484,27 @@ export function formatTtftBench(result: TtftBenchResult, options: TtftBenchOptio
     `Machine: ${result.machine}`,
     `Settings: ${options.rounds} interleaved rounds (one streamed request per route each); scripted model: ${options.upstreamLatencyMs} ms before its first byte (every call, the routing classifier's included), ${options.chunks} deltas ${options.chunkDelayMs} ms apart; scripted document agent ${options.agentLatencyMs} ms; planner heuristic (no model)`,
     '',
-    '| route | gateway took | first token p50 | p95 | ÷ passthrough (p50) | first answer token p50 | p95 | ÷ passthrough (p50) | whole answer p50 |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| route | gateway took | first token p50 | p95 | ÷ passthrough (p50) | first answer token p50 | p95 | ÷ passthrough (p50) | answer streaming p50 | ÷ model (p50) | whole answer p50 |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
+  const { baseline } = result;
+  const straight = result.rows.find((row) => row.route === MODEL_ROUTE);
   for (const row of result.rows) {
     lines.push(
-      `| ${row.route} | ${row.taken} | ${formatMs(row.firstTokenP50Ms)} | ${formatMs(row.firstTokenP95Ms)} | ${ratio(row.firstTokenP50Ms, base?.firstTokenP50Ms)} | ${formatMs(row.firstContentP50Ms)} | ${formatMs(row.firstContentP95Ms)} | ${ratio(row.firstContentP50Ms, base?.firstContentP50Ms)} | ${formatMs(row.totalP50Ms)} |`,
+      `| ${row.route} | ${row.taken} | ${formatMs(row.firstTokenP50Ms)} | ${formatMs(row.firstTokenP95Ms)} | ${ratio(row.firstTokenP50Ms, base?.firstTokenP50Ms)} | ${formatMs(row.firstContentP50Ms)} | ${formatMs(row.firstContentP95Ms)} | ${ratio(row.firstContentP50Ms, base?.firstContentP50Ms)} | ${formatMs(row.streamP50Ms)} | ${ratio(row.streamP50Ms, straight?.streamP50Ms)} | ${formatMs(row.totalP50Ms)} |`,
     );
   }
   lines.push('');
   lines.push(
-    'First token: the first delta with `content` or `reasoning_content` (orchestration and reasoning stream their progress as reasoning). First answer token: the first `content` delta.',
+    `Measured straight (p50 of ${BASELINE_CALLS}): one planner call ${formatMs(baseline.planningP50Ms)}; one document-agent call ${formatMs(baseline.agentP50Ms)}. The model's own answer streaming is the \`${MODEL_ROUTE}\` row.`,
+    '',
+  );
+  for (const goal of result.goals) {
+    lines.push(`- ${goal.text}: ${goal.measured} (${goal.met ? 'met' : 'NOT met'})`);
+  }
+  lines.push('');
+  lines.push(
+    'First token: the first delta with `content` or `reasoning_content` (orchestration and reasoning stream their progress as reasoning). First answer token: the first `content` delta. Answer streaming: from the first to the last `content` delta.',
   );
   for (const row of result.rows) {
     if (row.route.startsWith('auto') && row.reason !== undefined) {

@@ -9,6 +9,8 @@ export interface StreamTimings {
   firstTokenMs: number;
   /** Request start to the first delta with answer text (`delta.content`). */
   firstContentMs: number;
+  /** Request start to the last delta with answer text: the answer streamed from first to last. */
+  lastContentMs: number;
   /** Request start to the end of the response. */
   totalMs: number;
   /** The `X-Routing-Mode` response header: the route the gateway took. */
@@ -41,7 +43,7 @@ function readFrame(data: string): DeltaFlags {
 
 /**
  * Sends one streaming chat completion and times it: to the first content-or-reasoning delta
- * (TTFT), to the first answer delta, and to the end. A response counts as ok with status 200 and
+ * (TTFT), to the first and the last answer delta, and to the end. A response counts as ok with status 200 and
  * a `[DONE]` at the end.
  *
  * @example
@@ -61,12 +63,14 @@ export function timeStreamedCompletion(options: {
   return new Promise<StreamTimings>((resolve) => {
     let firstTokenMs = Number.NaN;
     let firstContentMs = Number.NaN;
+    let lastContentMs = Number.NaN;
     const failed = (error: string): void =>
       resolve({
         ok: false,
         error,
         firstTokenMs,
         firstContentMs,
+        lastContentMs,
         totalMs: elapsed(),
         route: undefined,
         reason: undefined,
@@ -99,10 +103,11 @@ export function timeStreamedCompletion(options: {
               if (!line.startsWith('data: ')) continue;
               const data = line.slice('data: '.length);
               if (data === '[DONE]') done = true;
-              if (!Number.isNaN(firstContentMs)) continue;
               const flags = readFrame(data);
               if (flags.token && Number.isNaN(firstTokenMs)) firstTokenMs = elapsed();
-              if (flags.content) firstContentMs = elapsed();
+              if (!flags.content) continue;
+              lastContentMs = elapsed();
+              if (Number.isNaN(firstContentMs)) firstContentMs = lastContentMs;
             }
           }
         });
@@ -118,6 +123,7 @@ export function timeStreamedCompletion(options: {
                 }),
             firstTokenMs,
             firstContentMs,
+            lastContentMs,
             totalMs: elapsed(),
             route: response.headers['x-routing-mode'] as string | undefined,
             reason: response.headers['x-routing-reason'] as string | undefined,

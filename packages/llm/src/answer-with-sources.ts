@@ -1,7 +1,17 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
+import {
+  Attributes,
+  getTracer,
+  recordError,
+  setSpanInput,
+  setSpanOutput,
+  SpanKind,
+  withSpan,
+  type WithSpanOptions,
+} from '@fleet/telemetry';
 import { completeChat } from './complete-chat';
+import { streamChat } from './stream-chat';
 
 /** Earlier plan steps' results a node hands on: context for the question, never citable sources. */
 export interface AnswerContext {
@@ -191,6 +201,175 @@ export async function answerWithSources<Answer extends { text: string }>({
     setSpanOutput(span, cited.text);
     return cited;
   });
+}
+
+// What may still become a marker at the end of a piece: spaces, then `[`, digits, commas.
+const PARTIAL_MARKER = /[ \t]*(?:\[(?:\d+(?:\s*,\s*\d+)*(?:\s*,?\s*)?)?)?$/;
+
+/** Options for {@link createCitationRenumberer}. */
+export interface CitationRenumbererOptions {
+  /** How many sources there are: markers outside 1..sourceCount point at nothing. */
+  sourceCount: number;
+  /** Remove the spaces and tabs before a marker that is removed (`Fact [9].` → `Fact.`). */
+  trimRemoved: boolean;
+}
+
+/** Renumbers the `[n]` markers of a text arriving in pieces ({@link createCitationRenumberer}). */
+export interface CitationRenumberer {
+  /** Takes the next piece of the text; returns what can be sent now, renumbered (maybe ''). */
+  push(piece: string): string;
+  /** The text held back at the end (an incomplete marker stays as written). */
+  end(): string;
+  /** The cited sources' old numbers in first-cited order: `cited[k - 1]` is now `[k]`. */
+  readonly cited: readonly number[];
+}
+
+/**
+ * {@link renumberCitations} in `first-cited` order for a text that arrives in pieces (a streamed
+ * answer): each piece is rewritten as soon as it cannot change any more, holding back only what
+ * may still become a marker (spaces, then an unfinished `[1, 2`). The pieces it returns join to
+ * exactly what `renumberCitations({ text: <all pieces>, order: 'first-cited', … }).text` gives.
+ * Source order cannot be known before the text has ended, so it is not offered.
+ *
+ * @example
+ * const renumberer = createCitationRenumberer({ sourceCount: 3, trimRemoved: true });
+ * renumberer.push('B [3'); // 'B'
+ * renumberer.push(']. A [1].'); // ' [1]. A [2].'
+ * renumberer.end(); // ''
+ * renumberer.cited; // [3, 1]
+ */
+export function createCitationRenumberer({
+  sourceCount,
+  trimRemoved,
+}: CitationRenumbererOptions): CitationRenumberer {
+  const cited: number[] = [];
+  const renumber = new Map<number, number>();
+  let held = '';
+  const rewrite = (text: string): string =>
+    text.replace(MARKER, (_marker, space: string, list: string) => {
+      const markers = markerNumbers(list)
+        .filter((number) => number >= 1 && number <= sourceCount)
+        .map((number) => {
+          let renumbered = renumber.get(number);
+          if (renumbered === undefined) {
+            cited.push(number);
+            renumbered = cited.length;
+            renumber.set(number, renumbered);
+          }
+          return `[${renumbered}]`;
+        })
+        .join('');
+      return markers === '' && trimRemoved ? '' : `${space}${markers}`;
+    });
+  return {
+    push(piece) {
+      const text = held + piece;
+      const cut = text.search(PARTIAL_MARKER);
+      held = text.slice(cut);
+      return rewrite(text.slice(0, cut));
+    },
+    end() {
+      const text = held;
+      held = '';
+      return rewrite(text);
+    },
+    cited,
+  };
+}
+
+/** Options for {@link streamAnswerWithSources}. */
+export interface StreamAnswerWithSourcesOptions {
+  client: OpenAI;
+  model: string;
+  /** The system prompt: how to answer from the numbered sources and cite them. */
+  instructions: string;
+  question: string;
+  sources: readonly NumberedSource[];
+  /** Results of the plan's earlier steps. @default [] */
+  context?: readonly AnswerContext[] | undefined;
+  /** The LLM span's name (`rag.answer`, `web.answer`). */
+  spanName: string;
+  /** Remove the spaces before a marker that is dropped (see {@link renumberCitations}). */
+  trimRemoved: boolean;
+  signal?: AbortSignal | undefined;
+  tracer?: WithSpanOptions['tracer'];
+}
+
+/** What {@link streamAnswerWithSources} returns once the answer is complete. */
+export interface StreamedAnswer {
+  /** The pieces it yielded, joined: the trimmed answer with its markers renumbered. */
+  text: string;
+  /** The cited sources' old numbers in first-cited order: `cited[k - 1]` is now `[k]`. */
+  cited: number[];
+}
+
+/**
+ * {@link answerWithSources}, streamed: the same prompt in one streamed chat completion, yielding
+ * the answer in pieces as the model writes it, already trimmed and with its `[n]` markers
+ * renumbered in first-cited order ({@link createCitationRenumberer}); returns the whole text and
+ * the cited sources. The LLM span gets the question, the model's answer and the token counts
+ * (when the server reports usage).
+ *
+ * @throws the LLM call's error (`toLlmError`), also after some pieces were yielded, or an Error for
+ *   an empty answer (then nothing was yielded): callers fall back to an extractive answer.
+ * @example
+ * const stream = streamAnswerWithSources({ client, model, instructions, question, sources, spanName: 'web.answer', trimRemoved: false });
+ * const { text, cited } = yield* resultChunks(artifactId, stream);
+ */
+export async function* streamAnswerWithSources({
+  client,
+  model,
+  instructions,
+  question,
+  sources,
+  context = [],
+  spanName,
+  trimRemoved,
+  signal,
+  tracer = getTracer(),
+}: StreamAnswerWithSourcesOptions): AsyncGenerator<string, StreamedAnswer, undefined> {
+  const messages: ChatCompletionMessageParam[] = [
+    { role: 'system', content: instructions },
+    { role: 'user', content: renderSourcesPrompt({ question, sources, context }) },
+  ];
+  const span = tracer.startSpan(spanName, { attributes: { [Attributes.SPAN_KIND]: SpanKind.LLM } });
+  setSpanInput(span, question);
+  const renumberer = createCitationRenumberer({ sourceCount: sources.length, trimRemoved });
+  let text = '';
+  // `content.trim()` of the whole answer, piece by piece: leading whitespace is dropped, trailing
+  // whitespace waits for what follows it.
+  let started = false;
+  let spaces = '';
+  try {
+    const deltas = streamChat({ client, model, messages, temperature: 0.1, signal, span });
+    let next = await deltas.next();
+    while (next.done !== true) {
+      let piece = spaces + next.value;
+      if (!started) piece = piece.trimStart();
+      started ||= piece !== '';
+      const body = piece.trimEnd();
+      spaces = piece.slice(body.length);
+      const out = body === '' ? '' : renumberer.push(body);
+      if (out !== '') {
+        text += out;
+        yield out;
+      }
+      next = await deltas.next();
+    }
+    const rest = renumberer.end();
+    if (rest !== '') {
+      text += rest;
+      yield rest;
+    }
+    if (text.trim() === '') throw new Error('the model returned an empty answer');
+    setSpanOutput(span, text);
+    return { text, cited: [...renumberer.cited] };
+  } catch (error) {
+    recordError(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 /** Options for {@link withExtractiveFallback}. */

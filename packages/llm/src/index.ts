@@ -1,13 +1,19 @@
 /** The fleet's LLM access: upstream resolution, offline detection, the OpenAI client, structured output, embedders, and cited answers from numbered sources. */
 export {
   answerWithSources,
+  createCitationRenumberer,
   renderSourcesPrompt,
   renumberCitations,
+  streamAnswerWithSources,
   withExtractiveFallback,
 } from './answer-with-sources';
 export type {
   AnswerContext,
   AnswerWithSourcesOptions,
+  CitationRenumberer,
+  CitationRenumbererOptions,
+  StreamAnswerWithSourcesOptions,
+  StreamedAnswer,
   NumberedSource,
   RenderSourcesPromptOptions,
   RenumberCitationsOptions,
@@ -26,6 +32,8 @@ export { createOpenAIEmbedder, KNOWN_EMBEDDING_DIMENSIONS } from './create-opena
 export type { CreateOpenAIEmbedderOptions } from './create-openai-embedder';
 export type { EmbedOptions, Embedder } from './embedder';
 export { completeChat, toLlmMessage } from './complete-chat';
+export { streamChat } from './stream-chat';
+export type { StreamChatOptions, StreamChatResult } from './stream-chat';
 export type { CompleteChatOptions, CompleteChatResult, TokenUsage } from './complete-chat';
 export { generateObject } from './generate-object';
 export type { GenerateObjectOptions, GenerateObjectResult } from './generate-object';

@@ -15,6 +15,7 @@ export type {
   SessionStore,
   SessionStoreOptions,
   Unsubscribe,
+  UpdateSessionOptions,
 } from './session-store';
 export type { Lease } from './lease';
 export {

@@ -343,3 +343,105 @@ describe('listActive', () => {
     }
   });
 });
+
+/** The names of the commands a connection sends, in order (one round trip each when awaited). */
+function countCommands(redis: Redis): { names: string[] } {
+  const sent = { names: [] as string[] };
+  const original = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command, stream) => {
+    sent.names.push(command.name);
+    return original(command, stream);
+  };
+  return sent;
+}
+
+describe('update with expected', () => {
+  const keyPrefix = `test:sessions:expected:${randomUUID()}`;
+  const lockPrefix = `${keyPrefix}:lock`;
+  let redis: Redis;
+  let other: Redis;
+  let store: SessionStore;
+  let gateway: SessionStore;
+
+  beforeAll(() => {
+    redis = new Redis(REDIS_URL);
+    other = new Redis(REDIS_URL);
+    store = createSessionStore({ redis, keyPrefix, lockPrefix, lockRetryCount: 2 });
+    gateway = createSessionStore({ redis: other, keyPrefix, lockPrefix, lockRetryCount: 2 });
+  });
+  afterAll(async () => {
+    await Promise.all([store.close(), gateway.close()]);
+    const keys = await redis.keys(`${keyPrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await Promise.all([redis.quit(), other.quit()]);
+  });
+
+  it('writes in one round trip, without the lock, while the session is as expected', async () => {
+    const created = await store.create({ tenant: 'acme', request: 'r' });
+    const sent = countCommands(redis);
+    const first = await store.update(created.id, (draft) => void (draft.taskId = 't1'), {
+      expected: created,
+    });
+    const second = await store.update(created.id, (draft) => void (draft.status = 'completed'), {
+      expected: first.session,
+    });
+    expect(sent.names).toEqual(['evalsha', 'evalsha']);
+    expect(await store.get(created.id)).toEqual(second.session);
+    expect(second.session).toMatchObject({ taskId: 't1', status: 'completed' });
+    // The indexes follow as with a locked write: an ended session leaves the active set.
+    expect(await redis.sismember(`${keyPrefix}s:active`, created.id)).toBe(0);
+  });
+
+  it('keeps a change made elsewhere: a stale expected session falls back to the locked update', async () => {
+    const created = await store.create({ tenant: 'acme', request: 'r' });
+    const approval = await gateway.addApproval(created.id, {
+      id: 'a1',
+      kind: 'node',
+      nodeId: 'n1',
+      agent: 'mail-agent',
+      action: 'send-mail',
+      summary: 'Send it?',
+      preview: 'To: bob@example.com',
+      risk: 'high',
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    const calls: string[] = [];
+    const { session } = await store.update(
+      created.id,
+      (draft) => {
+        calls.push(Object.keys(draft.approvals).join(','));
+        draft.taskId = 't2';
+      },
+      { expected: created },
+    );
+    // First on the stale copy (not written), then on the stored session under the lock.
+    expect(calls).toEqual(['', 'a1']);
+    expect(session.approvals['a1']).toEqual(approval);
+    expect(await store.get(created.id)).toMatchObject({
+      taskId: 't2',
+      approvals: { a1: approval },
+    });
+  });
+
+  it('does not write while another writer holds the lock', async () => {
+    const created = await store.create({ tenant: 'acme', request: 'r' });
+    const redlock = new Redlock([other], { retryCount: 0 });
+    const lock = await redlock.acquire([`${lockPrefix}:${created.id}`], 5000);
+    try {
+      await expect(
+        store.update(created.id, (draft) => void (draft.taskId = 'mine'), { expected: created }),
+      ).rejects.toBeInstanceOf(ConflictError);
+      expect(await store.get(created.id)).toEqual(created);
+    } finally {
+      await redlock.release(lock);
+    }
+  });
+
+  it('answers 404 for a session gone since', async () => {
+    const created = await store.create({ tenant: 'acme', request: 'r' });
+    await redis.del(`${keyPrefix}:${created.id}`);
+    await expect(
+      store.update(created.id, (draft) => void (draft.taskId = 'x'), { expected: created }),
+    ).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { ApprovalStatus, HistoryMessage } from '@fleet/a2a';
 import {
   BadRequestError,
@@ -90,6 +90,15 @@ export interface AnswerInputInput {
   text: string;
 }
 
+/** Options for {@link SessionStore.update}. */
+export interface UpdateSessionOptions {
+  /**
+   * The session as the caller last created, wrote or read it: when Redis still holds exactly
+   * this and the lock is free, the change lands in one round trip.
+   */
+  expected?: Session | undefined;
+}
+
 /** Options for {@link SessionStore.list}. */
 export interface ListSessionsOptions {
   /** At most this many sessions. @default 50 */
@@ -110,8 +119,10 @@ export interface ExpiredApproval {
 
 /**
  * Durable workflow sessions in Redis (docs/architecture.md §6): JSON with a TTL refreshed by every
- * change, every change under a Redlock lock on the session id, approvals decided at most once,
- * events across replicas over pub/sub, and leases saying who runs and who streams a session.
+ * change, every change under a Redlock lock on the session id (or, for a writer that holds the
+ * session as stored, a compare-and-set that no locked change can interleave with), approvals
+ * decided at most once, events across replicas over pub/sub, and leases saying who runs and who
+ * streams a session.
  */
 export interface SessionStore {
   /** Stores a new `running` session. @throws ConflictError when the id is taken */
@@ -131,10 +142,17 @@ export interface SessionStore {
    * set afterwards, and the result must still match the session schema.
    * @throws NotFoundError when the session is unknown or expired
    * @throws ConflictError when the lock cannot be taken (or was lost before the write)
+   *
+   * With `expected` (the session exactly as this caller last created, wrote or read it), the
+   * change is first tried in one round trip without the lock: one script writes it only while
+   * nobody holds the lock and the stored session is still exactly `expected` (compared by SHA-1).
+   * Otherwise it falls back to the locked read-modify-write, so `mutate` may run twice (first on
+   * a copy of `expected`): it must change only the draft.
    */
   update<T = void>(
     id: string,
     mutate: (draft: Session) => T,
+    options?: UpdateSessionOptions,
   ): Promise<{ session: Session; value: T }>;
   /**
    * Adds a pending approval (the orchestrator, when an agent asks or for plan approval) or
@@ -210,6 +228,35 @@ return 1
  */
 const fencedWriteScript = defineRedisScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+if ARGV[5] == '1' then
+  redis.call('SADD', KEYS[3], ARGV[4])
+else
+  redis.call('SREM', KEYS[3], ARGV[4])
+end
+redis.call('ZADD', KEYS[4], 'NX', ARGV[6], ARGV[4])
+redis.call('EXPIRE', KEYS[4], ARGV[3])
+if ARGV[7] == '1' then
+  redis.call('SADD', KEYS[5], ARGV[4])
+else
+  redis.call('SREM', KEYS[5], ARGV[4])
+end
+return 1
+`);
+
+/**
+ * Writes a session without taking its lock, only when nobody holds the lock and the stored session
+ * is still exactly the one the writer started from (its SHA-1): a compare-and-set that no locked
+ * read-modify-write can interleave with (that one holds the lock from its read to its write).
+ * KEYS: lock, session, pending-approvals index, tenant index, active index.
+ * ARGV: SHA-1 of the expected JSON, then as {@link fencedWriteScript}.
+ * Returns 1 when written, 0 when the lock is held or the session changed, -1 when it is gone.
+ */
+const compareAndSetScript = defineRedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local current = redis.call('GET', KEYS[2])
+if not current then return -1 end
+if redis.sha1hex(current) ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 if ARGV[5] == '1' then
   redis.call('SADD', KEYS[3], ARGV[4])
@@ -372,30 +419,51 @@ class RedisSessionStore implements SessionStore {
   async update<T = void>(
     id: string,
     mutate: (draft: Session) => T,
+    { expected }: UpdateSessionOptions = {},
   ): Promise<{ session: Session; value: T }> {
+    if (expected !== undefined && expected.id === id) {
+      const { session, value } = this.applyChange(expected, mutate);
+      const written = await compareAndSetScript.run({
+        redis: this.redis,
+        keys: this.writeKeys(session),
+        args: [sha1(JSON.stringify(expected)), ...this.writeArgs(session)],
+      });
+      if (written === 1) return { session, value };
+      // Changed by someone else, locked, or gone: the locked path reads it again (and answers 404).
+    }
     const lock = await this.lock(id);
     try {
       const current = await this.get(id);
       if (current === undefined) throw sessionNotFound(id);
-      const draft = structuredClone(current);
-      const value = mutate(draft);
-      if (draft.id !== current.id || draft.tenant !== current.tenant) {
-        throw new InternalError(`Session ${id}: an update may not change its id or tenant.`);
-      }
-      draft.updatedAt = new Date().toISOString();
-      const checked = sessionSchema.safeParse(draft);
-      if (!checked.success) {
-        throw new InternalError(`Session ${id}: the change does not match the session schema.`, {
-          cause: validationErrorFromZod(checked.error, { subject: `Session ${id}` }),
-        });
-      }
-      await this.write(checked.data, lock);
-      return { session: checked.data, value };
+      const changed = this.applyChange(current, mutate);
+      await this.write(changed.session, lock);
+      return changed;
     } finally {
       // One try: a lock that is no longer ours will not become ours by retrying, and it expires on
       // its own if the release fails (lockTtlMs).
       await this.redlock.release(lock, { retryCount: 0 }).catch(() => undefined);
     }
+  }
+
+  /** `mutate` applied to a copy of `current`, with `updatedAt` set and the schema checked. */
+  private applyChange<T>(
+    current: Session,
+    mutate: (draft: Session) => T,
+  ): { session: Session; value: T } {
+    const id = current.id;
+    const draft = structuredClone(current);
+    const value = mutate(draft);
+    if (draft.id !== current.id || draft.tenant !== current.tenant) {
+      throw new InternalError(`Session ${id}: an update may not change its id or tenant.`);
+    }
+    draft.updatedAt = new Date().toISOString();
+    const checked = sessionSchema.safeParse(draft);
+    if (!checked.success) {
+      throw new InternalError(`Session ${id}: the change does not match the session schema.`, {
+        cause: validationErrorFromZod(checked.error, { subject: `Session ${id}` }),
+      });
+    }
+    return { session: checked.data, value };
   }
 
   async addApproval(id: string, approval: NewApproval): Promise<Approval> {
@@ -638,31 +706,40 @@ class RedisSessionStore implements SessionStore {
   }
 
   private async write(session: Session, lock: Lock): Promise<void> {
-    const hasPending = Object.values(session.approvals).some((a) => a.status === 'pending');
     const written = await fencedWriteScript.run({
       redis: this.redis,
-      keys: [
-        this.lockKey(session.id),
-        this.sessionKey(session.id),
-        this.pendingIndexKey(),
-        this.tenantIndexKey(session.tenant),
-        this.activeIndexKey(),
-      ],
-      args: [
-        lock.value,
-        JSON.stringify(session),
-        this.ttlSeconds,
-        session.id,
-        hasPending ? '1' : '0',
-        Date.parse(session.createdAt) || 0,
-        isActiveStatus(session.status) ? '1' : '0',
-      ],
+      keys: this.writeKeys(session),
+      args: [lock.value, ...this.writeArgs(session)],
     });
     if (written !== 1) {
       throw new ConflictError(
         `Session ${session.id}: the lock expired before the change was written; try again.`,
       );
     }
+  }
+
+  /** The keys both write scripts touch: lock, session, pending, tenant and active indexes. */
+  private writeKeys(session: Session): string[] {
+    return [
+      this.lockKey(session.id),
+      this.sessionKey(session.id),
+      this.pendingIndexKey(),
+      this.tenantIndexKey(session.tenant),
+      this.activeIndexKey(),
+    ];
+  }
+
+  /** Both write scripts' arguments after their guard: json, ttl, id, pending, createdAt, active. */
+  private writeArgs(session: Session): (string | number)[] {
+    const hasPending = Object.values(session.approvals).some((a) => a.status === 'pending');
+    return [
+      JSON.stringify(session),
+      this.ttlSeconds,
+      session.id,
+      hasPending ? '1' : '0',
+      Date.parse(session.createdAt) || 0,
+      isActiveStatus(session.status) ? '1' : '0',
+    ];
   }
 
   /** Removes a listener; true when it was the channel's last. */
@@ -700,6 +777,10 @@ class RedisSessionStore implements SessionStore {
     this.subscriber = subscriber;
     return subscriber;
   }
+}
+
+function sha1(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
 }
 
 /** The one answer for a missing, expired or foreign session, so none can be told apart. */

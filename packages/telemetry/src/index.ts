@@ -33,5 +33,10 @@ export type {
 export { getActiveSessionId, withBaggage } from './with-baggage';
 export type { BaggageEntries } from './with-baggage';
 export { DEFAULT_MAX_VALUE_LENGTH } from './internal/serialize-value';
+export { REDACTED_VALUE } from './internal/trace-config';
+export type { TraceHideConfig } from './internal/trace-config';
+export { parseSamplerSettings, TRACES_SAMPLER_NAMES } from './sampler-settings';
+export type { SamplerSettings, TracesSamplerName } from './sampler-settings';
+export { deferSpanAttributes } from './defer-span-attributes';
 export { createLogger, REDACTED_PATHS } from './create-logger';
 export type { CreateLoggerOptions, DestinationStream, Logger } from './create-logger';

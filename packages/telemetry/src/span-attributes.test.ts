@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createInMemoryTracing } from './__fixtures__/in-memory-tracing';
 import { SpanKind } from './semantic-conventions';
 import {
@@ -9,6 +9,7 @@ import {
   setSpanOutput,
 } from './span-attributes';
 import { withSpan } from './with-span';
+import { REDACTED_VALUE, setTraceHideConfig } from './internal/trace-config';
 
 const tracing = createInMemoryTracing();
 const { tracer } = tracing;
@@ -177,5 +178,70 @@ describe('setSpanInput / setSpanOutput', () => {
       'output.value': '10',
       'output.mime_type': 'text/plain',
     });
+  });
+});
+
+describe('OpenInference masking (OPENINFERENCE_HIDE_*)', () => {
+  const llm = {
+    model: 'gpt-x',
+    invocationParameters: { temperature: 0 },
+    inputMessages: [{ role: 'user', content: 'secret question' }],
+    outputMessages: [{ role: 'assistant', content: 'secret answer' }],
+    tokenCounts: { prompt: 3, completion: 2 },
+  };
+
+  async function record(name: string) {
+    await withSpan({ name, kind: SpanKind.LLM, tracer }, (span) => {
+      setSpanInput(span, 'secret question');
+      setSpanOutput(span, 'secret answer');
+      setLlmAttributes(span, llm);
+    });
+    return attributesOf(name);
+  }
+
+  afterEach(() => setTraceHideConfig({}));
+
+  it('redacts input and output values and leaves the messages out with hideInputs/hideOutputs', async () => {
+    setTraceHideConfig({ hideInputs: true, hideOutputs: true });
+    const attributes = await record('hide-io');
+    expect(attributes['input.value']).toBe(REDACTED_VALUE);
+    expect(attributes['output.value']).toBe(REDACTED_VALUE);
+    expect(attributes['input.mime_type']).toBeUndefined();
+    expect(Object.keys(attributes).some((key) => key.startsWith('llm.input_messages'))).toBe(false);
+    expect(Object.keys(attributes).some((key) => key.startsWith('llm.output_messages'))).toBe(
+      false,
+    );
+    // What Phoenix needs besides the text stays: model and token counts.
+    expect(attributes).toMatchObject({
+      'llm.model_name': 'gpt-x',
+      'llm.token_count.prompt': 3,
+      'llm.token_count.total': 5,
+    });
+  });
+
+  it('leaves out only the messages with hideInputMessages/hideOutputMessages', async () => {
+    setTraceHideConfig({ hideInputMessages: true, hideOutputMessages: true });
+    const attributes = await record('hide-messages');
+    expect(attributes['input.value']).toBe('secret question');
+    expect(attributes['output.value']).toBe('secret answer');
+    expect(JSON.stringify(attributes)).not.toContain('llm.input_messages');
+    expect(JSON.stringify(attributes)).not.toContain('llm.output_messages');
+  });
+
+  it('redacts message text but keeps roles with hideInputText/hideOutputText', async () => {
+    setTraceHideConfig({ hideInputText: true, hideOutputText: true });
+    const attributes = await record('hide-text');
+    expect(attributes).toMatchObject({
+      'llm.input_messages.0.message.role': 'user',
+      'llm.input_messages.0.message.content': REDACTED_VALUE,
+      'llm.output_messages.0.message.content': REDACTED_VALUE,
+    });
+  });
+
+  it('leaves out the invocation parameters with hideLlmInvocationParameters', async () => {
+    setTraceHideConfig({ hideLlmInvocationParameters: true });
+    const attributes = await record('hide-parameters');
+    expect(attributes['llm.invocation_parameters']).toBeUndefined();
+    expect(attributes['llm.input_messages.0.message.content']).toBe('secret question');
   });
 });

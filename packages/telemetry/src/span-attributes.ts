@@ -2,6 +2,7 @@ import { type Attributes, type Span } from '@opentelemetry/api';
 import { SemanticConventions } from '@arizeai/openinference-semantic-conventions';
 import { serializeValue, toJsonString, truncateText } from './internal/serialize-value';
 import { Attributes as Keys } from './semantic-conventions';
+import { getTraceHideConfig, REDACTED_VALUE } from './internal/trace-config';
 
 /** Per-call cap on serialised values. */
 export interface ValueLengthOptions {
@@ -23,7 +24,13 @@ export function setSpanInput(
   value: unknown,
   options: ValueLengthOptions = {},
 ): void {
-  setValue({ span, value, options, keys: [Keys.INPUT_VALUE, Keys.INPUT_MIME_TYPE] });
+  setValue({
+    span,
+    value,
+    options,
+    keys: [Keys.INPUT_VALUE, Keys.INPUT_MIME_TYPE],
+    hidden: getTraceHideConfig().hideInputs === true,
+  });
 }
 
 /**
@@ -37,7 +44,13 @@ export function setSpanOutput(
   value: unknown,
   options: ValueLengthOptions = {},
 ): void {
-  setValue({ span, value, options, keys: [Keys.OUTPUT_VALUE, Keys.OUTPUT_MIME_TYPE] });
+  setValue({
+    span,
+    value,
+    options,
+    keys: [Keys.OUTPUT_VALUE, Keys.OUTPUT_MIME_TYPE],
+    hidden: getTraceHideConfig().hideOutputs === true,
+  });
 }
 
 /** One chat message, as OpenAI shapes it. */
@@ -107,31 +120,43 @@ export interface LlmAttributes extends ValueLengthOptions {
 export function setLlmAttributes(span: Span | undefined, llm: LlmAttributes): void {
   if (span === undefined || !span.isRecording()) return;
   const { maxValueLength } = llm;
+  const hide = getTraceHideConfig();
   const attributes: Attributes = {};
   if (llm.model !== undefined) attributes[Keys.LLM_MODEL_NAME] = llm.model;
   if (llm.provider !== undefined) attributes[Keys.LLM_PROVIDER] = llm.provider;
   if (llm.system !== undefined) attributes[Keys.LLM_SYSTEM] = llm.system;
   if (llm.finishReason !== undefined) attributes[Keys.LLM_FINISH_REASON] = llm.finishReason;
-  if (llm.invocationParameters !== undefined) {
+  if (llm.invocationParameters !== undefined && hide.hideLlmInvocationParameters !== true) {
     attributes[Keys.LLM_INVOCATION_PARAMETERS] = toJsonString(
       llm.invocationParameters,
       maxValueLength,
     );
   }
-  if (llm.inputMessages !== undefined) {
+  // Hidden messages are never serialised: masking is also the cheapest setting.
+  if (
+    llm.inputMessages !== undefined &&
+    hide.hideInputs !== true &&
+    hide.hideInputMessages !== true
+  ) {
     addMessages({
       attributes,
       prefix: SemanticConventions.LLM_INPUT_MESSAGES,
       messages: llm.inputMessages,
       maxValueLength,
+      hideText: hide.hideInputText === true,
     });
   }
-  if (llm.outputMessages !== undefined) {
+  if (
+    llm.outputMessages !== undefined &&
+    hide.hideOutputs !== true &&
+    hide.hideOutputMessages !== true
+  ) {
     addMessages({
       attributes,
       prefix: SemanticConventions.LLM_OUTPUT_MESSAGES,
       messages: llm.outputMessages,
       maxValueLength,
+      hideText: hide.hideOutputText === true,
     });
   }
   if (llm.tokenCounts !== undefined) addTokenCounts(attributes, llm.tokenCounts);
@@ -212,13 +237,19 @@ function setValue({
   value,
   options,
   keys: [valueKey, mimeTypeKey],
+  hidden,
 }: {
   span: Span | undefined;
   value: unknown;
   options: ValueLengthOptions;
   keys: readonly [string, string];
+  hidden: boolean;
 }): void {
   if (span === undefined || !span.isRecording() || value === undefined) return;
+  if (hidden) {
+    span.setAttribute(valueKey, REDACTED_VALUE);
+    return;
+  }
   const serialized = serializeValue(value, options.maxValueLength);
   span.setAttributes({ [valueKey]: serialized.text, [mimeTypeKey]: serialized.mimeType });
 }
@@ -228,20 +259,21 @@ function addMessages({
   prefix,
   messages,
   maxValueLength,
+  hideText,
 }: {
   attributes: Attributes;
   prefix: string;
   messages: readonly LlmMessage[];
   maxValueLength: number | undefined;
+  hideText: boolean;
 }): void {
   messages.forEach((message, index) => {
     const base = `${prefix}.${index}`;
     attributes[`${base}.${SemanticConventions.MESSAGE_ROLE}`] = message.role;
     if (message.content != null) {
-      attributes[`${base}.${SemanticConventions.MESSAGE_CONTENT}`] = truncateText(
-        message.content,
-        maxValueLength,
-      );
+      attributes[`${base}.${SemanticConventions.MESSAGE_CONTENT}`] = hideText
+        ? REDACTED_VALUE
+        : truncateText(message.content, maxValueLength);
     }
     if (message.name !== undefined) {
       attributes[`${base}.${SemanticConventions.MESSAGE_NAME}`] = message.name;

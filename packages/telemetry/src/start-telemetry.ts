@@ -1,6 +1,8 @@
 import type { Attributes } from '@opentelemetry/api';
 import type * as CreateSdkModule from './internal/create-sdk';
 import { setDefaultMaxValueLength } from './internal/serialize-value';
+import { setTraceHideConfig, type TraceHideConfig } from './internal/trace-config';
+import type { SamplerSettings } from './sampler-settings';
 import { DEFAULT_PROJECT_NAME } from './semantic-conventions';
 
 /** OTLP encodings. Phoenix accepts only `http/protobuf`; `http/json` is for tests. */
@@ -38,6 +40,20 @@ export interface TelemetryOptions {
   resourceAttributes?: Attributes | undefined;
   /** Cap, in characters, on serialised `input.value`/`output.value` and message contents. @default 32768 */
   maxValueLength?: number | undefined;
+  /**
+   * The sampler (`OTEL_TRACES_SAMPLER`/`_ARG`, see `parseSamplerSettings`). Unset: the SDK's
+   * default, `parentbased_always_on`.
+   */
+  sampler?: SamplerSettings | undefined;
+  /**
+   * Whether outgoing `node:http` calls get a client span. False: they still carry `traceparent` and
+   * `baggage` (the caller's span is their parent), but no span of their own — cheaper when the
+   * caller's span already describes the call, as the gateway's LLM span does for its upstream.
+   * Global `fetch` (undici) calls keep their spans either way. @default true
+   */
+  outgoingHttpSpans?: boolean | undefined;
+  /** OpenInference masking (`OPENINFERENCE_HIDE_*`), applied by every span helper. @default nothing hidden */
+  hide?: TraceHideConfig | undefined;
 }
 
 /** A started (or deliberately not started) telemetry pipeline. */
@@ -85,6 +101,7 @@ let running: Telemetry | undefined;
  */
 export function startTelemetry(options: TelemetryOptions): Telemetry {
   if (options.maxValueLength !== undefined) setDefaultMaxValueLength(options.maxValueLength);
+  if (options.hide !== undefined) setTraceHideConfig(options.hide);
   const tracesUrl = resolveTracesUrl(options);
   if (tracesUrl === undefined) return disabledTelemetry;
   if (running !== undefined) {
@@ -104,6 +121,8 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     ignoreIncomingPaths: options.ignoreIncomingPaths ?? DEFAULT_IGNORED_PATHS,
     exportIntervalMs: options.exportIntervalMs,
     resourceAttributes: options.resourceAttributes ?? {},
+    sampler: options.sampler,
+    outgoingHttpSpans: options.outgoingHttpSpans ?? true,
   });
   sdk.start();
   let stopping: Promise<void> | undefined;

@@ -1,3 +1,4 @@
+import { parseSamplerSettings } from './sampler-settings';
 import type { TelemetryOptions } from './start-telemetry';
 
 /**
@@ -12,6 +13,17 @@ export interface TelemetryConfig {
   otelServiceName?: string | undefined;
   phoenixProjectName?: string | undefined;
   phoenixApiKey?: string | undefined;
+  /** OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG, for services that declare them. */
+  otelTracesSampler?: string | undefined;
+  otelTracesSamplerArg?: number | undefined;
+  /** The `OPENINFERENCE_HIDE_*` flags, for services that declare them. */
+  openinferenceHideInputs?: boolean | undefined;
+  openinferenceHideOutputs?: boolean | undefined;
+  openinferenceHideInputMessages?: boolean | undefined;
+  openinferenceHideOutputMessages?: boolean | undefined;
+  openinferenceHideInputText?: boolean | undefined;
+  openinferenceHideOutputText?: boolean | undefined;
+  openinferenceHideLlmInvocationParameters?: boolean | undefined;
 }
 
 /** What a service adds to its configuration. */
@@ -41,5 +53,18 @@ export function telemetryOptionsFromConfig(
     projectName: config.phoenixProjectName,
     headers: config.phoenixApiKey ? { authorization: `Bearer ${config.phoenixApiKey}` } : undefined,
     trustInboundTraceContext,
+    sampler: parseSamplerSettings({
+      sampler: config.otelTracesSampler,
+      arg: config.otelTracesSamplerArg,
+    }),
+    hide: {
+      hideInputs: config.openinferenceHideInputs,
+      hideOutputs: config.openinferenceHideOutputs,
+      hideInputMessages: config.openinferenceHideInputMessages,
+      hideOutputMessages: config.openinferenceHideOutputMessages,
+      hideInputText: config.openinferenceHideInputText,
+      hideOutputText: config.openinferenceHideOutputText,
+      hideLlmInvocationParameters: config.openinferenceHideLlmInvocationParameters,
+    },
   };
 }

@@ -7,7 +7,15 @@ import { loadGatewayConfig } from './config';
 /** The gateway's configuration, loaded once at boot. */
 export const config = exitOnConfigError('gateway', () => loadGatewayConfig());
 
-/** The gateway is the fleet's ingress: it starts every trace and ignores clients' trace headers. */
-export const telemetry = startTelemetry(
-  telemetryOptionsFromConfig(config, { serviceName: 'gateway', trustInboundTraceContext: false }),
-);
+/**
+ * The gateway is the fleet's ingress: it starts every trace and ignores clients' trace headers.
+ * Its only outgoing `node:http` call is the passthrough to the upstream LLM, which its LLM span
+ * already describes: that call carries `traceparent` but gets no span (docs/tracing.md §7).
+ */
+export const telemetry = startTelemetry({
+  ...telemetryOptionsFromConfig(config, {
+    serviceName: 'gateway',
+    trustInboundTraceContext: false,
+  }),
+  outgoingHttpSpans: false,
+});

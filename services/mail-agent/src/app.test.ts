@@ -473,6 +473,50 @@ describe('mail-agent service', () => {
       expect(JSON.stringify(summary?.body)).toContain('Invoice 4711');
     });
 
+    it('streams the summary as result chunks while the model writes it', async () => {
+      const summary = 'Bob sent invoice 4711 for 1200 EUR [1], due 31 March.';
+      llm.enqueue(
+        {
+          json: {
+            action: 'search',
+            folder: 'inbox',
+            from: 'bob@example.test',
+            toContains: null,
+            subject: 'invoice',
+            text: null,
+            since: null,
+            before: null,
+            unseen: null,
+            uid: null,
+            to: [],
+            cc: [],
+            mailSubject: null,
+            body: null,
+            replyAll: null,
+          },
+        },
+        { content: `  ${summary}\n`, chunkSize: 5, chunkDelayMs: 20 },
+      );
+      const updates: { append: boolean; last: boolean; text: string; modelDone: boolean }[] = [];
+      for await (const event of online.client.sendStreamingMessage({
+        message: createMessage({ parts: nodeParts('Is there an unpaid invoice from Bob?') }),
+      })) {
+        if (!('artifactUpdate' in event)) continue;
+        const { artifact, append, lastChunk } = event.artifactUpdate;
+        updates.push({
+          append: append === true,
+          last: lastChunk === true,
+          text: artifact.parts[0]?.text ?? '',
+          modelDone: llm.requests.at(-1)?.status !== undefined,
+        });
+      }
+      const pieces = updates.filter((update) => update.append);
+      expect(pieces.length).toBeGreaterThan(3);
+      expect(pieces[0]?.modelDone).toBe(false);
+      expect(pieces.map((piece) => piece.text).join('')).toBe(summary);
+      expect(updates.at(-1)).toMatchObject({ append: false, last: true, text: summary });
+    });
+
     it('sends the mail the LLM wrote from earlier results, once approved', async () => {
       const body = 'Hi Boss,\n\nrevenue grew 12% in Q1.\n\nBest,\nAlice';
       llm.enqueue({

@@ -301,7 +301,9 @@ describe('orchestrator (service)', () => {
       'mail (partial): Step mail (broken-agent) failed: the mailbox does not exist',
     );
     expect(answer).toContain('Sources\n[1] Paris — https://en.wikipedia.org/wiki/Paris');
-    expect(answer).toContain('Steps that failed: mail (broken-agent): the mailbox does not exist.');
+    expect(answer).toContain(
+      'Steps that failed: Read the mailbox (by the broken agent): the mailbox does not exist.',
+    );
     const last = events.at(-1);
     expect(last !== undefined && 'statusUpdate' in last && last.statusUpdate.status.state).toBe(
       'TASK_STATE_COMPLETED',

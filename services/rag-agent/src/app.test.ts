@@ -120,6 +120,9 @@ describe('rag-agent service', () => {
     /** Passages whose text contains this get score 10 from the re-ranker, the others 1. */
     rerankTarget: 'parental',
     answer: 'Every parent receives 18 weeks of parental leave at full salary [1].',
+    /** Streamed answers: characters per delta and the pause between deltas. */
+    chunkSize: 3,
+    chunkDelayMs: 0,
   };
 
   beforeAll(async () => {
@@ -142,7 +145,11 @@ describe('rag-agent service', () => {
           if (systemPrompt(recorded).includes('catalogue description')) {
             return { content: 'An employee handbook covering vacation, leave and expenses.' };
           }
-          return { content: script.answer };
+          return {
+            content: script.answer,
+            chunkSize: script.chunkSize,
+            chunkDelayMs: script.chunkDelayMs,
+          };
         },
       }),
     ]);
@@ -412,9 +419,9 @@ describe('rag-agent service', () => {
       );
       expect(task.status.state).toBe('TASK_STATE_COMPLETED');
       const { text: answer, data } = resultOf(task);
-      expect(answer).toMatch(
-        /^From the documents \(1 source\):\n- .*28 days of paid vacation.* \[1\]\./,
-      );
+      // Prose: the documents' own sentence, cited, without a lead line or list marks.
+      expect(answer).toMatch(/^Full-time employees receive 28 days of paid vacation.* \[1\]\.$/);
+      expect(answer).not.toMatch(/From the documents|^- /m);
       const parsed = answerResultDataSchema.parse(data);
       expect(parsed).toMatchObject({ answeredBy: 'extractive', reranked: false });
       expect(parsed.sources[0]).toMatchObject({
@@ -599,6 +606,42 @@ describe('rag-agent service', () => {
       expect(fallback.answeredBy).toBe('extractive');
       expect(fallback.llmError).toContain('overloaded');
       expect(resultOf(task).text).toContain('28 days of paid vacation');
+    });
+
+    it('streams the answer as result chunks while the model writes it', async () => {
+      script.rerankTarget = 'parental';
+      script.answer = 'Every parent receives 18 weeks [1] of parental leave at full salary [1, 9].';
+      script.chunkDelayMs = 15;
+      const updates: { append: boolean; last: boolean; text: string; modelDone: boolean }[] = [];
+      let taskId = '';
+      try {
+        for await (const event of online.client.sendStreamingMessage({
+          message: createMessage({
+            parts: nodeParts({ question: 'How long is parental leave?', tenant }),
+          }),
+        })) {
+          if (!('artifactUpdate' in event)) continue;
+          const { artifact, append, lastChunk } = event.artifactUpdate;
+          taskId = event.artifactUpdate.taskId;
+          updates.push({
+            append: append === true,
+            last: lastChunk === true,
+            text: artifact.parts[0]?.text ?? '',
+            modelDone: llm.requests.at(-1)?.status !== undefined,
+          });
+        }
+      } finally {
+        script.chunkDelayMs = 0;
+      }
+      const pieces = updates.filter((update) => update.append);
+      expect(pieces.length).toBeGreaterThan(5);
+      expect(pieces[0]?.modelDone).toBe(false);
+      const expected = 'Every parent receives 18 weeks [1] of parental leave at full salary [1].';
+      expect(pieces.map((piece) => piece.text).join('')).toBe(expected);
+      expect(updates.at(-1)).toMatchObject({ append: false, last: true, text: expected });
+      const task = await online.client.getTask({ id: taskId });
+      expect(resultOf(task).text).toBe(expected);
+      expect(answerResultDataSchema.parse(resultOf(task).data).sources).toHaveLength(1);
     });
 
     it('drops citation markers that point at no source', async () => {

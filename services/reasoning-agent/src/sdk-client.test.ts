@@ -74,11 +74,12 @@ describe('@a2a-js/sdk client against the reasoning agent', () => {
           events.push(`${TaskState[payload.value.status?.state ?? 0]}${text ? `:${text}` : ''}`);
           break;
         }
-        case 'artifactUpdate':
-          events.push(
-            `artifact:${payload.value.artifact?.name}:${texts(payload.value.artifact?.parts ?? [])}`,
-          );
+        case 'artifactUpdate': {
+          const { artifact, append, lastChunk } = payload.value;
+          const flags = `${append ? 'append' : 'whole'}${lastChunk ? ',last' : ''}`;
+          events.push(`artifact:${artifact?.name}:${flags}:${texts(artifact?.parts ?? [])}`);
           break;
+        }
         case 'message':
         case undefined:
           events.push('other');
@@ -90,10 +91,59 @@ describe('@a2a-js/sdk client against the reasoning agent', () => {
       'TASK_STATE_WORKING:Thinking: Two to the tenth.',
       'TASK_STATE_WORKING:Calling calculate("2 ^ 10")',
       'TASK_STATE_WORKING:Result: 1024',
-      'artifact:result:2^10 = 1024.',
+      // A call that offered tools: its answer is known once the call ended, sent as one piece.
+      'artifact:result:append:2^10 = 1024.',
+      'artifact:result:whole,last:2^10 = 1024.',
     ]);
     expect(events.at(-1)).toMatch(
       /^TASK_STATE_COMPLETED:Answered after 2 model calls, 1 tool call, \d+ tokens\.$/,
     );
+  });
+
+  it('sees the answer of the last, tool-free call in append chunks while the model writes it', async () => {
+    const streaming = await bootReasoningAgent({
+      redis,
+      keyPrefix: `${prefix}:live`,
+      maxIterations: 2,
+      llm: {
+        client: new OpenAI({ apiKey: 'sk-test', baseURL: llm.baseURL, maxRetries: 0 }),
+        model: 'reasoning-model',
+      },
+    });
+    try {
+      const sdk = await new ClientFactory().createFromUrl(streaming.server.url);
+      const answer = 'Two to the tenth is 1024, which is a kibi.';
+      llm.enqueue(
+        { toolCalls: [{ id: 'c1', name: 'calculate', arguments: { expression: '2 ^ 10' } }] },
+        { content: answer, chunkCount: 6, chunkDelayMs: 60 },
+      );
+      const chunks: { text: string; append: boolean; last: boolean; modelDone: boolean }[] = [];
+      let artifactIds = new Set<string>();
+      const request = SendMessageRequest.fromJSON({
+        message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'What is 2^10?' }] },
+      });
+      for await (const event of sdk.sendMessageStream(request, options)) {
+        const { payload } = event;
+        if (payload?.$case !== 'artifactUpdate') continue;
+        const { artifact, append, lastChunk } = payload.value;
+        artifactIds = artifactIds.add(artifact?.artifactId ?? '');
+        chunks.push({
+          text: texts(artifact?.parts ?? []),
+          append,
+          last: lastChunk,
+          // The scripted model's answer call: still streaming while this chunk arrived?
+          modelDone: llm.requests.at(-1)?.status !== undefined,
+        });
+      }
+      const pieces = chunks.filter((chunk) => chunk.append);
+      expect(pieces.length).toBeGreaterThan(2);
+      expect(pieces.every((chunk) => !chunk.last)).toBe(true);
+      expect(pieces[0]?.modelDone).toBe(false);
+      expect(pieces.map((chunk) => chunk.text).join('')).toBe(answer);
+      expect(chunks.at(-1)).toMatchObject({ text: answer, append: false, last: true });
+      expect(artifactIds.size).toBe(1);
+    } finally {
+      await streaming.close();
+    }
   });
 });

@@ -375,6 +375,47 @@ describe('web-agent service', () => {
       );
     });
 
+    it('streams the answer in chunks while the model writes it, citations renumbered across cuts', async () => {
+      llm.enqueue({
+        content: 'It becomes LTS in October 2024 [2] and came out on 24 April 2024 [1, 2]. X [9].',
+        chunkSize: 3,
+        chunkDelayMs: 10,
+      });
+      const updates: { append: boolean; lastChunk: boolean; text: string; modelDone: boolean }[] =
+        [];
+      let taskId = '';
+      for await (const event of tavily.client.sendStreamingMessage({
+        message: createMessage({ parts: nodeParts({ question: 'Node.js 22 LTS news' }) }),
+      })) {
+        if (!('artifactUpdate' in event)) continue;
+        const { artifact, append, lastChunk, taskId: id } = event.artifactUpdate;
+        taskId = id;
+        expect(artifact.name).toBe(RESULT_ARTIFACT_NAME);
+        updates.push({
+          append: append === true,
+          lastChunk: lastChunk === true,
+          text: artifact.parts[0]?.text ?? '',
+          modelDone: llm.requests.at(-1)?.status !== undefined,
+        });
+      }
+      const pieces = updates.filter((update) => update.append);
+      expect(pieces.length).toBeGreaterThan(5);
+      // The first piece left the agent while the model was still writing.
+      expect(pieces[0]?.modelDone).toBe(false);
+      const expected =
+        'It becomes LTS in October 2024 [1] and came out on 24 April 2024 [2][1]. X.';
+      expect(pieces.map((piece) => piece.text).join('')).toBe(expected);
+      expect(updates.at(-1)).toMatchObject({ append: false, lastChunk: true, text: expected });
+      const task = await tavily.client.getTask({ id: taskId });
+      const { text, data } = resultOf(task);
+      expect(text).toBe(expected);
+      // Numbered in the order the answer first cites them.
+      expect(data.sources.map((entry) => entry.url)).toEqual([
+        web.pageUrl('node-lts'),
+        web.pageUrl('node-22'),
+      ]);
+    });
+
     it('asks for an advanced search with raw content in deep mode', async () => {
       llm.enqueue({ content: 'Deep answer [1].' });
       const before = web.requests.length;

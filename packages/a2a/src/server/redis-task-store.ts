@@ -86,6 +86,8 @@ export class RedisTaskStore implements TaskStore {
   private readonly ttlSeconds: number;
   private subscriber: Redis | undefined;
   private readonly listeners = new Map<string, Set<(message: TaskBusMessage) => void>>();
+  /** Per task, publishes sent whose reply has not been read yet (see {@link RedisTaskStore.publish}). */
+  private readonly unconfirmed = new Map<string, Set<Promise<unknown>>>();
 
   constructor({
     redis,
@@ -105,7 +107,7 @@ export class RedisTaskStore implements TaskStore {
   async save(record: TaskRecord, { expectedVersion }: SaveTaskOptions = {}): Promise<boolean> {
     const { task } = record;
     const score = statusTime(task) || Date.now();
-    const written = await this.redis.fleetA2ASaveTask(
+    const saving = this.redis.fleetA2ASaveTask(
       this.taskKey(task.id),
       this.allKey(),
       this.contextKey(task.contextId),
@@ -117,6 +119,8 @@ export class RedisTaskStore implements TaskStore {
       task.id,
       String(Date.now() - this.ttlSeconds * 1000),
     );
+    // In the same round trip: the replies of the publishes sent before, so one that failed fails here.
+    const [written] = await Promise.all([saving, this.confirmPublishes(task.id)]);
     return written === 1;
   }
 
@@ -155,8 +159,43 @@ export class RedisTaskStore implements TaskStore {
     return claimed === 'OK';
   }
 
+  /**
+   * Sends the message without waiting for Redis's reply (the count of subscribers, which nobody
+   * reads): commands on one connection run in order, so the publish follows the save before it and
+   * precedes every later command, and a task event costs one round trip (its save) instead of two.
+   * A publish that fails rejects the task's next `save`.
+   */
   async publish(taskId: string, message: TaskBusMessage): Promise<void> {
-    await this.redis.publish(this.channel(taskId), JSON.stringify(message));
+    const sent = this.redis.publish(this.channel(taskId), JSON.stringify(message));
+    let pending = this.unconfirmed.get(taskId);
+    if (pending === undefined) {
+      pending = new Set();
+      this.unconfirmed.set(taskId, pending);
+    }
+    pending.add(sent);
+    // A publish that went through is forgotten; one that failed waits for the task's next save.
+    sent.then(
+      () => this.forget(taskId, sent),
+      () => undefined,
+    );
+    await Promise.resolve();
+  }
+
+  /** Waits for the replies of the task's publishes sent so far; rejects if one failed. */
+  private async confirmPublishes(taskId?: string): Promise<void> {
+    const sets =
+      taskId === undefined ? [...this.unconfirmed.values()] : [this.unconfirmed.get(taskId)];
+    const sent = sets.flatMap((set) => (set === undefined ? [] : [...set]));
+    if (sent.length === 0) return;
+    for (const each of sent) if (taskId !== undefined) this.forget(taskId, each);
+    if (taskId === undefined) this.unconfirmed.clear();
+    await Promise.all(sent);
+  }
+
+  private forget(taskId: string, sent: Promise<unknown>): void {
+    const pending = this.unconfirmed.get(taskId);
+    pending?.delete(sent);
+    if (pending?.size === 0) this.unconfirmed.delete(taskId);
   }
 
   async subscribe(
@@ -187,6 +226,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async close(): Promise<void> {
+    await this.confirmPublishes().catch(() => undefined);
     this.listeners.clear();
     const subscriber = this.subscriber;
     this.subscriber = undefined;

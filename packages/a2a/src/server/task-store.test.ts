@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { Task, TaskState } from '../schemas/core';
 import { InMemoryTaskStore } from './in-memory-task-store';
@@ -166,6 +166,45 @@ describe('RedisTaskStore (real Redis)', () => {
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60);
     expect(await redis.zscore(`${keyPrefix}:context:ctx`, entry.id)).not.toBeNull();
+  });
+
+  it('does not wait for a publish: a task event is one round trip, and a failed publish fails its next save', async () => {
+    const connection = new Redis({ host: '127.0.0.1', port: 6379 });
+    try {
+      const store = new RedisTaskStore({ redis: connection, keyPrefix: `${keyPrefix}:publish` });
+      const replies: { settle: (error?: Error) => void }[] = [];
+      // Redis's replies to PUBLISH come only when the test says so.
+      const publish = (): Promise<number> =>
+        new Promise<number>((resolve, reject) => {
+          replies.push({ settle: (error) => (error ? reject(error) : resolve(1)) });
+        });
+      jest.spyOn(connection, 'publish').mockImplementation(publish);
+      const entry = task();
+      const message: TaskBusMessage = { type: 'cancel' };
+      // Resolves although Redis has not answered the publish.
+      await store.publish(entry.id, message);
+      let saved: boolean | undefined;
+      const saving = store.save({ task: entry, version: 1 }).then((value) => (saved = value));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The save waits for the earlier publish's reply, which comes in the same round trip.
+      expect(saved).toBeUndefined();
+      replies[0]?.settle();
+      await saving;
+      expect(saved).toBe(true);
+
+      await store.publish(entry.id, message);
+      replies[1]?.settle(new Error('connection lost'));
+      await expect(store.save({ task: entry, version: 2 })).rejects.toThrow('connection lost');
+      // Only that task's save: another task's events are not held up or failed by it.
+      await store.publish(entry.id, message);
+      await expect(store.save({ task: task(), version: 1 })).resolves.toBe(true);
+      replies[2]?.settle();
+      await store.close();
+    } finally {
+      const keys = await redis.keys(`${keyPrefix}:publish:*`);
+      if (keys.length > 0) await redis.del(...keys);
+      connection.disconnect();
+    }
   });
 
   it('drops index entries whose task has expired', async () => {

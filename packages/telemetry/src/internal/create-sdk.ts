@@ -3,9 +3,9 @@
  * `@opentelemetry/sdk-node` takes a few hundred milliseconds to load, which code that only uses the
  * span helpers (and its tests) should not pay.
  */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, RequestOptions } from 'node:http';
 import { SEMRESATTRS_PROJECT_NAME } from '@arizeai/openinference-semantic-conventions';
-import type { Attributes } from '@opentelemetry/api';
+import { context, propagation, type Attributes } from '@opentelemetry/api';
 import { BaggageSpanProcessor } from '@opentelemetry/baggage-span-processor';
 import {
   CompositePropagator,
@@ -24,11 +24,17 @@ import {
 } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
   BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
   type BufferConfig,
+  type Sampler,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { SamplerSettings } from '../sampler-settings';
 import { BAGGAGE_KEYS } from '../semantic-conventions';
 import { InjectOnlyPropagator } from './inject-only-propagator';
 import { ServiceNameSpanProcessor } from './service-name-span-processor';
@@ -44,6 +50,28 @@ export interface CreateSdkOptions {
   ignoreIncomingPaths: readonly string[];
   exportIntervalMs: number | undefined;
   resourceAttributes: Attributes;
+  /** False: outgoing `node:http` calls get `traceparent`/`baggage` but no span of their own. */
+  outgoingHttpSpans: boolean;
+  /** Undefined: the SDK's own choice (`OTEL_TRACES_SAMPLER`, else parentbased_always_on). */
+  sampler: SamplerSettings | undefined;
+}
+
+/** Builds the sampler a {@link SamplerSettings} names. */
+export function createSampler({ name, ratio = 1 }: SamplerSettings): Sampler {
+  switch (name) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_on':
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+  }
 }
 
 /** The SDK plus the batch processor, whose `forceFlush` backs `Telemetry.flush`. */
@@ -84,6 +112,7 @@ export function createSdk(options: CreateSdkOptions): CreatedSdk {
     ),
     resourceDetectors: [processDetector, hostDetector],
     textMapPropagator: options.trustInboundTraceContext ? w3c : new InjectOnlyPropagator(w3c),
+    ...(options.sampler === undefined ? {} : { sampler: createSampler(options.sampler) }),
     spanProcessors: [
       new ServiceNameSpanProcessor(options.serviceName),
       new BaggageSpanProcessor((key) => sessionKeys.has(key)),
@@ -102,11 +131,28 @@ export function createSdk(options: CreateSdkOptions): CreatedSdk {
         requireParentforOutgoingSpans: true,
         ignoreIncomingRequestHook: (request: IncomingMessage) =>
           ignoredPaths.has(pathOf(request.url)),
+        ...(options.outgoingHttpSpans
+          ? {}
+          : {
+              // Propagate only: the caller's span (the gateway's LLM span) already describes the
+              // call, and skipping the client span also skips binding the request and its
+              // response to the context (one context switch per streamed chunk).
+              ignoreOutgoingRequestHook: injectOnly,
+            }),
       }),
       new UndiciInstrumentation({ requireParentforSpans: true }),
     ],
   });
   return { sdk, batchProcessor };
+}
+
+/** Injects the active context into an outgoing request's headers and tells the hook to skip it. */
+function injectOnly(request: RequestOptions): boolean {
+  request.headers ??= {};
+  const headers = request.headers;
+  if (Array.isArray(headers)) return true;
+  propagation.inject(context.active(), headers as Record<string, unknown>);
+  return true;
 }
 
 function pathOf(url: string | undefined): string {

@@ -59,6 +59,14 @@ export interface ScriptedAgentReply {
    * continuation's text part is the answer (`request.text`).
    */
   question?: string;
+  /**
+   * Stream the result text as artifact chunks: these pieces, in order, each an `artifactUpdate` of
+   * the `result` artifact with `append: true`, then a last chunk (`lastChunk: true`) with the data
+   * part. The text is the pieces joined (`text` is then ignored).
+   */
+  chunks?: string[];
+  /** Pause between chunks. @default 0 */
+  chunkDelayMs?: number;
 }
 
 /** One turn the scripted agent received. */
@@ -248,11 +256,38 @@ export async function startScriptedAgent({
         yield { type: 'status', state: 'TASK_STATE_FAILED', message: answer.fail };
         return;
       }
-      const parts: Part[] = [
-        textPart(answer.text ?? `${name} handled: ${request.text}`),
-        dataPart(answer.data ?? defaultData(name, request)),
-      ];
-      yield { type: 'artifact', artifact: { name: RESULT_ARTIFACT_NAME, parts }, lastChunk: true };
+      if (answer.chunks !== undefined) {
+        const artifactId = `result-${context.taskId}`;
+        for (const [index, chunk] of answer.chunks.entries()) {
+          if (index > 0 && answer.chunkDelayMs) await delay(answer.chunkDelayMs, context.signal);
+          yield {
+            type: 'artifact',
+            artifact: { artifactId, name: RESULT_ARTIFACT_NAME, parts: [textPart(chunk)] },
+            append: true,
+            lastChunk: false,
+          };
+        }
+        yield {
+          type: 'artifact',
+          artifact: {
+            artifactId,
+            name: RESULT_ARTIFACT_NAME,
+            parts: [dataPart(answer.data ?? defaultData(name, request))],
+          },
+          append: true,
+          lastChunk: true,
+        };
+      } else {
+        const parts: Part[] = [
+          textPart(answer.text ?? `${name} handled: ${request.text}`),
+          dataPart(answer.data ?? defaultData(name, request)),
+        ];
+        yield {
+          type: 'artifact',
+          artifact: { name: RESULT_ARTIFACT_NAME, parts },
+          lastChunk: true,
+        };
+      }
       request.outcome = 'completed';
       waiters.notify();
       yield { type: 'status', state: 'TASK_STATE_COMPLETED' };

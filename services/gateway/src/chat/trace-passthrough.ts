@@ -1,9 +1,9 @@
-import { createParser } from 'eventsource-parser';
 import { z } from 'zod';
 import { safeParseJson } from '@fleet/errors';
 import {
   Attributes,
   SpanKind,
+  deferSpanAttributes,
   setLlmAttributes,
   setSessionAttributes,
   setSpanInput,
@@ -46,30 +46,72 @@ const chunkSchema = z.object({
   usage: usageSchema,
 });
 
-interface TracedAnswer {
+/** A whole stream's events, parsed (and depth-checked) as one JSON array. */
+const chunkListSchema = z.array(chunkSchema);
+
+/** What the trace keeps of an answer. */
+export interface TracedAnswer {
   content: string;
   finishReason: string | undefined;
   usage: z.infer<typeof usageSchema>;
 }
 
-function readStream(text: string): TracedAnswer {
+/**
+ * The `data:` payloads of an SSE text, one per event (multi-line data joined with `\n`, as the
+ * SSE spec says), without `[DONE]`. Other fields and comments are skipped.
+ */
+function eventPayloads(text: string): string[] {
+  const payloads: string[] = [];
+  let data: string | undefined;
+  for (const rawLine of text.split('\n')) {
+    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    if (line === '') {
+      if (data !== undefined && data !== '[DONE]') payloads.push(data);
+      data = undefined;
+    } else if (line.startsWith('data:')) {
+      const value = line.charCodeAt(5) === 0x20 ? line.slice(6) : line.slice(5);
+      data = data === undefined ? value : `${data}\n${value}`;
+    }
+  }
+  if (data !== undefined && data !== '[DONE]') payloads.push(data);
+  return payloads;
+}
+
+function addChunk(answer: TracedAnswer, chunk: z.infer<typeof chunkSchema>): void {
+  const choice = chunk.choices?.[0];
+  const content = choice?.delta?.content;
+  if (content != null) answer.content += content;
+  answer.finishReason = choice?.finish_reason ?? answer.finishReason;
+  answer.usage = chunk.usage ?? answer.usage;
+}
+
+/**
+ * Reads a streamed answer once: every event's JSON in one `safeParseJson` call over one array
+ * (one parse, one depth check, one schema pass), instead of an SSE parser and a validation per
+ * event. If any event is not a chunk (an `event: error` frame, a foreign payload), it falls back
+ * to event by event, skipping the bad ones.
+ */
+export function readStream(text: string): TracedAnswer {
   const answer: TracedAnswer = { content: '', finishReason: undefined, usage: undefined };
-  const parser = createParser({
-    onEvent(event) {
-      if (event.data === '[DONE]') return;
-      const parsed = safeParseJson({ text: event.data, schema: chunkSchema });
-      if (!parsed.success) return;
-      const choice = parsed.value.choices?.[0];
-      answer.content += choice?.delta?.content ?? '';
-      answer.finishReason = choice?.finish_reason ?? answer.finishReason;
-      answer.usage = parsed.value.usage ?? answer.usage;
-    },
+  const payloads = eventPayloads(text);
+  const all = safeParseJson({
+    text: `[${payloads.join(',')}]`,
+    schema: chunkListSchema,
+    subject: "The upstream's stream",
   });
-  parser.feed(text);
+  if (all.success) {
+    for (const chunk of all.value) addChunk(answer, chunk);
+    return answer;
+  }
+  for (const payload of payloads) {
+    const parsed = safeParseJson({ text: payload, schema: chunkSchema });
+    if (parsed.success) addChunk(answer, parsed.value);
+  }
   return answer;
 }
 
-function readCompletion(text: string): TracedAnswer {
+/** Reads a non-streamed answer. */
+export function readCompletion(text: string): TracedAnswer {
   const parsed = safeParseJson({ text, schema: completionSchema });
   if (!parsed.success) return { content: '', finishReason: undefined, usage: undefined };
   const choice = parsed.value.choices?.[0];
@@ -119,27 +161,36 @@ export function tracePassthrough({
     inputMessages,
   });
 
+  // The observer only keeps the bytes; they are parsed once, when the span ends (after the
+  // response has closed), so the client never waits for the trace (docs/tracing.md §7).
   const chunks: Buffer[] = [];
   let kept = 0;
+  let outcome: ForwardOutcome | undefined;
+  deferSpanAttributes(span, (ending) => {
+    const text = Buffer.concat(chunks, kept).toString('utf8');
+    chunks.length = 0;
+    const answer = stream === true ? readStream(text) : readCompletion(text);
+    setSpanOutput(ending, answer.content);
+    setLlmAttributes(ending, {
+      outputMessages: [{ role: 'assistant', content: answer.content }],
+      finishReason: answer.finishReason,
+      tokenCounts: {
+        prompt: answer.usage?.prompt_tokens ?? undefined,
+        completion: answer.usage?.completion_tokens ?? undefined,
+      },
+    });
+    // No outcome yet: the response closed before the upstream's answer ended.
+    const ended = outcome ?? 'client-gone';
+    if (ended !== 'complete') ending.setAttribute('fleet.passthrough.outcome', ended);
+  });
   return {
     chunk(buffer) {
       if (kept >= MAX_TRACED_BYTES) return;
       chunks.push(buffer);
       kept += buffer.length;
     },
-    end(outcome: ForwardOutcome) {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const answer = stream === true ? readStream(text) : readCompletion(text);
-      setSpanOutput(span, answer.content);
-      setLlmAttributes(span, {
-        outputMessages: [{ role: 'assistant', content: answer.content }],
-        finishReason: answer.finishReason,
-        tokenCounts: {
-          prompt: answer.usage?.prompt_tokens ?? undefined,
-          completion: answer.usage?.completion_tokens ?? undefined,
-        },
-      });
-      if (outcome !== 'complete') span.setAttribute('fleet.passthrough.outcome', outcome);
+    end(ended: ForwardOutcome) {
+      outcome = ended;
     },
   };
 }

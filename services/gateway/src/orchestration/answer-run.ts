@@ -6,6 +6,7 @@ import {
   progressEventSchema,
   RESULT_ARTIFACT_NAME,
   runResultSchema,
+  type Part,
   type RunResult,
   type StreamResponse,
   type TaskStatus,
@@ -66,7 +67,13 @@ export interface AnswerRunOptions {
 type RunEvent =
   | { kind: 'session'; sessionId: string }
   | { kind: 'progress'; line: string; fleet: Record<string, unknown> | undefined }
-  | { kind: 'answer'; text: string; result: RunResult | undefined }
+  | {
+      kind: 'answer';
+      text: string;
+      result: RunResult | undefined;
+      /** True: more of the answer (an artifact chunk); false: the answer so far, whole. */
+      append: boolean;
+    }
   | { kind: 'failed'; reason: string }
   | { kind: 'paused'; line: string };
 
@@ -114,18 +121,21 @@ function interpretStatus(
 function interpret(event: StreamResponse, sessionId: string | undefined): RunEvent[] {
   if ('statusUpdate' in event) return interpretStatus(event.statusUpdate, sessionId);
   if ('artifactUpdate' in event) {
-    const { artifact } = event.artifactUpdate;
+    const { artifact, append } = event.artifactUpdate;
     if (artifact.name !== RESULT_ARTIFACT_NAME) return [];
     return [
       {
         kind: 'answer',
-        text: partsText(artifact.parts),
+        text: answerText(artifact.parts),
         result: findData(artifact.parts, runResultSchema),
+        append: append === true,
       },
     ];
   }
   if ('message' in event) {
-    return [{ kind: 'answer', text: partsText(event.message.parts), result: undefined }];
+    return [
+      { kind: 'answer', text: partsText(event.message.parts), result: undefined, append: false },
+    ];
   }
   // A task snapshot: the first event of a send (SUBMITTED, nothing to show) or of a subscription
   // (where the run stands now: its last progress line, its result if it was just written).
@@ -135,12 +145,40 @@ function interpret(event: StreamResponse, sessionId: string | undefined): RunEve
     if (artifact.name === RESULT_ARTIFACT_NAME) {
       found.push({
         kind: 'answer',
-        text: partsText(artifact.parts),
+        text: answerText(artifact.parts),
         result: findData(artifact.parts, runResultSchema),
+        append: false,
       });
     }
   }
   return found;
+}
+
+/**
+ * The text of the `result` artifact, or of the chunks of it an event carries: its text parts
+ * joined with nothing between them, since a streamed answer arrives as pieces of one text
+ * (docs/a2a.md, "The result artifact").
+ */
+function answerText(parts: readonly Part[]): string {
+  return parts
+    .map((part) => part.text)
+    .filter((text): text is string => text !== undefined)
+    .join('');
+}
+
+/**
+ * What of an answer event is new to the reader: a chunk is all new; a whole answer is new past
+ * what was already shown (a subscription's snapshot, or a last artifact sent whole). A whole answer
+ * that does not continue what was shown goes out after a blank line: shown text is never taken
+ * back.
+ */
+function newAnswerText(
+  shown: string,
+  { text, append }: { text: string; append: boolean },
+): { piece: string; answer: string } {
+  if (append) return { piece: text, answer: shown + text };
+  if (text.startsWith(shown)) return { piece: text.slice(shown.length), answer: text };
+  return { piece: `\n\n${text}`, answer: text };
 }
 
 function describeFailure(
@@ -208,11 +246,16 @@ async function collectRun({
           if (happening.line !== '') run.lines.push(happening.line);
           send?.(writer.progress(happening.line, happening.fleet));
           break;
-        case 'answer':
-          run.answer = happening.text;
-          run.result = happening.result;
-          send?.(writer.answer(happening.text, happening.result));
+        case 'answer': {
+          const { piece, answer } = newAnswerText(run.answer, happening);
+          run.answer = answer;
+          if (!happening.append || happening.result !== undefined) run.result = happening.result;
+          // A chunk with no text and no result adds nothing for the reader.
+          if (piece !== '' || happening.result !== undefined) {
+            send?.(writer.answer(piece, happening.result));
+          }
           break;
+        }
         case 'paused':
           run.lines.push(happening.line);
           send?.(writer.progress(happening.line, { type: 'run-paused', sessionId: run.sessionId }));
@@ -228,8 +271,9 @@ async function collectRun({
 
 /**
  * Answers a chat completion from an orchestrated run's A2A events, in OpenAI's shape: streamed as
- * progress (`reasoning_content` + `fleet`) then the answer, or as one `chat.completion` carrying the
- * same `fleet` object. `X-Session-ID` names the run's session. The one translation of orchestrator
+ * progress (`reasoning_content` + `fleet`) and the answer as `delta.content` chunks while the
+ * orchestrator writes it (its `result` artifact chunks, `append: true`; the last one brings the
+ * `run-result`), or as one `chat.completion` with the whole text carrying the same `fleet` object. `X-Session-ID` names the run's session. The one translation of orchestrator
  * events for every source (new run, subscription, resume, stored answer). A client that
  * disconnects stops the gateway reading; the run itself goes on and is recorded in its session.
  *

@@ -4,7 +4,9 @@ import type { ProgressEvent, RunResult } from '@fleet/a2a';
 /**
  * How orchestration shows up to an OpenAI client (docs/architecture.md §3): progress as
  * `delta.reasoning_content` lines a person can read plus the structured event in a `fleet` field
- * of the chunk (OpenAI SDKs pass unknown fields through), then the answer as `delta.content`.
+ * of the chunk (OpenAI SDKs pass unknown fields through), then the answer as `delta.content`:
+ * one chunk per piece of the orchestrator's `result` artifact as it streams, the last carrying the
+ * run's result as its `fleet` object (`run-result`).
  */
 
 /** One `chat.completion.chunk`, with the fleet's extra `fleet` field. */
@@ -42,7 +44,10 @@ export interface ChunkWriter {
   readonly created: number;
   /** A progress line (and its structured event, when there is one). */
   progress(line: string, event?: Record<string, unknown>): FleetChunk;
-  /** The answer text, with the run's result as the `fleet` object. */
+  /**
+   * A piece of the answer text (a streamed chunk, or all of it), with the run's result as the
+   * `fleet` object when given (the answer's last piece).
+   */
   answer(text: string, result: RunResult | undefined): FleetChunk;
   /** The last chunk: `finish_reason: 'stop'`. */
   stop(): FleetChunk;

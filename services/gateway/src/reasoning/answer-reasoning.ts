@@ -71,6 +71,7 @@ export interface AnswerReasoningOptions {
 
 type ReasoningHappening =
   | { kind: 'step'; line: string; step: Record<string, unknown> | undefined }
+  | { kind: 'answer-delta'; text: string }
   | { kind: 'answer'; text: string; data: z.infer<typeof resultDataSchema> | undefined }
   | { kind: 'failed'; error: FleetError };
 
@@ -103,11 +104,23 @@ function interpretStatus(status: TaskStatus): ReasoningHappening[] {
   }
 }
 
-function interpretArtifact(artifact: { name?: string | undefined; parts: Part[] }) {
+/**
+ * The `result` artifact: a chunk appended to it (`append: true`) is a piece of the answer being
+ * written; anything else is the whole answer (the last chunk restates it with the data part).
+ */
+function interpretArtifact(
+  artifact: { name?: string | undefined; parts: Part[] },
+  append = false,
+): ReasoningHappening[] {
   if (artifact.name !== RESULT_ARTIFACT_NAME) return [];
+  if (append) {
+    // Consecutive text chunks are one text: joined as they are, not line by line.
+    const text = artifact.parts.flatMap((part) => (part.text === undefined ? [] : [part.text]));
+    return [{ kind: 'answer-delta', text: text.join('') }];
+  }
   return [
     {
-      kind: 'answer' as const,
+      kind: 'answer',
       text: partsText(artifact.parts),
       data: findData(artifact.parts, resultDataSchema),
     },
@@ -116,13 +129,16 @@ function interpretArtifact(artifact: { name?: string | undefined; parts: Part[] 
 
 function interpret(event: StreamResponse): ReasoningHappening[] {
   if ('statusUpdate' in event) return interpretStatus(event.statusUpdate.status);
-  if ('artifactUpdate' in event) return interpretArtifact(event.artifactUpdate.artifact);
+  if ('artifactUpdate' in event) {
+    const { artifact, append } = event.artifactUpdate;
+    return interpretArtifact(artifact, append === true);
+  }
   if ('message' in event) {
     return [{ kind: 'answer', text: partsText(event.message.parts), data: undefined }];
   }
   return [
     ...interpretStatus(event.task.status),
-    ...(event.task.artifacts ?? []).flatMap(interpretArtifact),
+    ...(event.task.artifacts ?? []).flatMap((artifact) => interpretArtifact(artifact)),
   ];
 }
 
@@ -151,8 +167,9 @@ type ReasoningAnswer = { text: string; data: z.infer<typeof resultDataSchema> | 
 
 /**
  * Reads the reasoning agent's events: each step's line goes into `lines` and, when streaming, its
- * chunk to `send` (undefined: no chunk is built). Returns the answer; throws when the task failed
- * or ended without one.
+ * chunk to `send` (undefined: no chunk is built); so does each piece of the answer as its artifact
+ * chunk arrives. The whole answer that ends the artifact adds only what the pieces did not already
+ * say. Returns the answer; throws when the task failed or ended without one.
  */
 async function collectReasoning({
   events,
@@ -166,6 +183,8 @@ async function collectReasoning({
   send: ((chunk: FleetChunk) => void) | undefined;
 }): Promise<ReasoningAnswer> {
   let answer: ReasoningAnswer | undefined;
+  // What the client was already sent of the answer, piece by piece.
+  let streamed = '';
   for await (const event of events) {
     for (const happening of interpret(event)) {
       switch (happening.kind) {
@@ -180,10 +199,23 @@ async function collectReasoning({
             ),
           );
           break;
-        case 'answer':
-          answer = { text: happening.text, data: happening.data };
+        case 'answer-delta':
+          if (happening.text === '') break;
+          streamed += happening.text;
           send?.(writer.answer(happening.text, undefined));
           break;
+        case 'answer': {
+          answer = { text: happening.text, data: happening.data };
+          // The agent's last chunk repeats the pieces: send only what they left out. A whole
+          // answer that does not continue them (an agent that changed its mind) cannot unsay
+          // them; the non-streamed answer and the span carry it.
+          const rest = happening.text.startsWith(streamed)
+            ? happening.text.slice(streamed.length)
+            : '';
+          streamed = happening.text.startsWith(streamed) ? happening.text : streamed;
+          if (rest !== '') send?.(writer.answer(rest, undefined));
+          break;
+        }
         case 'failed':
           throw happening.error;
       }
@@ -238,7 +270,8 @@ function toReasoningCompletion({
 /**
  * Answers a chat completion from the reasoning agent's A2A events, in OpenAI's shape: streamed as
  * one `delta.reasoning_content` line per step (`Thinking: …`, `Calling calculate(…)`, `Result: …`,
- * the step itself in the chunk's `fleet` field), then the answer as `delta.content`, then `usage`
+ * the step itself in the chunk's `fleet` field), then the answer as `delta.content`, one chunk per
+ * piece of the agent's streamed `result` artifact as it arrives, then `usage`
  * when `stream_options.include_usage` asks for it, then `[DONE]`; or as one `chat.completion` with
  * `message.reasoning_content` and `message.content`. A stream that breaks after the first byte ends
  * with an `event: error` frame, never a clean `[DONE]`.

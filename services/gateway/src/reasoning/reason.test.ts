@@ -14,8 +14,10 @@ import {
 } from '@fleet/a2a/server';
 import { a2aRouter } from '@fleet/a2a/server/express';
 import { getFreePort } from '@fleet/testing';
+import OpenAI from 'openai';
 import { buildGateway, TEST_KEY, type TestGateway } from '../test-support/build-gateway';
 import { readText } from '../test-support/read-text';
+import { serve } from '../test-support/serve';
 import { sseFrames } from '../test-support/sse-frames';
 
 const TOKEN = 'internal-token-0123456789';
@@ -94,6 +96,22 @@ function reasoningDouble(received: Part[][], onAbort: () => void) {
     }
     yield step(1);
     yield step(2);
+    if (text.includes('slowly')) {
+      // The agent kit's chunked result: pieces while the model writes, then the whole artifact.
+      const pieces = ['6 × 7 ', '= 42, ', 'the answer.'];
+      for (const piece of pieces) {
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        yield resultChunk('answer-1', piece);
+      }
+      yield resultEnd('answer-1', pieces.join(''), {
+        steps,
+        iterations: 2,
+        stopReason: 'answered',
+        usage: { promptTokens: 200, completionTokens: 30, totalTokens: 230 },
+      });
+      yield { type: 'status', state: 'TASK_STATE_COMPLETED', message: 'Answered.' };
+      return;
+    }
     yield {
       type: 'artifact',
       artifact: {
@@ -116,6 +134,22 @@ function reasoningDouble(received: Part[][], onAbort: () => void) {
       message: 'Answered after 2 model calls.',
     };
   };
+}
+
+/** A piece of the `result` artifact, as the agent kit's `resultChunk` sends it. */
+function resultChunk(artifactId: string, text: string): AgentEvent {
+  const artifact = { artifactId, name: RESULT_ARTIFACT_NAME, parts: [textPart(text)] };
+  return { type: 'artifact', artifact, append: true, lastChunk: false };
+}
+
+/** The whole `result` artifact ending a streamed one, as the agent kit's `resultEnd` sends it. */
+function resultEnd(artifactId: string, text: string, data: unknown): AgentEvent {
+  const artifact = {
+    artifactId,
+    name: RESULT_ARTIFACT_NAME,
+    parts: [textPart(text), dataPart(data)],
+  };
+  return { type: 'artifact', artifact, append: false, lastChunk: true };
 }
 
 function post(gateway: TestGateway, body: Record<string, unknown>) {
@@ -220,6 +254,38 @@ describe('reasoning route', () => {
         ],
       },
     });
+  });
+
+  it('streams the answer as content deltas as the agent writes it (openai SDK)', async () => {
+    const served = await serve(gateway.app);
+    try {
+      const client = new OpenAI({
+        apiKey: TEST_KEY,
+        baseURL: `${served.url}/v1`,
+        maxRetries: 0,
+        defaultHeaders: { 'x-routing-mode': 'reasoning' },
+      });
+      const stream = await client.chat.completions.create({
+        model: 'fleet-reasoning',
+        stream: true,
+        messages: [{ role: 'user', content: 'What is 6 * 7, slowly?' }],
+      });
+      const deltas: { text: string; at: number }[] = [];
+      for await (const chunk of stream) {
+        const text = chunk.choices[0]?.delta.content;
+        if (typeof text === 'string' && text !== '') deltas.push({ text, at: Date.now() });
+      }
+      expect(deltas.map((delta) => delta.text)).toEqual(['6 × 7 ', '= 42, ', 'the answer.']);
+      // The first piece left while the agent was still writing (it pauses 150 ms between pieces).
+      expect((deltas.at(-1)?.at ?? 0) - (deltas[0]?.at ?? 0)).toBeGreaterThanOrEqual(200);
+      const whole = await client.chat.completions.create({
+        model: 'fleet-reasoning',
+        messages: [{ role: 'user', content: 'What is 6 * 7, slowly?' }],
+      });
+      expect(whole.choices[0]?.message.content).toBe(deltas.map((delta) => delta.text).join(''));
+    } finally {
+      await served.close();
+    }
   });
 
   it('leaves usage out of the stream unless include_usage asks for it', async () => {

@@ -10,4 +10,10 @@ export type {
 } from './create-action-chooser';
 export { actionCriteria, MAIL_ACTIONS, mailActionSchema } from './mail-action';
 export type { MailAction, MailActionName } from './mail-action';
-export { listMessages, SUMMARY_INSTRUCTIONS, summariseMessages } from './summarise-messages';
+export {
+  listMessages,
+  streamSummary,
+  SUMMARY_INSTRUCTIONS,
+  summariseMessages,
+} from './summarise-messages';
+export type { SummariseMessagesOptions } from './summarise-messages';

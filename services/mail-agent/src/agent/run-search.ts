@@ -1,5 +1,14 @@
-import { completed, plural, result, working, type AgentEvents } from '@fleet/agent-kit';
-import { actionCriteria, listMessages, summariseMessages, type ChosenAction } from '../actions';
+import { randomUUID } from 'node:crypto';
+import {
+  completed,
+  plural,
+  resultChunk,
+  resultEnd,
+  working,
+  type AgentEvents,
+} from '@fleet/agent-kit';
+import type { AgentEvent } from '@fleet/a2a/server';
+import { actionCriteria, listMessages, streamSummary, type ChosenAction } from '../actions';
 import type { SearchResult } from '../mail';
 import { needMailbox, type MailAgentSettings } from './mail-agent-settings';
 import { chosenData, mailSource, type SearchResultData } from './result-data';
@@ -12,18 +21,30 @@ export interface RunSearchOptions {
   signal: AbortSignal;
 }
 
-/** The answer text: the LLM's summary of the matches, else their list. */
-async function describeFound(
+/**
+ * The answer text: the LLM's summary of the matches, sent as chunks of the `result` artifact
+ * `artifactId` while it is written, else their list (no chunk).
+ */
+async function* describeFound(
   { llm, logger }: MailAgentSettings,
   found: SearchResult,
-  { task, signal }: RunSearchOptions,
-): Promise<{ text: string; summarisedBy: SearchResultData['summarisedBy'] }> {
+  { task, signal, artifactId }: RunSearchOptions & { artifactId: string },
+): AsyncGenerator<
+  AgentEvent,
+  { text: string; summarisedBy: SearchResultData['summarisedBy'] },
+  undefined
+> {
   const heading = `Found ${plural(found.total, 'message')} in ${found.mailbox}${found.total > found.messages.length ? ` (the newest ${found.messages.length} shown)` : ''}:`;
   const list = `${heading}\n${listMessages(found.messages)}`;
   if (llm === undefined) return { text: list, summarisedBy: 'list' };
   try {
-    const text = await summariseMessages({ llm, task, messages: found.messages, signal });
-    return { text, summarisedBy: 'llm' };
+    const summary = streamSummary({ llm, task, messages: found.messages, signal });
+    let next = await summary.next();
+    while (next.done !== true) {
+      yield resultChunk(artifactId, next.value);
+      next = await summary.next();
+    }
+    return { text: next.value, summarisedBy: 'llm' };
   } catch (error) {
     if (signal.aborted) throw error;
     logger?.warn({ err: error }, 'summarising the messages failed; listing them');
@@ -33,8 +54,8 @@ async function describeFound(
 
 /**
  * The `search` action: a server-side IMAP SEARCH of the inbox, sent mail or drafts, answered with
- * a summary citing the messages as `[n]` (the LLM's, else a list) and the messages in the data
- * part.
+ * a summary citing the messages as `[n]` (the LLM's, streamed as chunks of the `result` artifact
+ * while it is written, else a list) and the messages in the data part.
  *
  * @example
  * yield* runSearch(settings, { task, chosen, signal: context.signal });
@@ -52,13 +73,14 @@ export async function* runSearch(
     criteria,
     limit: settings.searchLimit,
   });
+  const artifactId = randomUUID();
   const { text, summarisedBy } =
     found.messages.length === 0
       ? {
           text: `No message in ${found.mailbox} matches ${JSON.stringify(criteria)}.`,
           summarisedBy: 'list' as const,
         }
-      : await describeFound(settings, found, options);
+      : yield* describeFound(settings, found, { ...options, artifactId });
   const data: SearchResultData = {
     action: 'search',
     folder: found.folder,
@@ -70,6 +92,7 @@ export async function* runSearch(
     summarisedBy,
     ...chosenData(options.chosen),
   };
-  yield result(text, data);
+  // The whole answer and its data, replacing the summary's chunks (if any were sent).
+  yield resultEnd(artifactId, text, data);
   yield completed(`Found ${plural(found.total, 'message')} in ${found.mailbox}.`);
 }

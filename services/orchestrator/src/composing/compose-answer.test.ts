@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
+import { createRecordingTracer, startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
 import {
   composeAnswer,
   composeOffline,
+  describeStep,
   failedStepsParagraph,
   stepsNotDoneParagraph,
   type ComposeStep,
@@ -101,22 +102,22 @@ describe('composeOffline', () => {
     expect(answer.text).toBe(
       [
         'Here is what the agents found (1 of 2 steps succeeded).',
-        '**send** (mail-agent), carried out as changed at approval: Send the report to Carol\nSent to Carol.',
-        'Steps that were not done: post (web-agent) — Post it online: approval timed out.',
+        '**Send the report to Carol (in your mailbox)**, as changed by the approver\nSent to Carol.',
+        'Steps that were not done: Post it online (on the web): approval timed out.',
       ].join('\n\n'),
     );
   });
 
-  it('puts each step under its name, one source list, and the failed steps', () => {
+  it('puts each step under what it did, one source list, and the failed steps', () => {
     const answer = composeOffline({ request: 'Plan my trip to Paris', steps });
     expect(answer.composer).toBe('offline');
     expect(answer.text).toBe(
       [
         'Here is what the agents found (2 of 3 steps succeeded).',
-        '**search** (web-agent)\nParis is the capital of France [1].',
-        '**docs** (rag-agent)\nThe travel policy caps hotels at 200 EUR [2].',
+        '**Search the web (on the web)**\nParis is the capital of France [1].',
+        '**Search the documents (in your documents)**\nThe travel policy caps hotels at 200 EUR [2].',
         'Sources\n[1] Paris — https://en.wikipedia.org/wiki/Paris\n[2] Travel policy — doc://policy',
-        'Steps that failed: mail (mail-agent): needs approval (not supported yet).',
+        'Steps that failed: Mail the summary (in your mailbox): needs approval (not supported yet).',
       ].join('\n\n'),
     );
     expect(answer.citations.map((citation) => citation.agent)).toEqual(['web-agent', 'rag-agent']);
@@ -125,9 +126,41 @@ describe('composeOffline', () => {
   it('says plainly when nothing succeeded', () => {
     const answer = composeOffline({ request: 'x', steps: [steps[2] as ComposeStep] });
     expect(answer.text).toBe(
-      'The only step of this request failed.\n\nSteps that failed: mail (mail-agent): needs approval (not supported yet).',
+      'The only step of this request failed.\n\nSteps that failed: Mail the summary (in your mailbox): needs approval (not supported yet).',
     );
     expect(answer.citations).toEqual([]);
+  });
+});
+
+describe('describeStep', () => {
+  it('says what a step did and where, in words, without node ids', () => {
+    expect(describeStep({ agent: 'rag-agent', task: 'find the travel policy.' })).toBe(
+      'Find the travel policy (in your documents)',
+    );
+    expect(describeStep({ agent: 'code-agent', task: 'Plot the sales' })).toBe(
+      'Plot the sales (with code)',
+    );
+    expect(describeStep({ agent: 'invoice', task: 'Pay the invoice' })).toBe(
+      'Pay the invoice (by the invoice agent)',
+    );
+    expect(describeStep({ agent: 'reasoning-agent', task: '  ' })).toBe('A step by reasoning');
+  });
+
+  it('keeps node ids out of the offline answer, citations and sections included', () => {
+    const answer = composeOffline({
+      request: 'Trip',
+      steps: [
+        { ...(steps[0] as ComposeStep), id: 'web-agent-1' },
+        { ...(steps[1] as ComposeStep), id: 'rag-agent-1' },
+        { ...(steps[2] as ComposeStep), id: 'mail-agent-1' },
+        { id: 'code-agent-1', agent: 'code-agent', task: 'Run it', state: 'rejected' },
+      ],
+    });
+    expect(answer.text).not.toMatch(/-agent-1|\(rag-agent\)|\(web-agent\)/);
+    expect(answer.text).toContain('[2] Travel policy — doc://policy');
+    expect(answer.text).toContain(
+      'Steps that were not done: Run it (with code): its approval was denied.',
+    );
   });
 });
 
@@ -174,5 +207,101 @@ describe('composeAnswer', () => {
     });
     expect(answer).toEqual(composeOffline({ request: 'Plan my trip', steps }));
     expect(warnings).toHaveLength(1);
+  });
+
+  it('streams the model’s tokens as they come, and ends with the same text as a whole answer', async () => {
+    const content = '  Paris is the capital [1]; hotels are capped at 200 EUR [2].  ';
+    upstream.enqueue({ content, chunkSize: 3, chunkDelayMs: 5 });
+    const pieces: string[] = [];
+    const answer = await composeAnswer({
+      request: 'Plan my trip',
+      steps,
+      llm: { client, model: 'scripted-model' },
+      onText: (text) => pieces.push(text),
+    });
+    expect(pieces.length).toBeGreaterThan(5);
+    // Every piece is the start of the final text: the body, trimmed, before the sections.
+    expect(pieces.join('')).toBe(content.trim());
+    expect(answer.text.startsWith(pieces.join(''))).toBe(true);
+    // No piece ends inside a marker: `[1` waits for its `]`.
+    for (const piece of pieces) expect(piece).not.toMatch(/\[\d*$/);
+    expect(answer.text).toBe(
+      [
+        content.trim(),
+        'Sources\n[1] Paris — https://en.wikipedia.org/wiki/Paris\n[2] Travel policy — doc://policy',
+        'Steps that failed: mail (mail-agent): needs approval (not supported yet).',
+      ].join('\n\n'),
+    );
+    const body = upstream.requests.at(-1)?.body as Record<string, unknown>;
+    expect(body['stream']).toBe(true);
+    expect(body['stream_options']).toEqual({ include_usage: true });
+  });
+
+  it('keeps the LLM span’s token counts, and takes a server that sends no usage', async () => {
+    const { tracer, spans } = createRecordingTracer();
+    const llm = { client, model: 'scripted-model' };
+    upstream.enqueue({ content: 'Paris [1].', usage: { prompt_tokens: 42, completion_tokens: 7 } });
+    await composeAnswer({ request: 'Trip', steps, llm, tracer });
+    upstream.enqueue({ content: 'Paris [1].', usage: false });
+    const noUsage = await composeAnswer({ request: 'Trip', steps, llm, tracer });
+    expect(noUsage.composer).toBe('llm');
+    const [counted, uncounted] = spans.filter((span) => span.name === 'orchestrator.compose');
+    expect(counted?.attributes['llm.token_count.prompt']).toBe(42);
+    expect(counted?.attributes['llm.token_count.completion']).toBe(7);
+    expect(counted?.attributes['output.value']).toContain('Paris [1].\n\nSources');
+    expect(uncounted?.attributes['llm.token_count.prompt']).toBeUndefined();
+  });
+
+  it('keeps what was shown when the stream breaks, then answers offline', async () => {
+    upstream.enqueue({
+      content: 'Paris is the capital of France [1] and more text follows',
+      chunkSize: 4,
+      streamError: { afterChunks: 4 },
+    });
+    const pieces: string[] = [];
+    const answer = await composeAnswer({
+      request: 'Plan my trip',
+      steps,
+      llm: { client, model: 'scripted-model' },
+      onText: (text) => pieces.push(text),
+    });
+    const shown = pieces.join('');
+    expect(shown).not.toBe('');
+    expect(answer.composer).toBe('offline');
+    expect(answer.text).toBe(
+      [
+        shown,
+        '(The written answer was cut off; here is what the agents found.)',
+        composeOffline({ request: 'Plan my trip', steps }).text,
+      ].join('\n\n'),
+    );
+  });
+
+  it('keeps a single streamed step’s answer as it is, with its own sources', async () => {
+    const single: ComposeStep = {
+      id: 'docs',
+      agent: 'rag-agent',
+      task: 'Search the documents',
+      state: 'completed',
+      summary: 'Hotels are capped [1]; trains are second class [2].',
+      data: {
+        sources: [{ title: 'Travel policy', url: 'doc://policy' }, { title: 'Rail rules' }],
+      },
+    };
+    const before = upstream.requests.length;
+    const answer = await composeAnswer({
+      request: 'Travel rules?',
+      steps: [single],
+      llm: { client, model: 'scripted-model' },
+      streamedStep: 'docs',
+    });
+    expect(upstream.requests.length).toBe(before); // no model call
+    expect(answer.text).toBe(
+      'Hotels are capped [1]; trains are second class [2].\n\nSources\n[1] Travel policy — doc://policy\n[2] Rail rules',
+    );
+    expect(answer.citations).toEqual([
+      { title: 'Travel policy', url: 'doc://policy', agent: 'rag-agent' },
+      { title: 'Rail rules', agent: 'rag-agent' },
+    ]);
   });
 });

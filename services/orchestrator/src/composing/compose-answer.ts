@@ -1,6 +1,13 @@
 import type OpenAI from 'openai';
 import type { Citation, NodeState } from '@fleet/a2a';
-import { SpanKind, setLlmAttributes, setSpanOutput, withSpan } from '@fleet/telemetry';
+import {
+  SpanKind,
+  setLlmAttributes,
+  setSpanOutput,
+  withSpan,
+  type WithSpanOptions,
+} from '@fleet/telemetry';
+import { createCitationStream } from './citation-stream';
 import { renumberCitations, sourcesFromData } from './renumber-citations';
 
 /** One plan step as the composer sees it. */
@@ -53,6 +60,21 @@ export interface ComposeAnswerOptions {
   llm?: ComposerLlm | undefined;
   logger?: ComposerLogger | undefined;
   signal?: AbortSignal | undefined;
+  /**
+   * Receives the answer's body as the model writes it, piece by piece, citation markers resolved
+   * (an unfinished `[…` is held until its `]`). Every piece is a prefix extension: the pieces
+   * joined are the start of {@link ComposedAnswer.text}; the sections appended after the body
+   * (sources, steps not done, failed steps) are not sent here.
+   */
+  onText?: ((text: string) => void) | undefined;
+  /**
+   * The answer's body was already streamed to the user as one step's own answer (a plan with a
+   * single answering step, see {@link singleAnsweringStep}): the composer does not rewrite it,
+   * and no model is called. `stepId` names the step; its summary is the body.
+   */
+  streamedStep?: string | undefined;
+  /** Where the `orchestrator.compose` span goes. @default the fleet's tracer */
+  tracer?: WithSpanOptions['tracer'];
 }
 
 /** The final answer. */
@@ -89,10 +111,23 @@ const COMPOSER_INSTRUCTIONS = [
  * const answer = await composeAnswer({ request, steps, llm: { client, model: 'gpt-4o-mini' }, logger });
  */
 export async function composeAnswer(options: ComposeAnswerOptions): Promise<ComposedAnswer> {
-  const { request, steps, llm, logger, signal, profile } = options;
+  const { request, steps, llm, logger, signal, profile, onText, streamedStep, tracer } = options;
+  const traced = tracer === undefined ? {} : { tracer };
+  const single =
+    streamedStep === undefined ? undefined : steps.find((step) => step.id === streamedStep);
+  if (single !== undefined) {
+    return withSpan(
+      { name: 'orchestrator.compose', kind: SpanKind.CHAIN, input: request, ...traced },
+      (span) => {
+        const answer = composeFromStep(single, steps);
+        setSpanOutput(span, answer.text);
+        return answer;
+      },
+    );
+  }
   if (llm === undefined) {
     return withSpan(
-      { name: 'orchestrator.compose', kind: SpanKind.CHAIN, input: request },
+      { name: 'orchestrator.compose', kind: SpanKind.CHAIN, input: request, ...traced },
       (span) => {
         const answer = composeOffline({ request, steps, profile });
         setSpanOutput(span, answer.text);
@@ -101,7 +136,7 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
     );
   }
   return withSpan(
-    { name: 'orchestrator.compose', kind: SpanKind.LLM, input: request },
+    { name: 'orchestrator.compose', kind: SpanKind.LLM, input: request, ...traced },
     async (span) => {
       const { body, citations } = renumbered(steps);
       const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
@@ -114,12 +149,10 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
         },
         { role: 'user', content: renderPrompt({ request, body, citations, steps, profile }) },
       ];
+      const sent = createTrimmedSender(onText);
       try {
-        const completion = await llm.client.chat.completions.create(
-          { model: llm.model, messages, temperature: 0.2 },
-          signal === undefined ? {} : { signal },
-        );
-        const content = completion.choices[0]?.message.content?.trim() ?? '';
+        const streamed = await streamCompletion({ llm, messages, signal, onText: sent.push });
+        const content = streamed.content.trim();
         setLlmAttributes(span, {
           model: llm.model,
           provider: 'openai',
@@ -129,10 +162,10 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
           })),
           outputMessages: [{ role: 'assistant', content }],
           tokenCounts: {
-            prompt: completion.usage?.prompt_tokens,
-            completion: completion.usage?.completion_tokens,
+            prompt: streamed.usage?.prompt_tokens,
+            completion: streamed.usage?.completion_tokens,
           },
-          finishReason: completion.choices[0]?.finish_reason,
+          finishReason: streamed.finishReason,
         });
         if (content === '') throw new Error('the model returned an empty answer');
         const text = joinSections([
@@ -146,15 +179,121 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
       } catch (error) {
         if (signal?.aborted === true) throw error;
         logger?.warn(
-          { err: error, model: llm.model },
+          { err: error, model: llm.model, streamedChars: sent.text().length },
           'composing with the LLM failed; composing offline from the agents’ results',
         );
         const offline = composeOffline({ request, steps, profile });
-        setSpanOutput(span, offline.text);
-        return offline;
+        // Text already shown to the reader cannot be taken back: the answer keeps it, says it was
+        // cut off, and goes on with the offline answer (same citation list: same steps).
+        const text =
+          sent.text() === ''
+            ? offline.text
+            : joinSections([sent.text(), CUT_OFF_NOTE, offline.text]);
+        setSpanOutput(span, text);
+        return { ...offline, text };
       }
     },
   );
+}
+
+/** What goes between a model's answer cut off mid-stream and the offline answer after it. */
+const CUT_OFF_NOTE = '(The written answer was cut off; here is what the agents found.)';
+
+/** The model's streamed answer. */
+interface StreamedCompletion {
+  content: string;
+  usage: OpenAI.Completions.CompletionUsage | undefined;
+  finishReason: string | undefined;
+}
+
+/**
+ * One streamed chat completion; every content delta goes to `onText` with its citation markers
+ * resolved as they complete. The prompt's step results already carry the run's global numbers,
+ * so a marker is passed on unchanged — what the stream guarantees is that a marker split across
+ * two deltas (`[1` + `2]`) reaches the reader whole. Usage comes from the last chunk when the
+ * server honours `include_usage`; a server that sends none leaves the counts unset.
+ */
+async function streamCompletion({
+  llm,
+  messages,
+  signal,
+  onText,
+}: {
+  llm: ComposerLlm;
+  messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[];
+  signal: AbortSignal | undefined;
+  onText: (text: string) => void;
+}): Promise<StreamedCompletion> {
+  const stream = await llm.client.chat.completions.create(
+    {
+      model: llm.model,
+      messages,
+      temperature: 0.2,
+      stream: true,
+      stream_options: { include_usage: true },
+    },
+    signal === undefined ? {} : { signal },
+  );
+  const citations = createCitationStream((marker) => marker);
+  let content = '';
+  let usage: OpenAI.Completions.CompletionUsage | undefined;
+  let finishReason: string | undefined;
+  for await (const chunk of stream) {
+    if (chunk.usage != null) usage = chunk.usage;
+    const choice = chunk.choices[0];
+    if (choice?.finish_reason != null) finishReason = choice.finish_reason;
+    const delta = choice?.delta.content;
+    if (typeof delta !== 'string' || delta === '') continue;
+    content += delta;
+    const ready = citations.push(delta);
+    if (ready !== '') onText(ready);
+  }
+  const rest = citations.end();
+  if (rest !== '') onText(rest);
+  return { content, usage, finishReason };
+}
+
+/**
+ * Hands text on to `onText` as the trimmed answer will read: leading whitespace is dropped and
+ * trailing whitespace held back until more text follows, so what was sent is always a prefix of
+ * the trimmed answer.
+ */
+function createTrimmedSender(onText: ((text: string) => void) | undefined): {
+  push: (text: string) => void;
+  text: () => string;
+} {
+  let sent = '';
+  let held = '';
+  return {
+    push(piece) {
+      const pending = sent === '' ? (held + piece).trimStart() : held + piece;
+      const body = pending.trimEnd();
+      held = pending.slice(body.length);
+      if (body === '') return;
+      sent += body;
+      onText?.(body);
+    },
+    text: () => sent,
+  };
+}
+
+/**
+ * The answer of a plan whose one answering step was streamed to the reader as it came (see
+ * {@link singleAnsweringStep}): the step's text as it is, its own sources in its own order (so its
+ * `[n]` markers need no renumbering), then the same sections as any answer.
+ */
+function composeFromStep(step: ComposeStep, steps: readonly ComposeStep[]): ComposedAnswer {
+  const citations = sourcesFromData(step.data).map((source) => ({
+    ...source,
+    agent: source.agent ?? step.agent,
+  }));
+  const text = joinSections([
+    step.summary?.trim() ?? '',
+    sourcesSection(citations),
+    stepsNotDoneParagraph(steps),
+    failedStepsParagraph(steps),
+  ]);
+  return { text, citations, composer: 'offline' };
 }
 
 /** Options for {@link composeOffline}. */
@@ -167,13 +306,13 @@ export interface ComposeOfflineOptions {
 
 /**
  * The answer assembled from the agents' results, with no LLM: a lead line, each completed step's
- * answer under its step name with citations renumbered into one list, the `Sources`, and plain
+ * answer under what the step did, in words ({@link describeStep}: no node ids) with citations renumbered into one list, the `Sources`, and plain
  * "Steps that were not done: …" and "Steps that failed: …" paragraphs. Offline mode's composer,
  * and the fallback when the LLM fails.
  *
  * @example
  * composeOffline({ request: 'Capital of France?', steps }).text;
- * // 'Here is what the agents found.\n\n**search** (web-agent)\nParis [1].\n\nSources\n[1] Paris — https://…'
+ * // 'Here is what the agents found.\n\n**Search the web (on the web)**\nParis [1].\n\nSources\n[1] Paris — https://…'
  */
 export function composeOffline({ steps, profile }: ComposeOfflineOptions): ComposedAnswer {
   const { body, citations } = renumbered(
@@ -182,6 +321,7 @@ export function composeOffline({ steps, profile }: ComposeOfflineOptions): Compo
           step.summary === undefined ? step : { ...step, summary: firstParagraph(step.summary) },
         )
       : steps,
+    'prose',
   );
   const lead = leadLine(steps);
   const text = joinSections([
@@ -190,14 +330,24 @@ export function composeOffline({ steps, profile }: ComposeOfflineOptions): Compo
       : `${profile.name}, ${lead.charAt(0).toLowerCase()}${lead.slice(1)}`,
     body,
     sourcesSection(citations),
-    stepsNotDoneParagraph(steps),
-    failedStepsParagraph(steps),
+    stepsNotDoneParagraph(steps, 'prose'),
+    failedStepsParagraph(steps, 'prose'),
   ]);
   return { text, citations, composer: 'offline' };
 }
 
+/**
+ * How a step is named: `ids` as the model's prompt (and the LLM answer's appended paragraphs)
+ * name it, `**<id>** (<agent>)`; `prose` for a person reading the offline answer, by what the
+ * step did and where ({@link describeStep}).
+ */
+export type StepNaming = 'ids' | 'prose';
+
 /** The completed steps' answers (renumbered) and the global citation list. */
-function renumbered(steps: readonly ComposeStep[]): { body: string; citations: Citation[] } {
+function renumbered(
+  steps: readonly ComposeStep[],
+  naming: StepNaming = 'ids',
+): { body: string; citations: Citation[] } {
   const completed = steps.filter((step) => step.state === 'completed');
   const { steps: rewritten, citations } = renumberCitations(
     completed.map((step) => ({
@@ -214,9 +364,19 @@ function renumbered(steps: readonly ComposeStep[]): { body: string; citations: C
         : [[step.id, step.effectiveTask] as const],
     ),
   );
+  const tasks = new Map(completed.map((step) => [step.id, step.task] as const));
   const body = rewritten
     .map((step) => {
       const effectiveTask = changed.get(step.id);
+      if (naming === 'prose') {
+        const did = describeStep({
+          agent: step.agent,
+          task: effectiveTask ?? tasks.get(step.id) ?? '',
+        });
+        const heading =
+          effectiveTask === undefined ? `**${did}**` : `**${did}**, as changed by the approver`;
+        return `${heading}\n${step.summary}`;
+      }
       const heading =
         effectiveTask === undefined
           ? `**${step.id}** (${step.agent})`
@@ -225,6 +385,34 @@ function renumbered(steps: readonly ComposeStep[]): { body: string; citations: C
     })
     .join('\n\n');
   return { body, citations };
+}
+
+/** Where an agent kind works, in words (matched on the agent's card name). */
+const AGENT_KINDS: readonly (readonly [RegExp, string])[] = [
+  [/\brag\b|document/i, 'in your documents'],
+  [/\bweb\b|search/i, 'on the web'],
+  [/\bmail\b/i, 'in your mailbox'],
+  [/\bcode\b|python/i, 'with code'],
+  [/\breason/i, 'by reasoning'],
+];
+
+/**
+ * A step in words for a person, without its node id: its task (flattened, shortened) and where
+ * its agent worked — "Search the web for the capital of France (on the web)"; an agent the fleet
+ * does not know is named by its card name in words ("by the invoice agent").
+ *
+ * @example
+ * describeStep({ agent: 'rag-agent', task: 'Find the travel policy.' });
+ * // 'Find the travel policy (in your documents)'
+ */
+export function describeStep({ agent, task }: { agent: string; task: string }): string {
+  const words = agent.replace(/[-_]+/g, ' ').trim();
+  const where =
+    AGENT_KINDS.find(([pattern]) => pattern.test(words))?.[1] ??
+    `by the ${/\bagent$/i.test(words) ? words : `${words} agent`}`;
+  const what = brief(task);
+  if (what === '') return `A step ${where}`;
+  return `${what.charAt(0).toUpperCase()}${what.slice(1)} (${where})`;
 }
 
 /** Longest task quoted in the "Steps that were not done" paragraph, in characters. */
@@ -274,12 +462,17 @@ export function sourcesSection(citations: readonly Citation[]): string {
  * stepsNotDoneParagraph([{ id: 'send', agent: 'mail-agent', state: 'rejected', error: 'denied by a person', task: 'Send the report to Bob' }]);
  * // 'Steps that were not done: send (mail-agent) — Send the report to Bob: denied by a person.'
  */
-export function stepsNotDoneParagraph(steps: readonly ComposeStep[]): string {
+export function stepsNotDoneParagraph(
+  steps: readonly ComposeStep[],
+  naming: StepNaming = 'ids',
+): string {
   const rejected = steps.filter((step) => step.state === 'rejected');
   if (rejected.length === 0) return '';
   const items = rejected.map((step) => {
     const reason = (step.error ?? 'its approval was denied').replace(/[.\s]+$/, '');
-    return `${step.id} (${step.agent}) — ${brief(step.task)}: ${reason}`;
+    return naming === 'prose'
+      ? `${describeStep(step)}: ${reason}`
+      : `${step.id} (${step.agent}) — ${brief(step.task)}: ${reason}`;
   });
   return `Steps that were not done: ${items.join('; ')}.`;
 }
@@ -293,14 +486,19 @@ export function stepsNotDoneParagraph(steps: readonly ComposeStep[]): string {
  * failedStepsParagraph([{ id: 'send', agent: 'mail-agent', state: 'failed', error: 'SMTP refused', task: '…' }]);
  * // 'Steps that failed: send (mail-agent): SMTP refused.'
  */
-export function failedStepsParagraph(steps: readonly ComposeStep[]): string {
+export function failedStepsParagraph(
+  steps: readonly ComposeStep[],
+  naming: StepNaming = 'ids',
+): string {
   const failed = steps.filter((step) => step.state !== 'completed' && step.state !== 'rejected');
   if (failed.length === 0) return '';
   const items = failed.map((step) => {
     const reason = (
       step.error ?? (step.state === 'skipped' ? 'it did not run' : 'unknown error')
     ).replace(/[.\s]+$/, '');
-    return `${step.id} (${step.agent}): ${reason}`;
+    return naming === 'prose'
+      ? `${describeStep(step)}: ${reason}`
+      : `${step.id} (${step.agent}): ${reason}`;
   });
   return `Steps that failed: ${items.join('; ')}.`;
 }

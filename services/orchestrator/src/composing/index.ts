@@ -2,6 +2,7 @@
 export {
   composeAnswer,
   composeOffline,
+  describeStep,
   failedStepsParagraph,
   sourcesSection,
   stepsNotDoneParagraph,
@@ -14,6 +15,9 @@ export type {
   ComposerLogger,
   ComposerProfile,
   ComposeStep,
+  StepNaming,
 } from './compose-answer';
+export { createCitationStream, localToGlobal } from './citation-stream';
+export type { CitationStream, ResolveMarker } from './citation-stream';
 export { renumberCitations, sourcesFromData } from './renumber-citations';
 export type { CitedStep, RenumberedCitations } from './renumber-citations';

@@ -65,8 +65,9 @@ export interface A2AAgentInvokerOptions {
  * The production {@link InvokeAgent}: sends the node's message (text part: task plus the
  * dependencies' summaries; data part: `{ fleet: … }`) with `SendStreamingMessage` to one replica of
  * the agent (round-robin), follows the task to its end — recovering with `GetTask` /
- * `SubscribeToTask` when a stream is cut — and reads the `result` artifact. When the node is
- * aborted (time-out or cancel) it cancels the remote task, best-effort.
+ * `SubscribeToTask` when a stream is cut — and reads the `result` artifact. An agent that streams
+ * its answer (artifact chunks) has each new piece of text reported to `onText` as it arrives. When
+ * the node is aborted (time-out or cancel) it cancels the remote task, best-effort.
  *
  * Retry policy: transport failures are thrown (the executor retries them); a task the agent
  * reported FAILED is not retried, because the agent may have started side effects — unless its
@@ -131,10 +132,11 @@ export function createA2AAgentInvoker({
     input,
     signal,
     onTask,
+    onText,
     existingTask,
   }): Promise<NodeOutcome> => {
     const client = await clientForAgent(node.agent);
-    const tracker = new TaskTracker(onTask);
+    const tracker = new TaskTracker(onTask, onText);
     try {
       if (existingTask === undefined) {
         const message = createMessage({
@@ -310,7 +312,15 @@ class TaskTracker {
   /** The interrupted status a continuation answers, until the agent shows it has taken it. */
   private answered: StatusFingerprint | undefined;
 
-  constructor(private readonly onTask: ((taskId: string) => void) | undefined) {}
+  /** The answer text already reported to `onText`. */
+  private surfaced = '';
+  /** True once the agent sent an artifact in chunks (it streams its answer). */
+  private streaming = false;
+
+  constructor(
+    private readonly onTask: ((taskId: string) => void) | undefined,
+    private readonly onText?: ((text: string) => void) | undefined,
+  ) {}
 
   get taskId(): string | undefined {
     return this.id;
@@ -365,7 +375,10 @@ class TaskTracker {
     } else {
       this.setTaskId(event.artifactUpdate.taskId);
       this.answered = undefined; // the agent is working on it
-      this.applyArtifact(event.artifactUpdate.artifact, event.artifactUpdate.append === true);
+      const { append, lastChunk } = event.artifactUpdate;
+      // A chunk of an answer being written: from here on its text is reported as it grows.
+      if (append === true || lastChunk === false) this.streaming = true;
+      this.applyArtifact(event.artifactUpdate.artifact, append === true);
     }
   }
 
@@ -373,6 +386,27 @@ class TaskTracker {
     this.setTaskId(task.id);
     if (!this.applyStatus(task.status)) return;
     for (const artifact of task.artifacts ?? []) this.artifacts.set(artifact.artifactId, artifact);
+    this.surface();
+  }
+
+  /**
+   * Reports the answer's new text to `onText`, once the agent streams (an artifact chunk came:
+   * `append`, or `lastChunk: false`): the `result` artifact's text parts joined (or, from an agent
+   * that does not name its artifact, the one artifact it sent), as far as it extends what was
+   * reported before. An answer sent whole is not reported: the node's outcome carries it.
+   */
+  private surface(): void {
+    if (this.onText === undefined || !this.streaming) return;
+    const artifacts = [...this.artifacts.values()];
+    const chosen =
+      artifacts.find((artifact) => artifact.name === RESULT_ARTIFACT_NAME) ??
+      (artifacts.length === 1 ? artifacts[0] : undefined);
+    if (chosen === undefined) return;
+    const text = chosen.parts.map((part) => part.text ?? '').join('');
+    if (text.length <= this.surfaced.length || !text.startsWith(this.surfaced)) return;
+    const piece = text.slice(this.surfaced.length);
+    this.surfaced = text;
+    this.onText(piece);
   }
 
   /** Takes a status unless it is the stale one a continuation answered; false when skipped. */
@@ -394,6 +428,7 @@ class TaskTracker {
     const existing = this.artifacts.get(artifact.artifactId);
     if (!append || existing === undefined) {
       this.artifacts.set(artifact.artifactId, artifact);
+      this.surface();
       return;
     }
     const parts = [...existing.parts];
@@ -406,6 +441,7 @@ class TaskTracker {
       }
     }
     this.artifacts.set(artifact.artifactId, { ...existing, ...artifact, parts });
+    this.surface();
   }
 
   outcome(): NodeOutcome {

@@ -149,6 +149,11 @@ export interface ExecutePlanOptions {
   signal?: AbortSignal | undefined;
   /** Called synchronously as things happen. Must not throw. */
   onEvent?: ((event: ExecutionEvent) => void) | undefined;
+  /**
+   * The nodes' answers as they grow (see `InvokeAgentRequest.onText`): each new piece of a node's
+   * result text, in order, for a run that shows a step's answer while it is written.
+   */
+  onNodeText?: ((event: { nodeId: string; agent: string; text: string }) => void) | undefined;
   /** @default 'dependency' */
   scheduling?: Scheduling | undefined;
   /** How long one attempt may run before it is aborted. @default 120000 */
@@ -746,6 +751,12 @@ async function callAgent({
           taskCreated = true;
           onTask?.(taskId);
         },
+        ...(options.onNodeText === undefined
+          ? {}
+          : {
+              onText: (text: string) =>
+                options.onNodeText?.({ nodeId: node.id, agent: node.agent, text }),
+            }),
         ...(existingTask === undefined ? {} : { existingTask }),
       }),
       controller.signal,

@@ -91,6 +91,13 @@ export interface InvokeAgentRequest {
   /** Called once the agent has created the node's task (before it ends), with its id. */
   onTask?: ((taskId: string) => void) | undefined;
   /**
+   * Called as the agent's answer grows, with each new piece of its `result` artifact's text, when
+   * the agent streams it (artifact chunks: `append: true`, or `lastChunk: false`); an answer sent
+   * whole is not reported. Every piece extends what came before; a replacement that does not is
+   * not reported (the node's summary stays the authority).
+   */
+  onText?: ((text: string) => void) | undefined;
+  /**
    * Go on with the node's existing agent task instead of sending the node's message: with a
    * `continuation`, send it (same taskId) and follow the task to its end; without, only follow the
    * task (`GetTask`, then `SubscribeToTask` while it runs) — how a resumed run recovers a node

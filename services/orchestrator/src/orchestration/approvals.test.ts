@@ -249,7 +249,7 @@ describe('orchestrator approvals (real Redis, real A2A agents)', () => {
     expect(outcome.state).toBe('TASK_STATE_COMPLETED');
     expect(outcome.result?.nodes.find((node) => node.id === 'send')?.state).toBe('rejected');
     expect(outcome.answer).toContain(
-      'Steps that were not done: send (mail) — Send the report to Bob: denied by a person: not before Monday.',
+      'Steps that were not done: Send the report to Bob (in your mailbox): denied by a person: not before Monday.',
     );
     expect(outcome.answer).not.toContain('Steps that failed');
     // The agent was told (and ended its task REJECTED); the writer got the reason as partial.
@@ -286,7 +286,9 @@ describe('orchestrator approvals (real Redis, real A2A agents)', () => {
     });
     const outcome = outcomeOf(events);
     expect(outcome.state).toBe('TASK_STATE_COMPLETED');
-    expect(outcome.answer).toContain('send (mail) — Send the report to Bob: approval timed out.');
+    expect(outcome.answer).toContain(
+      'Send the report to Bob (in your mailbox): approval timed out.',
+    );
     expect(mail.requests.slice(before)[1]?.approvalDecision).toEqual({
       decision: 'deny',
       instructions: 'approval timed out',
@@ -422,7 +424,7 @@ describe('orchestrator approvals (real Redis, real A2A agents)', () => {
           'Send the report to Bob\n\nAdditional instructions from the approver: also cc Alice',
       });
       expect(outcomeOf(events).answer).toContain(
-        '**send** (mail), carried out as changed at approval: Send the report to Bob Additional instructions from the approver: also cc Alice',
+        '**Send the report to Bob Additional instructions from the approver: also cc Alice (in your mailbox)**, as changed by the approver',
       );
     });
   });
@@ -486,7 +488,7 @@ describe('orchestrator approvals (real Redis, real A2A agents)', () => {
       ['look', 'completed'],
     ]);
     expect(outcome.answer).toContain(
-      'Steps that were not done: first (mail) — Mail Alice: denied by a person.',
+      'Steps that were not done: Mail Alice (in your mailbox): denied by a person.',
     );
   });
 

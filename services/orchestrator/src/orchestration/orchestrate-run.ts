@@ -21,6 +21,7 @@ import {
 } from '../execution';
 import { composerProfile, startRunMemory, type RunMemory } from '../memory';
 import { planRun } from '../planning';
+import { createAnswerPublisher, type AnswerPublisher } from './answer-publisher';
 import type { EventQueue } from './event-queue';
 import { createAwaitApproval } from './node-approvals';
 import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
@@ -90,9 +91,12 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   const approved = await approvePlanIfRequired(options, planned.next);
   if ('ended' in approved) return approved.ended;
   const { plan } = approved.next;
-  const execution = await executeChosenPlan(options, { plan, memory });
+  // The answer streams as the `result` artifact in chunks: a single step's own answer while it is
+  // written (docs/architecture.md §5, "Compose"), else the composer's.
+  const answer = createAnswerPublisher(queue);
+  const execution = await executeChosenPlan(options, { plan, memory, answer });
   if (execution.canceled || signal.aborted) return endAborted(options);
-  return composeAndEnd(options, { plan, execution, memory });
+  return composeAndEnd(options, { plan, execution, memory, answer });
 }
 
 /** The recorded plan, or the planner's (recorded once chosen); a failed planning ends the run. */
@@ -170,7 +174,7 @@ async function approvePlanIfRequired(
 /** Executes the plan, from the recorded node states when there are any. */
 async function executeChosenPlan(
   options: OrchestrateRunOptions,
-  { plan, memory }: { plan: Plan; memory: RunMemory | undefined },
+  { plan, memory, answer }: { plan: Plan; memory: RunMemory | undefined; answer: AnswerPublisher },
 ): Promise<ExecutionResult> {
   const { run, session, resumed } = options;
   const { writer, progress, signal, logger, log, sessionId } = run;
@@ -198,6 +202,7 @@ async function executeChosenPlan(
     resumeFrom,
     memory: memory === undefined ? undefined : () => memory.lines(),
     onEvent: (event) => onExecutionEvent({ event, writer, progress, logger, log, signal }),
+    onNodeText: answeringStep(plan) === undefined ? undefined : ({ text }) => answer.push(text),
   });
 }
 
@@ -208,7 +213,13 @@ async function composeAndEnd(
     plan,
     execution,
     memory,
-  }: { plan: Plan; execution: ExecutionResult; memory: RunMemory | undefined },
+    answer: published,
+  }: {
+    plan: Plan;
+    execution: ExecutionResult;
+    memory: RunMemory | undefined;
+    answer: AnswerPublisher;
+  },
 ): Promise<string | undefined> {
   const { run, session } = options;
   const { signal, logger, sessionId } = run;
@@ -226,6 +237,15 @@ async function composeAndEnd(
       error: nodeRun?.error,
     };
   });
+  const single = answeringStep(plan);
+  const singleStep = steps.find((step) => step.id === single);
+  // The step's answer went out as it was written: the composer must not rewrite it.
+  const streamedStep =
+    published.shown !== '' &&
+    singleStep?.state === 'completed' &&
+    (singleStep.summary ?? '').trim() !== ''
+      ? singleStep.id
+      : undefined;
   let answer;
   try {
     // Started with planning, so normally done long before; bounded by the extractor's time-out.
@@ -237,6 +257,8 @@ async function composeAndEnd(
       llm: options.options.llm,
       logger,
       signal,
+      onText: streamedStep === undefined ? (text) => published.push(text) : undefined,
+      streamedStep,
     });
   } catch (error) {
     if (signal.aborted) return endAborted(options);
@@ -253,7 +275,23 @@ async function composeAndEnd(
     failedNodes,
     composer: answer.composer,
   };
-  return endCompleted(options, { text: answer.text, result, failure: runFailure(execution.nodes) });
+  return endCompleted(options, {
+    text: published.finalText(answer.text),
+    result,
+    failure: runFailure(execution.nodes),
+    published,
+  });
+}
+
+/**
+ * The plan's one answering step, whose answer, when its agent streams it, is shown while it is
+ * written and is then the run's answer (the composer does not rewrite it): the only node of a
+ * one-node plan. A plan with more nodes is composed, even when one node gathers the others' work,
+ * because the composer's answer cites every step's sources and names the steps that failed; an
+ * agent that sends its answer whole is composed as before (greeting, brief answers).
+ */
+export function answeringStep(plan: Plan): string | undefined {
+  return plan.nodes.length === 1 ? plan.nodes[0]?.id : undefined;
 }
 
 /**
@@ -299,7 +337,18 @@ function startMemory({
  */
 async function endCompleted(
   { run, queue }: OrchestrateRunOptions,
-  { text, result, failure }: { text: string; result: RunResult; failure?: string | undefined },
+  {
+    text,
+    result,
+    failure,
+    published,
+  }: {
+    text: string;
+    result: RunResult;
+    failure?: string | undefined;
+    /** The answer's chunks sent so far: the artifact's last chunk carries the rest. */
+    published?: AnswerPublisher | undefined;
+  },
 ): Promise<string> {
   const { writer, sessionId } = run;
   writer.record((draft) => {
@@ -314,11 +363,15 @@ async function endCompleted(
   });
   await writer.written();
   run.progress({ type: 'run-end', state: failure === undefined ? 'completed' : 'failed' });
-  queue.push({
-    type: 'artifact',
-    artifact: { name: 'result', parts: [textPart(text), dataPart(result)] },
-    lastChunk: true,
-  });
+  queue.push(
+    published === undefined
+      ? {
+          type: 'artifact',
+          artifact: { name: 'result', parts: [textPart(text), dataPart(result)] },
+          lastChunk: true,
+        }
+      : published.finish(text, result),
+  );
   if (failure !== undefined) {
     queue.push({
       type: 'status',
@@ -422,6 +475,8 @@ async function endAborted(options: OrchestrateRunOptions): Promise<undefined> {
   const message = reason instanceof Error ? reason.message : 'The run was canceled.';
   const denied: string[] = [];
   writer.record((draft) => {
+    // A change may be applied twice (to a stale copy first): count only the last application.
+    denied.length = 0;
     const now = new Date().toISOString();
     for (const approval of Object.values(draft.approvals)) {
       if (approval.status !== 'pending') continue;

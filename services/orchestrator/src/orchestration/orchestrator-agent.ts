@@ -9,7 +9,7 @@ import {
 } from '@fleet/a2a';
 import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
 import { NotFoundError, ValidationError } from '@fleet/errors';
-import type { Session } from '@fleet/sessions';
+import type { Lease, Session } from '@fleet/sessions';
 import { RunHandover } from '../execution';
 import { readMemoryUser } from '../memory';
 import { describeProgress } from './describe-progress';
@@ -78,8 +78,10 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
     }
     const fleet = input.fleet;
     const memoryUser = readMemoryUser(context.message.parts);
-    let session: Session;
     const resumed = fleet.resumeSessionId !== undefined;
+    const owner = `${instanceId}:${context.taskId}`;
+    let session: Session;
+    let lease: Lease | undefined;
     if (fleet.resumeSessionId !== undefined) {
       session = await sessions.getForTenant(fleet.resumeSessionId, fleet.tenant);
       const finished = finishedSessionEvents(session);
@@ -87,22 +89,29 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
         yield* finished;
         return;
       }
+      lease = await sessions.acquireRunner(session.id, owner, runnerLeaseMs);
     } else {
       const request = partsText(context.message.parts).trim();
       if (request === '') throw new ValidationError('The message has no request text.');
-      session = await sessions.create({
+      // A new id: its session and its runner lease are written side by side, one round trip.
+      const id = randomUUID();
+      const creating = sessions.create({
+        id,
         tenant: fleet.tenant,
         request,
         history: fleet.history,
         planApproval: fleet.planApproval === 'required',
       });
+      const leasing = sessions.acquireRunner(id, owner, runnerLeaseMs);
+      const [created, leased] = await Promise.allSettled([creating, leasing]);
+      if (created.status === 'rejected') {
+        if (leased.status === 'fulfilled') await leased.value?.release().catch(() => undefined);
+        throw created.reason;
+      }
+      session = created.value;
+      if (leased.status === 'rejected') throw leased.reason;
+      lease = leased.value;
     }
-
-    const lease = await sessions.acquireRunner(
-      session.id,
-      `${instanceId}:${context.taskId}`,
-      runnerLeaseMs,
-    );
     if (lease === undefined) {
       yield runningElsewhere(session);
       return;

@@ -9,7 +9,7 @@ import {
   withBaggage,
   withSpan,
 } from '@fleet/telemetry';
-import { RunHandover } from '../execution';
+import { isRunHandover, RunHandover } from '../execution';
 import { describeProgress } from './describe-progress';
 import type { EventQueue } from './event-queue';
 import { orchestrateRun } from './orchestrate-run';
@@ -59,7 +59,9 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
       metadata: { sessionId },
     });
   };
-  const writer = createSessionWriter({ sessions, sessionId, logger, log });
+  const writer = createSessionWriter({ sessions, sessionId, logger, log, session });
+  // The watch stops listening when the run ends; the UNSUBSCRIBE is awaited after the stream ended.
+  let watchClosed: Promise<void> | undefined;
   try {
     const watch = await watchSession({
       sessions,
@@ -86,15 +88,20 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
       };
       await traceRun(background, { run, canceledElsewhere: () => canceledElsewhere });
     } finally {
-      await watch.close().catch(() => undefined);
+      // Its listener goes at once; the round trip is not waited for here.
+      watchClosed = watch.close().catch(() => undefined);
     }
   } catch (error) {
     await endUnexpectedly(background, { error, writer, log });
   } finally {
     renewal.stop();
     context.signal.removeEventListener('abort', onTaskAbort);
-    if (!renewal.lost) await lease.release().catch(() => undefined);
+    const release = renewal.lost ? undefined : lease.release().catch(() => undefined);
+    // A session handed over is resumed elsewhere as soon as its client hears so: the lease goes
+    // first. An ended one needs no lease to be read, so its stream ends without waiting.
+    if (isRunHandover(controller.signal.reason)) await release;
     queue.close();
+    await Promise.all([watchClosed, release]);
   }
 }
 

@@ -12,11 +12,21 @@ export interface SessionWriterOptions {
   logger: SessionWriterLogger;
   /** Added to every log line. */
   log?: object;
+  /**
+   * The session as the run holds it (just created, or read when the run began). Each batch is
+   * written from the session the previous one wrote, in one round trip while nobody else changed
+   * it (`expected` of {@link SessionStore.update}); otherwise it is a locked read-modify-write.
+   */
+  session?: Session | undefined;
 }
 
 /** A run's writes to its session: in order, batched, never holding up the run. */
 export interface SessionWriter {
-  /** Queues a change; it is applied under the session's lock, after every change queued before it. */
+  /**
+   * Queues a change, applied after every change queued before it. It may run more than once (on
+   * the session the run last wrote, then, if that is stale, on the stored one): it must only
+   * change the draft.
+   */
   record(mutate: (draft: Session) => void): void;
   /** Resolves once every change queued so far is written (or failed and was logged). */
   written(): Promise<void>;
@@ -26,14 +36,16 @@ export interface SessionWriter {
 
 /**
  * Batches a run's session writes: changes land in order without holding up the run, and changes
- * queued while a write is in flight are applied together in the next one — one locked
- * read-modify-write per batch instead of per change (a fan-out of 16 would otherwise queue 32
- * Redlock round trips). Each batch also keeps the session's status in step with its approvals:
- * `waiting_approval` / `waiting_input` while any is pending, `running` otherwise (a finished
- * session keeps its status).
+ * recorded in one turn of the event loop, or while a write is in flight, go out together in the
+ * next write (a fan-out of 16 would otherwise queue 32 writes). Each batch is one round trip: a
+ * compare-and-set from the session this run last wrote (`expected` of `SessionStore.update`); when
+ * someone else changed the session in between (a decision, an answer or a cancel from the
+ * gateway), it is the locked read-modify-write instead. Each batch also keeps the session's status
+ * in step with its approvals: `waiting_approval` / `waiting_input` while any is pending, `running`
+ * otherwise (a finished session keeps its status).
  *
  * @example
- * const writer = createSessionWriter({ sessions, sessionId, logger });
+ * const writer = createSessionWriter({ sessions, sessionId, logger, session });
  * writer.record((draft) => { draft.taskId = taskId; });
  * await writer.written();
  */
@@ -42,23 +54,38 @@ export function createSessionWriter({
   sessionId,
   logger,
   log = {},
+  session,
 }: SessionWriterOptions): SessionWriter {
   let pending: ((draft: Session) => void)[] = [];
+  // What this run last wrote (or started from): the base of the next one-round-trip write.
+  let last: Session | undefined = session;
   let flushing: Promise<void> | undefined;
   let stopped = false;
 
   const flush = async (): Promise<void> => {
+    // Changes recorded in the same turn of the event loop go out together.
+    await Promise.resolve();
     while (pending.length > 0 && !stopped) {
       const batch = pending;
       pending = [];
       await sessions
-        .update(sessionId, (draft) => {
-          for (const mutate of batch) mutate(draft);
-          syncStatus(draft);
-        })
-        .catch((error: unknown) => {
-          logger.warn({ ...log, err: error }, 'could not record a change of the session');
-        });
+        .update(
+          sessionId,
+          (draft) => {
+            for (const mutate of batch) mutate(draft);
+            syncStatus(draft);
+          },
+          { expected: last },
+        )
+        .then(
+          (written) => {
+            last = written.session;
+          },
+          (error: unknown) => {
+            last = undefined;
+            logger.warn({ ...log, err: error }, 'could not record a change of the session');
+          },
+        );
     }
   };
 

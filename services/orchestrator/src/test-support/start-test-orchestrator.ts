@@ -9,6 +9,7 @@ import {
   progressEventSchema,
   runResultSchema,
   textPart,
+  type Part,
   type ProgressEvent,
   type RunResult,
   type StreamResponse,
@@ -188,15 +189,20 @@ export function outcomeOf(events: StreamResponse[]): {
   const last = events.at(-1);
   const status =
     last !== undefined && 'statusUpdate' in last ? last.statusUpdate.status : undefined;
-  const artifact = events.find((event) => 'artifactUpdate' in event);
-  const parts =
-    artifact !== undefined && 'artifactUpdate' in artifact
-      ? artifact.artifactUpdate.artifact.parts
-      : undefined;
+  // The result artifact as a reader ends up with it: chunks appended, a non-appended one replacing.
+  let parts: Part[] | undefined;
+  for (const event of events) {
+    if (!('artifactUpdate' in event)) continue;
+    const { artifact, append } = event.artifactUpdate;
+    parts = append === true ? [...(parts ?? []), ...artifact.parts] : artifact.parts;
+  }
   return {
     state: status?.state,
     message: status?.message === undefined ? '' : partsText(status.message.parts),
-    answer: parts === undefined ? undefined : partsText(parts),
+    answer:
+      parts === undefined
+        ? undefined
+        : parts.flatMap((part) => (part.text === undefined ? [] : [part.text])).join(''),
     result: parts === undefined ? undefined : findData(parts, runResultSchema),
   };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { DocumentInfo, DocumentsCommand, NodeInput } from '@fleet/a2a';
 import type { AgentContext, AgentExecute } from '@fleet/a2a/server';
 import {
@@ -7,6 +8,8 @@ import {
   plural,
   rejected,
   result,
+  resultChunks,
+  resultEnd,
   working,
   type AgentEvents as Events,
 } from '@fleet/agent-kit';
@@ -68,7 +71,9 @@ function describeList(documents: readonly DocumentInfo[]): string {
  *   with `SERVICE_UNAVAILABLE` (retryable; `details.retryAfterSeconds`).
  * - A plan node (question in the text part, `{ fleet: … }` with the tenant): skill `search` returns
  *   the passages found; `answer` (the default) writes a cited answer, with the earlier steps'
- *   answers as context. The `result` artifact: the text, and the data part
+ *   answers as context, streamed as chunks of the `result` artifact while the model writes it
+ *   (citations numbered in the order the answer first cites them), the last chunk holding the
+ *   whole text and data. The `result` artifact: the text, and the data part
  *   (`answerResultDataSchema` / `searchResultDataSchema`).
  *
  * Anything else is REJECTED with what the agent needs. Cancellation stops the LLM and embedding
@@ -165,12 +170,12 @@ export function createRagAgent({
     if (retrieval.chunks.length > 0) {
       yield working(`Answering from ${plural(retrieval.chunks.length, 'passage')}…`);
     }
-    const answer = await answerer.answer({
-      question,
-      retrieval,
-      context: dependencyContext(node),
-      signal,
-    });
+    // The answer streams as chunks of the `result` artifact; the last chunk holds it whole.
+    const artifactId = randomUUID();
+    const answer = yield* resultChunks(
+      artifactId,
+      answerer.stream({ question, retrieval, context: dependencyContext(node), signal }),
+    );
     const data: AnswerResultData = {
       query: retrieval.query,
       sources: answer.sources,
@@ -182,7 +187,7 @@ export function createRagAgent({
       answeredBy: answer.answeredBy,
       ...(answer.llmError === undefined ? {} : { llmError: answer.llmError }),
     };
-    yield result(answer.text, data);
+    yield resultEnd(artifactId, answer.text, data);
     yield completed(
       `Answered from ${plural(answer.sources.length, 'source')} (confidence ${answer.confidence.toFixed(2)}).`,
     );

@@ -1,9 +1,14 @@
 import type OpenAI from 'openai';
-import { answerWithSources, renderSourcesPrompt, type AnswerContext } from '@fleet/llm';
+import {
+  answerWithSources,
+  renderSourcesPrompt,
+  streamAnswerWithSources,
+  type AnswerContext,
+} from '@fleet/llm';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import type { Retrieval, RetrievedChunk } from '../retrieval';
 import type { Answer } from './answer';
-import { groupSources, keepCitedSources } from './group-sources';
+import { groupSources, keepCitedSources, keepSourcesCited } from './group-sources';
 
 export type { AnswerContext } from '@fleet/llm';
 
@@ -101,4 +106,58 @@ export async function answerWithLlm({
       return { ...cited, confidence: retrieval.confidence, answeredBy: 'llm' };
     },
   });
+}
+
+/**
+ * {@link answerWithLlm}, streamed: the same prompt in one streamed chat completion, yielding the
+ * answer in pieces as the model writes it (the filter fallback note first). Its markers are
+ * renumbered as they come, in the order the answer first cites its sources (the source order of
+ * the non-streamed answer is only known once the text is complete); `sources` and the chunks'
+ * `source` follow the same numbering. The pieces join to the returned `text`.
+ *
+ * @throws the LLM call's error (`toLlmError`), also after some pieces, or an Error for an empty
+ *   answer: the caller falls back to the extractive answer.
+ * @example
+ * const answer = yield* resultChunks(artifactId, streamAnswerWithLlm({ client, model, question, retrieval }));
+ */
+export async function* streamAnswerWithLlm({
+  client,
+  model,
+  question,
+  retrieval,
+  context = [],
+  signal,
+  tracer,
+}: AnswerWithLlmOptions): AsyncGenerator<string, Answer, undefined> {
+  const { sources, groups, chunks } = groupSources(retrieval.chunks);
+  const stream = streamAnswerWithSources({
+    client,
+    model,
+    instructions: ANSWER_INSTRUCTIONS,
+    question,
+    sources: groups.map((group, index) => ({
+      heading: sources[index]?.title ?? '',
+      text: sourceText(group),
+    })),
+    context,
+    spanName: 'rag.answer',
+    trimRemoved: true,
+    signal,
+    tracer,
+  });
+  const note = retrieval.filters.note === undefined ? '' : `${retrieval.filters.note}\n\n`;
+  let next = await stream.next();
+  // The note leads the text once the model has said something (an empty answer falls back).
+  if (note !== '' && next.done !== true) yield note;
+  while (next.done !== true) {
+    yield next.value;
+    next = await stream.next();
+  }
+  const { text, cited } = next.value;
+  return {
+    text: `${note}${text}`,
+    ...keepSourcesCited({ cited, sources, chunks }),
+    confidence: retrieval.confidence,
+    answeredBy: 'llm',
+  };
 }

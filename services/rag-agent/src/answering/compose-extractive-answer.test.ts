@@ -49,14 +49,12 @@ const pricing = chunk({
 });
 
 describe('composeExtractiveAnswer', () => {
-  it('quotes the best sentences under their heading with [n] markers, cited sources only', () => {
+  it('quotes the best sentence as prose with its [n] marker, cited sources only', () => {
     const answer = composeExtractiveAnswer({
       question: 'How many vacation days do employees get?',
       retrieval: retrieval([leave, parental, pricing]),
     });
-    expect(answer.text).toBe(
-      'From the documents (1 source):\n- Leave: Employees get 28 days of paid vacation [1].',
-    );
+    expect(answer.text).toBe('Employees get 28 days of paid vacation [1].');
     expect(answer.sources.map((source) => source.title)).toEqual([
       'handbook.md — Handbook > Leave',
     ]);
@@ -72,9 +70,10 @@ describe('composeExtractiveAnswer', () => {
       question: 'What does the Enterprise plan cost, and how long is parental leave?',
       retrieval: retrieval([leave, parental, pricing]),
     });
-    expect(answer.text).toContain('- Plan: Enterprise; Price: 29 EUR [2].');
-    // The heading adds nothing the sentence does not say, so it is left out.
-    expect(answer.text).toContain('- Parental leave lasts 18 weeks at full pay [1].');
+    // One part each, in the question's order, joined into one paragraph.
+    expect(answer.text).toBe(
+      'Plan: Enterprise; Price: 29 EUR [2]. Parental leave lasts 18 weeks at full pay [1].',
+    );
     expect(answer.sources.map((source) => source.filename)).toEqual(['handbook.md', 'pricing.csv']);
   });
 
@@ -84,7 +83,7 @@ describe('composeExtractiveAnswer', () => {
       retrieval: retrieval([leave, pricing], { confidence: 0.2 }),
     });
     expect(answer.text).toBe(
-      'The documents may not answer this directly; the closest passages say:\n- Leave: Employees get 28 days of paid vacation [1].',
+      'The documents may not answer this directly; the closest passage says: Employees get 28 days of paid vacation [1].',
     );
   });
 
@@ -103,7 +102,128 @@ describe('composeExtractiveAnswer', () => {
         },
       }),
     });
-    expect(answer.text).toMatch(/^No PDF\.\nFrom the documents/);
+    expect(answer.text).toBe('No PDF.\nEmployees get 28 days of paid vacation [1].');
+  });
+
+  it('leads a sentence with its heading when the heading states a version or date it lacks', () => {
+    const release = chunk({
+      chunkId: '5',
+      documentId: 'doc-3',
+      filename: 'release-notes.html',
+      docType: 'html',
+      section: 'Release notes > Beacon 4.1 (4 November 2025)',
+      text: 'SAML single sign-on for the Professional plan. Some gateways reconnect faster.',
+    });
+    const answer = composeExtractiveAnswer({
+      question: 'Which release added SAML single sign-on?',
+      retrieval: retrieval([release]),
+    });
+    expect(answer.text).toBe(
+      'Under “Beacon 4.1 (4 November 2025)”, SAML single sign-on for the Professional plan [1].',
+    );
+  });
+});
+
+describe('composeExtractiveAnswer with a question of several parts', () => {
+  const BRIEF = {
+    documentId: 'doc-heron',
+    filename: 'project-heron-brief.md',
+    docType: 'md' as const,
+  };
+  const overview = chunk({
+    ...BRIEF,
+    chunkId: 'h1',
+    section: 'Project Heron brief > Overview',
+    text: 'Project Heron replaces the air-quality sensors in the Lisbon office with Beacon X1 units. The project runs from May to September 2026.',
+  });
+  const budget = chunk({
+    ...BRIEF,
+    chunkId: 'h2',
+    section: 'Project Heron brief > Budget',
+    text: 'The total budget for Project Heron is 1.2 million EUR, approved by the board in January 2026. Half of it is reserved for hardware; travel is not included.',
+  });
+  const ownership = chunk({
+    ...BRIEF,
+    chunkId: 'h3',
+    section: 'Project Heron brief > Governance',
+    text: 'Project Heron is owned by Maria Keller, head of Operations. She reports on progress to the steering committee every month.',
+  });
+  const osprey = chunk({
+    chunkId: 'o1',
+    documentId: 'doc-osprey',
+    filename: 'project-osprey-brief.md',
+    section: 'Project Osprey brief > Budget',
+    text: 'Project Osprey has a budget of 300,000 EUR and is owned by Tiago Alves.',
+  });
+  const chunks = [overview, osprey, budget, ownership];
+
+  /** The section of the source that the marker right after `phrase` points at. */
+  function citedSection(answer: ReturnType<typeof composeExtractiveAnswer>, phrase: string) {
+    const after = answer.text.slice(answer.text.indexOf(phrase));
+    const marker = /\[(\d+)\]/.exec(after)?.[1];
+    return answer.sources[Number(marker) - 1]?.section;
+  }
+
+  it('answers each part with the sentence that states it, citing its own section', () => {
+    const answer = composeExtractiveAnswer({
+      question: 'What is the total budget for Project Heron and who owns it?',
+      retrieval: retrieval(chunks),
+    });
+    expect(answer.text).toContain('1.2 million EUR');
+    expect(answer.text).toContain('Maria Keller');
+    expect(citedSection(answer, '1.2 million EUR')).toBe('Project Heron brief > Budget');
+    expect(citedSection(answer, 'Maria Keller')).toBe('Project Heron brief > Governance');
+    // The budget comes first, as asked; no other project's facts, no labels or list marks.
+    expect(answer.text.indexOf('1.2 million')).toBeLessThan(answer.text.indexOf('Maria Keller'));
+    expect(answer.text).not.toContain('Osprey');
+    expect(answer.text).not.toMatch(/^- |\n- |From the documents|doc-heron|h2/);
+    expect(answer.text).toBe(
+      'The total budget for Project Heron is 1.2 million EUR, approved by the board in January 2026 [1]. Project Heron is owned by Maria Keller, head of Operations [2].',
+    );
+  });
+
+  it('answers sub-questions separated by question marks and semicolons, in order', () => {
+    for (const question of [
+      'Who owns Project Heron? When does it run?',
+      'Who owns Project Heron; when does the project run',
+    ]) {
+      const answer = composeExtractiveAnswer({ question, retrieval: retrieval(chunks) });
+      expect(citedSection(answer, 'Maria Keller')).toBe('Project Heron brief > Governance');
+      expect(citedSection(answer, 'May to September 2026')).toBe('Project Heron brief > Overview');
+      expect(answer.text.indexOf('Maria Keller')).toBeLessThan(answer.text.indexOf('May to'));
+    }
+  });
+
+  it('says plainly which part the documents do not answer', () => {
+    const answer = composeExtractiveAnswer({
+      question: 'What is the total budget for Project Heron, and what is the capital of France?',
+      retrieval: retrieval(chunks),
+    });
+    expect(citedSection(answer, '1.2 million EUR')).toBe('Project Heron brief > Budget');
+    expect(answer.text).toMatch(
+      /I found nothing in the documents that answers “What is the capital of France\?”$/,
+    );
+  });
+
+  it('quotes one sentence once when it answers two parts', () => {
+    const answer = composeExtractiveAnswer({
+      question: 'What is the budget of Project Osprey and who owns Project Osprey?',
+      retrieval: retrieval(chunks),
+    });
+    expect(answer.text).toBe(
+      'Project Osprey has a budget of 300,000 EUR and is owned by Tiago Alves [1].',
+    );
+  });
+
+  it('bounds the answer: at most two sentences per part and four parts', () => {
+    const answer = composeExtractiveAnswer({
+      question:
+        'Who owns Project Heron? What is its budget? When does it run? What does it replace? Who approved the budget?',
+      retrieval: retrieval(chunks),
+    });
+    const sentences = answer.text.match(/\[\d+\]/g) ?? [];
+    expect(sentences.length).toBeLessThanOrEqual(4);
+    expect(answer.text.length).toBeLessThanOrEqual(1600);
   });
 });
 

@@ -3,7 +3,7 @@ import { withExtractiveFallback } from '@fleet/llm';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import type { Retrieval } from '../retrieval';
 import type { Answer } from './answer';
-import { answerWithLlm, type AnswerContext } from './answer-with-llm';
+import { answerWithLlm, streamAnswerWithLlm, type AnswerContext } from './answer-with-llm';
 import { composeExtractiveAnswer } from './compose-extractive-answer';
 
 /** Logging the answerer needs. */
@@ -19,18 +19,29 @@ export interface CreateAnswererOptions {
   tracer?: WithSpanOptions['tracer'];
 }
 
+/** What an {@link Answerer} answers from. */
+export interface AnswerInput {
+  question: string;
+  retrieval: Retrieval;
+  context?: readonly AnswerContext[];
+  signal?: AbortSignal | undefined;
+}
+
 /** Turns retrieved chunks into a cited answer. */
 export interface Answerer {
-  answer(input: {
-    question: string;
-    retrieval: Retrieval;
-    context?: readonly AnswerContext[];
-    signal?: AbortSignal | undefined;
-  }): Promise<Answer>;
+  answer(input: AnswerInput): Promise<Answer>;
+  /**
+   * The same answer, streamed: yields the text in pieces while the model writes it and returns the
+   * whole answer, whose `text` the pieces join to, unless the model failed part-way and the
+   * extractive answer replaces them (`llmError` says why). Nothing is yielded for an extractive
+   * answer. Citations are numbered in the order the text first cites them.
+   */
+  stream(input: AnswerInput): AsyncGenerator<string, Answer, undefined>;
 }
 
 /**
- * The answer step: with an LLM, `answerWithLlm`; offline, `composeExtractiveAnswer`. When nothing
+ * The answer step: with an LLM, `answerWithLlm` (`streamAnswerWithLlm` for `stream`); offline,
+ * `composeExtractiveAnswer`. When nothing
  * was retrieved no model is called (there is nothing it may use). A failed LLM call falls back to
  * the extractive answer (logged, `llmError` set); an aborted one throws.
  *
@@ -60,6 +71,27 @@ export function createAnswerer({ llm, logger, tracer }: CreateAnswererOptions = 
         onFallback: (error) =>
           logger?.warn({ err: error }, 'answering with the LLM failed; answering extractively'),
       });
+    },
+    async *stream({ question, retrieval, context = [], signal }) {
+      if (llm === undefined || retrieval.chunks.length === 0) {
+        return composeExtractiveAnswer({ question, retrieval });
+      }
+      try {
+        return yield* streamAnswerWithLlm({
+          client: llm.client,
+          model: llm.model,
+          question,
+          retrieval,
+          context,
+          signal,
+          tracer,
+        });
+      } catch (error) {
+        if (signal?.aborted === true) throw error;
+        logger?.warn({ err: error }, 'answering with the LLM failed; answering extractively');
+        const llmError = error instanceof Error ? error.message : String(error);
+        return { ...composeExtractiveAnswer({ question, retrieval }), llmError };
+      }
     },
   };
 }

@@ -104,3 +104,31 @@ export function keepCitedSources({
     }),
   };
 }
+
+/**
+ * Keeps only the sources a streamed answer cites, in the order it first cites them (`cited`, as
+ * `createCitationRenumberer` reports it: `cited[k - 1]` is now `[k]`), and renumbers the chunks'
+ * `source` to match; chunks of uncited sources lose it. The text was renumbered while it streamed.
+ *
+ * @example
+ * keepSourcesCited({ cited: [3, 1], sources, chunks }).sources; // [sources[2], sources[0]]
+ */
+export function keepSourcesCited({
+  cited,
+  sources,
+  chunks,
+}: {
+  cited: readonly number[];
+  sources: readonly AnswerSource[];
+  chunks: readonly AnswerChunk[];
+}): { sources: AnswerSource[]; chunks: AnswerChunk[] } {
+  const renumber = new Map(cited.map((old, index) => [old, index + 1]));
+  return {
+    sources: cited.flatMap((number) => sources[number - 1] ?? []),
+    chunks: chunks.map((chunk) => {
+      const { source, ...rest } = chunk;
+      const number = source === undefined ? undefined : renumber.get(source);
+      return number === undefined ? rest : { ...rest, source: number };
+    }),
+  };
+}

@@ -8,3 +8,5 @@ export {
   splitSentences,
   words,
 } from './text-units';
+export { splitQuestion } from './split-question';
+export type { SplitQuestionOptions } from './split-question';

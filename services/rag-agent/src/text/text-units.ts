@@ -68,7 +68,8 @@ const SEPARATOR_ROW = /^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$/;
 function rowSentence(header: readonly string[], row: readonly string[]): string {
   return row
     .map((value, index) => {
-      const name = header[index] ?? '';
+      // Column names like `ticket_id` read as words: `ticket id`.
+      const name = (header[index] ?? '').replace(/(?<=\p{L})_(?=\p{L})/gu, ' ');
       return name === '' || name === value ? value : `${name}: ${value}`;
     })
     .filter((value) => value !== '')

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type OpenAI from 'openai';
 import { dataPart, textPart } from '@fleet/a2a';
 import type { AgentContext, AgentExecute } from '@fleet/a2a/server';
@@ -6,7 +7,8 @@ import {
   failed,
   plural,
   rejected,
-  result,
+  resultChunk,
+  resultEnd,
   working,
   type AgentEvents,
 } from '@fleet/agent-kit';
@@ -79,7 +81,9 @@ function summary(outcome: ReasoningOutcome, data: ReasoningResultData): string {
  * part), the conversation before it (`{ reasoning: { history } }`) or the fleet node input, and
  * runs the reasoning loop. Every step becomes a WORKING status update (`Thinking: …`,
  * `Calling calculate(…)`, `Result: …`, with the step as data part `{ reasoningStep }`), then the
- * `result` artifact: the answer text and the data part (`reasoningResultDataSchema`: steps, tool
+ * `result` artifact, its text streamed in chunks (live from the last allowed model call, which has
+ * no tools; from a call that offered tools once it is clear no tool call came), the last chunk
+ * holding the whole answer text and the data part (`reasoningResultDataSchema`: steps, tool
  * calls, iterations, stop reason, token usage). Offline it FAILS with how to configure an upstream;
  * an upstream error FAILS with the error; an empty or malformed message is REJECTED. Cancellation
  * stops the model call.
@@ -121,16 +125,26 @@ export function createReasoningAgent({
         signal: context.signal,
         tracer,
       });
+      // The answer streams as chunks of the `result` artifact; the last chunk holds it whole.
+      const artifactId = randomUUID();
       for await (const event of run) {
-        if (event.type === 'step') {
-          const data: StepData = { reasoningStep: event.step };
-          yield working([textPart(describeStep(event.step)), dataPart(data)]);
-          continue;
+        switch (event.type) {
+          case 'step': {
+            const data: StepData = { reasoningStep: event.step };
+            yield working([textPart(describeStep(event.step)), dataPart(data)]);
+            break;
+          }
+          case 'answer-delta':
+            yield resultChunk(artifactId, event.text);
+            break;
+          case 'end': {
+            const { outcome } = event;
+            const data = resultData(outcome, { maxIterations, maxTokens });
+            yield resultEnd(artifactId, outcome.answer, data);
+            yield completed(summary(outcome, data));
+            break;
+          }
         }
-        const { outcome } = event;
-        const data = resultData(outcome, { maxIterations, maxTokens });
-        yield result(outcome.answer, data);
-        yield completed(summary(outcome, data));
       }
     } catch (error) {
       if (context.signal.aborted) throw error;

@@ -49,6 +49,11 @@ export interface ReasoningOutcome {
   model: string;
 }
 
-/** What {@link runReasoning} yields: each step as it happens, then the outcome. */
+/**
+ * What {@link runReasoning} yields: each step as it happens, the answer's text in pieces
+ * (`answer-delta`, joining to the outcome's answer when the model answered), then the outcome.
+ */
 export type ReasoningEvent =
-  { type: 'step'; step: ReasoningStep } | { type: 'end'; outcome: ReasoningOutcome };
+  | { type: 'step'; step: ReasoningStep }
+  | { type: 'answer-delta'; text: string }
+  | { type: 'end'; outcome: ReasoningOutcome };

@@ -1,20 +1,19 @@
 import type OpenAI from 'openai';
 import type {
-  ChatCompletion,
   ChatCompletionMessageFunctionToolCall,
   ChatCompletionMessageParam,
   ChatCompletionFunctionTool,
 } from 'openai/resources/chat/completions';
-import { z } from 'zod';
 import type { HistoryMessage } from '@fleet/a2a';
 import { AbortError, toFleetError, UpstreamError } from '@fleet/errors';
-import { toLlmError } from '@fleet/llm';
+import { streamChat, type StreamChatResult } from '@fleet/llm';
 import {
-  setLlmAttributes,
+  Attributes,
+  getTracer,
+  recordError,
   setSpanOutput,
   SpanKind,
   withSpan,
-  type LlmMessage,
   type WithSpanOptions,
 } from '@fleet/telemetry';
 import type { ReasoningTool } from '../tools';
@@ -57,13 +56,6 @@ export interface RunReasoningOptions {
   tracer?: WithSpanOptions['tracer'];
 }
 
-// Tolerant on upstream output (CONTRIBUTING.md convention 9): reasoning models send their thinking as
-// `reasoning_content` (DeepSeek, vLLM) or `reasoning` (Ollama, OpenRouter).
-const upstreamReasoningSchema = z.looseObject({
-  reasoning_content: z.string().nullish(),
-  reasoning: z.string().nullish(),
-});
-
 function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
@@ -72,23 +64,6 @@ function toolDefinitions(tools: readonly ReasoningTool[]): ChatCompletionFunctio
   return tools.map((tool) => ({
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-  }));
-}
-
-function spanMessages(messages: readonly ChatCompletionMessageParam[]): LlmMessage[] {
-  return messages.map((message) => ({
-    role: message.role,
-    content: typeof message.content === 'string' ? message.content : null,
-    ...('tool_call_id' in message ? { toolCallId: message.tool_call_id } : {}),
-    ...('tool_calls' in message && message.tool_calls
-      ? {
-          toolCalls: message.tool_calls.flatMap((call) =>
-            call.type === 'function'
-              ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }]
-              : [],
-          ),
-        }
-      : {}),
   }));
 }
 
@@ -131,9 +106,11 @@ function answerFromSteps(options: {
  * results back, and repeats until the model answers, within `maxIterations` model calls and
  * `maxTokens` tokens. The last allowed call offers no tool (`tool_choice: 'none'`) and asks for an
  * answer; when a budget runs out first, the answer says so and lists what was found. Yields every
- * step as it happens (thoughts, tool calls, tool results), then the outcome. Each model call is an
- * LLM span and each tool call a TOOL span. A tool's error goes back to the model as its result, so
- * it can correct itself.
+ * step as it happens (thoughts, tool calls, tool results), the answer's text (`answer-delta`:
+ * piece by piece while the last, tool-free call streams; in one piece from a call that offered
+ * tools, once it ended without a tool call), then the outcome. Every call streams. Each model
+ * call is an LLM span and each tool call a TOOL span. A tool's error goes back to the model as
+ * its result, so it can correct itself.
  *
  * @throws the upstream's error (`toLlmError`) when a model call fails; AbortError when `signal`
  *   aborts.
@@ -200,7 +177,10 @@ export async function* runReasoning({
     const iteration = iterations;
     const last = iteration === maxIterations;
     if (last && iteration > 1) messages.push({ role: 'user', content: LAST_STEP_NOTE });
-    const completion = await callModel({
+    // Every call streams. Without tools (the last call) the content can only be the answer, so
+    // it goes out as it comes; with tools it may be a thought before a tool call, so it waits
+    // for the end of the call and goes out as the answer only when no tool call came.
+    const called = callModel({
       client,
       model,
       messages,
@@ -210,21 +190,20 @@ export async function* runReasoning({
       signal,
       tracer,
     });
+    const live = last ? createTrimmer() : undefined;
+    let next = await called.next();
+    while (next.done !== true) {
+      const piece = live?.push(next.value) ?? '';
+      if (piece !== '') yield { type: 'answer-delta', text: piece };
+      next = await called.next();
+    }
+    const completion = next.value;
     answeredBy = completion.model || model;
     addUsage(usage, completion, messages);
 
-    const choice = completion.choices[0];
-    const message = choice?.message;
-    const content = message?.content?.trim() ?? '';
-    const upstreamThinking = upstreamReasoningSchema.safeParse(message ?? {});
-    const thinking =
-      (upstreamThinking.success
-        ? (upstreamThinking.data.reasoning_content ?? upstreamThinking.data.reasoning)
-        : undefined
-      )?.trim() ?? '';
-    const calls = (message?.tool_calls ?? []).filter(
-      (call): call is ChatCompletionMessageFunctionToolCall => call.type === 'function',
-    );
+    const content = completion.content.trim();
+    const thinking = completion.reasoning.trim();
+    const calls = completion.toolCalls;
 
     if (thinking !== '') {
       const step: ReasoningStep = { type: 'thought', iteration, text: thinking };
@@ -237,6 +216,7 @@ export async function* runReasoning({
           status: 502,
         });
       }
+      if (live === undefined) yield { type: 'answer-delta', text: content };
       yield end(content, 'answered');
       return;
     }
@@ -295,25 +275,47 @@ export async function* runReasoning({
 
 function addUsage(
   usage: ReasoningUsage,
-  completion: ChatCompletion,
+  completion: StreamChatResult,
   messages: readonly ChatCompletionMessageParam[],
 ): void {
   if (completion.usage) {
-    usage.promptTokens += completion.usage.prompt_tokens;
-    usage.completionTokens += completion.usage.completion_tokens;
-    usage.totalTokens += completion.usage.total_tokens;
+    usage.promptTokens += completion.usage.promptTokens;
+    usage.completionTokens += completion.usage.completionTokens;
+    usage.totalTokens += completion.usage.totalTokens;
     return;
   }
   // No usage from the upstream: estimate, so the token budget still holds.
   const prompt = estimateTokens(JSON.stringify(messages));
-  const completionTokens = estimateTokens(JSON.stringify(completion.choices[0]?.message ?? ''));
+  const completionTokens = estimateTokens(
+    completion.reasoning + completion.content + JSON.stringify(completion.toolCalls),
+  );
   usage.promptTokens += prompt;
   usage.completionTokens += completionTokens;
   usage.totalTokens += prompt + completionTokens;
   usage.estimated = true;
 }
 
-async function callModel(options: {
+/**
+ * `trim()` of a text that arrives in pieces: leading whitespace is dropped and trailing whitespace
+ * held until more text follows, so the pieces join to the trimmed whole.
+ */
+function createTrimmer(): { push(piece: string): string } {
+  let started = false;
+  let held = '';
+  return {
+    push(piece) {
+      let text = held + piece;
+      if (!started) text = text.trimStart();
+      const body = text.trimEnd();
+      held = text.slice(body.length);
+      if (body !== '') started = true;
+      return body;
+    },
+  };
+}
+
+/** One streamed model call in its LLM span: yields the content deltas, returns the whole call. */
+async function* callModel(options: {
   client: OpenAI;
   model: string;
   messages: ChatCompletionMessageParam[];
@@ -322,54 +324,31 @@ async function callModel(options: {
   iteration: number;
   signal: AbortSignal | undefined;
   tracer: WithSpanOptions['tracer'];
-}): Promise<ChatCompletion> {
-  const { client, model, messages, tools, last, iteration, signal, tracer } = options;
+}): AsyncGenerator<string, StreamChatResult, undefined> {
+  const { client, model, messages, tools, last, iteration, signal, tracer = getTracer() } = options;
   const toolChoice = last ? 'none' : 'auto';
-  return withSpan(
-    {
-      name: 'reasoning.llm',
-      kind: SpanKind.LLM,
-      attributes: { 'reasoning.iteration': iteration },
-      tracer,
-    },
-    async (span) => {
-      setLlmAttributes(span, {
-        model,
-        system: 'openai',
-        invocationParameters: {
-          tool_choice: toolChoice,
-          tools: tools.map((tool) => tool.function.name),
-        },
-        inputMessages: spanMessages(messages),
-      });
-      let completion: ChatCompletion;
-      try {
-        completion = await client.chat.completions.create(
-          { model, messages, tools, tool_choice: toolChoice },
-          signal ? { signal } : {},
-        );
-      } catch (error) {
-        throw toLlmError(error);
-      }
-      const choice = completion.choices[0];
-      setLlmAttributes(span, {
-        model: completion.model || model,
-        outputMessages: choice ? spanMessages([choice.message]) : [],
-        ...(choice?.finish_reason ? { finishReason: choice.finish_reason } : {}),
-        ...(completion.usage
-          ? {
-              tokenCounts: {
-                prompt: completion.usage.prompt_tokens,
-                completion: completion.usage.completion_tokens,
-                total: completion.usage.total_tokens,
-              },
-            }
-          : {}),
-      });
-      setSpanOutput(span, choice?.message.content ?? '');
-      return completion;
-    },
-  );
+  const span = tracer.startSpan('reasoning.llm', {
+    attributes: { [Attributes.SPAN_KIND]: SpanKind.LLM, 'reasoning.iteration': iteration },
+  });
+  try {
+    const completion = yield* streamChat({
+      client,
+      model,
+      messages,
+      tools,
+      toolChoice,
+      invocationParameters: { tools: tools.map((tool) => tool.function.name) },
+      signal,
+      span,
+    });
+    setSpanOutput(span, completion.content);
+    return completion;
+  } catch (error) {
+    recordError(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 async function runTool(options: {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AgentContext, AgentExecute } from '@fleet/a2a/server';
 import {
   completed,
@@ -5,7 +6,8 @@ import {
   failed,
   plural,
   rejected,
-  result,
+  resultChunks,
+  resultEnd,
   working,
   type AgentEvents,
 } from '@fleet/agent-kit';
@@ -61,7 +63,8 @@ function summary(research: Research): string {
  * The web agent (docs/architecture.md §4): one task per message. It reads the question (text part) and
  * the fleet node input, chooses the mode (the plan's skill, or the question's words: URLs to read,
  * news, depth), searches through the configured provider, reads the top pages under the address
- * guard and answers with `[n]` citations. The `result` artifact: the answer text and the data part
+ * guard and answers with `[n]` citations. The `result` artifact: the answer text, streamed in
+ * chunks while the model writes it, and (in the last chunk, with the whole text) the data part
  * (`webResultDataSchema`: sources, results, pages). With no provider configured a search task
  * FAILS with how to configure one; a refused or unreadable URL in `read` mode FAILS with the
  * reason; an empty or malformed message is REJECTED. Cancellation stops the search, the fetches
@@ -83,13 +86,18 @@ export function createWebAgent({ researcher }: CreateWebAgentOptions): AgentExec
     const mode = chooseMode({ text: question, skill: node?.skill });
     try {
       yield working(workingMessage(mode));
-      const research = await researcher.research({
-        question,
-        mode,
-        context: dependencyContext(node),
-        signal: context.signal,
-      });
-      yield result(research.answer.text, resultData(research));
+      // The answer streams as chunks of the `result` artifact; the last chunk holds it whole.
+      const artifactId = randomUUID();
+      const research = yield* resultChunks(
+        artifactId,
+        researcher.stream({
+          question,
+          mode,
+          context: dependencyContext(node),
+          signal: context.signal,
+        }),
+      );
+      yield resultEnd(artifactId, research.answer.text, resultData(research));
       yield completed(summary(research));
     } catch (error) {
       if (context.signal.aborted) throw error;

@@ -1,7 +1,12 @@
 import type OpenAI from 'openai';
-import { answerWithSources, renderSourcesPrompt, type NumberedSource } from '@fleet/llm';
+import {
+  answerWithSources,
+  renderSourcesPrompt,
+  streamAnswerWithSources,
+  type NumberedSource,
+} from '@fleet/llm';
 import type { WithSpanOptions } from '@fleet/telemetry';
-import { keepCitedSources } from './keep-cited-sources';
+import { createCitationTidier, keepCitedSources } from './keep-cited-sources';
 import type { AnswerContext, SourceMaterial, WebAnswer } from './web-source';
 
 /** The system prompt of the answer call. */
@@ -79,4 +84,55 @@ export async function answerWithLlm({
       answeredBy: 'llm',
     }),
   });
+}
+
+/**
+ * {@link answerWithLlm}, streamed: yields the answer in pieces as the model writes it, its
+ * markers renumbered in first-cited order and tidied as {@link keepCitedSources} does, and returns
+ * the whole answer (its `text` is the pieces joined) with the cited sources in marker order.
+ *
+ * @throws the LLM call's error (`toLlmError`), also after some pieces, or an Error for an empty
+ *   answer: the caller falls back to the extractive answer.
+ * @example
+ * const answer = yield* resultChunks(artifactId, streamAnswerWithLlm({ client, model, question, materials }));
+ */
+export async function* streamAnswerWithLlm({
+  client,
+  model,
+  question,
+  materials,
+  context = [],
+  signal,
+  tracer,
+}: AnswerWithLlmOptions): AsyncGenerator<string, WebAnswer, undefined> {
+  const stream = streamAnswerWithSources({
+    client,
+    model,
+    instructions: WEB_ANSWER_INSTRUCTIONS,
+    question,
+    sources: materials.map(numberedSource),
+    context,
+    spanName: 'web.answer',
+    trimRemoved: false,
+    signal,
+    tracer,
+  });
+  const tidy = createCitationTidier();
+  let text = '';
+  let next = await stream.next();
+  while (next.done !== true) {
+    const piece = tidy.push(next.value);
+    if (piece !== '') {
+      text += piece;
+      yield piece;
+    }
+    next = await stream.next();
+  }
+  text += tidy.end();
+  const { cited } = next.value;
+  return {
+    text,
+    sources: cited.flatMap((number) => materials[number - 1]?.source ?? []),
+    answeredBy: 'llm',
+  };
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
 import { createRecordingTracer } from '@fleet/testing';
-import { composeExtractiveAnswer } from './compose-extractive-answer';
+import { composeExtractiveAnswer, splitQuestion } from './compose-extractive-answer';
 import { createWebAnswerer } from './create-answerer';
 import { keepCitedSources } from './keep-cited-sources';
 import type { SourceMaterial, WebSource } from './web-source';
@@ -34,7 +34,7 @@ describe('keepCitedSources', () => {
 });
 
 describe('composeExtractiveAnswer', () => {
-  it('quotes the best sentence of each matching source, cited, and keeps only cited sources', () => {
+  it('quotes the best sentence of each matching source as prose, cited, only cited sources kept', () => {
     const answer = composeExtractiveAnswer({
       question: 'When was Node.js 22 released?',
       query: 'Node.js 22 release',
@@ -42,7 +42,7 @@ describe('composeExtractiveAnswer', () => {
     });
     expect(answer.answeredBy).toBe('extractive');
     expect(answer.text).toBe(
-      'From the web (search: "Node.js 22 release"):\n- Node.js 22 was released on 24 April 2024 by the Node.js project [1].\n- The Node.js 22 release enables require of ES modules and ships V8 12.4 [2].',
+      'Node.js 22 was released on 24 April 2024 by the Node.js project [1]. The Node.js 22 release enables require of ES modules and ships V8 12.4 [2].',
     );
     expect(answer.sources.map((entry) => entry.title)).toEqual(['alpha', 'gamma']);
   });
@@ -54,13 +54,80 @@ describe('composeExtractiveAnswer', () => {
       materials: MATERIALS,
     });
     expect(answer.sources).toHaveLength(3);
-    expect(answer.text).toContain('[3]');
+    expect(answer.text).toBe(
+      'The pages found may not answer this directly; they open with: alpha snippet [1]. beta snippet [2]. gamma snippet [3].',
+    );
     const empty = composeExtractiveAnswer({ question: 'x', query: 'x', materials: [] });
     expect(empty).toEqual({
       text: 'The web search for "x" found nothing to answer with.',
       sources: [],
       answeredBy: 'extractive',
     });
+  });
+});
+
+describe('composeExtractiveAnswer with a question of several parts', () => {
+  const page = (name: string, text: string): SourceMaterial => ({
+    source: { ...source(name), snippet: '' },
+    text,
+  });
+  const PAGES: SourceMaterial[] = [
+    page(
+      'kestrel-launch',
+      'Kestrel 9 is a two-stage rocket built by Aurora Launch Systems in Lisbon. The Kestrel 9 rocket first reached orbit on 3 February 2031 from the Azores spaceport.',
+    ),
+    page(
+      'kestrel-payload',
+      'The first flight carried a 1.2 tonne technology demonstrator. Aurora plans twelve flights in 2032.',
+    ),
+    page('falcon-news', 'The Falcon 12 rocket is built by Meridian Space and first flew in 2029.'),
+  ];
+
+  it('answers each part with its own sentence and citation, in the order asked', () => {
+    const answer = composeExtractiveAnswer({
+      question: 'When did the Kestrel 9 rocket first reach orbit and who built it?',
+      query: 'Kestrel 9 rocket',
+      materials: PAGES,
+    });
+    expect(answer.text).toBe(
+      'The Kestrel 9 rocket first reached orbit on 3 February 2031 from the Azores spaceport [1]. Kestrel 9 is a two-stage rocket built by Aurora Launch Systems in Lisbon [1].',
+    );
+    expect(answer.sources.map((entry) => entry.title)).toEqual(['kestrel-launch']);
+  });
+
+  it('says which part the pages do not answer', () => {
+    const answer = composeExtractiveAnswer({
+      question:
+        'How heavy was the technology demonstrator on the first flight? What fuel does it burn?',
+      query: 'Kestrel 9 payload',
+      materials: PAGES,
+    });
+    expect(answer.text).toMatch(
+      /^The first flight carried a 1\.2 tonne technology demonstrator \[1\]\./,
+    );
+    expect(answer.text).toMatch(
+      /I found nothing on the pages that answers “What fuel does it burn\?”$/,
+    );
+    expect(answer.sources.map((entry) => entry.title)).toEqual(['kestrel-payload']);
+  });
+});
+
+describe('splitQuestion', () => {
+  it('splits sub-questions and clauses that open a new question, and ignores URLs', () => {
+    expect(splitQuestion('When was Node.js 22 released and what does it change?')).toEqual([
+      'When was Node.js 22 released',
+      'what does it change',
+    ]);
+    expect(splitQuestion('Who makes it; when is it due')).toEqual([
+      'Who makes it',
+      'when is it due',
+    ]);
+    expect(splitQuestion('When was Node.js 22 released? See https://nodejs.org/en/blog')).toEqual([
+      'When was Node.js 22 released and See',
+    ]);
+    expect(splitQuestion('What do schools and universities pay?')).toEqual([
+      'What do schools and universities pay',
+    ]);
   });
 });
 

@@ -27,23 +27,165 @@ export function splitSentences(text: string): string[] {
     .filter((sentence) => sentence.length >= 20 && sentence.length <= 400);
 }
 
+// The RAG agent splits questions the same way (services/rag-agent/src/text/split-question.ts);
+// services share no code but packages, so the rule is repeated here.
+const WH_WORDS = 'what|who|whom|whose|when|where|why|which|how';
+const AUXILIARIES =
+  'is|are|was|were|does|do|did|can|could|will|would|should|shall|has|have|had|must|may|might';
+const CLAUSE_START = `(?:also\\s+)?(?:(?:in|within|for|from|to|by|at|on|since|until|after|before|with|under|of)\\s+)?(?:${WH_WORDS}|${AUXILIARIES})\\b`;
+const SUB_QUESTION = new RegExp(`[?;]+|\\n+|\\.\\s+(?=${CLAUSE_START})`, 'i');
+const CONJUNCTION = new RegExp(
+  `\\s*,?\\s+(?:and|but|or|as\\s+well\\s+as|plus)\\s+(?=${CLAUSE_START})`,
+  'gi',
+);
+const COMMA = new RegExp(`\\s*,\\s+(?=${CLAUSE_START})`, 'gi');
+const STARTS_AS_QUESTION = new RegExp(`^${CLAUSE_START}`, 'i');
+/** Request words that carry no subject: a part of only these is joined to its neighbour. */
+const REQUEST_WORDS = new Set(['see', 'check', 'read', 'explain', 'describe', 'summarize', 'list']);
+/** Most parts a question is split into; the rest is joined to the last. */
+const MAX_PARTS = 4;
+
+function splitAt(text: string, pattern: RegExp): string[] {
+  return text
+    .split(pattern)
+    .map((piece) => piece.trim())
+    .filter((piece) => piece !== '');
+}
+
+/**
+ * The parts of a question that asks several things: sub-questions separated by `?`, `;` or a full
+ * stop, and clauses joined by "and"/"or"/"but" (or a comma between two questions) when what follows
+ * opens a question of its own ("… and who makes it"). URLs are left out, and a part with no words
+ * of its own ("and why", "See") is joined to its neighbour.
+ *
+ * @example
+ * splitQuestion('When was Node.js 22 released and what does it change?');
+ * // ['When was Node.js 22 released', 'what does it change']
+ */
+export function splitQuestion(question: string): string[] {
+  // A URL in the question says which page to read, not what to ask.
+  const pieces = splitAt(question.replace(/\bhttps?:\/\/\S+/gi, ' '), SUB_QUESTION).flatMap(
+    (sentence) =>
+      splitAt(sentence, CONJUNCTION).flatMap((clause) => {
+        const commaParts = splitAt(clause, COMMA);
+        return commaParts.every((part) => STARTS_AS_QUESTION.test(part)) ? commaParts : [clause];
+      }),
+  );
+  const parts: string[] = [];
+  let pending = '';
+  for (const piece of pieces) {
+    const text = pending === '' ? piece : `${pending} and ${piece}`;
+    if (contentWords(text).some((word) => !REQUEST_WORDS.has(word))) {
+      parts.push(text.replace(/[\s.,!]+$/, ''));
+      pending = '';
+    } else {
+      pending = text;
+    }
+  }
+  if (pending !== '') {
+    if (parts.length === 0) parts.push(pending.replace(/[\s.,!]+$/, ''));
+    else parts[parts.length - 1] = `${parts.at(-1) ?? ''} and ${pending}`;
+  }
+  if (parts.length > MAX_PARTS) {
+    return [...parts.slice(0, MAX_PARTS - 1), parts.slice(MAX_PARTS - 1).join(' and ')];
+  }
+  return parts.length === 0 ? [question.trim()] : parts;
+}
+
 interface Pick {
   source: number;
   sentence: string;
   score: number;
 }
 
-/** Most sources an extractive answer quotes. */
+/** Most sources an extractive answer quotes for a question of one part. */
 const MAX_QUOTED = 4;
+/** Most sentences quoted for one part of a question that asks several things. */
+const PER_PART = 2;
+/** Share of a part's best score a further sentence for that part needs. */
+const MULTI_PART_FOCUS = 0.7;
+/** How much a word of an earlier part counts ("Node.js 22" in "what does it change"). */
+const CONTEXT_WEIGHT = 0.35;
+/** Share of its own words a sentence must contain to answer one part of several. */
+const PART_COVERAGE = 0.4;
+/** Longest answer, in characters; later sentences are left out. */
+const MAX_ANSWER_LENGTH = 1600;
 
 /**
- * The offline answer (docs/architecture.md §8): for each source, the sentence of its page text (or
- * snippet) that shares the most words with the question, cited `[n]`, best sources first. When no
- * sentence shares a word, the top results' snippets are quoted. No model, no invented text.
+ * What a part of a question is about, for the parts after it that refer back ("it"): its names and
+ * codes ("Kestrel 9"), or all its words when it has none.
+ */
+function subjectWords(part: string): string[] {
+  const names = (part.match(/[\p{L}\p{N}][\p{L}\p{N}.-]*/gu) ?? [])
+    .slice(1)
+    .filter((word) => /^\p{Lu}|\d/u.test(word));
+  const words = contentWords(names.join(' '));
+  return words.length > 0 ? words : contentWords(part);
+}
+
+/** The marker goes before a final full stop: "… in 2024 [1]." */
+function cite(pick: Pick): string {
+  const sentence = pick.sentence.trim().replace(/\[\d+(?:\s*,\s*\d+)*\]/g, '');
+  const match = /^(.*?)([.!?]*)$/s.exec(sentence);
+  const body = (match?.[1] ?? sentence).replace(/[\s,;:]+$/, '');
+  const end = match?.[2] === '' || match?.[2] === undefined ? '.' : match[2];
+  return `${body} [${pick.source}]${end}`;
+}
+
+/**
+ * Each source's best sentence for a part: the most words of the part (plus a third for each word
+ * of `context`), with at least `coverage` of the part's own words; best first.
+ */
+function bestPerSource({
+  sentences,
+  own,
+  context,
+  coverage,
+}: {
+  sentences: readonly string[][];
+  own: ReadonlySet<string>;
+  context: ReadonlySet<string>;
+  coverage: number;
+}): Pick[] {
+  const picks: Pick[] = [];
+  sentences.forEach((candidates, index) => {
+    let best: Pick | undefined;
+    for (const sentence of candidates) {
+      const words = new Set(contentWords(sentence));
+      let matched = 0;
+      for (const term of own) if (words.has(term)) matched += 1;
+      if (matched === 0 || matched < coverage * own.size) continue;
+      let score = matched;
+      for (const term of context) if (words.has(term)) score += CONTEXT_WEIGHT;
+      if (best === undefined || score > best.score) best = { source: index + 1, sentence, score };
+    }
+    if (best) picks.push(best);
+  });
+  return picks.sort((left, right) => right.score - left.score || left.source - right.source);
+}
+
+/** A part of the question restated for "I found nothing … that answers …". */
+function quotePart(part: string): string {
+  const text = part.trim().replace(/[?.!\s]+$/, '');
+  return `“${text.charAt(0).toUpperCase()}${text.slice(1)}?”`;
+}
+
+/**
+ * The offline answer (docs/architecture.md §8), as prose: the pages' own sentences, each cited
+ * `[n]`, joined into one paragraph. The question is split into its parts (`splitQuestion`). A
+ * question of one part gets, for each source, the sentence of its page text (or snippet) that
+ * shares the most words with the question, best sources first, at most four, in source order. A
+ * question of several parts is answered part by part, in order: for each, the best sentence of
+ * each source (counting the earlier parts' subjects, their names, a third, and only sentences with 40% of the
+ * part's own words), at most two sentences per part (the second within 70% of the best's score and naming the
+ * earlier parts' subjects as the best does), none quoted twice; a part no sentence answers
+ * is named ("I found nothing on the pages that answers “…?”"). The answer stops at 1600
+ * characters. When no sentence shares a word, the top results' snippets are quoted and the answer
+ * says the pages may not answer the question. No model, no invented text.
  *
  * @example
  * composeExtractiveAnswer({ question: 'When was Node 22 released?', query, materials }).text;
- * // 'From the web (search: "Node 22 release"):\n- Node.js 22 was released on 24 April 2024 [1]'
+ * // 'Node.js 22 was released on 24 April 2024 [1].'
  */
 export function composeExtractiveAnswer({
   question,
@@ -51,31 +193,68 @@ export function composeExtractiveAnswer({
   materials,
 }: {
   question: string;
-  /** What was searched, for the lead line; undefined when pages were read directly. */
+  /** What was searched, for the answer when nothing was found; undefined when pages were read. */
   query: string | undefined;
   materials: readonly SourceMaterial[];
 }): WebAnswer {
   const sources = materials.map((material) => material.source);
-  const terms = new Set(contentWords(question));
-  const picks: Pick[] = [];
-  materials.forEach((material, index) => {
-    const candidates = splitSentences(`${material.source.snippet}\n${material.text}`);
-    let best: Pick | undefined;
-    for (const sentence of candidates) {
-      const words = new Set(contentWords(sentence));
-      let score = 0;
-      for (const term of terms) if (words.has(term)) score += 1;
-      if (score > 0 && (best === undefined || score > best.score))
-        best = { source: index + 1, sentence, score };
+  const sentences = materials.map((material) =>
+    splitSentences(`${material.source.snippet}\n${material.text}`),
+  );
+  const parts = splitQuestion(question);
+  const several = parts.length > 1;
+  const quoted: string[] = [];
+  const used = new Set<string>();
+  let answeredParts = 0;
+  let length = 0;
+  const add = (pick: Pick) => {
+    const text = cite(pick);
+    if (length > 0 && length + text.length > MAX_ANSWER_LENGTH) return;
+    used.add(pick.sentence);
+    quoted.push(text);
+    length += text.length + 1;
+  };
+  parts.forEach((part, index) => {
+    const own = new Set(contentWords(part));
+    // "who built it" refers back: the earlier parts' subjects say what "it" is.
+    const context = new Set(
+      parts
+        .slice(0, index)
+        .flatMap(subjectWords)
+        .filter((word) => !own.has(word)),
+    );
+    const picks = bestPerSource({
+      sentences,
+      own,
+      context: several ? context : new Set(),
+      coverage: several ? PART_COVERAGE : 0,
+    });
+    if (picks.length === 0) {
+      if (several) quoted.push(`I found nothing on the pages that answers ${quotePart(part)}`);
+      return;
     }
-    if (best) picks.push(best);
+    answeredParts += 1;
+    if (!several) {
+      for (const pick of picks.slice(0, MAX_QUOTED).sort((a, b) => a.source - b.source)) add(pick);
+      return;
+    }
+    // The best sentence was quoted for an earlier part: it answers this one too.
+    if (used.has(picks[0]?.sentence ?? '')) return;
+    // Another rocket's maker is not this one's: a further sentence names the subject as the best.
+    const names = (pick: Pick) => contentWords(pick.sentence).filter((word) => context.has(word));
+    const best = picks[0] ?? { source: 0, sentence: '', score: 0 };
+    const subject = new Set(names(best)).size;
+    const further = picks.filter(
+      (entry, position) =>
+        !used.has(entry.sentence) &&
+        (position === 0 ||
+          (entry.score >= MULTI_PART_FOCUS * best.score && new Set(names(entry)).size >= subject)),
+    );
+    for (const pick of further.slice(0, PER_PART)) add(pick);
   });
-  let chosen = picks
-    .sort((left, right) => right.score - left.score || left.source - right.source)
-    .slice(0, MAX_QUOTED)
-    .sort((left, right) => left.source - right.source);
-  if (chosen.length === 0) {
-    chosen = materials
+
+  if (answeredParts === 0) {
+    const openings = materials
       .slice(0, 3)
       .map((material, index) => ({
         source: index + 1,
@@ -83,27 +262,21 @@ export function composeExtractiveAnswer({
         score: 0,
       }))
       .filter((pick) => pick.sentence !== '');
+    if (openings.length === 0) {
+      return {
+        text:
+          query === undefined
+            ? 'The pages had no readable text.'
+            : `The web search for "${query}" found nothing to answer with.`,
+        sources: [],
+        answeredBy: 'extractive',
+      };
+    }
+    const text = `The pages found may not answer this directly; they open with: ${openings.map(cite).join(' ')}`;
+    return { ...keepCitedSources({ text, sources }), answeredBy: 'extractive' };
   }
-  const lead = query === undefined ? 'From the pages read:' : `From the web (search: "${query}"):`;
-  if (chosen.length === 0) {
-    return {
-      text:
-        query === undefined
-          ? 'The pages had no readable text.'
-          : `The web search for "${query}" found nothing to answer with.`,
-      sources: [],
-      answeredBy: 'extractive',
-    };
-  }
-  // The marker goes before a final full stop: "… in 2024 [1]."
-  const lines = chosen.map((pick) => {
-    const sentence = pick.sentence.trim();
-    return sentence.endsWith('.')
-      ? `- ${sentence.slice(0, -1)} [${pick.source}].`
-      : `- ${sentence} [${pick.source}]`;
-  });
   return {
-    ...keepCitedSources({ text: `${lead}\n${lines.join('\n')}`, sources }),
+    ...keepCitedSources({ text: quoted.join(' '), sources }),
     answeredBy: 'extractive',
   };
 }

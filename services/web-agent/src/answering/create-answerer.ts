@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import { withExtractiveFallback } from '@fleet/llm';
 import type { WithSpanOptions } from '@fleet/telemetry';
-import { answerWithLlm } from './answer-with-llm';
+import { answerWithLlm, streamAnswerWithLlm } from './answer-with-llm';
 import { composeExtractiveAnswer } from './compose-extractive-answer';
 import type { AnswerContext, SourceMaterial, WebAnswer } from './web-source';
 
@@ -10,16 +10,26 @@ interface WarnLogger {
   warn(object: Record<string, unknown>, message: string): void;
 }
 
+/** What a {@link WebAnswerer} answers from. */
+export interface WebAnswerInput {
+  question: string;
+  /** What was searched; undefined when pages were read directly. */
+  query: string | undefined;
+  materials: readonly SourceMaterial[];
+  context?: readonly AnswerContext[];
+  signal?: AbortSignal | undefined;
+}
+
 /** Writes cited answers from search results and pages. */
 export interface WebAnswerer {
-  answer(options: {
-    question: string;
-    /** What was searched; undefined when pages were read directly. */
-    query: string | undefined;
-    materials: readonly SourceMaterial[];
-    context?: readonly AnswerContext[];
-    signal?: AbortSignal | undefined;
-  }): Promise<WebAnswer>;
+  answer(options: WebAnswerInput): Promise<WebAnswer>;
+  /**
+   * The same answer, streamed: yields the text in pieces while the model writes it and returns the
+   * whole answer, whose `text` the pieces join to, unless the model failed part-way and the
+   * extractive answer replaces them (`llmError` says why). Nothing is yielded for an extractive
+   * answer.
+   */
+  stream(options: WebAnswerInput): AsyncGenerator<string, WebAnswer, undefined>;
 }
 
 /**
@@ -51,6 +61,19 @@ export function createWebAnswerer({
         onFallback: (error) =>
           logger?.warn({ err: error }, 'web answer: the LLM failed; answering extractively'),
       });
+    },
+    async *stream({ question, query, materials, context = [], signal }) {
+      if (llm === undefined || materials.length === 0) {
+        return composeExtractiveAnswer({ question, query, materials });
+      }
+      try {
+        return yield* streamAnswerWithLlm({ ...llm, question, materials, context, signal, tracer });
+      } catch (error) {
+        if (signal?.aborted === true) throw error;
+        logger?.warn({ err: error }, 'web answer: the LLM failed; answering extractively');
+        const llmError = error instanceof Error ? error.message : String(error);
+        return { ...composeExtractiveAnswer({ question, query, materials }), llmError };
+      }
     },
   };
 }

@@ -31,3 +31,34 @@ export function keepCitedSources({
     sources: cited.flatMap((number) => sources[number - 1] ?? []),
   };
 }
+
+/**
+ * The tidying of {@link keepCitedSources} for a text that arrives in pieces: spaces before
+ * punctuation or doubled are removed and the whole is trimmed, holding back only trailing
+ * whitespace (what follows decides whether it stays). The pieces it returns join to what the
+ * tidying of the whole text gives.
+ *
+ * @example
+ * const tidy = createCitationTidier();
+ * tidy.push('X '); // 'X'
+ * tidy.push('. Y'); // '. Y'
+ */
+export function createCitationTidier(): { push(piece: string): string; end(): string } {
+  let started = false;
+  let held = '';
+  return {
+    push(piece) {
+      let text = held + piece;
+      if (!started) text = text.trimStart();
+      const body = text.trimEnd();
+      held = text.slice(body.length);
+      if (body === '') return '';
+      started = true;
+      return body.replace(/ +([.,;:!?])/g, '$1').replace(/ {2,}/g, ' ');
+    },
+    end() {
+      held = '';
+      return '';
+    },
+  };
+}

@@ -39,14 +39,22 @@ export interface Research {
   answer: WebAnswer;
 }
 
+/** What a {@link Researcher} is asked. */
+export interface ResearchRequest {
+  question: string;
+  mode: ResearchMode;
+  context?: readonly AnswerContext[];
+  signal?: AbortSignal | undefined;
+}
+
 /** Researches a question: search, read pages, answer. */
 export interface Researcher {
-  research(options: {
-    question: string;
-    mode: ResearchMode;
-    context?: readonly AnswerContext[];
-    signal?: AbortSignal | undefined;
-  }): Promise<Research>;
+  research(options: ResearchRequest): Promise<Research>;
+  /**
+   * The same research, its answer streamed: yields the answer's text in pieces while the model
+   * writes it (see `WebAnswerer.stream`), then returns the research.
+   */
+  stream(options: ResearchRequest): AsyncGenerator<string, Research, undefined>;
 }
 
 /** Options for {@link createResearcher}. */
@@ -164,71 +172,84 @@ export function createResearcher({
     );
   }
 
-  return {
-    async research({ question, mode, context = [], signal }) {
-      if (mode === 'read') {
-        const pages = await readAll(urlsIn(question), signal);
-        const read = pages.filter((page) => page.readable !== undefined);
-        if (read.length === 0) {
-          throw pages[0]?.error ?? new ServiceUnavailableError('The task names no URL to read.');
-        }
-        const materials: SourceMaterial[] = read.map(({ report, readable }) => ({
-          source: {
-            title: readable?.title ?? report.url,
-            url: report.finalUrl ?? report.url,
-            snippet: readable?.excerpt ?? snippetOf(readable?.text ?? ''),
-            ...(readable?.publishedTime === undefined
-              ? {}
-              : { publishedDate: readable.publishedTime }),
-            fetched: true,
-          },
-          text: readable?.text ?? '',
-        }));
-        const answer = await answerer.answer({
-          question,
-          query: undefined,
-          materials,
-          context,
-          signal,
-        });
-        return {
-          mode,
-          query: undefined,
-          provider: undefined,
-          results: [],
-          pages: pages.map((page) => page.report),
-          answer,
-        };
+  async function* stream({
+    question,
+    mode,
+    context = [],
+    signal,
+  }: ResearchRequest): AsyncGenerator<string, Research, undefined> {
+    if (mode === 'read') {
+      const pages = await readAll(urlsIn(question), signal);
+      const read = pages.filter((page) => page.readable !== undefined);
+      if (read.length === 0) {
+        throw pages[0]?.error ?? new ServiceUnavailableError('The task names no URL to read.');
       }
-      const query = deriveQuery(question);
-      const response = await search(query, mode, signal);
-      const toRead = mode === 'deep' ? Math.min(10, fetchPages * 2) : fetchPages;
-      const pages = await readAll(
-        response.results.slice(0, toRead).map((result) => result.url),
+      const materials: SourceMaterial[] = read.map(({ report, readable }) => ({
+        source: {
+          title: readable?.title ?? report.url,
+          url: report.finalUrl ?? report.url,
+          snippet: readable?.excerpt ?? snippetOf(readable?.text ?? ''),
+          ...(readable?.publishedTime === undefined
+            ? {}
+            : { publishedDate: readable.publishedTime }),
+          fetched: true,
+        },
+        text: readable?.text ?? '',
+      }));
+      const answer = yield* answerer.stream({
+        question,
+        query: undefined,
+        materials,
+        context,
         signal,
-      );
-      const byUrl = new Map(pages.map((page) => [page.url, page]));
-      const materials: SourceMaterial[] = response.results.map((result) => {
-        const readable = byUrl.get(result.url)?.readable;
-        const text = readable?.text || result.rawContent || result.snippet;
-        const source: WebSource = {
-          title: result.title,
-          url: result.url,
-          snippet: result.snippet || snippetOf(text),
-          ...(result.publishedDate === undefined ? {} : { publishedDate: result.publishedDate }),
-          fetched: readable !== undefined,
-        };
-        return { source, text };
       });
-      const answer = await answerer.answer({ question, query, materials, context, signal });
       return {
         mode,
-        query,
-        provider: response.provider,
-        results: response.results.map(({ rawContent: _raw, ...result }) => result),
+        query: undefined,
+        provider: undefined,
+        results: [],
         pages: pages.map((page) => page.report),
         answer,
       };
+    }
+    const query = deriveQuery(question);
+    const response = await search(query, mode, signal);
+    const toRead = mode === 'deep' ? Math.min(10, fetchPages * 2) : fetchPages;
+    const pages = await readAll(
+      response.results.slice(0, toRead).map((result) => result.url),
+      signal,
+    );
+    const byUrl = new Map(pages.map((page) => [page.url, page]));
+    const materials: SourceMaterial[] = response.results.map((result) => {
+      const readable = byUrl.get(result.url)?.readable;
+      const text = readable?.text || result.rawContent || result.snippet;
+      const source: WebSource = {
+        title: result.title,
+        url: result.url,
+        snippet: result.snippet || snippetOf(text),
+        ...(result.publishedDate === undefined ? {} : { publishedDate: result.publishedDate }),
+        fetched: readable !== undefined,
+      };
+      return { source, text };
+    });
+    const answer = yield* answerer.stream({ question, query, materials, context, signal });
+    return {
+      mode,
+      query,
+      provider: response.provider,
+      results: response.results.map(({ rawContent: _raw, ...result }) => result),
+      pages: pages.map((page) => page.report),
+      answer,
+    };
+  }
+
+  return {
+    async research(request) {
+      const run = stream(request);
+      let next = await run.next();
+      while (next.done !== true) next = await run.next();
+      return next.value;
     },
+    stream,
   };
 }

@@ -6,6 +6,7 @@ export type {
   ReportedResult,
   Research,
   Researcher,
+  ResearchRequest,
 } from './create-researcher';
 export { chooseMode, deriveQuery, urlsIn } from './derive-query';
 export type { ResearchMode } from './derive-query';

@@ -1,0 +1,185 @@
+import type OpenAI from 'openai';
+import type {
+  ChatCompletionChunk,
+  ChatCompletionFunctionTool,
+  ChatCompletionMessageFunctionToolCall,
+  ChatCompletionMessageParam,
+  ChatCompletionToolChoiceOption,
+} from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import { setLlmAttributes, type Span } from '@fleet/telemetry';
+import { toLlmMessage, type TokenUsage } from './complete-chat';
+import { toLlmError } from './to-llm-error';
+
+/** Options for {@link streamChat}. */
+export interface StreamChatOptions {
+  client: OpenAI;
+  model: string;
+  messages: readonly ChatCompletionMessageParam[];
+  temperature?: number | undefined;
+  /** Sent as `max_tokens`. */
+  maxTokens?: number | undefined;
+  /** Function tools the model may call; their calls are assembled from the deltas. */
+  tools?: readonly ChatCompletionFunctionTool[] | undefined;
+  toolChoice?: ChatCompletionToolChoiceOption | undefined;
+  /** Recorded beside temperature and max_tokens as invocation parameters. */
+  invocationParameters?: Record<string, unknown>;
+  signal?: AbortSignal | undefined;
+  /** The caller's LLM span: it gets the model, messages, the whole answer and token counts. */
+  span: Span;
+}
+
+/** What {@link streamChat} returns once the stream has ended. */
+export interface StreamChatResult {
+  /** The content deltas joined, exactly as they came ('' when there were none). */
+  content: string;
+  /** Reasoning text (`reasoning_content` or `reasoning` deltas), '' when none came. */
+  reasoning: string;
+  toolCalls: ChatCompletionMessageFunctionToolCall[];
+  finishReason: string | undefined;
+  /** Undefined when the upstream sent no usage chunk (some servers ignore `include_usage`). */
+  usage: TokenUsage | undefined;
+  /** The model the upstream named, or the one asked for. */
+  model: string;
+}
+
+// Tolerant on upstream output (CONTRIBUTING.md convention 9): thinking arrives as
+// `reasoning_content` (DeepSeek, vLLM) or `reasoning` (Ollama, OpenRouter).
+const reasoningDeltaSchema = z.looseObject({
+  reasoning_content: z.string().nullish(),
+  reasoning: z.string().nullish(),
+});
+
+interface PartialToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/**
+ * One streamed chat completion (`stream: true`, `stream_options.include_usage`), recorded on the
+ * caller's LLM span like {@link completeChat}: yields each content delta as it arrives and returns
+ * the whole answer, the tool calls assembled from their deltas, the finish reason and the usage
+ * (undefined when the server sent none). Failures, before or during the stream, become the fleet's
+ * typed errors.
+ *
+ * @throws UpstreamError, UpstreamTimeoutError, ConnectionError or AbortError (see `toLlmError`)
+ * @example
+ * const stream = streamChat({ client, model, messages, temperature: 0.1, signal, span });
+ * let next = await stream.next();
+ * while (next.done !== true) { process.stdout.write(next.value); next = await stream.next(); }
+ * const { content, usage } = next.value;
+ */
+export async function* streamChat({
+  client,
+  model,
+  messages,
+  temperature,
+  maxTokens,
+  tools,
+  toolChoice,
+  invocationParameters = {},
+  signal,
+  span,
+}: StreamChatOptions): AsyncGenerator<string, StreamChatResult, undefined> {
+  setLlmAttributes(span, {
+    model,
+    system: 'openai',
+    invocationParameters: {
+      ...(temperature === undefined ? {} : { temperature }),
+      ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+      ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
+      stream: true,
+      ...invocationParameters,
+    },
+    inputMessages: messages.map(toLlmMessage),
+  });
+  let content = '';
+  let reasoning = '';
+  let finishReason: string | undefined;
+  let usage: TokenUsage | undefined;
+  let answeredBy = model;
+  const calls = new Map<number, PartialToolCall>();
+  try {
+    const stream = await client.chat.completions.create(
+      {
+        model,
+        messages: [...messages],
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(temperature === undefined ? {} : { temperature }),
+        ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+        ...(tools === undefined || tools.length === 0 ? {} : { tools: [...tools] }),
+        ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
+      },
+      signal ? { signal } : {},
+    );
+    for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+      if (chunk.model) answeredBy = chunk.model;
+      if (chunk.usage) {
+        usage = {
+          promptTokens: chunk.usage.prompt_tokens,
+          completionTokens: chunk.usage.completion_tokens,
+          totalTokens: chunk.usage.total_tokens,
+        };
+      }
+      const choice = chunk.choices[0];
+      if (choice === undefined) continue;
+      if (choice.finish_reason) finishReason = choice.finish_reason;
+      const { delta } = choice;
+      const thinking = reasoningDeltaSchema.safeParse(delta);
+      if (thinking.success) {
+        reasoning += thinking.data.reasoning_content ?? thinking.data.reasoning ?? '';
+      }
+      for (const call of delta.tool_calls ?? []) {
+        const known = calls.get(call.index) ?? { id: '', name: '', arguments: '' };
+        if (call.id) known.id = call.id;
+        if (call.function?.name) known.name += call.function.name;
+        if (call.function?.arguments) known.arguments += call.function.arguments;
+        calls.set(call.index, known);
+      }
+      if (typeof delta.content === 'string' && delta.content !== '') {
+        content += delta.content;
+        yield delta.content;
+      }
+    }
+  } catch (error) {
+    throw toLlmError(error);
+  }
+  const toolCalls = [...calls.entries()]
+    .sort(([left], [right]) => left - right)
+    .map(([, call]): ChatCompletionMessageFunctionToolCall => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
+  setLlmAttributes(span, {
+    model: answeredBy,
+    outputMessages: [
+      {
+        role: 'assistant',
+        content,
+        ...(toolCalls.length === 0
+          ? {}
+          : {
+              toolCalls: toolCalls.map((call) => ({
+                id: call.id,
+                name: call.function.name,
+                arguments: call.function.arguments,
+              })),
+            }),
+      },
+    ],
+    ...(finishReason === undefined ? {} : { finishReason }),
+    ...(usage
+      ? {
+          tokenCounts: {
+            prompt: usage.promptTokens,
+            completion: usage.completionTokens,
+            total: usage.totalTokens,
+          },
+        }
+      : {}),
+  });
+  return { content, reasoning, toolCalls, finishReason, usage, model: answeredBy };
+}

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createSessionStore, type SessionStore } from '@fleet/sessions';
+import { Redis } from 'ioredis';
+import { createSessionWriter } from './session-writer';
+
+const keyPrefix = `test:orchestrator:writer:${randomUUID()}`;
+const lockPrefix = `${keyPrefix}:lock`;
+const logger = { warn: () => undefined };
+
+/** The names of the commands a connection sends, in order. */
+function countCommands(redis: Redis): string[] {
+  const names: string[] = [];
+  const original = redis.sendCommand.bind(redis);
+  redis.sendCommand = (command, stream) => {
+    names.push(command.name);
+    return original(command, stream);
+  };
+  return names;
+}
+
+describe('createSessionWriter', () => {
+  let redis: Redis;
+  let other: Redis;
+  let sessions: SessionStore;
+  let gateway: SessionStore;
+
+  beforeAll(() => {
+    redis = new Redis({ host: '127.0.0.1', port: 6379 });
+    other = new Redis({ host: '127.0.0.1', port: 6379 });
+    sessions = createSessionStore({ redis, keyPrefix, lockPrefix });
+    gateway = createSessionStore({ redis: other, keyPrefix, lockPrefix });
+  });
+  afterAll(async () => {
+    await Promise.all([sessions.close(), gateway.close()]);
+    const keys = await redis.keys(`${keyPrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await Promise.all([redis.quit(), other.quit()]);
+  });
+
+  it('writes each batch of a run in one Redis round trip, no lock taken', async () => {
+    const session = await sessions.create({ tenant: 'acme', request: 'r' });
+    const sent = countCommands(redis);
+    const writer = createSessionWriter({ sessions, sessionId: session.id, logger, session });
+    writer.record((draft) => void (draft.taskId = 'task'));
+    await writer.written();
+    writer.record((draft) => void (draft.planSource = 'request'));
+    writer.record((draft) => void (draft.error = 'none yet'));
+    await writer.written();
+    writer.record((draft) => void (draft.status = 'completed'));
+    await writer.written();
+    // Three batches: three scripts, no lock acquire, GET or release.
+    expect(sent).toEqual(['evalsha', 'evalsha', 'evalsha']);
+    expect(await sessions.get(session.id)).toMatchObject({
+      taskId: 'task',
+      planSource: 'request',
+      error: 'none yet',
+      status: 'completed',
+    });
+  });
+
+  it('keeps a decision made by another writer between two batches', async () => {
+    const session = await sessions.create({ tenant: 'acme', request: 'r' });
+    const writer = createSessionWriter({ sessions, sessionId: session.id, logger, session });
+    writer.record((draft) => void (draft.taskId = 'task'));
+    await writer.written();
+    await gateway.update(session.id, (draft) => void (draft.error = 'set elsewhere'));
+    writer.record((draft) => void (draft.status = 'completed'));
+    await writer.written();
+    expect(await sessions.get(session.id)).toMatchObject({
+      taskId: 'task',
+      error: 'set elsewhere',
+      status: 'completed',
+    });
+  });
+});
