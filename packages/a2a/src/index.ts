@@ -124,6 +124,7 @@ export type { A2AErrorName, A2AErrorOptions } from './errors/a2a-errors';
 export { fromJsonRpcError, toJsonRpcError } from './errors/json-rpc-error';
 export type { FromJsonRpcErrorOptions } from './errors/json-rpc-error';
 export {
+  agentSummaryOf,
   agentSummarySchema,
   answerMessageId,
   decisionMessageId,

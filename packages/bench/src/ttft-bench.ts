@@ -10,7 +10,7 @@ import {
   type ScriptedOpenAI,
   type ScriptedReply,
 } from '@fleet/testing';
-import { dataPart, textPart, type AgentCard, type AgentSummary } from '@fleet/a2a';
+import { agentSummaryOf, dataPart, textPart } from '@fleet/a2a';
 import { A2AClient, discoverAgentCard } from '@fleet/a2a/client';
 import { createProgress } from './progress';
 import { formatMs, median, percentile } from './stats';
@@ -192,21 +192,6 @@ function scriptedModel(options: TtftBenchOptions): Promise<ScriptedOpenAI> {
 
 const BASELINE_CALLS = 10;
 
-/** The agent as the planner sees it (what the orchestrator's directory sends). */
-function summaryOf(card: AgentCard): AgentSummary {
-  return {
-    name: card.name,
-    description: card.description,
-    skills: card.skills.map((skill) => ({
-      id: skill.id,
-      name: skill.name,
-      description: skill.description,
-      tags: skill.tags,
-      examples: skill.examples ?? [],
-    })),
-  };
-}
-
 /** The p50 of `calls` sequential timings of `call`. */
 async function timeCalls(call: () => Promise<unknown>, calls: number): Promise<number> {
   const timings: number[] = [];
@@ -232,7 +217,7 @@ async function measureBaseline(options: {
   });
   const documentsCard = await discoverAgentCard(options.agentUrl);
   const documents = new A2AClient({ card: documentsCard, token: TOKEN });
-  const agents = [summaryOf(documentsCard)];
+  const agents = [agentSummaryOf(documentsCard)];
   let counter = 0;
   const plan = () =>
     planner.sendMessage({

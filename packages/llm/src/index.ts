@@ -46,3 +46,5 @@ export type { StructuredOutputErrorOptions } from './structured-output-error';
 export { toLlmError } from './to-llm-error';
 export { toStrictJsonSchema } from './to-strict-json-schema';
 export type { JsonSchema, StrictJsonSchema } from './to-strict-json-schema';
+export { splitQuestion } from './split-question';
+export type { SplitQuestionOptions } from './split-question';

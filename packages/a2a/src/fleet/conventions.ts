@@ -24,6 +24,31 @@ export const agentSummarySchema = z.object({
 });
 export type AgentSummary = z.infer<typeof agentSummarySchema>;
 
+/** The planner's view of an Agent Card: its name, description and skills. */
+export function agentSummaryOf(card: {
+  name: string;
+  description: string;
+  skills: readonly {
+    id: string;
+    name: string;
+    description: string;
+    tags: readonly string[];
+    examples?: readonly string[] | undefined;
+  }[];
+}): AgentSummary {
+  return agentSummarySchema.parse({
+    name: card.name,
+    description: card.description,
+    skills: card.skills.map((skill) => ({
+      id: skill.id,
+      name: skill.name,
+      description: skill.description,
+      tags: skill.tags,
+      examples: skill.examples ?? [],
+    })),
+  });
+}
+
 /** One turn of the conversation before the current request. */
 export const historyMessageSchema = z.object({
   role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),

@@ -1,5 +1,6 @@
 /** The fleet's conventions on top of A2A: plans, node input and results, progress, run results. */
 export {
+  agentSummaryOf,
   agentSummarySchema,
   approvalDecisionSchema,
   approvalRequestSchema,

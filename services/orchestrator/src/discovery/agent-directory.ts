@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { agentCardSchema, agentSummarySchema, type AgentCard, type AgentSummary } from '@fleet/a2a';
+import { agentCardSchema, agentSummaryOf, type AgentCard, type AgentSummary } from '@fleet/a2a';
 import { discoverAgentCard } from '@fleet/a2a/client';
 import { safeParseJson } from '@fleet/errors';
 
@@ -255,19 +255,7 @@ function groupReplicas(
 const MISSING_AGENT_RETRY_MS = 5000;
 
 /** The planner's view of a card: name, description and skills. */
-export function summaryOf(card: AgentCard): AgentSummary {
-  return agentSummarySchema.parse({
-    name: card.name,
-    description: card.description,
-    skills: card.skills.map((skill) => ({
-      id: skill.id,
-      name: skill.name,
-      description: skill.description,
-      tags: skill.tags,
-      examples: skill.examples ?? [],
-    })),
-  });
-}
+export const summaryOf = (card: AgentCard): AgentSummary => agentSummaryOf(card);
 
 function reasonOf(error: unknown): string {
   if (error instanceof Error) {

@@ -9,4 +9,3 @@ export {
   words,
 } from './text-units';
 export { splitQuestion } from './split-question';
-export type { SplitQuestionOptions } from './split-question';

@@ -5,7 +5,12 @@ import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
 import { createRecordingTracer } from '@fleet/testing';
 import { createReasoningTools } from '../tools';
 import type { ReasoningEvent, ReasoningOutcome, ReasoningStep } from './reasoning-step';
-import { LAST_STEP_NOTE, runReasoning, type RunReasoningOptions } from './run-reasoning';
+import {
+  LAST_STEP_NOTE,
+  LIVE_AFTER_CHARS,
+  runReasoning,
+  type RunReasoningOptions,
+} from './run-reasoning';
 
 interface RequestBody {
   messages: { role: string; content: string | null; tool_call_id?: string }[];
@@ -158,6 +163,48 @@ describe('runReasoning', () => {
       output: expect.stringContaining('"local":"2026-07-01 21:00:00"'),
     });
     expect(steps[3]).toMatchObject({ ok: true, output: expect.stringContaining('"days":183') });
+  });
+
+  it('streams a long answer live from a call that could still call a tool', async () => {
+    const answer = `${'The answer takes a while to explain in full. '.repeat(20)}It is 126.`;
+    expect(answer.length).toBeGreaterThan(LIVE_AFTER_CHARS * 2);
+    llm.enqueue({ content: answer, chunkCount: 40, chunkDelayMs: 15 });
+    const started = Date.now();
+    const deltas: { text: string; at: number }[] = [];
+    let outcome: ReasoningOutcome | undefined;
+    for await (const event of runReasoning({
+      client,
+      model: 'reasoning-model',
+      question: 'Explain it at length.',
+      tools,
+      maxIterations: 6,
+      maxTokens: 16_000,
+    })) {
+      if (event.type === 'answer-delta')
+        deltas.push({ text: event.text, at: Date.now() - started });
+      if (event.type === 'end') outcome = event.outcome;
+    }
+    // The first call offers tools, yet the answer went out in pieces while the model wrote it.
+    expect(body(0).tools?.length).toBeGreaterThan(0);
+    expect(deltas.length).toBeGreaterThan(5);
+    expect(deltas.map((delta) => delta.text).join('')).toBe(outcome?.answer);
+    expect(deltas.at(-1)!.at - deltas[0]!.at).toBeGreaterThan(200);
+  });
+
+  it('holds a short answer of a call that could still call a tool, and sends it whole', async () => {
+    llm.enqueue({ content: 'It is 4.', chunkCount: 4, chunkDelayMs: 5 });
+    const deltas: string[] = [];
+    for await (const event of runReasoning({
+      client,
+      model: 'reasoning-model',
+      question: 'What is 2 + 2?',
+      tools,
+      maxIterations: 6,
+      maxTokens: 16_000,
+    })) {
+      if (event.type === 'answer-delta') deltas.push(event.text);
+    }
+    expect(deltas).toEqual(['It is 4.']);
   });
 
   it('shows an upstream reasoning_content as a thought', async () => {

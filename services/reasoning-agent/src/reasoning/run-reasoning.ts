@@ -34,6 +34,13 @@ export const REASONING_INSTRUCTIONS = [
   'When you have what you need, answer the question directly and concisely, without tool calls.',
 ].join(' ');
 
+/**
+ * Content of a call that may still call a tool is held back until it is this long: longer than
+ * the "one or two short sentences" the model is asked to write before a tool call, so from here
+ * on it is the answer and streams live.
+ */
+export const LIVE_AFTER_CHARS = 200;
+
 /** What the model is told on its last allowed call. */
 export const LAST_STEP_NOTE =
   'Budget note: this is your last step and no more tools can run. Answer now from what you have found; if it is not enough to be sure, say what is missing.';
@@ -178,8 +185,10 @@ export async function* runReasoning({
     const last = iteration === maxIterations;
     if (last && iteration > 1) messages.push({ role: 'user', content: LAST_STEP_NOTE });
     // Every call streams. Without tools (the last call) the content can only be the answer, so
-    // it goes out as it comes; with tools it may be a thought before a tool call, so it waits
-    // for the end of the call and goes out as the answer only when no tool call came.
+    // it goes out as it comes. With tools it may be the sentence or two the model is asked to
+    // write before a tool call, so it is held back; once it runs past LIVE_AFTER_CHARS without a
+    // tool call it is taken for the answer and goes out live from then on. Held text that stays
+    // short goes out as the answer when the call ends without a tool call.
     const called = callModel({
       client,
       model,
@@ -190,11 +199,20 @@ export async function* runReasoning({
       signal,
       tracer,
     });
-    const live = last ? createTrimmer() : undefined;
+    const live = createTrimmer();
+    let held = last ? undefined : '';
+    let streamed = false;
     let next = await called.next();
     while (next.done !== true) {
-      const piece = live?.push(next.value) ?? '';
-      if (piece !== '') yield { type: 'answer-delta', text: piece };
+      if (held !== undefined) held += next.value;
+      if (held === undefined || held.length >= LIVE_AFTER_CHARS) {
+        const piece = live.push(held ?? next.value);
+        held = undefined;
+        if (piece !== '') {
+          streamed = true;
+          yield { type: 'answer-delta', text: piece };
+        }
+      }
       next = await called.next();
     }
     const completion = next.value;
@@ -216,7 +234,7 @@ export async function* runReasoning({
           status: 502,
         });
       }
-      if (live === undefined) yield { type: 'answer-delta', text: content };
+      if (!streamed) yield { type: 'answer-delta', text: content };
       yield end(content, 'answered');
       return;
     }

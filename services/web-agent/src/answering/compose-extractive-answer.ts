@@ -1,4 +1,4 @@
-import { segmentSentences } from '@fleet/llm';
+import { segmentSentences, splitQuestion as splitQuestionParts } from '@fleet/llm';
 import { keepCitedSources } from './keep-cited-sources';
 import type { SourceMaterial, WebAnswer } from './web-source';
 
@@ -27,69 +27,22 @@ export function splitSentences(text: string): string[] {
     .filter((sentence) => sentence.length >= 20 && sentence.length <= 400);
 }
 
-// The RAG agent splits questions the same way (services/rag-agent/src/text/split-question.ts);
-// services share no code but packages, so the rule is repeated here.
-const WH_WORDS = 'what|who|whom|whose|when|where|why|which|how';
-const AUXILIARIES =
-  'is|are|was|were|does|do|did|can|could|will|would|should|shall|has|have|had|must|may|might';
-const CLAUSE_START = `(?:also\\s+)?(?:(?:in|within|for|from|to|by|at|on|since|until|after|before|with|under|of)\\s+)?(?:${WH_WORDS}|${AUXILIARIES})\\b`;
-const SUB_QUESTION = new RegExp(`[?;]+|\\n+|\\.\\s+(?=${CLAUSE_START})`, 'i');
-const CONJUNCTION = new RegExp(
-  `\\s*,?\\s+(?:and|but|or|as\\s+well\\s+as|plus)\\s+(?=${CLAUSE_START})`,
-  'gi',
-);
-const COMMA = new RegExp(`\\s*,\\s+(?=${CLAUSE_START})`, 'gi');
-const STARTS_AS_QUESTION = new RegExp(`^${CLAUSE_START}`, 'i');
 /** Request words that carry no subject: a part of only these is joined to its neighbour. */
 const REQUEST_WORDS = new Set(['see', 'check', 'read', 'explain', 'describe', 'summarize', 'list']);
-/** Most parts a question is split into; the rest is joined to the last. */
-const MAX_PARTS = 4;
-
-function splitAt(text: string, pattern: RegExp): string[] {
-  return text
-    .split(pattern)
-    .map((piece) => piece.trim())
-    .filter((piece) => piece !== '');
-}
 
 /**
- * The parts of a question that asks several things: sub-questions separated by `?`, `;` or a full
- * stop, and clauses joined by "and"/"or"/"but" (or a comma between two questions) when what follows
- * opens a question of its own ("… and who makes it"). URLs are left out, and a part with no words
- * of its own ("and why", "See") is joined to its neighbour.
+ * The parts of a question that asks several things (`splitQuestion` of `@fleet/llm`): URLs are
+ * left out, and a part with no words of its own ("and why", "See") is joined to its neighbour.
  *
  * @example
  * splitQuestion('When was Node.js 22 released and what does it change?');
  * // ['When was Node.js 22 released', 'what does it change']
  */
 export function splitQuestion(question: string): string[] {
-  // A URL in the question says which page to read, not what to ask.
-  const pieces = splitAt(question.replace(/\bhttps?:\/\/\S+/gi, ' '), SUB_QUESTION).flatMap(
-    (sentence) =>
-      splitAt(sentence, CONJUNCTION).flatMap((clause) => {
-        const commaParts = splitAt(clause, COMMA);
-        return commaParts.every((part) => STARTS_AS_QUESTION.test(part)) ? commaParts : [clause];
-      }),
-  );
-  const parts: string[] = [];
-  let pending = '';
-  for (const piece of pieces) {
-    const text = pending === '' ? piece : `${pending} and ${piece}`;
-    if (contentWords(text).some((word) => !REQUEST_WORDS.has(word))) {
-      parts.push(text.replace(/[\s.,!]+$/, ''));
-      pending = '';
-    } else {
-      pending = text;
-    }
-  }
-  if (pending !== '') {
-    if (parts.length === 0) parts.push(pending.replace(/[\s.,!]+$/, ''));
-    else parts[parts.length - 1] = `${parts.at(-1) ?? ''} and ${pending}`;
-  }
-  if (parts.length > MAX_PARTS) {
-    return [...parts.slice(0, MAX_PARTS - 1), parts.slice(MAX_PARTS - 1).join(' and ')];
-  }
-  return parts.length === 0 ? [question.trim()] : parts;
+  return splitQuestionParts(question, {
+    dropUrls: true,
+    hasSubject: (part) => contentWords(part).some((word) => !REQUEST_WORDS.has(word)),
+  });
 }
 
 interface Pick {
