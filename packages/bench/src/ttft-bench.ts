@@ -288,6 +288,98 @@ function describeMachine(): string {
   return `${cpus[0]?.model ?? 'unknown CPU'} × ${cpus.length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
 }
 
+/** The services of a ttft run, started as processes (stopped through `stoppers`). */
+interface TtftFleet {
+  planner: RunningService;
+  documentsAgent: Awaited<ReturnType<typeof startProcess>>;
+  gateway: RunningService;
+  /** Why the reasoning route is left out, when it is. */
+  reasoningSkipped: string | undefined;
+}
+
+/**
+ * Starts the fleet a ttft run measures: the scripted document agent, the planner (heuristic), the
+ * orchestrator, the reasoning agent when it is built, and the gateway, all on the scripted model.
+ */
+async function startTtftFleet(
+  options: TtftBenchOptions,
+  llm: ScriptedOpenAI,
+  stoppers: (() => Promise<unknown>)[],
+): Promise<TtftFleet> {
+  const { root } = options;
+  const upstream = {
+    OPENAI_BASE_URL: llm.baseURL,
+    OPENAI_API_KEY: 'sk-upstream-bench',
+    LLM_MODEL: 'bench-model',
+  };
+  const shared = { FLEET_INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+  const documentsAgent = await startProcess({
+    name: 'docs-agent',
+    args: [
+      path.join(root, 'packages/testing/dist/bin/scripted-agent.js'),
+      '--name',
+      'docs-agent',
+      '--description',
+      'Searches the company documents and policies.',
+      '--tags',
+      'documents,policy,search',
+      '--examples',
+      'Find the hotel rules in our documents|What does the travel policy say?',
+      '--latency-ms',
+      String(options.agentLatencyMs),
+      '--token',
+      TOKEN,
+    ],
+    readyLine: /READY (\S+)/,
+  });
+  stoppers.push(() => documentsAgent.stop());
+  // The planner plans without a model (its heuristic): the scripted model cannot write plans.
+  const planner = await startService({ root, name: 'planner', env: shared });
+  stoppers.push(() => planner.stop());
+  const orchestrator = await startService({
+    root,
+    name: 'orchestrator',
+    env: {
+      ...shared,
+      ...upstream,
+      PLANNER_URL: planner.url,
+      AGENT_URLS: documentsAgent.match?.[1] ?? '',
+      MEMORY_ENABLED: 'false',
+    },
+  });
+  stoppers.push(() => orchestrator.stop());
+  let reasoningAgent: RunningService | undefined;
+  let reasoningSkipped: string | undefined;
+  if (existsSync(path.join(root, 'services/reasoning-agent/dist/main.js'))) {
+    try {
+      reasoningAgent = await startService({
+        root,
+        name: 'reasoning-agent',
+        env: { ...shared, ...upstream },
+      });
+      const started = reasoningAgent;
+      stoppers.push(() => started.stop());
+    } catch (error) {
+      reasoningSkipped = `the reasoning agent did not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+    }
+  } else reasoningSkipped = 'services/reasoning-agent is not built';
+  const gateway = await startService({
+    root,
+    name: 'gateway',
+    env: {
+      ...shared,
+      ...upstream,
+      GATEWAY_API_KEYS: `${KEY}:bench`,
+      ORCHESTRATOR_URL: orchestrator.url,
+      ROUTING_CLASSIFIER_MODEL: 'bench-router',
+      ...(reasoningAgent === undefined ? {} : { REASONING_AGENT_URL: reasoningAgent.url }),
+    },
+  });
+  stoppers.push(() => gateway.stop());
+
+  return { planner, documentsAgent, gateway, reasoningSkipped };
+}
+
 /**
  * `pnpm bench ttft` (and the last section of `pnpm bench gateway`): time to first token through
  * the gateway for passthrough, reasoning, orchestration and auto, with one scripted model behind
@@ -295,82 +387,19 @@ function describeMachine(): string {
  * (`services/reasoning-agent/dist/main.js`) and answers a probe.
  */
 export async function runTtftBench(options: TtftBenchOptions): Promise<TtftBenchResult> {
-  const { root, rounds } = options;
+  const { rounds } = options;
   const stoppers: (() => Promise<unknown>)[] = [];
   const llm = await scriptedModel(options);
   stoppers.push(() => llm.close());
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    const upstream = {
-      OPENAI_BASE_URL: llm.baseURL,
-      OPENAI_API_KEY: 'sk-upstream-bench',
-      LLM_MODEL: 'bench-model',
-    };
-    const shared = { FLEET_INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
-    const documentsAgent = await startProcess({
-      name: 'docs-agent',
-      args: [
-        path.join(root, 'packages/testing/dist/bin/scripted-agent.js'),
-        '--name',
-        'docs-agent',
-        '--description',
-        'Searches the company documents and policies.',
-        '--tags',
-        'documents,policy,search',
-        '--examples',
-        'Find the hotel rules in our documents|What does the travel policy say?',
-        '--latency-ms',
-        String(options.agentLatencyMs),
-        '--token',
-        TOKEN,
-      ],
-      readyLine: /READY (\S+)/,
-    });
-    stoppers.push(() => documentsAgent.stop());
-    // The planner plans without a model (its heuristic): the scripted model cannot write plans.
-    const planner = await startService({ root, name: 'planner', env: shared });
-    stoppers.push(() => planner.stop());
-    const orchestrator = await startService({
-      root,
-      name: 'orchestrator',
-      env: {
-        ...shared,
-        ...upstream,
-        PLANNER_URL: planner.url,
-        AGENT_URLS: documentsAgent.match?.[1] ?? '',
-        MEMORY_ENABLED: 'false',
-      },
-    });
-    stoppers.push(() => orchestrator.stop());
-    let reasoningAgent: RunningService | undefined;
-    let reasoningSkipped: string | undefined;
-    if (existsSync(path.join(root, 'services/reasoning-agent/dist/main.js'))) {
-      try {
-        reasoningAgent = await startService({
-          root,
-          name: 'reasoning-agent',
-          env: { ...shared, ...upstream },
-        });
-        const started = reasoningAgent;
-        stoppers.push(() => started.stop());
-      } catch (error) {
-        reasoningSkipped = `the reasoning agent did not start: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
-      }
-    } else reasoningSkipped = 'services/reasoning-agent is not built';
-    const gateway = await startService({
-      root,
-      name: 'gateway',
-      env: {
-        ...shared,
-        ...upstream,
-        GATEWAY_API_KEYS: `${KEY}:bench`,
-        ORCHESTRATOR_URL: orchestrator.url,
-        ROUTING_CLASSIFIER_MODEL: 'bench-router',
-        ...(reasoningAgent === undefined ? {} : { REASONING_AGENT_URL: reasoningAgent.url }),
-      },
-    });
-    stoppers.push(() => gateway.stop());
-
+    const {
+      planner,
+      documentsAgent,
+      gateway,
+      reasoningSkipped: notStarted,
+    } = await startTtftFleet(options, llm, stoppers);
+    let reasoningSkipped = notStarted;
     const url = `${gateway.url}/v1/chat/completions`;
     const send = (route: Route, index: number): Promise<StreamTimings> =>
       timeStreamedCompletion({

@@ -138,21 +138,7 @@ export async function* runReasoning({
   signal,
   tracer,
 }: RunReasoningOptions): AsyncGenerator<ReasoningEvent, void, undefined> {
-  const messages: ChatCompletionMessageParam[] = [
-    { role: 'system', content: REASONING_INSTRUCTIONS },
-    ...history.map((message): ChatCompletionMessageParam =>
-      message.role === 'tool' || message.role === 'developer'
-        ? { role: 'user', content: message.content }
-        : { role: message.role, content: message.content },
-    ),
-    {
-      role: 'user',
-      content:
-        context.length === 0
-          ? question
-          : `${question}\n\nContext from earlier steps:\n${context.map((line) => `- ${line}`).join('\n')}`,
-    },
-  ];
+  const messages = firstMessages({ question, history, context });
   const definitions = toolDefinitions(tools);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const usage: ReasoningUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -160,17 +146,8 @@ export async function* runReasoning({
   let answeredBy = model;
   let iterations = 0;
 
-  const end = (answer: string, stopReason: StopReason): ReasoningEvent => {
-    const outcome: ReasoningOutcome = {
-      answer,
-      stopReason,
-      iterations,
-      usage: { ...usage },
-      steps: [...steps],
-      model: answeredBy,
-    };
-    return { type: 'end', outcome };
-  };
+  const end = (answer: string, stopReason: StopReason): ReasoningEvent =>
+    endEvent({ answer, stopReason, iterations, usage, steps, model: answeredBy });
 
   while (iterations < maxIterations) {
     if (usage.totalTokens >= maxTokens) {
@@ -184,38 +161,19 @@ export async function* runReasoning({
     const iteration = iterations;
     const last = iteration === maxIterations;
     if (last && iteration > 1) messages.push({ role: 'user', content: LAST_STEP_NOTE });
-    // Every call streams. Without tools (the last call) the content can only be the answer, so
-    // it goes out as it comes. With tools it may be the sentence or two the model is asked to
-    // write before a tool call, so it is held back; once it runs past LIVE_AFTER_CHARS without a
-    // tool call it is taken for the answer and goes out live from then on. Held text that stays
-    // short goes out as the answer when the call ends without a tool call.
-    const called = callModel({
-      client,
-      model,
-      messages,
-      tools: definitions,
-      last,
-      iteration,
-      signal,
-      tracer,
-    });
-    const live = createTrimmer();
-    let held = last ? undefined : '';
-    let streamed = false;
-    let next = await called.next();
-    while (next.done !== true) {
-      if (held !== undefined) held += next.value;
-      if (held === undefined || held.length >= LIVE_AFTER_CHARS) {
-        const piece = live.push(held ?? next.value);
-        held = undefined;
-        if (piece !== '') {
-          streamed = true;
-          yield { type: 'answer-delta', text: piece };
-        }
-      }
-      next = await called.next();
-    }
-    const completion = next.value;
+    const { completion, streamed } = yield* streamAnswer(
+      callModel({
+        client,
+        model,
+        messages,
+        tools: definitions,
+        last,
+        iteration,
+        signal,
+        tracer,
+      }),
+      { live: last },
+    );
     answeredBy = completion.model || model;
     addUsage(usage, completion, messages);
 
@@ -223,11 +181,7 @@ export async function* runReasoning({
     const thinking = completion.reasoning.trim();
     const calls = completion.toolCalls;
 
-    if (thinking !== '') {
-      const step: ReasoningStep = { type: 'thought', iteration, text: thinking };
-      steps.push(step);
-      yield { type: 'step', step };
-    }
+    if (thinking !== '') yield thought(steps, iteration, thinking);
     if (calls.length === 0) {
       if (content === '') {
         throw new UpstreamError('The model returned neither an answer nor a tool call.', {
@@ -238,11 +192,7 @@ export async function* runReasoning({
       yield end(content, 'answered');
       return;
     }
-    if (content !== '') {
-      const step: ReasoningStep = { type: 'thought', iteration, text: content };
-      steps.push(step);
-      yield { type: 'step', step };
-    }
+    if (content !== '') yield thought(steps, iteration, content);
     if (last) {
       // The model still wants tools after being told it cannot have them.
       yield end(
@@ -256,32 +206,15 @@ export async function* runReasoning({
       content: content === '' ? null : content,
       tool_calls: calls,
     });
-    for (const call of calls) {
-      const request: ReasoningStep = {
-        type: 'tool-call',
-        iteration,
-        callId: call.id,
-        name: call.function.name,
-        arguments: call.function.arguments,
-      };
-      steps.push(request);
-      yield { type: 'step', step: request };
-      if (signal?.aborted) throw new AbortError('The reasoning run was cancelled.');
-      const result = await runTool({ tool: byName.get(call.function.name), call, tracer });
-      const step: ReasoningStep = {
-        type: 'tool-result',
-        iteration,
-        callId: call.id,
-        name: call.function.name,
-        ...result,
-      };
+    for (const step of yield* runToolCalls({
+      calls,
+      iteration,
+      byName,
+      messages,
+      signal,
+      tracer,
+    })) {
       steps.push(step);
-      yield { type: 'step', step };
-      messages.push({
-        role: 'tool',
-        tool_call_id: call.id,
-        content: result.ok ? result.output : `Error: ${result.output}`,
-      });
     }
   }
   // Only reached with maxIterations < 1 (the config forbids it): nothing was asked.
@@ -311,6 +244,78 @@ function addUsage(
   usage.completionTokens += completionTokens;
   usage.totalTokens += prompt + completionTokens;
   usage.estimated = true;
+}
+
+/** The run's last event: the answer and how the run went. */
+function endEvent(outcome: ReasoningOutcome): ReasoningEvent {
+  return {
+    type: 'end',
+    outcome: { ...outcome, usage: { ...outcome.usage }, steps: [...outcome.steps] },
+  };
+}
+
+/** Records a thought (the model's reasoning, or its note before a tool call) and its event. */
+function thought(steps: ReasoningStep[], iteration: number, text: string): ReasoningEvent {
+  const step: ReasoningStep = { type: 'thought', iteration, text };
+  steps.push(step);
+  return { type: 'step', step };
+}
+
+/** The conversation a run starts from: the instructions, the history, the question and context. */
+function firstMessages({
+  question,
+  history,
+  context,
+}: Pick<
+  Required<RunReasoningOptions>,
+  'question' | 'history' | 'context'
+>): ChatCompletionMessageParam[] {
+  return [
+    { role: 'system', content: REASONING_INSTRUCTIONS },
+    ...history.map((message): ChatCompletionMessageParam =>
+      message.role === 'tool' || message.role === 'developer'
+        ? { role: 'user', content: message.content }
+        : { role: message.role, content: message.content },
+    ),
+    {
+      role: 'user',
+      content:
+        context.length === 0
+          ? question
+          : `${question}\n\nContext from earlier steps:\n${context.map((line) => `- ${line}`).join('\n')}`,
+    },
+  ];
+}
+
+/**
+ * Passes one model call's content on as answer deltas. Every call streams. Without tools (the
+ * last call, `live`) the content can only be the answer, so it goes out as it comes. With tools it
+ * may be the sentence or two the model is asked to write before a tool call, so it is held back;
+ * once it runs past LIVE_AFTER_CHARS without a tool call it is taken for the answer and goes out
+ * live from then on. Held text that stays short is the caller's to send when the call ended
+ * without a tool call (`streamed` false).
+ */
+async function* streamAnswer(
+  called: AsyncGenerator<string, StreamChatResult, undefined>,
+  { live: fromStart }: { live: boolean },
+): AsyncGenerator<ReasoningEvent, { completion: StreamChatResult; streamed: boolean }, undefined> {
+  const live = createTrimmer();
+  let held = fromStart ? undefined : '';
+  let streamed = false;
+  let next = await called.next();
+  while (next.done !== true) {
+    if (held !== undefined) held += next.value;
+    if (held === undefined || held.length >= LIVE_AFTER_CHARS) {
+      const piece = live.push(held ?? next.value);
+      held = undefined;
+      if (piece !== '') {
+        streamed = true;
+        yield { type: 'answer-delta', text: piece };
+      }
+    }
+    next = await called.next();
+  }
+  return { completion: next.value, streamed };
 }
 
 /**
@@ -367,6 +372,57 @@ async function* callModel(options: {
   } finally {
     span.end();
   }
+}
+
+/**
+ * Runs one turn's tool calls in order: each call and its result become steps (yielded as they
+ * happen, returned for the run's record), and each result goes back to the model as a `tool`
+ * message.
+ */
+async function* runToolCalls({
+  calls,
+  iteration,
+  byName,
+  messages,
+  signal,
+  tracer,
+}: {
+  calls: readonly ChatCompletionMessageFunctionToolCall[];
+  iteration: number;
+  byName: ReadonlyMap<string, ReasoningTool>;
+  messages: ChatCompletionMessageParam[];
+  signal: AbortSignal | undefined;
+  tracer: WithSpanOptions['tracer'];
+}): AsyncGenerator<ReasoningEvent, ReasoningStep[], undefined> {
+  const steps: ReasoningStep[] = [];
+  for (const call of calls) {
+    const request: ReasoningStep = {
+      type: 'tool-call',
+      iteration,
+      callId: call.id,
+      name: call.function.name,
+      arguments: call.function.arguments,
+    };
+    steps.push(request);
+    yield { type: 'step', step: request };
+    if (signal?.aborted) throw new AbortError('The reasoning run was cancelled.');
+    const result = await runTool({ tool: byName.get(call.function.name), call, tracer });
+    const step: ReasoningStep = {
+      type: 'tool-result',
+      iteration,
+      callId: call.id,
+      name: call.function.name,
+      ...result,
+    };
+    steps.push(step);
+    yield { type: 'step', step };
+    messages.push({
+      role: 'tool',
+      tool_call_id: call.id,
+      content: result.ok ? result.output : `Error: ${result.output}`,
+    });
+  }
+  return steps;
 }
 
 async function runTool(options: {
