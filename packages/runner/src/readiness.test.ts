@@ -77,6 +77,26 @@ describe('waitForReady', () => {
     expect(outcome).toMatchObject({ state: 'timeout', last: { status: 503 } });
   });
 
+  it('keeps the last real answer when the deadline cuts the final probe short', async () => {
+    let calls = 0;
+    const url = await serve((_request, response) => {
+      calls += 1;
+      if (calls === 1) {
+        response.statusCode = 503;
+        response.end();
+      }
+      // Later probes get no answer: only the deadline ends them.
+    });
+    const outcome = await waitForReady({
+      url,
+      timeoutMs: 300,
+      intervalMs: 20,
+      exitInfo: () => undefined,
+    });
+    expect(outcome).toMatchObject({ state: 'timeout', last: { status: 503 } });
+    expect(calls).toBeGreaterThanOrEqual(2);
+  });
+
   it('stops when aborted', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ExitInfo } from './processes';
 
 /** What `GET /readyz` answered: a status, or why there was no answer. */
-export type ProbeAnswer = { status: number } | { error: string };
+export type ProbeAnswer = { status: number } | { error: string; timedOut?: true };
 
 /** Options for {@link probeReadyz}. */
 export interface ProbeReadyzOptions {
@@ -35,7 +35,7 @@ export function probeReadyz({
     );
     request.on('timeout', () => {
       request.destroy();
-      resolve({ error: `no answer within ${timeoutMs} ms` });
+      resolve({ error: `no answer within ${timeoutMs} ms`, timedOut: true });
     });
     request.on('error', (error: NodeJS.ErrnoException) => {
       resolve({ error: error.code === 'ECONNREFUSED' ? 'not listening yet' : error.message });
@@ -95,9 +95,14 @@ export async function waitForReady({
     if (exit !== undefined) return { state: 'exited', exit, elapsedMs: elapsed() };
     const remaining = timeoutMs - elapsed();
     if (remaining <= 0) return { state: 'timeout', last, elapsedMs: elapsed() };
-    last = await probeReadyz({ url, timeoutMs: Math.min(1500, remaining) });
-    onProbe?.(last);
-    if ('status' in last && last.status === 200) return { state: 'ready', elapsedMs: elapsed() };
+    const probeBudgetMs = Math.min(1500, remaining);
+    const answer = await probeReadyz({ url, timeoutMs: probeBudgetMs });
+    onProbe?.(answer);
+    if ('status' in answer && answer.status === 200) return { state: 'ready', elapsedMs: elapsed() };
+    // A probe cut short by our own deadline says nothing about the service: keep the answer
+    // before it (a 503 tells the person more than "no answer within 3 ms").
+    const cutShort = probeBudgetMs < 1500 && 'timedOut' in answer && last !== undefined;
+    if (!cutShort) last = answer;
     // A process that died while we probed is reported as exited, not as a refused connection.
     const exitAfterProbe = exitInfo();
     if (exitAfterProbe !== undefined) {
