@@ -175,11 +175,8 @@ describe('reasoning-agent service', () => {
           )
         : [],
     );
-    expect(lines).toEqual([
-      'Thinking: First I add, then I multiply.',
-      'Calling calculate("(17 + 25) * 3")',
-      'Result: 126',
-    ]);
+    // The note before the tool call streams as answer text, not as a progress line.
+    expect(lines).toEqual(['Calling calculate("(17 + 25) * 3")', 'Result: 126']);
     const stepData = events.flatMap((event) =>
       'statusUpdate' in event
         ? (event.statusUpdate.status.message?.parts ?? []).flatMap((part) =>
@@ -187,7 +184,7 @@ describe('reasoning-agent service', () => {
           )
         : [],
     );
-    expect(stepData).toEqual(['thought', 'tool-call', 'tool-result']);
+    expect(stepData).toEqual(['tool-call', 'tool-result']);
     const kinds = events.map((event) =>
       'task' in event
         ? 'task'
@@ -203,7 +200,7 @@ describe('reasoning-agent service', () => {
     const taskId = 'task' in events[0]! ? events[0].task.id : '';
     const task = await online.client.getTask({ id: taskId });
     const { text, data } = resultOf(task);
-    expect(text).toBe('(17 + 25) × 3 = 126.');
+    expect(text).toBe('First I add, then I multiply.\n\n(17 + 25) × 3 = 126.');
     expect(data).toMatchObject({
       iterations: 2,
       stopReason: 'answered',

@@ -55,9 +55,10 @@ describe('@a2a-js/sdk client against the reasoning agent', () => {
     llm.enqueue(
       {
         content: 'Two to the tenth.',
+        chunkCount: 1,
         toolCalls: [{ id: 'c1', name: 'calculate', arguments: { expression: '2 ^ 10' } }],
       },
-      { content: '2^10 = 1024.' },
+      { content: '2^10 = 1024.', chunkCount: 1 },
     );
     const events: string[] = [];
     const request = SendMessageRequest.fromJSON({
@@ -88,12 +89,12 @@ describe('@a2a-js/sdk client against the reasoning agent', () => {
     expect(events.slice(0, -1)).toEqual([
       'task:TASK_STATE_SUBMITTED',
       'TASK_STATE_WORKING',
-      'TASK_STATE_WORKING:Thinking: Two to the tenth.',
+      // Every call's text streams as answer chunks, the note before a tool call too.
+      'artifact:result:append:Two to the tenth.',
       'TASK_STATE_WORKING:Calling calculate("2 ^ 10")',
       'TASK_STATE_WORKING:Result: 1024',
-      // A call that offered tools: its answer is known once the call ended, sent as one piece.
-      'artifact:result:append:2^10 = 1024.',
-      'artifact:result:whole,last:2^10 = 1024.',
+      'artifact:result:append:\n\n2^10 = 1024.',
+      'artifact:result:whole,last:Two to the tenth.\n\n2^10 = 1024.',
     ]);
     expect(events.at(-1)).toMatch(
       /^TASK_STATE_COMPLETED:Answered after 2 model calls, 1 tool call, \d+ tokens\.$/,

@@ -5,12 +5,7 @@ import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
 import { createRecordingTracer } from '@fleet/testing';
 import { createReasoningTools } from '../tools';
 import type { ReasoningEvent, ReasoningOutcome, ReasoningStep } from './reasoning-step';
-import {
-  LAST_STEP_NOTE,
-  LIVE_AFTER_CHARS,
-  runReasoning,
-  type RunReasoningOptions,
-} from './run-reasoning';
+import { LAST_STEP_NOTE, runReasoning, type RunReasoningOptions } from './run-reasoning';
 
 interface RequestBody {
   messages: { role: string; content: string | null; tool_call_id?: string }[];
@@ -76,8 +71,13 @@ describe('runReasoning', () => {
       { content: 'The result is 126.', usage: { prompt_tokens: 150, completion_tokens: 10 } },
     );
     const { steps, outcome } = await run();
+    // The note before the tool call went out as answer text; the record keeps it as a thought.
+    expect(outcome.steps[0]).toEqual({
+      type: 'thought',
+      iteration: 1,
+      text: 'I will multiply the sum by three.',
+    });
     expect(steps).toEqual([
-      { type: 'thought', iteration: 1, text: 'I will multiply the sum by three.' },
       {
         type: 'tool-call',
         iteration: 1,
@@ -95,13 +95,14 @@ describe('runReasoning', () => {
       },
     ]);
     expect(outcome).toMatchObject({
-      answer: 'The result is 126.',
+      // The note before the tool call is part of the answer, as in any chat client.
+      answer: 'I will multiply the sum by three.\n\nThe result is 126.',
       stopReason: 'answered',
       iterations: 2,
       usage: { promptTokens: 250, completionTokens: 30, totalTokens: 280 },
       model: 'reasoning-model',
     });
-    expect(outcome.steps).toEqual(steps);
+    expect(outcome.steps.slice(1)).toEqual(steps);
     expect(body(0).tools?.map((tool) => tool.function.name)).toEqual([
       'calculate',
       'current_time',
@@ -165,17 +166,15 @@ describe('runReasoning', () => {
     expect(steps[3]).toMatchObject({ ok: true, output: expect.stringContaining('"days":183') });
   });
 
-  it('streams a long answer live from a call that could still call a tool', async () => {
-    const answer = `${'The answer takes a while to explain in full. '.repeat(20)}It is 126.`;
-    expect(answer.length).toBeGreaterThan(LIVE_AFTER_CHARS * 2);
-    llm.enqueue({ content: answer, chunkCount: 40, chunkDelayMs: 15 });
+  it('streams the answer live from a call that could still call a tool', async () => {
+    llm.enqueue({ content: 'It is 4, the sum of two and two.', chunkCount: 8, chunkDelayMs: 15 });
     const started = Date.now();
     const deltas: { text: string; at: number }[] = [];
     let outcome: ReasoningOutcome | undefined;
     for await (const event of runReasoning({
       client,
       model: 'reasoning-model',
-      question: 'Explain it at length.',
+      question: 'What is 2 + 2?',
       tools,
       maxIterations: 6,
       maxTokens: 16_000,
@@ -184,16 +183,25 @@ describe('runReasoning', () => {
         deltas.push({ text: event.text, at: Date.now() - started });
       if (event.type === 'end') outcome = event.outcome;
     }
-    // The first call offers tools, yet the answer went out in pieces while the model wrote it.
+    // The call offered tools, yet a short answer went out in pieces while the model wrote it.
     expect(body(0).tools?.length).toBeGreaterThan(0);
-    expect(deltas.length).toBeGreaterThan(5);
+    expect(deltas.length).toBeGreaterThan(3);
     expect(deltas.map((delta) => delta.text).join('')).toBe(outcome?.answer);
-    expect(deltas.at(-1)!.at - deltas[0]!.at).toBeGreaterThan(200);
+    expect(outcome?.answer).toBe('It is 4, the sum of two and two.');
+    expect(deltas.at(-1)!.at - deltas[0]!.at).toBeGreaterThan(60);
   });
 
-  it('holds a short answer of a call that could still call a tool, and sends it whole', async () => {
-    llm.enqueue({ content: 'It is 4.', chunkCount: 4, chunkDelayMs: 5 });
+  it('streams a note before a tool call, then the answer after a blank line', async () => {
+    llm.enqueue(
+      {
+        content: 'Let me compute that. ',
+        chunkCount: 3,
+        toolCalls: [{ id: 'c1', name: 'calculate', arguments: { expression: '2 + 2' } }],
+      },
+      { content: ' It is 4.', chunkCount: 3 },
+    );
     const deltas: string[] = [];
+    let outcome: ReasoningOutcome | undefined;
     for await (const event of runReasoning({
       client,
       model: 'reasoning-model',
@@ -203,8 +211,15 @@ describe('runReasoning', () => {
       maxTokens: 16_000,
     })) {
       if (event.type === 'answer-delta') deltas.push(event.text);
+      if (event.type === 'end') outcome = event.outcome;
     }
-    expect(deltas).toEqual(['It is 4.']);
+    expect(outcome?.answer).toBe('Let me compute that.\n\nIt is 4.');
+    expect(deltas.join('')).toBe(outcome?.answer);
+    expect(outcome?.steps.map((step) => step.type)).toEqual([
+      'thought',
+      'tool-call',
+      'tool-result',
+    ]);
   });
 
   it('shows an upstream reasoning_content as a thought', async () => {
@@ -263,6 +278,8 @@ describe('runReasoning', () => {
       expect(outcome.iterations).toBe(2);
       expect(outcome.answer).toBe(
         [
+          'First the sum.',
+          '',
           'The reasoning budget ran out (2 model calls) before I reached a final answer.',
           '',
           'What I found so far:',

@@ -29,17 +29,9 @@ import type {
 /** The system prompt of every model call. */
 export const REASONING_INSTRUCTIONS = [
   'You are a careful reasoning assistant. Work through the question step by step.',
-  'Before each tool call, write one or two short sentences in your message saying what you are about to do and why; they are shown to the user as your reasoning.',
   'Use the calculate tool for every arithmetic operation, however simple, and current_time whenever the answer depends on the current date or time; never guess them.',
   'When you have what you need, answer the question directly and concisely, without tool calls.',
 ].join(' ');
-
-/**
- * Content of a call that may still call a tool is held back until it is this long: longer than
- * the "one or two short sentences" the model is asked to write before a tool call, so from here
- * on it is the answer and streams live.
- */
-export const LIVE_AFTER_CHARS = 200;
 
 /** What the model is told on its last allowed call. */
 export const LAST_STEP_NOTE =
@@ -113,9 +105,9 @@ function answerFromSteps(options: {
  * results back, and repeats until the model answers, within `maxIterations` model calls and
  * `maxTokens` tokens. The last allowed call offers no tool (`tool_choice: 'none'`) and asks for an
  * answer; when a budget runs out first, the answer says so and lists what was found. Yields every
- * step as it happens (thoughts, tool calls, tool results), the answer's text (`answer-delta`:
- * piece by piece while the last, tool-free call streams; in one piece from a call that offered
- * tools, once it ended without a tool call), then the outcome. Every call streams. Each model
+ * step as it happens (thoughts, tool calls, tool results), the answer's text (`answer-delta`,
+ * live while each call streams: text the model writes before a tool call is part of the answer,
+ * as in any chat client, and the pieces join to the outcome's answer), then the outcome. Each model
  * call is an LLM span and each tool call a TOOL span. A tool's error goes back to the model as
  * its result, so it can correct itself.
  *
@@ -146,22 +138,23 @@ export async function* runReasoning({
   let answeredBy = model;
   let iterations = 0;
 
-  const end = (answer: string, stopReason: StopReason): ReasoningEvent =>
-    endEvent({ answer, stopReason, iterations, usage, steps, model: answeredBy });
+  const answer = createAnswer();
+  const end = (stopReason: StopReason): ReasoningEvent =>
+    endEvent({ answer: answer.text, stopReason, iterations, usage, steps, model: answeredBy });
 
   while (iterations < maxIterations) {
     if (usage.totalTokens >= maxTokens) {
-      yield end(
+      yield* answer.sayBlock(
         answerFromSteps({ steps, stopReason: 'token-budget', limit: maxTokens }),
-        'token-budget',
       );
+      yield end('token-budget');
       return;
     }
     iterations += 1;
     const iteration = iterations;
     const last = iteration === maxIterations;
     if (last && iteration > 1) messages.push({ role: 'user', content: LAST_STEP_NOTE });
-    const { completion, streamed } = yield* streamAnswer(
+    const completion = yield* streamAnswer(
       callModel({
         client,
         model,
@@ -172,7 +165,7 @@ export async function* runReasoning({
         signal,
         tracer,
       }),
-      { live: last },
+      answer,
     );
     answeredBy = completion.model || model;
     addUsage(usage, completion, messages);
@@ -188,17 +181,17 @@ export async function* runReasoning({
           status: 502,
         });
       }
-      if (!streamed) yield { type: 'answer-delta', text: content };
-      yield end(content, 'answered');
+      yield end('answered');
       return;
     }
-    if (content !== '') yield thought(steps, iteration, content);
+    // Text before a tool call went out as answer text; it is kept as a step for the record.
+    if (content !== '') steps.push({ type: 'thought', iteration, text: content });
     if (last) {
       // The model still wants tools after being told it cannot have them.
-      yield end(
+      yield* answer.sayBlock(
         answerFromSteps({ steps, stopReason: 'iteration-budget', limit: maxIterations }),
-        'iteration-budget',
       );
+      yield end('iteration-budget');
       return;
     }
     messages.push({
@@ -218,10 +211,10 @@ export async function* runReasoning({
     }
   }
   // Only reached with maxIterations < 1 (the config forbids it): nothing was asked.
-  yield end(
+  yield* answer.sayBlock(
     answerFromSteps({ steps, stopReason: 'iteration-budget', limit: maxIterations }),
-    'iteration-budget',
   );
+  yield end('iteration-budget');
 }
 
 function addUsage(
@@ -288,34 +281,59 @@ function firstMessages({
 }
 
 /**
- * Passes one model call's content on as answer deltas. Every call streams. Without tools (the
- * last call, `live`) the content can only be the answer, so it goes out as it comes. With tools it
- * may be the sentence or two the model is asked to write before a tool call, so it is held back;
- * once it runs past LIVE_AFTER_CHARS without a tool call it is taken for the answer and goes out
- * live from then on. Held text that stays short is the caller's to send when the call ended
- * without a tool call (`streamed` false).
+ * The answer as it goes out: every call's text, trimmed, calls separated by a blank line. `say`
+ * yields what it adds as an `answer-delta`, so the deltas always join to `text`.
+ */
+interface AnswerText {
+  readonly text: string;
+  /** Starts the text of a new model call (a blank line before it if text came before). */
+  startCall(): void;
+  say(piece: string): Generator<ReasoningEvent, void, undefined>;
+  /** A text of its own (e.g. why the budget stopped the run), after a blank line. */
+  sayBlock(block: string): Generator<ReasoningEvent, void, undefined>;
+}
+
+function createAnswer(): AnswerText {
+  let text = '';
+  let callStarted = false;
+  return {
+    get text() {
+      return text;
+    },
+    startCall() {
+      callStarted = false;
+    },
+    *say(piece) {
+      if (piece === '') return;
+      const out = !callStarted && text !== '' ? `\n\n${piece}` : piece;
+      callStarted = true;
+      text += out;
+      yield { type: 'answer-delta', text: out };
+    },
+    *sayBlock(block) {
+      this.startCall();
+      yield* this.say(block);
+    },
+  };
+}
+
+/**
+ * Passes one model call's content on as answer deltas, live, whether or not the call ends in a
+ * tool call: a person sees the answer at the model's pace, and a note written before a tool call
+ * reads as part of the answer, as it does in any chat client. Returns the whole call.
  */
 async function* streamAnswer(
   called: AsyncGenerator<string, StreamChatResult, undefined>,
-  { live: fromStart }: { live: boolean },
-): AsyncGenerator<ReasoningEvent, { completion: StreamChatResult; streamed: boolean }, undefined> {
-  const live = createTrimmer();
-  let held = fromStart ? undefined : '';
-  let streamed = false;
+  answer: AnswerText,
+): AsyncGenerator<ReasoningEvent, StreamChatResult, undefined> {
+  const trimmer = createTrimmer();
+  answer.startCall();
   let next = await called.next();
   while (next.done !== true) {
-    if (held !== undefined) held += next.value;
-    if (held === undefined || held.length >= LIVE_AFTER_CHARS) {
-      const piece = live.push(held ?? next.value);
-      held = undefined;
-      if (piece !== '') {
-        streamed = true;
-        yield { type: 'answer-delta', text: piece };
-      }
-    }
+    yield* answer.say(trimmer.push(next.value));
     next = await called.next();
   }
-  return { completion: next.value, streamed };
+  return next.value;
 }
 
 /**
