@@ -25,3 +25,5 @@ export { assignRequestId, getRequestId, requestId } from './request-id';
 export type { RequestIdOptions } from './request-id';
 export { DEFAULT_MAX_HEADER_SIZE, startServer } from './start-server';
 export type { RunningServer, ShutdownHook, StartServerOptions } from './start-server';
+export { createBalancedFetch, sharedBalancedFetch } from './balanced-fetch';
+export type { BalancedFetch, BalancedFetchOptions, ResolvedAddress } from './balanced-fetch';

@@ -9,6 +9,7 @@ import {
   StreamInterruptedError,
   UpstreamTimeoutError,
 } from '@fleet/errors';
+import { sharedBalancedFetch } from '@fleet/http';
 import { InvalidAgentResponseError } from '../errors/a2a-errors';
 import { fromJsonRpcError } from '../errors/json-rpc-error';
 import type { AgentCard } from '../schemas/agent-card';
@@ -48,7 +49,11 @@ export interface A2AClientOptions {
   maxRetries?: number | undefined;
   /** Extra headers on every request. */
   headers?: Record<string, string> | undefined;
-  /** The fetch to use. @default the global fetch (undici, traced by the OTel undici instrumentation) */
+  /**
+   * The fetch to use. @default the process's shared balanced fetch (`@fleet/http`): calls to a
+   * name that several replicas answer go to each in turn, per request (the global fetch
+   * underneath, traced by the OTel undici instrumentation)
+   */
   fetch?: typeof fetch | undefined;
 }
 
@@ -296,7 +301,7 @@ export class A2AClient {
     idempotencyKey: string;
     signal: AbortSignal;
   }): Promise<Response> {
-    const fetchImpl = this.fetchImpl ?? globalThis.fetch;
+    const fetchImpl = this.fetchImpl ?? sharedBalancedFetch().fetch;
     try {
       return await fetchImpl(this.url, {
         method: 'POST',

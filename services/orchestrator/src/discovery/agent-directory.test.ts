@@ -102,6 +102,64 @@ describe('createAgentDirectory', () => {
     expect(logger.warnings).toHaveLength(2);
   });
 
+  it('looks again for a missing agent before answering, so start-up order does not matter', async () => {
+    health = 503;
+    const directory = createAgentDirectory({
+      urls: [servers['web1']?.url ?? '', servers['sick']?.url ?? ''],
+      redis,
+      token: TOKEN,
+      keyPrefix,
+      ttlSeconds: 60,
+      timeoutMs: 1000,
+      logger: recordingLogger(),
+    });
+    try {
+      expect((await directory.availableAgents()).map((agent) => agent.name)).toEqual(['web-agent']);
+      // The agent comes up after the orchestrator. Within a second the view is used as it is…
+      health = 200;
+      expect((await directory.availableAgents()).map((agent) => agent.name)).toEqual(['web-agent']);
+      // …after that, the next question waits for a new look (not a 60 s TTL) and sees it.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await directory.availableAgents()).map((agent) => agent.name)).toEqual([
+        'web-agent',
+        'sick-agent',
+      ]);
+    } finally {
+      directory.close();
+      health = 200;
+    }
+  });
+
+  it('finds a late agent in the background too, without being asked', async () => {
+    health = 503;
+    const found: string[] = [];
+    const directory = createAgentDirectory({
+      urls: [servers['sick']?.url ?? ''],
+      redis,
+      token: TOKEN,
+      keyPrefix,
+      ttlSeconds: 60,
+      timeoutMs: 1000,
+      logger: {
+        ...recordingLogger(),
+        info: (object: { agent?: string }) => found.push(object.agent ?? ''),
+      },
+    });
+    try {
+      expect(await directory.refresh()).toEqual([]);
+      health = 200;
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      // Found by the background retry (2 s), before anyone asked.
+      expect(found).toEqual(['sick-agent']);
+      expect((await directory.availableAgents()).map((agent) => agent.name)).toEqual([
+        'sick-agent',
+      ]);
+    } finally {
+      directory.close();
+      health = 200;
+    }
+  });
+
   it('caches each card in Redis with the TTL and reads it from there', async () => {
     const url = servers['web1']?.url ?? '';
     const key = `${keyPrefix}${url}`;

@@ -90,11 +90,23 @@ export function createAgentDirectory({
   let inFlight: Promise<AvailableAgent[]> | undefined;
   let timer: NodeJS.Timeout | undefined;
 
+  let retryTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
   async function load(): Promise<AvailableAgent[]> {
     const found = await Promise.all(urls.map((url) => probe(prober, url)));
     unreachable = found.filter((replica) => replica === undefined).length;
     agents = groupReplicas(found);
     loadedAt = Date.now();
+    // An agent that is not up yet (the fleet starting in any order) or restarting is looked for
+    // again soon, in the background, not only after a whole TTL.
+    if (unreachable > 0 && retryTimer === undefined && !closed) {
+      retryTimer = setTimeout(() => {
+        retryTimer = undefined;
+        void refresh().catch(() => undefined);
+      }, MISSING_AGENT_RETRY_MS);
+      retryTimer.unref();
+    }
     return agents;
   }
 
@@ -107,12 +119,25 @@ export function createAgentDirectory({
 
   async function availableAgents(): Promise<AvailableAgent[]> {
     if (loadedAt === 0) return refresh();
+    const age = Date.now() - loadedAt;
+    if (unreachable > 0 && age > FRESH_VIEW_MS) {
+      // A configured agent was missing when last looked at: look again before answering, so a
+      // plan is made with every agent that is up now (a fleet started in any order, an agent
+      // restarted). The wait is bounded: an agent that hangs costs at most MISSING_AGENT_WAIT_MS,
+      // and the answer is then what is known.
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<AvailableAgent[]>((resolve) => {
+        timer = setTimeout(() => resolve(agents), MISSING_AGENT_WAIT_MS);
+      });
+      try {
+        return await Promise.race([refresh(), waited]);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
     // Stale: answer from memory and refresh in the background, so a request never waits on a
-    // slow or dead agent's time-out. While an agent is missing (not started yet, restarting),
-    // look again after a few seconds rather than a whole TTL.
-    const staleAfterMs =
-      unreachable > 0 ? Math.min(ttlSeconds * 1000, MISSING_AGENT_RETRY_MS) : ttlSeconds * 1000;
-    if (Date.now() - loadedAt > staleAfterMs) void refresh().catch(() => undefined);
+    // slow agent's time-out.
+    if (age > ttlSeconds * 1000) void refresh().catch(() => undefined);
     return agents;
   }
 
@@ -130,8 +155,11 @@ export function createAgentDirectory({
       timer.unref();
     },
     close() {
+      closed = true;
       clearInterval(timer);
+      clearTimeout(retryTimer);
       timer = undefined;
+      retryTimer = undefined;
     },
   };
 }
@@ -251,8 +279,14 @@ function groupReplicas(
   return [...byName.values()];
 }
 
-/** How soon a directory with unreachable agents looks again when asked. */
-const MISSING_AGENT_RETRY_MS = 5000;
+/** How soon a directory with unreachable agents looks again in the background. */
+const MISSING_AGENT_RETRY_MS = 2000;
+
+/** A view this recent is used as it is, even with an agent missing. */
+const FRESH_VIEW_MS = 1000;
+
+/** The longest a request waits for a look at missing agents before using what is known. */
+const MISSING_AGENT_WAIT_MS = 1500;
 
 /** The planner's view of a card: name, description and skills. */
 export const summaryOf = (card: AgentCard): AgentSummary => agentSummaryOf(card);

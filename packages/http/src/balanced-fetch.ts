@@ -1,0 +1,216 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP, type LookupFunction } from 'node:net';
+import { isConnectFailure } from '@fleet/errors';
+import { Agent, type Dispatcher } from 'undici';
+
+/** One address a host name resolves to. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Options for {@link createBalancedFetch}. */
+export interface BalancedFetchOptions {
+  /** How long one resolution of a name is used before asking DNS again. @default 1000 */
+  resolveTtlMs?: number;
+  /** How long an address that refused a connection is skipped. @default 5000 */
+  downForMs?: number;
+  /**
+   * Requests one connection carries before it is closed, so a balancer in front of the
+   * connection (a Kubernetes ClusterIP Service, an L4 proxy) gets to place the next one.
+   * @default 100
+   */
+  maxRequestsPerConnection?: number;
+  /** Idle keep-alive connections are closed after this. @default 4000 */
+  keepAliveTimeoutMs?: number;
+  /** Addresses kept per name (more are ignored). @default 64 */
+  maxAddressesPerName?: number;
+  /** Resolves a host name to every address. @default dns.lookup with `all: true` */
+  resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /** The fetch that sends. @default the global fetch (undici, traced by the OTel undici instrumentation) */
+  fetch?: typeof fetch;
+}
+
+/** A fetch that balances per request, and what it has done (for tests and metrics). */
+export interface BalancedFetch {
+  fetch: typeof fetch;
+  /** Requests sent per `host:port → address`, counting every try. */
+  sent(): Map<string, number>;
+  /** Closes every pooled connection. */
+  close(): Promise<void>;
+}
+
+interface HostState {
+  addresses: ResolvedAddress[];
+  resolvedAt: number;
+  pending: Promise<ResolvedAddress[]> | undefined;
+  turn: number;
+}
+
+async function resolveAll(hostname: string): Promise<ResolvedAddress[]> {
+  const found = await dnsLookup(hostname, { all: true });
+  return found.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+}
+
+/** A `lookup` for net.connect that always answers one address, in both of its call forms. */
+function pinnedLookup({ address, family }: ResolvedAddress): LookupFunction {
+  return ((
+    _hostname: string,
+    options: { all?: boolean },
+    callback: (...args: unknown[]) => void,
+  ) => {
+    if (options.all === true) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  }) as LookupFunction;
+}
+
+/**
+ * A fetch that spreads requests over every address a host name resolves to, per request, not per
+ * connection: a name served by several replicas (Compose `--scale`, a Kubernetes headless
+ * Service, several A records) gets its calls in turn, each address over its own keep-alive pool.
+ * The name is resolved again after `resolveTtlMs`, so replicas that come and go are followed; an
+ * address that refuses a connection is skipped for `downForMs` and the request goes at once to the
+ * next one (nothing was sent, so any request may be tried again). The URL, the `Host` header and
+ * TLS names are unchanged: only the address the connection goes to is chosen. IP literals are sent
+ * over one shared pool. Every connection is closed after `maxRequestsPerConnection` requests, so a
+ * balancer behind a single address (a ClusterIP Service) still sees new connections to place.
+ *
+ * @example
+ * const balanced = createBalancedFetch();
+ * const response = await balanced.fetch('http://rag-agent:8083/a2a', { method: 'POST', body });
+ */
+export function createBalancedFetch({
+  resolveTtlMs = 1000,
+  downForMs = 5000,
+  maxRequestsPerConnection = 100,
+  keepAliveTimeoutMs = 4000,
+  maxAddressesPerName = 64,
+  resolve = resolveAll,
+  fetch: send = globalThis.fetch,
+}: BalancedFetchOptions = {}): BalancedFetch {
+  const hosts = new Map<string, HostState>();
+  const pools = new Map<string, Agent>();
+  const downUntil = new Map<string, number>();
+  const sent = new Map<string, number>();
+  const poolOptions = {
+    keepAliveTimeout: keepAliveTimeoutMs,
+    maxRequestsPerClient: maxRequestsPerConnection,
+  };
+  const direct = new Agent(poolOptions);
+
+  const poolFor = (address: ResolvedAddress): Agent => {
+    const key = `${address.family}/${address.address}`;
+    let pool = pools.get(key);
+    if (pool === undefined) {
+      pool = new Agent({ ...poolOptions, connect: { lookup: pinnedLookup(address) } });
+      pools.set(key, pool);
+    }
+    return pool;
+  };
+
+  /** Replicas that left DNS: their pools close once their requests are done. */
+  const forgetGoneAddresses = (): void => {
+    const live = new Set<string>();
+    for (const state of hosts.values()) {
+      for (const address of state.addresses) live.add(`${address.family}/${address.address}`);
+    }
+    for (const [key, pool] of pools) {
+      if (live.has(key)) continue;
+      pools.delete(key);
+      downUntil.delete(key.slice(key.indexOf('/') + 1));
+      void pool.close().catch(() => undefined);
+    }
+  };
+
+  const addressesOf = async (hostname: string): Promise<HostState> => {
+    let state = hosts.get(hostname);
+    if (state === undefined) {
+      state = { addresses: [], resolvedAt: 0, pending: undefined, turn: 0 };
+      hosts.set(hostname, state);
+    }
+    const current = state;
+    if (Date.now() - current.resolvedAt >= resolveTtlMs) {
+      current.pending ??= resolve(hostname)
+        .then((found) => {
+          current.addresses = found.slice(0, maxAddressesPerName);
+          current.resolvedAt = Date.now();
+          forgetGoneAddresses();
+          return current.addresses;
+        })
+        .finally(() => {
+          current.pending = undefined;
+        });
+      try {
+        await current.pending;
+      } catch (error) {
+        // DNS failed: keep using what it said before, if it said anything.
+        if (current.addresses.length === 0) throw error;
+      }
+    }
+    return current;
+  };
+
+  /** The addresses to try, in order: the next up one in turn, the other up ones, those down last. */
+  const order = (state: HostState): ResolvedAddress[] => {
+    const now = Date.now();
+    const isDown = (address: ResolvedAddress): boolean =>
+      (downUntil.get(address.address) ?? 0) > now;
+    const up = state.addresses.filter((address) => !isDown(address));
+    const down = state.addresses.filter(isDown);
+    if (up.length === 0) return down;
+    const start = state.turn % up.length;
+    state.turn = (state.turn + 1) % 1_000_000;
+    return [...up.slice(start), ...up.slice(0, start), ...down];
+  };
+
+  const count = (key: string): void => {
+    sent.set(key, (sent.get(key) ?? 0) + 1);
+  };
+
+  const balancedFetch = async (
+    input: string | URL | Request,
+    init?: RequestInit,
+  ): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : input.toString());
+    const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const withPool = (dispatcher: Dispatcher): RequestInit =>
+      ({ ...init, dispatcher }) as unknown as RequestInit;
+    if (isIP(hostname) !== 0) {
+      count(`${url.host} → ${hostname}`);
+      return send(input, withPool(direct));
+    }
+    const state = await addressesOf(hostname);
+    const candidates = order(state);
+    if (candidates.length === 0) return send(input, init);
+    let lastError: unknown;
+    for (const address of candidates) {
+      count(`${url.host} → ${address.address}`);
+      try {
+        return await send(input, withPool(poolFor(address)));
+      } catch (error) {
+        // Only a connection that was never made is tried elsewhere: the request did not leave.
+        if (!isConnectFailure(error) || init?.signal?.aborted === true) throw error;
+        downUntil.set(address.address, Date.now() + downForMs);
+        lastError = error;
+      }
+    }
+    throw lastError;
+  };
+
+  return {
+    fetch: balancedFetch,
+    sent: () => new Map(sent),
+    async close() {
+      await Promise.all([direct, ...pools.values()].map((pool) => pool.close()));
+      pools.clear();
+    },
+  };
+}
+
+let shared: BalancedFetch | undefined;
+
+/** The process's one {@link createBalancedFetch} with default settings. */
+export function sharedBalancedFetch(): BalancedFetch {
+  shared ??= createBalancedFetch();
+  return shared;
+}
