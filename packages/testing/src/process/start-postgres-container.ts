@@ -53,7 +53,7 @@ export function findLocalImage({
         break;
       }
       if (result.status === 0) return { found: { runtime, image } };
-      lastError = result.stderr.trim().split('\n')[0] ?? `exit code ${result.status}`;
+      lastError = result.stderr.trim().split('\n')[0] || `exit code ${result.status}`;
       // "no such image" means the runtime itself answers; a daemon that is down does not.
       if (/no such|not known|unknown image|image not known/i.test(lastError)) runtimeWorks = true;
     }
