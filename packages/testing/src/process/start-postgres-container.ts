@@ -1,4 +1,4 @@
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { delay } from '../internal/delay';
@@ -23,6 +23,33 @@ export interface FindLocalImageOptions {
   images: readonly string[];
 }
 
+/** What podman and docker say of an image they do not have. */
+const IMAGE_MISSING = /no such|not known|unknown image/i;
+
+/** How long one `image inspect` may take: podman waits for its storage lock while a build commits. */
+const INSPECT_TIMEOUT_MS = 60_000;
+/** Attempts of one `image inspect` that failed for no clear reason (a timeout, a lock). */
+const INSPECT_ATTEMPTS = 3;
+
+/** `<runtime> image inspect <image>`, again after an unclear failure. */
+function inspectImage(runtime: string, image: string): SpawnSyncReturns<string> {
+  let result = spawnSync(runtime, ['image', 'inspect', '--format', '{{.Id}}', image], {
+    encoding: 'utf8',
+    timeout: INSPECT_TIMEOUT_MS,
+  });
+  for (let attempt = 1; attempt < INSPECT_ATTEMPTS; attempt += 1) {
+    const notInstalled = (result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+    const answered =
+      result.error === undefined && (result.status === 0 || IMAGE_MISSING.test(result.stderr));
+    if (notInstalled || answered) break;
+    result = spawnSync(runtime, ['image', 'inspect', '--format', '{{.Id}}', image], {
+      encoding: 'utf8',
+      timeout: INSPECT_TIMEOUT_MS,
+    });
+  }
+  return result;
+}
+
 /**
  * Looks for the first of `images` that one of `runtimes` already has, synchronously (so a test
  * file can decide at load time whether to skip). Never pulls: a test must not wait minutes for a
@@ -41,10 +68,7 @@ export function findLocalImage({
     let runtimeWorks = false;
     let lastError = '';
     for (const image of images) {
-      const result = spawnSync(runtime, ['image', 'inspect', '--format', '{{.Id}}', image], {
-        encoding: 'utf8',
-        timeout: 15_000,
-      });
+      const result = inspectImage(runtime, image);
       if (result.error !== undefined) {
         lastError =
           (result.error as NodeJS.ErrnoException).code === 'ENOENT'
@@ -55,7 +79,7 @@ export function findLocalImage({
       if (result.status === 0) return { found: { runtime, image } };
       lastError = result.stderr.trim().split('\n')[0] || `exit code ${result.status}`;
       // "no such image" means the runtime itself answers; a daemon that is down does not.
-      if (/no such|not known|unknown image|image not known/i.test(lastError)) runtimeWorks = true;
+      if (IMAGE_MISSING.test(lastError)) runtimeWorks = true;
     }
     reasons.push(
       runtimeWorks
