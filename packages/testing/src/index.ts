@@ -93,5 +93,17 @@ export {
   taskSnapshot,
 } from './sdk-agents/sdk-events';
 export type { SdkTaskState, TurnIds, WirePart } from './sdk-agents/sdk-events';
+export { findLocalImage, startPostgresContainer } from './process/start-postgres-container';
+export type {
+  FindLocalImageOptions,
+  LocalContainerImage,
+  LocalImageLookup,
+  PostgresContainer,
+  StartPostgresContainerOptions,
+} from './process/start-postgres-container';
 export { startRedisServer } from './process/start-redis-server';
-export type { StartRedisServerOptions, TestRedisServer } from './process/start-redis-server';
+export type {
+  RedisStop,
+  StartRedisServerOptions,
+  TestRedisServer,
+} from './process/start-redis-server';

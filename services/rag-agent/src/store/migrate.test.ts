@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { migrate } from './migrate';
 import { MIGRATIONS } from './migrations';
 import { openDatabase } from './open-database';
 import {
-  openTestDatabase,
+  backendSuites,
   silentLogger,
   TEST_SERVER_URL,
   type TestDatabase,
@@ -13,104 +13,115 @@ import {
 import { StartupError } from './startup-error';
 
 const SLOW = 120_000;
+const settings = { embeddingModel: 'local-hashed-v1', dimensions: 384 };
 
-describe('migrate', () => {
-  let test: TestDatabase;
-  beforeAll(async () => {
-    test = await openTestDatabase();
-  }, SLOW);
-  afterAll(() => test.dispose());
+// The same suite on the embedded PGlite and on a PostgreSQL server with pgvector (DATABASE_URL, or
+// a container this file starts): see open-test-database.ts and docs/rag.md.
+for (const { title, backend, skip } of backendSuites('migrate')) {
+  (skip ? describe.skip : describe)(title, () => {
+    let test: TestDatabase;
+    beforeAll(async () => {
+      test = await backend.open();
+    }, SLOW);
+    afterAll(async () => {
+      await test?.dispose();
+      await backend.release();
+    }, SLOW);
 
-  const settings = { embeddingModel: 'local-hashed-v1', dimensions: 384 };
+    it('creates the schema once and is a no-op when run again', async () => {
+      const { pool } = test.database;
+      await migrate(pool, settings);
+      await migrate(pool, settings);
 
-  it('creates the schema once and is a no-op when run again', async () => {
-    const { pool } = test.database;
-    await migrate(pool, settings);
-    await migrate(pool, settings);
+      const applied = await pool.query<{ version: number; name: string }>(
+        'SELECT version, name FROM schema_migrations ORDER BY version',
+      );
+      expect(applied.rows).toEqual(
+        MIGRATIONS.map((migration) => ({ version: migration.version, name: migration.name })),
+      );
+      const stored = await pool.query(
+        'SELECT embedding_model, embedding_dimensions FROM rag_settings',
+      );
+      expect(stored.rows).toEqual([
+        { embedding_model: 'local-hashed-v1', embedding_dimensions: 384 },
+      ]);
 
-    const applied = await pool.query<{ version: number; name: string }>(
-      'SELECT version, name FROM schema_migrations ORDER BY version',
-    );
-    expect(applied.rows).toEqual(
-      MIGRATIONS.map((migration) => ({ version: migration.version, name: migration.name })),
-    );
-    const stored = await pool.query(
-      'SELECT embedding_model, embedding_dimensions FROM rag_settings',
-    );
-    expect(stored.rows).toEqual([
-      { embedding_model: 'local-hashed-v1', embedding_dimensions: 384 },
-    ]);
-
-    const column = await pool.query<{ type: string }>(
-      `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
+      const column = await pool.query<{ type: string }>(
+        `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
        WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'`,
-    );
-    expect(column.rows[0]?.type).toBe('vector(384)');
-    const indexes = await pool.query<{ indexname: string; indexdef: string }>(
-      "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'chunks' ORDER BY indexname",
-    );
-    const definitions = Object.fromEntries(
-      indexes.rows.map((row) => [row.indexname, row.indexdef]),
-    );
-    expect(definitions['chunks_embedding_hnsw_idx']).toMatch(
-      /USING hnsw \(embedding vector_cosine_ops\) WITH \(m='?32'?, ef_construction='?128'?\)/,
-    );
-    expect(definitions['chunks_tsv_idx']).toMatch(/USING gin \(tsv\)/);
-    expect(definitions['chunks_tenant_document_idx']).toMatch(/\(tenant, document_id\)/);
+      );
+      expect(column.rows[0]?.type).toBe('vector(384)');
+      const indexes = await pool.query<{ indexname: string; indexdef: string }>(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'chunks' ORDER BY indexname",
+      );
+      const definitions = Object.fromEntries(
+        indexes.rows.map((row) => [row.indexname, row.indexdef]),
+      );
+      expect(definitions['chunks_embedding_hnsw_idx']).toMatch(
+        /USING hnsw \(embedding vector_cosine_ops\) WITH \(m='?32'?, ef_construction='?128'?\)/,
+      );
+      expect(definitions['chunks_tsv_idx']).toMatch(/USING gin \(tsv\)/);
+      expect(definitions['chunks_tenant_document_idx']).toMatch(/\(tenant, document_id\)/);
 
-    // The generated tsvector covers the section and the text, stemmed.
-    const document = await pool.query<{ id: string }>(
-      `INSERT INTO documents (tenant, filename, doc_type, content_hash)
+      // The generated tsvector covers the section and the text, stemmed.
+      const document = await pool.query<{ id: string }>(
+        `INSERT INTO documents (tenant, filename, doc_type, content_hash)
        VALUES ('migrate-test', 'a.md', 'md', 'h1') RETURNING id`,
-    );
-    await pool.query(
-      `INSERT INTO chunks (document_id, tenant, ordinal, kind, section, text, tokens)
+      );
+      await pool.query(
+        `INSERT INTO chunks (document_id, tenant, ordinal, kind, section, text, tokens)
        VALUES ($1, 'migrate-test', 0, 'parent', 'Billing', 'Invoices are running late', 5)`,
-      [document.rows[0]?.id],
-    );
-    const tsv = await pool.query<{ tsv: string }>(
-      "SELECT tsv::text AS tsv FROM chunks WHERE tenant = 'migrate-test'",
-    );
-    expect(tsv.rows[0]?.tsv).toBe("'bill':1 'invoic':2 'late':5 'run':4");
-    await pool.query("DELETE FROM documents WHERE tenant = 'migrate-test'");
+        [document.rows[0]?.id],
+      );
+      const tsv = await pool.query<{ tsv: string }>(
+        "SELECT tsv::text AS tsv FROM chunks WHERE tenant = 'migrate-test'",
+      );
+      expect(tsv.rows[0]?.tsv).toBe("'bill':1 'invoic':2 'late':5 'run':4");
+      await pool.query("DELETE FROM documents WHERE tenant = 'migrate-test'");
+    });
+
+    it('refuses another embedding model or size, saying what to do, and changes nothing', async () => {
+      const { pool } = test.database;
+      await migrate(pool, settings);
+      const model = await migrate(pool, {
+        embeddingModel: 'text-embedding-3-small',
+        dimensions: 384,
+      })
+        .then(() => undefined)
+        .catch((caught: unknown) => caught);
+      expect(model).toBeInstanceOf(StartupError);
+      expect((model as Error).message).toContain(
+        'The RAG store holds local-hashed-v1/384-dimension embeddings; EMBEDDING_MODEL/EMBEDDING_DIMENSIONS give text-embedding-3-small/384-dimension',
+      );
+      expect((model as Error).message).toMatch(/re-index/);
+      expect((model as Error).message).toMatch(/DATABASE_URL/);
+
+      await expect(
+        migrate(pool, { embeddingModel: 'local-hashed-v1', dimensions: 256 }),
+      ).rejects.toThrow(/give local-hashed-v1\/256-dimension/);
+
+      const stored = await pool.query(
+        'SELECT embedding_model, embedding_dimensions FROM rag_settings',
+      );
+      expect(stored.rows).toEqual([
+        { embedding_model: 'local-hashed-v1', embedding_dimensions: 384 },
+      ]);
+    });
+
+    it('refuses sizes the HNSW index cannot take', async () => {
+      await expect(
+        migrate(test.database.pool, { embeddingModel: 'text-embedding-3-large', dimensions: 3072 }),
+      ).rejects.toThrow(/at most 2000/);
+    });
   });
+}
 
-  it('refuses another embedding model or size, saying what to do, and changes nothing', async () => {
-    const { pool } = test.database;
-    await migrate(pool, settings);
-    const model = await migrate(pool, { embeddingModel: 'text-embedding-3-small', dimensions: 384 })
-      .then(() => undefined)
-      .catch((caught: unknown) => caught);
-    expect(model).toBeInstanceOf(StartupError);
-    expect((model as Error).message).toContain(
-      'The RAG store holds local-hashed-v1/384-dimension embeddings; EMBEDDING_MODEL/EMBEDDING_DIMENSIONS give text-embedding-3-small/384-dimension',
-    );
-    expect((model as Error).message).toMatch(/re-index/);
-    expect((model as Error).message).toMatch(/DATABASE_URL/);
-
-    await expect(
-      migrate(pool, { embeddingModel: 'local-hashed-v1', dimensions: 256 }),
-    ).rejects.toThrow(/give local-hashed-v1\/256-dimension/);
-
-    const stored = await pool.query(
-      'SELECT embedding_model, embedding_dimensions FROM rag_settings',
-    );
-    expect(stored.rows).toEqual([
-      { embedding_model: 'local-hashed-v1', embedding_dimensions: 384 },
-    ]);
-  });
-
-  it('refuses sizes the HNSW index cannot take', async () => {
-    await expect(
-      migrate(test.database.pool, { embeddingModel: 'text-embedding-3-large', dimensions: 3072 }),
-    ).rejects.toThrow(/at most 2000/);
-  });
-
+describe('migrate on a PostgreSQL server without pgvector', () => {
   it('fails with a StartupError on a PostgreSQL without pgvector, leaving nothing behind', async () => {
     // The machine's PostgreSQL 15 has no pgvector: exactly the misconfiguration to report.
     const database = await openDatabase({
       databaseUrl: TEST_SERVER_URL,
-      dataDir: path.join(test.dataDir, 'unused'),
+      dataDir: path.join(os.tmpdir(), 'rag-migrate-test-unused'),
       logger: silentLogger,
     });
     try {
@@ -128,7 +139,6 @@ describe('migrate', () => {
       expect(left.rows).toEqual([{ migrations: null, documents: null }]);
     } finally {
       await database.close();
-      await rm(path.join(test.dataDir, 'unused'), { recursive: true, force: true });
     }
   });
 });
