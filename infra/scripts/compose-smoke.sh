@@ -137,6 +137,8 @@ cleanup() {
   else
     log "down"
     compose down -v >"$WORK/down.log" 2>&1 || tail -5 "$WORK/down.log"
+    # podman-compose 1.0.3 leaves the project's network behind.
+    [ "$IS_PODMAN_COMPOSE" = 1 ] && "$ENGINE" network rm "${PROJECT}_default" >/dev/null 2>&1
   fi
   rm -rf "$WORK"
   exit "$status"
