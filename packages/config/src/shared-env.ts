@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { envVar } from './env-var';
-import { httpUrlSchema, logLevelSchema, positiveIntSchema, redisUrlSchema } from './schemas';
+import {
+  booleanSchema,
+  httpUrlSchema,
+  logLevelSchema,
+  positiveIntSchema,
+  redisUrlSchema,
+} from './schemas';
 
 /**
  * Variables that several services share. A service's spec spreads the groups it needs next to its
@@ -65,7 +71,30 @@ export const redisEnv = {
   }),
 } as const;
 
-/** OpenTelemetry export (docs/tracing.md). With no endpoint nothing is exported. */
+/**
+ * The samplers OTEL_TRACES_SAMPLER may name (the OpenTelemetry SDK configuration spec; the same
+ * list as `@fleet/telemetry`'s TRACES_SAMPLER_NAMES, which turns the choice into a sampler).
+ */
+const TRACES_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/** An `OPENINFERENCE_HIDE_*` flag (docs/tracing.md §6). */
+function hideFlag(name: string, description: string) {
+  return envVar({ name, schema: booleanSchema.default(false), description });
+}
+
+/**
+ * OpenTelemetry export (docs/tracing.md). With no endpoint nothing is exported. Also the tracing
+ * cost and privacy knobs every service honours (docs/tracing.md §6–7): the sampler and
+ * OpenInference's masking. The SDK reads OTEL_BSP_* (batching) and OTEL_ATTRIBUTE_* (limits)
+ * itself; they are listed in docs/tracing.md.
+ */
 export const telemetryEnv = {
   otelEndpoint: envVar({
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
@@ -108,4 +137,51 @@ export const telemetryEnv = {
     defaultText: 'unset',
     secret: true,
   }),
+  otelTracesSampler: envVar({
+    name: 'OTEL_TRACES_SAMPLER',
+    schema: z
+      .enum(TRACES_SAMPLERS, { error: `expected one of ${TRACES_SAMPLERS.join(', ')}` })
+      .optional(),
+    description:
+      'Which traces are kept: parentbased_traceidratio with OTEL_TRACES_SAMPLER_ARG=0.1 keeps one request in ten (whole traces, across services); always_off keeps none. Unsampled requests cost almost nothing.',
+    defaultText: 'parentbased_always_on (every trace)',
+  }),
+  otelTracesSamplerArg: envVar({
+    name: 'OTEL_TRACES_SAMPLER_ARG',
+    schema: z.coerce
+      .number({ error: 'expected a number from 0 to 1' })
+      .min(0, 'expected a number from 0 to 1')
+      .max(1, 'expected a number from 0 to 1')
+      .optional(),
+    description: 'The share of traces the traceidratio samplers keep, 0 to 1.',
+    defaultText: '1',
+  }),
+  openinferenceHideInputs: hideFlag(
+    'OPENINFERENCE_HIDE_INPUTS',
+    'true: input.value is __REDACTED__ and input messages are left out of spans.',
+  ),
+  openinferenceHideOutputs: hideFlag(
+    'OPENINFERENCE_HIDE_OUTPUTS',
+    'true: output.value is __REDACTED__ and output messages are left out of spans.',
+  ),
+  openinferenceHideInputMessages: hideFlag(
+    'OPENINFERENCE_HIDE_INPUT_MESSAGES',
+    'true: llm.input_messages.* are left out of spans (input.value stays).',
+  ),
+  openinferenceHideOutputMessages: hideFlag(
+    'OPENINFERENCE_HIDE_OUTPUT_MESSAGES',
+    'true: llm.output_messages.* are left out of spans (output.value stays).',
+  ),
+  openinferenceHideInputText: hideFlag(
+    'OPENINFERENCE_HIDE_INPUT_TEXT',
+    'true: the content of input messages is __REDACTED__ (roles and tool calls stay).',
+  ),
+  openinferenceHideOutputText: hideFlag(
+    'OPENINFERENCE_HIDE_OUTPUT_TEXT',
+    'true: the content of output messages is __REDACTED__.',
+  ),
+  openinferenceHideLlmInvocationParameters: hideFlag(
+    'OPENINFERENCE_HIDE_LLM_INVOCATION_PARAMETERS',
+    'true: llm.invocation_parameters is left out of spans.',
+  ),
 } as const;

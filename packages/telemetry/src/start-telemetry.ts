@@ -1,9 +1,11 @@
+import type { RequestListener } from 'node:http';
 import type { Attributes } from '@opentelemetry/api';
 import type * as CreateSdkModule from './internal/create-sdk';
 import { setDefaultMaxValueLength } from './internal/serialize-value';
 import { setTraceHideConfig, type TraceHideConfig } from './internal/trace-config';
 import type { SamplerSettings } from './sampler-settings';
 import { DEFAULT_PROJECT_NAME } from './semantic-conventions';
+import { createRequestTracer } from './trace-requests';
 
 /** OTLP encodings. Phoenix accepts only `http/protobuf`; `http/json` is for tests. */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -54,6 +56,14 @@ export interface TelemetryOptions {
   outgoingHttpSpans?: boolean | undefined;
   /** OpenInference masking (`OPENINFERENCE_HIDE_*`), applied by every span helper. @default nothing hidden */
   hide?: TraceHideConfig | undefined;
+  /**
+   * Light server spans: `instrumentation-http` leaves incoming requests alone, and the service
+   * wraps its request listener with {@link Telemetry.traceRequests}, which records one SERVER span
+   * per request at a fraction of the instrumentation's cost (`createRequestTracer`,
+   * docs/tracing.md §7). Outgoing calls are instrumented as before. The gateway, whose hot path
+   * this is, passes true. @default false
+   */
+  lightServerSpans?: boolean | undefined;
 }
 
 /** A started (or deliberately not started) telemetry pipeline. */
@@ -64,13 +74,25 @@ export interface Telemetry {
   flush(): Promise<void>;
   /** Flushes and stops the SDK; call it on SIGTERM. Safe to call more than once. */
   shutdown(): Promise<void>;
+  /**
+   * With `lightServerSpans`, wraps a request listener so each request gets a light SERVER span
+   * (`createRequestTracer`); otherwise (export off, or `instrumentation-http` records incoming
+   * requests) returns the listener unchanged.
+   *
+   * @example
+   * startServer({ app: telemetry.traceRequests(app), ... });
+   */
+  traceRequests(listener: RequestListener): RequestListener;
 }
 
 /** Incoming paths that get no span unless `ignoreIncomingPaths` says otherwise. */
 export const DEFAULT_IGNORED_PATHS: readonly string[] = ['/healthz', '/readyz', '/metrics'];
 
+const unchanged = (listener: RequestListener): RequestListener => listener;
+
 const disabledTelemetry: Telemetry = {
   enabled: false,
+  traceRequests: unchanged,
   flush: () => Promise.resolve(),
   shutdown: () => Promise.resolve(),
 };
@@ -109,6 +131,8 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
       'startTelemetry was called twice in one process; call it once, from src/instrumentation.ts.',
     );
   }
+  const lightServerSpans = options.lightServerSpans ?? false;
+  const ignoreIncomingPaths = options.ignoreIncomingPaths ?? DEFAULT_IGNORED_PATHS;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded lazily, see create-sdk.ts
   const { createSdk } = require('./internal/create-sdk') as typeof CreateSdkModule;
   const { sdk, batchProcessor } = createSdk({
@@ -118,11 +142,12 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     projectName: nonEmpty(options.projectName) ?? DEFAULT_PROJECT_NAME,
     headers: options.headers ?? {},
     trustInboundTraceContext: options.trustInboundTraceContext ?? true,
-    ignoreIncomingPaths: options.ignoreIncomingPaths ?? DEFAULT_IGNORED_PATHS,
+    ignoreIncomingPaths,
     exportIntervalMs: options.exportIntervalMs,
     resourceAttributes: options.resourceAttributes ?? {},
     sampler: options.sampler,
     outgoingHttpSpans: options.outgoingHttpSpans ?? true,
+    lightServerSpans,
   });
   sdk.start();
   let stopping: Promise<void> | undefined;
@@ -130,6 +155,9 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     enabled: true,
     flush: () => (stopping === undefined ? batchProcessor.forceFlush() : stopping),
     shutdown: () => (stopping ??= sdk.shutdown()),
+    traceRequests: lightServerSpans
+      ? createRequestTracer({ ignorePaths: ignoreIncomingPaths })
+      : unchanged,
   };
   running = telemetry;
   return telemetry;

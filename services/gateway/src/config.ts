@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { TRACES_SAMPLER_NAMES } from '@fleet/telemetry';
 import {
-  booleanSchema,
   byteSizeSchema,
   envVar,
   httpUrlSchema,
@@ -41,65 +39,6 @@ const apiKeyPairSchema = z.string().transform((value, context) => {
   }
   return keys;
 });
-
-/** An `OPENINFERENCE_HIDE_*` flag (docs/tracing.md §6). */
-function hideFlag(name: string, description: string) {
-  return envVar({ name, schema: booleanSchema.default(false), description });
-}
-
-/**
- * Tracing cost and privacy (docs/tracing.md §6–7): the sampler and OpenInference's masking. The
- * SDK reads OTEL_BSP_* (batching) itself; they are listed in docs/tracing.md.
- */
-const tracingEnv = {
-  otelTracesSampler: envVar({
-    name: 'OTEL_TRACES_SAMPLER',
-    schema: z
-      .enum(TRACES_SAMPLER_NAMES, { error: `expected one of ${TRACES_SAMPLER_NAMES.join(', ')}` })
-      .optional(),
-    description:
-      'Which traces are kept: parentbased_traceidratio with OTEL_TRACES_SAMPLER_ARG=0.1 keeps one request in ten (whole traces, across services); always_off keeps none. Unsampled requests cost almost nothing.',
-    defaultText: 'parentbased_always_on (every trace)',
-  }),
-  otelTracesSamplerArg: envVar({
-    name: 'OTEL_TRACES_SAMPLER_ARG',
-    schema: z.coerce
-      .number({ error: 'expected a number from 0 to 1' })
-      .min(0, 'expected a number from 0 to 1')
-      .max(1, 'expected a number from 0 to 1')
-      .optional(),
-    description: 'The share of traces the traceidratio samplers keep, 0 to 1.',
-    defaultText: '1',
-  }),
-  openinferenceHideInputs: hideFlag(
-    'OPENINFERENCE_HIDE_INPUTS',
-    'true: input.value is __REDACTED__ and input messages are left out of spans.',
-  ),
-  openinferenceHideOutputs: hideFlag(
-    'OPENINFERENCE_HIDE_OUTPUTS',
-    'true: output.value is __REDACTED__ and output messages are left out of spans.',
-  ),
-  openinferenceHideInputMessages: hideFlag(
-    'OPENINFERENCE_HIDE_INPUT_MESSAGES',
-    'true: llm.input_messages.* are left out of spans (input.value stays).',
-  ),
-  openinferenceHideOutputMessages: hideFlag(
-    'OPENINFERENCE_HIDE_OUTPUT_MESSAGES',
-    'true: llm.output_messages.* are left out of spans (output.value stays).',
-  ),
-  openinferenceHideInputText: hideFlag(
-    'OPENINFERENCE_HIDE_INPUT_TEXT',
-    'true: the content of input messages is __REDACTED__ (roles and tool calls stay).',
-  ),
-  openinferenceHideOutputText: hideFlag(
-    'OPENINFERENCE_HIDE_OUTPUT_TEXT',
-    'true: the content of output messages is __REDACTED__.',
-  ),
-  openinferenceHideLlmInvocationParameters: hideFlag(
-    'OPENINFERENCE_HIDE_LLM_INVOCATION_PARAMETERS',
-    'true: llm.invocation_parameters is left out of spans.',
-  ),
-} as const;
 
 /** Every variable the gateway reads (docs/architecture.md §11). */
 export const configSpec = {
@@ -234,7 +173,6 @@ export const configSpec = {
   ...redisEnv,
   ...llmEnv,
   ...telemetryEnv,
-  ...tracingEnv,
   ...runtimeEnv,
 } as const;
 

@@ -10,7 +10,8 @@ export const config = exitOnConfigError('gateway', () => loadGatewayConfig());
 /**
  * The gateway is the fleet's ingress: it starts every trace and ignores clients' trace headers.
  * Its only outgoing `node:http` call is the passthrough to the upstream LLM, which its LLM span
- * already describes: that call carries `traceparent` but gets no span (docs/tracing.md §7).
+ * already describes: that call carries `traceparent` but gets no span (docs/tracing.md §7). Its
+ * incoming requests get light server spans.
  */
 export const telemetry = startTelemetry({
   ...telemetryOptionsFromConfig(config, {
@@ -18,4 +19,7 @@ export const telemetry = startTelemetry({
     trustInboundTraceContext: false,
   }),
   outgoingHttpSpans: false,
+  // Its one server span per request is recorded by `telemetry.traceRequests` (main.ts), not by
+  // instrumentation-http, whose per-request work was most of tracing's cost (docs/tracing.md §7).
+  lightServerSpans: true,
 });

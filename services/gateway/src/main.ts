@@ -96,7 +96,7 @@ async function main(): Promise<void> {
     autoRouting: { classifier: routeClassifier, passthroughModel: config.llmModel },
   });
   const running = await startServer({
-    app,
+    app: telemetry.traceRequests(app),
     port: config.port,
     host: config.host,
     logger,

@@ -36,6 +36,7 @@ import {
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { SamplerSettings } from '../sampler-settings';
 import { BAGGAGE_KEYS } from '../semantic-conventions';
+import { pathOf } from '../trace-requests';
 import { InjectOnlyPropagator } from './inject-only-propagator';
 import { ServiceNameSpanProcessor } from './service-name-span-processor';
 
@@ -52,6 +53,11 @@ export interface CreateSdkOptions {
   resourceAttributes: Attributes;
   /** False: outgoing `node:http` calls get `traceparent`/`baggage` but no span of their own. */
   outgoingHttpSpans: boolean;
+  /**
+   * True: incoming requests get no span from `instrumentation-http`; the service wraps its request
+   * listener with `Telemetry.traceRequests` instead (light server spans).
+   */
+  lightServerSpans: boolean;
   /** Undefined: the SDK's own choice (`OTEL_TRACES_SAMPLER`, else parentbased_always_on). */
   sampler: SamplerSettings | undefined;
 }
@@ -129,6 +135,9 @@ export function createSdk(options: CreateSdkOptions): CreatedSdk {
         // Background calls with no parent (health pings, token refresh) would each become a root
         // trace in Phoenix.
         requireParentforOutgoingSpans: true,
+        // Light server spans (`createRequestTracer`) replace the instrumentation's incoming spans:
+        // `Server.prototype.emit` is then not patched at all.
+        disableIncomingRequestInstrumentation: options.lightServerSpans,
         ignoreIncomingRequestHook: (request: IncomingMessage) =>
           ignoredPaths.has(pathOf(request.url)),
         ...(options.outgoingHttpSpans
@@ -153,10 +162,4 @@ function injectOnly(request: RequestOptions): boolean {
   if (Array.isArray(headers)) return true;
   propagation.inject(context.active(), headers as Record<string, unknown>);
   return true;
-}
-
-function pathOf(url: string | undefined): string {
-  if (url === undefined) return '/';
-  const end = url.search(/[?#]/);
-  return end === -1 ? url : url.slice(0, end);
 }

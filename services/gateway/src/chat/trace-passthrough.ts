@@ -1,5 +1,3 @@
-import { z } from 'zod';
-import { safeParseJson } from '@fleet/errors';
 import {
   Attributes,
   SpanKind,
@@ -18,42 +16,17 @@ import { messageText } from './message-text';
 /** The most of an answer kept for the trace; the client always gets all of it. */
 const MAX_TRACED_BYTES = 1024 * 1024;
 
-const usageSchema = z
-  .object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() })
-  .nullish();
-
-const completionSchema = z.object({
-  choices: z
-    .array(
-      z.object({
-        message: z.object({ content: z.string().nullish() }).nullish(),
-        finish_reason: z.string().nullish(),
-      }),
-    )
-    .nullish(),
-  usage: usageSchema,
-});
-
-const chunkSchema = z.object({
-  choices: z
-    .array(
-      z.object({
-        delta: z.object({ content: z.string().nullish() }).nullish(),
-        finish_reason: z.string().nullish(),
-      }),
-    )
-    .nullish(),
-  usage: usageSchema,
-});
-
-/** A whole stream's events, parsed (and depth-checked) as one JSON array. */
-const chunkListSchema = z.array(chunkSchema);
+/** The token counts of an answer, as the upstream reported them. */
+export interface TracedUsage {
+  prompt_tokens?: number | undefined;
+  completion_tokens?: number | undefined;
+}
 
 /** What the trace keeps of an answer. */
 export interface TracedAnswer {
   content: string;
   finishReason: string | undefined;
-  usage: z.infer<typeof usageSchema>;
+  usage: TracedUsage | undefined;
 }
 
 /**
@@ -77,48 +50,82 @@ function eventPayloads(text: string): string[] {
   return payloads;
 }
 
-function addChunk(answer: TracedAnswer, chunk: z.infer<typeof chunkSchema>): void {
-  const choice = chunk.choices?.[0];
-  const content = choice?.delta?.content;
-  if (content != null) answer.content += content;
-  answer.finishReason = choice?.finish_reason ?? answer.finishReason;
-  answer.usage = chunk.usage ?? answer.usage;
+/** `value` as a plain object, or undefined. */
+function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function numberOf(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+
+/** The token counts of a chunk or completion, or undefined when it has none. */
+function usageOf(body: Record<string, unknown>): TracedUsage | undefined {
+  const usage = objectOf(body['usage']);
+  if (usage === undefined) return undefined;
+  return {
+    prompt_tokens: numberOf(usage['prompt_tokens']),
+    completion_tokens: numberOf(usage['completion_tokens']),
+  };
+}
+
+/** The first choice of a chunk or completion. */
+function firstChoice(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  const choices = body['choices'];
+  return Array.isArray(choices) ? objectOf(choices[0]) : undefined;
+}
+
+function addChunk(answer: TracedAnswer, value: unknown): void {
+  const chunk = objectOf(value);
+  if (chunk === undefined) return;
+  const choice = firstChoice(chunk);
+  const content = stringOf(objectOf(choice?.['delta'])?.['content']);
+  if (content !== undefined) answer.content += content;
+  answer.finishReason = stringOf(choice?.['finish_reason']) ?? answer.finishReason;
+  answer.usage = usageOf(chunk) ?? answer.usage;
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
- * Reads a streamed answer once: every event's JSON in one `safeParseJson` call over one array
- * (one parse, one depth check, one schema pass), instead of an SSE parser and a validation per
- * event. If any event is not a chunk (an `event: error` frame, a foreign payload), it falls back
- * to event by event, skipping the bad ones.
+ * Reads a streamed answer once: every event's JSON in one `JSON.parse` over one array, then plain
+ * property reads (no schema, no depth walk: only a few fixed, shallow fields are read, and this
+ * runs for every traced request). If the array does not parse (an event is not JSON), it falls
+ * back to event by event, skipping the bad ones; payloads that are not chunks add nothing.
  */
 export function readStream(text: string): TracedAnswer {
   const answer: TracedAnswer = { content: '', finishReason: undefined, usage: undefined };
   const payloads = eventPayloads(text);
-  const all = safeParseJson({
-    text: `[${payloads.join(',')}]`,
-    schema: chunkListSchema,
-    subject: "The upstream's stream",
-  });
-  if (all.success) {
-    for (const chunk of all.value) addChunk(answer, chunk);
+  const all = parseOrUndefined(`[${payloads.join(',')}]`);
+  if (Array.isArray(all)) {
+    for (const chunk of all) addChunk(answer, chunk);
     return answer;
   }
-  for (const payload of payloads) {
-    const parsed = safeParseJson({ text: payload, schema: chunkSchema });
-    if (parsed.success) addChunk(answer, parsed.value);
-  }
+  for (const payload of payloads) addChunk(answer, parseOrUndefined(payload));
   return answer;
 }
 
 /** Reads a non-streamed answer. */
 export function readCompletion(text: string): TracedAnswer {
-  const parsed = safeParseJson({ text, schema: completionSchema });
-  if (!parsed.success) return { content: '', finishReason: undefined, usage: undefined };
-  const choice = parsed.value.choices?.[0];
+  const completion = objectOf(parseOrUndefined(text));
+  if (completion === undefined) return { content: '', finishReason: undefined, usage: undefined };
+  const choice = firstChoice(completion);
   return {
-    content: choice?.message?.content ?? '',
-    finishReason: choice?.finish_reason ?? undefined,
-    usage: parsed.value.usage,
+    content: stringOf(objectOf(choice?.['message'])?.['content']) ?? '',
+    finishReason: stringOf(choice?.['finish_reason']),
+    usage: usageOf(completion),
   };
 }
 
@@ -142,36 +149,35 @@ export function tracePassthrough({
   tenant,
 }: TracePassthroughOptions): ForwardObserver | undefined {
   if (span === undefined || !span.isRecording()) return undefined;
-  const { messages, model, stream, ...parameters } = request;
   span.updateName('POST /v1/chat/completions');
   span.setAttribute(Attributes.SPAN_KIND, SpanKind.LLM);
   setSessionAttributes(span, { userId: tenant });
-  const inputMessages: LlmMessage[] = messages.map((message) => ({
-    role: message.role,
-    content: messageText(message['content']),
-  }));
-  setSpanInput(
-    span,
-    inputMessages.filter((message) => message.role === 'user').at(-1)?.content ?? '',
-  );
-  setLlmAttributes(span, {
-    model,
-    system: 'openai',
-    invocationParameters: { ...parameters, stream: stream === true },
-    inputMessages,
-  });
 
-  // The observer only keeps the bytes; they are parsed once, when the span ends (after the
-  // response has closed), so the client never waits for the trace (docs/tracing.md §7).
+  // The observer only keeps the bytes. The request's and the answer's attributes are written
+  // when the span ends (after the response has closed), the answer parsed once, so the client
+  // never waits for the trace (docs/tracing.md §7).
   const chunks: Buffer[] = [];
   let kept = 0;
   let outcome: ForwardOutcome | undefined;
   deferSpanAttributes(span, (ending) => {
+    const { messages, model, stream, ...parameters } = request;
+    const inputMessages: LlmMessage[] = messages.map((message) => ({
+      role: message.role,
+      content: messageText(message['content']),
+    }));
+    setSpanInput(
+      ending,
+      inputMessages.filter((message) => message.role === 'user').at(-1)?.content ?? '',
+    );
     const text = Buffer.concat(chunks, kept).toString('utf8');
     chunks.length = 0;
     const answer = stream === true ? readStream(text) : readCompletion(text);
     setSpanOutput(ending, answer.content);
     setLlmAttributes(ending, {
+      model,
+      system: 'openai',
+      invocationParameters: { ...parameters, stream: stream === true },
+      inputMessages,
       outputMessages: [{ role: 'assistant', content: answer.content }],
       finishReason: answer.finishReason,
       tokenCounts: {
