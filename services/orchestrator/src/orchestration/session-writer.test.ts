@@ -43,22 +43,30 @@ describe('createSessionWriter', () => {
     // after the flush saw nothing left to write and before it was marked over.
     for (let hops = 0; hops < 12; hops += 1) {
       const session = await sessions.create({ tenant: 'acme', request: 'r' });
-      let writer: ReturnType<typeof createSessionWriter> | undefined;
+      const late: { writer?: ReturnType<typeof createSessionWriter> } = {};
       let calls = 0;
       const racing: SessionStore = {
         ...sessions,
-        update: (async (id, mutate, options) => {
+        update: async (id, mutate, options) => {
           const written = await sessions.update(id, mutate, options);
           calls += 1;
           if (calls === 1) {
             let chain = Promise.resolve();
             for (let hop = 0; hop < hops; hop += 1) chain = chain.then(() => undefined);
-            void chain.then(() => writer?.record((draft) => void (draft.error = `late ${hops}`)));
+            void chain.then(() =>
+              late.writer?.record((draft) => void (draft.error = `late ${hops}`)),
+            );
           }
           return written;
-        }) as SessionStore['update'],
+        },
       };
-      writer = createSessionWriter({ sessions: racing, sessionId: session.id, logger, session });
+      const writer = createSessionWriter({
+        sessions: racing,
+        sessionId: session.id,
+        logger,
+        session,
+      });
+      late.writer = writer;
       writer.record((draft) => void (draft.taskId = 'task'));
       await writer.written();
       // The late change was recorded by now; written() must not resolve before it is stored.

@@ -54,7 +54,8 @@ async function commit(
 
 /**
  * Applies one agent event to the turn's task: a status update or an artifact update, saved and
- * published (an event that ends the turn before this resolves; others soon after). Throws a `ZodError` when the event's parts or artifact are invalid.
+ * published (an event that ends the turn before this resolves; others soon after). Throws a
+ * `ZodError` when the event's parts or artifact are invalid.
  */
 export async function applyEvent(store: TaskStore, turn: Turn, event: AgentEvent): Promise<void> {
   const { task } = turn.record;

@@ -92,8 +92,8 @@ async function runTurn(runner: TurnRunner, turn: Turn, context: AgentContext): P
   const { store, logger, running } = runner;
   const { taskId } = turn;
   // Cancel requests from other replicas arrive on the task's channel. The agent starts while the
-  // SUBSCRIBE is on its way (a request in that first round trip is as early as one sent before
-  // the task was saved: CancelTask then cancels the task in the store after its timeout).
+  // SUBSCRIBE is on its way: a request published before the SUBSCRIBE took effect went unheard
+  // when the agent waited for it too, so no request is heard later or missed more than before.
   const subscribing: Promise<Unsubscribe | undefined> = store
     .subscribe(taskId, (busMessage: TaskBusMessage) => {
       if (busMessage.type === 'cancel') abortTurn(turn, 'cancel');

@@ -25,14 +25,14 @@ export interface WrittenTurn {
  * Each event gives the task its next version at once (`turn.record`), but the agent does not wait
  * for the save: events applied while a save is in flight (or in the same turn of the event loop)
  * go out together in the next one, which writes only the latest version. Every event is announced
- * — pushed to the caller's stream, then published on the task's channel — only after a save that
- * holds it has returned, in order; so a snapshot read after an event was seen holds it, and a
- * follower that subscribes and then reads a snapshot misses nothing (a save precedes the publishes
- * of its events on the same connection). Intermediate versions are never stored, which nobody
- * reads: the stored version only grows.
+ * only after a write that holds it, in order: published on the task's channel after the write
+ * (in the same script with `saveAndPublish`, else once `save` returned), and pushed to the
+ * caller's stream once the store confirmed both. So a snapshot read after an event was seen holds
+ * it, and a follower that subscribes and then reads a snapshot misses nothing. Intermediate
+ * versions are never stored, which nobody reads: the stored version only grows.
  *
- * {@link TaskWriter.settled} waits for every save so far; the turn awaits it before it announces
- * its end (terminal or interrupted status), so what ends a turn is durable before anyone sees it.
+ * {@link TaskWriter.settled} waits for every write so far; the turn awaits it after an event that
+ * ends it (terminal or interrupted status), so the turn is over only once that event is stored.
  * A save that fails puts `turn.record` back to the last saved version, drops the unsaved events
  * and rejects the next `settled()` (the turn then records its failure, as before).
  */
