@@ -53,6 +53,9 @@ Options (ttft, and the ttft section of gateway):
 
 Options (orchestration):
   --runs N          runs per DAG per scheduling mode                        (default 10)
+  --orchestrator-node-args="A B"  extra node arguments for the orchestrator processes
+                    (e.g. --orchestrator-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof";
+                    also BENCH_ORCHESTRATOR_NODE_ARGS)
 
 Options (rag):
   --sizes N,N       corpus sizes in child chunks                            (default 10000,100000)
@@ -68,6 +71,11 @@ Common:
   -h, --help        this help
 
 Results go in docs/benchmarks.md with the machine and the command.`;
+
+/** `"A B"` → `['A', 'B']`: extra node arguments, space-separated. */
+function splitArgs(value: string | undefined): string[] {
+  return (value ?? '').split(' ').filter((arg) => arg !== '');
+}
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -86,6 +94,7 @@ async function main(): Promise<number> {
       'skip-ttft': { type: 'boolean', default: false },
       tracing: { type: 'boolean', default: false },
       'gateway-node-args': { type: 'string' },
+      'orchestrator-node-args': { type: 'string' },
       runs: { type: 'string' },
       sizes: { type: 'string' },
       queries: { type: 'string' },
@@ -162,6 +171,9 @@ async function main(): Promise<number> {
     const orchestrationOptions: OrchestrationBenchOptions = {
       root,
       runs: number(values.runs, values.quick ? 3 : 10),
+      orchestratorNodeArgs: splitArgs(
+        values['orchestrator-node-args'] ?? process.env['BENCH_ORCHESTRATOR_NODE_ARGS'],
+      ),
     };
     const outcome = await runOrchestrationBench(orchestrationOptions);
     process.stdout.write(
@@ -180,9 +192,9 @@ async function main(): Promise<number> {
     loadRepeats: number(values['load-repeats'], values.quick ? 1 : 5),
     chunks: number(values.chunks, 20),
     tracing: values.tracing,
-    gatewayNodeArgs: (values['gateway-node-args'] ?? process.env['BENCH_GATEWAY_NODE_ARGS'] ?? '')
-      .split(' ')
-      .filter((arg) => arg !== ''),
+    gatewayNodeArgs: splitArgs(
+      values['gateway-node-args'] ?? process.env['BENCH_GATEWAY_NODE_ARGS'],
+    ),
   };
   const result = await runGatewayBench(options);
   const ttft = values['skip-ttft'] ? undefined : await runTtftBench(ttftOptions);

@@ -23,6 +23,8 @@ export interface OrchestrationBenchOptions {
   root: string;
   /** Runs per DAG per scheduling mode. @default 10 */
   runs: number;
+  /** Extra arguments for the orchestrators' `node`, e.g. `['--cpu-prof', '--cpu-prof-dir=/tmp/prof']`. */
+  orchestratorNodeArgs?: readonly string[] | undefined;
 }
 
 /** The scripted agents and their fixed latencies. */
@@ -164,6 +166,7 @@ export async function runOrchestrationBench(
       dependency: await startService({
         root,
         name: 'orchestrator',
+        nodeArgs: options.orchestratorNodeArgs,
         env: {
           ...shared,
           PLANNER_URL: planner.url,
@@ -174,6 +177,7 @@ export async function runOrchestrationBench(
       stages: await startService({
         root,
         name: 'orchestrator',
+        nodeArgs: options.orchestratorNodeArgs,
         env: {
           ...shared,
           PLANNER_URL: planner.url,

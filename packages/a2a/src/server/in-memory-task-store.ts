@@ -60,6 +60,11 @@ export class InMemoryTaskStore implements TaskStore {
     });
   }
 
+  async saveAndPublish(record: TaskRecord, messages: readonly TaskBusMessage[]): Promise<void> {
+    await this.save(record);
+    for (const message of messages) await this.publish(record.task.id, message);
+  }
+
   publish(taskId: string, message: TaskBusMessage): Promise<void> {
     // A copy per publish, as a network hop would make.
     this.bus.emit(taskId, JSON.parse(JSON.stringify(message)) as TaskBusMessage);

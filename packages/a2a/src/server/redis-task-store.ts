@@ -45,22 +45,53 @@ end
 return 1
 `;
 
-/** `SAVE_SCRIPT` as an ioredis command (`defineCommand`): EVALSHA, or EVAL when Redis lacks it. */
-interface SaveTaskCommand {
+// A write as SAVE_SCRIPT's (no compare-and-set), then a PUBLISH of each message after the first
+// seven arguments, in order: a batch of a turn's events in one round trip, published only once saved.
+// KEYS: as SAVE_SCRIPT, then the task's channel. ARGV: as SAVE_SCRIPT, then the messages.
+const SAVE_AND_PUBLISH_SCRIPT = `
+redis.call('HSET', KEYS[1], 'task', ARGV[1], 'version', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], ARGV[5], ARGV[6])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[7])
+  redis.call('EXPIRE', KEYS[i], ARGV[4])
+end
+for i = 8, #ARGV do
+  redis.call('PUBLISH', KEYS[4], ARGV[i])
+end
+return 1
+`;
+
+/** The scripts as ioredis commands (`defineCommand`): EVALSHA, or EVAL when Redis lacks them. */
+interface SaveTaskCommands {
   fleetA2ASaveTask(
     taskKey: string,
     allKey: string,
     contextKey: string,
     ...args: string[]
   ): Promise<unknown>;
+  fleetA2ASaveAndPublishTask(
+    taskKey: string,
+    allKey: string,
+    contextKey: string,
+    channel: string,
+    ...args: string[]
+  ): Promise<unknown>;
 }
 
-/** The client with the save command, defined once per client (a client may be shared). */
-function withSaveCommand(redis: Redis): Redis & SaveTaskCommand {
-  if (typeof (redis as Redis & Partial<SaveTaskCommand>).fleetA2ASaveTask !== 'function') {
+/** The client with the save commands, defined once per client (a client may be shared). */
+function withSaveCommands(redis: Redis): Redis & SaveTaskCommands {
+  const commands = redis as Redis & Partial<SaveTaskCommands>;
+  if (typeof commands.fleetA2ASaveTask !== 'function') {
     redis.defineCommand('fleetA2ASaveTask', { numberOfKeys: 3, lua: SAVE_SCRIPT });
   }
-  return redis as Redis & SaveTaskCommand;
+  if (typeof commands.fleetA2ASaveAndPublishTask !== 'function') {
+    redis.defineCommand('fleetA2ASaveAndPublishTask', {
+      numberOfKeys: 4,
+      lua: SAVE_AND_PUBLISH_SCRIPT,
+    });
+  }
+  return redis as Redis & SaveTaskCommands;
 }
 
 /** How many ids a filtered `list` reads from an index at most. */
@@ -81,7 +112,7 @@ const LOAD_BATCH = 500;
  * const store = new RedisTaskStore({ redis: new Redis(config.redisUrl), keyPrefix: 'fleet:a2a:planner' });
  */
 export class RedisTaskStore implements TaskStore {
-  private readonly redis: Redis & SaveTaskCommand;
+  private readonly redis: Redis & SaveTaskCommands;
   private readonly keyPrefix: string;
   private readonly ttlSeconds: number;
   private subscriber: Redis | undefined;
@@ -94,7 +125,7 @@ export class RedisTaskStore implements TaskStore {
     keyPrefix = 'fleet:a2a',
     ttlSeconds = 7 * 24 * 3600,
   }: RedisTaskStoreOptions) {
-    this.redis = withSaveCommand(redis);
+    this.redis = withSaveCommands(redis);
     this.keyPrefix = keyPrefix;
     this.ttlSeconds = ttlSeconds;
   }
@@ -106,11 +137,39 @@ export class RedisTaskStore implements TaskStore {
 
   async save(record: TaskRecord, { expectedVersion }: SaveTaskOptions = {}): Promise<boolean> {
     const { task } = record;
-    const score = statusTime(task) || Date.now();
     const saving = this.redis.fleetA2ASaveTask(
       this.taskKey(task.id),
       this.allKey(),
       this.contextKey(task.contextId),
+      ...this.saveArguments(record, expectedVersion),
+    );
+    // In the same round trip: the replies of the publishes sent before, so one that failed fails here.
+    const [written] = await Promise.all([saving, this.confirmPublishes(task.id)]);
+    return written === 1;
+  }
+
+  /**
+   * One script: the write, then a PUBLISH per message, so a batch of a turn's events costs one
+   * command and one round trip, and nothing is published unless the write happened.
+   */
+  async saveAndPublish(record: TaskRecord, messages: readonly TaskBusMessage[]): Promise<void> {
+    const { task } = record;
+    const saving = this.redis.fleetA2ASaveAndPublishTask(
+      this.taskKey(task.id),
+      this.allKey(),
+      this.contextKey(task.contextId),
+      this.channel(task.id),
+      ...this.saveArguments(record, undefined),
+      ...messages.map((message) => JSON.stringify(message)),
+    );
+    await Promise.all([saving, this.confirmPublishes(task.id)]);
+  }
+
+  /** ARGV of the save scripts: task JSON, version, expected version, ttl, score, id, cutoff. */
+  private saveArguments(record: TaskRecord, expectedVersion: number | undefined): string[] {
+    const { task } = record;
+    const score = statusTime(task) || Date.now();
+    return [
       JSON.stringify(task),
       String(record.version),
       expectedVersion === undefined ? '' : String(expectedVersion),
@@ -118,10 +177,7 @@ export class RedisTaskStore implements TaskStore {
       String(score),
       task.id,
       String(Date.now() - this.ttlSeconds * 1000),
-    );
-    // In the same round trip: the replies of the publishes sent before, so one that failed fails here.
-    const [written] = await Promise.all([saving, this.confirmPublishes(task.id)]);
-    return written === 1;
+    ];
   }
 
   async list(query: TaskQuery): Promise<TaskPage> {

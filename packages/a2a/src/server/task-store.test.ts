@@ -122,6 +122,39 @@ function describeTaskStore(name: string, pair: () => [TaskStore, TaskStore]) {
       expect(other.received).toEqual([]);
       await unsubscribeOther();
     });
+
+    it('saves a record and then publishes its events in order (saveAndPublish)', async () => {
+      const [publisher, subscriber] = pair();
+      const record = { task: task(), version: 3 };
+      const taskId = record.task.id;
+      const events = [2, 3].map((version): TaskBusMessage => ({
+        type: 'event',
+        version,
+        event: {
+          statusUpdate: { taskId, contextId: 'ctx', status: { state: 'TASK_STATE_WORKING' } },
+        },
+      }));
+      const seen: { version: number; stored: number | undefined }[] = [];
+      let notify: () => void = () => undefined;
+      const both = new Promise<void>((resolve) => {
+        notify = resolve;
+      });
+      const unsubscribe = await subscriber.subscribe(taskId, (message) => {
+        if (message.type !== 'event') return;
+        // What a follower reads when the event arrives: the record is already there.
+        void subscriber.load(taskId).then((stored) => {
+          seen.push({ version: message.version, stored: stored?.version });
+          if (seen.length === 2) notify();
+        });
+      });
+      expect(publisher.saveAndPublish).toBeDefined();
+      await publisher.saveAndPublish?.(record, events);
+      await both;
+      expect(seen.map((entry) => entry.version)).toEqual([2, 3]);
+      expect(seen.every((entry) => entry.stored === 3)).toBe(true);
+      expect(await subscriber.load(taskId)).toEqual(record);
+      await unsubscribe();
+    });
   });
 }
 

@@ -57,6 +57,13 @@ export interface TaskStore {
   save(record: TaskRecord, options?: SaveTaskOptions): Promise<boolean>;
   list(query: TaskQuery): Promise<TaskPage>;
   publish(taskId: string, message: TaskBusMessage): Promise<void>;
+  /**
+   * Writes a record, then publishes `messages` on its task's channel, in order: what a turn does
+   * with a batch of its events. A store that can do both in one step (one round trip, the
+   * publishes only once the write is done) implements it; without it the server calls `save` and
+   * then `publish` for each message.
+   */
+  saveAndPublish?(record: TaskRecord, messages: readonly TaskBusMessage[]): Promise<void>;
   /** Resolves once the subscription is active, so nothing published afterwards is missed. */
   subscribe(taskId: string, listener: (message: TaskBusMessage) => void): Promise<Unsubscribe>;
   /**

@@ -14,6 +14,8 @@ export interface StartServiceOptions {
   port?: number;
   /** @default 30000 */
   timeoutMs?: number;
+  /** Extra arguments for `node`, before the script (e.g. `['--cpu-prof', '--cpu-prof-dir=/tmp/prof']`). */
+  nodeArgs?: readonly string[] | undefined;
 }
 
 /** A fleet service running as its own process. */
@@ -47,12 +49,17 @@ export async function startService({
   env = {},
   port: requestedPort,
   timeoutMs = 30_000,
+  nodeArgs = [],
 }: StartServiceOptions): Promise<RunningService> {
   const port = requestedPort ?? (await getFreePort());
   const url = `http://127.0.0.1:${port}`;
   const running = await startProcess({
     name,
-    args: ['--enable-source-maps', path.join(root, 'services', name, 'dist', 'main.js')],
+    args: [
+      '--enable-source-maps',
+      ...nodeArgs,
+      path.join(root, 'services', name, 'dist', 'main.js'),
+    ],
     env: {
       OPENAI_API_KEY: undefined,
       OPENAI_BASE_URL: undefined,

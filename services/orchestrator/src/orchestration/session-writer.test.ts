@@ -38,6 +38,47 @@ describe('createSessionWriter', () => {
     await Promise.all([redis.quit(), other.quit()]);
   });
 
+  it('writes a change recorded at any moment as a flush ends (written() covers it)', async () => {
+    // The change comes a few microtasks after the batch's write resolved: at some depth, right
+    // after the flush saw nothing left to write and before it was marked over.
+    for (let hops = 0; hops < 12; hops += 1) {
+      const session = await sessions.create({ tenant: 'acme', request: 'r' });
+      const late: { writer?: ReturnType<typeof createSessionWriter> } = {};
+      let calls = 0;
+      const racing: SessionStore = {
+        ...sessions,
+        update: async (id, mutate, options) => {
+          const written = await sessions.update(id, mutate, options);
+          calls += 1;
+          if (calls === 1) {
+            let chain = Promise.resolve();
+            for (let hop = 0; hop < hops; hop += 1) chain = chain.then(() => undefined);
+            void chain.then(() =>
+              late.writer?.record((draft) => void (draft.error = `late ${hops}`)),
+            );
+          }
+          return written;
+        },
+      };
+      const writer = createSessionWriter({
+        sessions: racing,
+        sessionId: session.id,
+        logger,
+        session,
+      });
+      late.writer = writer;
+      writer.record((draft) => void (draft.taskId = 'task'));
+      await writer.written();
+      // The late change was recorded by now; written() must not resolve before it is stored.
+      await new Promise((resolve) => setImmediate(resolve));
+      await writer.written();
+      expect(await sessions.get(session.id)).toMatchObject({
+        taskId: 'task',
+        error: `late ${hops}`,
+      });
+    }
+  });
+
   it('writes each batch of a run in one Redis round trip, no lock taken', async () => {
     const session = await sessions.create({ tenant: 'acme', request: 'r' });
     const sent = countCommands(redis);

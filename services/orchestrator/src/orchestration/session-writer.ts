@@ -87,15 +87,16 @@ export function createSessionWriter({
           },
         );
     }
+    // In the same step as the last check (not in a later `finally`): a change recorded from now
+    // on starts the next flush instead of waiting behind one that is over.
+    flushing = undefined;
   };
 
   return {
     record(mutate) {
       if (stopped) return;
       pending.push(mutate);
-      flushing ??= flush().finally(() => {
-        flushing = undefined;
-      });
+      flushing ??= flush();
     },
     async written() {
       while (flushing !== undefined) await flushing;

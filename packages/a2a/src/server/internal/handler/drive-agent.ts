@@ -5,6 +5,7 @@ import { isInterruptedState, isTerminalState } from '../../../schemas/helpers';
 import type { AgentContext, AgentEvent, AgentExecute } from '../../agent';
 import type { TaskStore } from '../../task-store';
 import { agentMessage, withArtifact, withStatus } from '../task-updates';
+import { TaskWriter } from './task-writer';
 import { ABORT_STATUS, type Turn } from './turn';
 
 /** The status message of a task whose agent failed. */
@@ -20,22 +21,41 @@ function abortedPromise(signal: AbortSignal): Promise<'aborted'> {
   });
 }
 
-/** Saves the next version of the turn's task, then hands its event to the caller and the bus. */
+/** Each turn's writer, made on its first event. */
+const writers = new WeakMap<Turn, TaskWriter>();
+
+function writerOf(store: TaskStore, turn: Turn): TaskWriter {
+  let writer = writers.get(turn);
+  if (writer === undefined) {
+    writer = new TaskWriter(store, turn);
+    writers.set(turn, writer);
+  }
+  return writer;
+}
+
+/**
+ * Applies the next version of the turn's task. Its save and announcement (the caller's stream and
+ * the task's channel, after the save) follow without holding up the agent, several events to a
+ * save (see {@link TaskWriter}); an event that ends the turn — a terminal or interrupted status —
+ * resolves only once it and every event before it are saved and announced.
+ */
 async function commit(
   store: TaskStore,
   turn: Turn,
   { task, event }: { task: Task; event: StreamResponse },
 ): Promise<void> {
-  const record = { task, version: turn.record.version + 1 };
-  await store.save(record);
-  turn.record = record;
-  turn.queue?.push(event);
-  await store.publish(task.id, { type: 'event', version: record.version, event });
+  const writer = writerOf(store, turn);
+  await writer.apply(task, event);
+  const { state } = task.status;
+  if ('statusUpdate' in event && (isTerminalState(state) || isInterruptedState(state))) {
+    await writer.settled();
+  }
 }
 
 /**
  * Applies one agent event to the turn's task: a status update or an artifact update, saved and
- * published. Throws a `ZodError` when the event's parts or artifact are invalid.
+ * published (an event that ends the turn before this resolves; others soon after). Throws a
+ * `ZodError` when the event's parts or artifact are invalid.
  */
 export async function applyEvent(store: TaskStore, turn: Turn, event: AgentEvent): Promise<void> {
   const { task } = turn.record;

@@ -91,15 +91,17 @@ async function runInSpan(
 async function runTurn(runner: TurnRunner, turn: Turn, context: AgentContext): Promise<void> {
   const { store, logger, running } = runner;
   const { taskId } = turn;
-  let unsubscribe: Unsubscribe | undefined;
-  try {
-    // Cancel requests from other replicas arrive on the task's channel.
-    unsubscribe = await store.subscribe(taskId, (busMessage: TaskBusMessage) => {
+  // Cancel requests from other replicas arrive on the task's channel. The agent starts while the
+  // SUBSCRIBE is on its way: a request published before the SUBSCRIBE took effect went unheard
+  // when the agent waited for it too, so no request is heard later or missed more than before.
+  const subscribing: Promise<Unsubscribe | undefined> = store
+    .subscribe(taskId, (busMessage: TaskBusMessage) => {
       if (busMessage.type === 'cancel') abortTurn(turn, 'cancel');
+    })
+    .catch((error: unknown) => {
+      logger?.warn({ taskId, err: error }, 'cannot listen for cancel requests');
+      return undefined;
     });
-  } catch (error) {
-    logger?.warn({ taskId, err: error }, 'cannot listen for cancel requests');
-  }
   try {
     await runInSpan(runner, turn, context);
   } catch (error) {
@@ -115,12 +117,14 @@ async function runTurn(runner: TurnRunner, turn: Turn, context: AgentContext): P
     }
   } finally {
     running.delete(taskId);
-    await unsubscribe?.().catch(() => undefined);
+    // The caller's stream ends at once; the UNSUBSCRIBE round trip is not in its way.
     if (turn.failure !== undefined) {
       turn.queue?.fail(turn.failure);
     } else {
       turn.queue?.end();
     }
+    const unsubscribe = await subscribing;
+    await unsubscribe?.().catch(() => undefined);
   }
 }
 
