@@ -190,6 +190,13 @@ export interface SessionStore {
    */
   listActive(): Promise<string[]>;
   /**
+   * How many sessions have an approval or a question pending (one `SCARD` of the
+   * pending-approvals index, whatever the number of sessions): the orchestrator's
+   * `orchestrator_sessions_awaiting_approval` gauge. Overdue approvals count until
+   * {@link SessionStore.expireOverdueApprovals} expires them.
+   */
+  countAwaitingApproval(): Promise<number>;
+  /**
    * Who runs a session: one orchestrator at a time. Undefined when another holder has it.
    * @param ttlMs @default 15000
    */
@@ -589,6 +596,10 @@ class RedisSessionStore implements SessionStore {
     const gone = ids.filter((_id, index) => present[index] === null);
     if (gone.length > 0) await this.redis.srem(this.activeIndexKey(), ...gone);
     return ids.filter((_id, index) => present[index] !== null);
+  }
+
+  async countAwaitingApproval(): Promise<number> {
+    return this.redis.scard(this.pendingIndexKey());
   }
 
   async expireOverdueApprovals(now: Date = new Date()): Promise<ExpiredApproval[]> {

@@ -1,9 +1,12 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import type { A2AHandler } from '@fleet/a2a/server';
-import { a2aRouter } from '@fleet/a2a/server/express';
-import { createServiceApp, type HttpLogger } from '@fleet/http';
+import { a2aRouter, observeTaskMetrics } from '@fleet/a2a/server/express';
+import { createMetrics, createServiceApp, type HttpLogger } from '@fleet/http';
+import type { SessionStore } from '@fleet/sessions';
 import { DEFAULT_BODY_LIMIT } from './config';
+import type { AgentBreakers } from './execution';
+import { registerOrchestratorMetrics } from './metrics';
 
 /** Everything the orchestrator app is built from. `main.ts` assembles these; tests pass their own. */
 export interface AppDependencies {
@@ -20,8 +23,16 @@ export interface AppDependencies {
   exposeStack?: boolean;
   /** `/readyz` answers 503 once this returns true. */
   isShuttingDown?: () => boolean;
-  /** @default true */
+  /**
+   * `/metrics`: HTTP requests, the A2A task metrics, and — when `breakers` and `sessions` are
+   * given — circuit breaker states and sessions awaiting approval (docs/operations.md).
+   * @default true
+   */
   metrics?: boolean;
+  /** The breakers the runs share, for `orchestrator_agent_circuit_state`. */
+  breakers?: Pick<AgentBreakers, 'agents' | 'stateOf'>;
+  /** The session store, for `orchestrator_sessions_awaiting_approval`. */
+  sessions?: Pick<SessionStore, 'countAwaitingApproval'>;
   /**
    * Largest A2A body `POST /a2a` accepts (ORCHESTRATOR_BODY_LIMIT): at least what the gateway
    * accepts, plus the envelope. @default {@link DEFAULT_BODY_LIMIT} (17 MiB)
@@ -32,7 +43,7 @@ export interface AppDependencies {
 /**
  * Builds the orchestrator: its Agent Card at the well-known paths, the A2A JSON-RPC endpoint at
  * `POST /a2a` (bearer token required), `/healthz`, `/readyz` (Redis and the planner) and
- * `/metrics`. Pure: no environment, no sockets (CONTRIBUTING.md convention 3).
+ * `/metrics` (requests, A2A tasks, circuit breakers, sessions awaiting approval). Pure: no environment, no sockets (CONTRIBUTING.md convention 3).
  *
  * @example
  * const app = createApp({ handler, internalToken, redis, plannerReady: planner.checkReady, logger });
@@ -48,13 +59,20 @@ export function createApp({
   isShuttingDown = () => false,
   metrics = true,
   bodyLimit = DEFAULT_BODY_LIMIT,
+  breakers,
+  sessions,
 }: AppDependencies): Express {
+  const serviceMetrics = metrics ? createMetrics({ serviceName: 'orchestrator' }) : undefined;
+  if (serviceMetrics) {
+    observeTaskMetrics({ handler, registry: serviceMetrics.registry });
+    registerOrchestratorMetrics({ registry: serviceMetrics.registry, breakers, sessions });
+  }
   return createServiceApp({
     serviceName: 'orchestrator',
     logger,
     exposeStack,
     isShuttingDown,
-    metrics,
+    metrics: serviceMetrics ?? false,
     readinessChecks: {
       redis: async () => {
         await redis.ping();

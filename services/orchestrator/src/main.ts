@@ -68,6 +68,7 @@ function createRunHandler({
     logger.warn({ err: error }, 'first agent discovery failed');
   });
   const planner = createPlannerClient({ url: config.plannerUrl, token: config.internalToken });
+  const breakers = createAgentBreakers();
   const store = new RedisTaskStore({ redis, ttlSeconds: config.sessionTtlSeconds });
   const invokeAgent = createA2AAgentInvoker({
     findAgent: (name) => directory.findAgent(name),
@@ -84,7 +85,7 @@ function createRunHandler({
       askPlanner: planner.askPlanner,
       invokeAgent,
       cancelAgentTask: invokeAgent.cancelTask,
-      breakers: createAgentBreakers(),
+      breakers,
       llm,
       logger,
       scheduling: config.scheduling,
@@ -95,7 +96,7 @@ function createRunHandler({
       memory,
     },
   });
-  return { directory, planner, store, handler };
+  return { directory, planner, store, handler, breakers };
 }
 
 /**
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
   const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
   // One per process: runner leases name it, so a replica never mistakes another's lease for its own.
   const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const { directory, planner, store, handler } = createRunHandler({
+  const { directory, planner, store, handler, breakers } = createRunHandler({
     redis,
     logger,
     sessions,
@@ -174,6 +175,8 @@ async function main(): Promise<void> {
     bodyLimit: config.bodyLimit,
     redis,
     plannerReady: planner.checkReady,
+    breakers,
+    sessions,
     logger,
     exposeStack: config.nodeEnv !== 'production',
     isShuttingDown: () => lifecycle.isShuttingDown(),

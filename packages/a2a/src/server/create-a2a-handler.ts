@@ -14,6 +14,8 @@ export type {
   A2ALogger,
   A2ARequestContext,
   A2AStreamResult,
+  TurnObserver,
+  TurnOutcome,
 } from './handler-types';
 
 /** Options for {@link createA2AHandler}. */
@@ -88,5 +90,6 @@ export function createA2AHandler({
     card,
     handle: (body, context = {}) => handleJsonRpc(body, context, { call, logger }),
     close: () => turns.close(),
+    observeTurns: (observer) => turns.observe(observer),
   };
 }

@@ -1,4 +1,5 @@
 import type { AgentCard } from '../schemas/agent-card';
+import type { TaskState } from '../schemas/core';
 import type {
   JsonRpcErrorResponse,
   JsonRpcId,
@@ -48,6 +49,22 @@ export interface A2AStreamResult {
 /** The outcome of {@link A2AHandler.handle}. */
 export type A2AHandlerResult = A2AJsonResult | A2AStreamResult;
 
+/** How one turn ended, as {@link TurnObserver.ended} receives it. */
+export interface TurnOutcome {
+  /** The task's state when the turn stopped: terminal, or interrupted (input or auth required). */
+  state: TaskState;
+  /** From the turn's start (its message accepted) to that state. */
+  seconds: number;
+}
+
+/** Told about every turn that runs on this replica, e.g. to feed metrics. Must not throw. */
+export interface TurnObserver {
+  /** A turn started. */
+  started(): void;
+  /** A turn that started ended. */
+  ended(outcome: TurnOutcome): void;
+}
+
 /** The transport-agnostic A2A JSON-RPC server. */
 export interface A2AHandler {
   readonly card: AgentCard;
@@ -55,4 +72,9 @@ export interface A2AHandler {
   handle(body: unknown, context?: A2ARequestContext): Promise<A2AHandlerResult>;
   /** Stops every turn running here (their tasks fail: the agent shut down) and waits for them. */
   close(): Promise<void>;
+  /**
+   * Adds an observer of the turns this handler runs from now on; returns its removal. Handlers
+   * built by `createA2AHandler` have it; a stand-in without it reports no turns.
+   */
+  observeTurns?(observer: TurnObserver): () => void;
 }

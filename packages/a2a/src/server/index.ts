@@ -8,6 +8,8 @@ export type {
   A2ARequestContext,
   A2AStreamResult,
   CreateA2AHandlerOptions,
+  TurnObserver,
+  TurnOutcome,
 } from './create-a2a-handler';
 export type {
   AgentArtifactEvent,

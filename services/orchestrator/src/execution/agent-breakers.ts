@@ -22,15 +22,23 @@ export interface AgentBreakers {
   /** The agent's breaker (created closed on first use). */
   forAgent(agent: string): CircuitBreakerPolicy;
   /** `closed`, `open`, `half-open` or `isolated`. */
-  stateOf(agent: string): 'closed' | 'open' | 'half-open' | 'isolated';
+  stateOf(agent: string): BreakerState;
+  /** The agents that have a breaker (every agent called since start-up). */
+  agents(): string[];
 }
 
-const STATE_NAMES = {
+/** A circuit breaker's state, as {@link AgentBreakers.stateOf} names it. */
+export type BreakerState = 'closed' | 'open' | 'half-open' | 'isolated';
+
+/** Every {@link BreakerState}, in the order metrics list them. */
+export const BREAKER_STATES: readonly BreakerState[] = ['closed', 'open', 'half-open', 'isolated'];
+
+const STATE_NAMES: Record<CircuitState, BreakerState> = {
   [CircuitState.Closed]: 'closed',
   [CircuitState.Open]: 'open',
   [CircuitState.HalfOpen]: 'half-open',
   [CircuitState.Isolated]: 'isolated',
-} as const;
+};
 
 /** True when the circuit refused the call (open, or half-open with its test call in flight). */
 export function isBrokenCircuit(error: unknown): boolean {
@@ -72,5 +80,6 @@ export function createAgentBreakers({
   return {
     forAgent,
     stateOf: (agent) => STATE_NAMES[breakers.get(agent)?.state ?? CircuitState.Closed],
+    agents: () => [...breakers.keys()],
   };
 }

@@ -1,8 +1,8 @@
 /** Plan execution: the DAG executor, per-agent circuit breakers, and the A2A agent invoker. */
 export { createA2AAgentInvoker } from './a2a-agent-invoker';
 export type { A2AAgentInvoker, A2AAgentInvokerOptions, InvokerLogger } from './a2a-agent-invoker';
-export { createAgentBreakers, isBrokenCircuit } from './agent-breakers';
-export type { AgentBreakers, AgentBreakersOptions } from './agent-breakers';
+export { BREAKER_STATES, createAgentBreakers, isBrokenCircuit } from './agent-breakers';
+export type { AgentBreakers, AgentBreakersOptions, BreakerState } from './agent-breakers';
 export { classifyFailure } from './classify-failure';
 export type { ClassifiedFailure } from './classify-failure';
 export { executePlan, interruptionMessage, NOT_RESENT_MESSAGE } from './execute-plan';

@@ -69,5 +69,8 @@ export function createOrchestratorHandler({
       await orchestrator.handOver();
       await handler.close();
     },
+    ...(handler.observeTurns === undefined
+      ? {}
+      : { observeTurns: handler.observeTurns.bind(handler) }),
   };
 }

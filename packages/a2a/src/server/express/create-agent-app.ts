@@ -1,7 +1,8 @@
 import type { Express } from 'express';
-import { createServiceApp, type HttpLogger, type ReadinessCheck } from '@fleet/http';
+import { createMetrics, createServiceApp, type HttpLogger, type ReadinessCheck } from '@fleet/http';
 import type { A2AHandler } from '../create-a2a-handler';
 import { a2aRouter } from './a2a-router';
+import { observeTaskMetrics } from './observe-task-metrics';
 
 /** Everything an agent service's app is built from. `main.ts` assembles these; tests pass their own. */
 export interface AgentAppDependencies {
@@ -18,13 +19,14 @@ export interface AgentAppDependencies {
   isShuttingDown?: () => boolean;
   /** Adds stacks to 500s outside production. @default false */
   exposeStack?: boolean;
-  /** @default true */
+  /** `/metrics`: HTTP requests and the A2A task metrics (`observeTaskMetrics`). @default true */
   metrics?: boolean;
 }
 
 /**
  * Builds an A2A agent service: the agent (`/.well-known/agent-card.json`,
- * `/.well-known/agent.json`, `POST /a2a`), `/healthz`, `/readyz` and `/metrics`. Pure: no
+ * `/.well-known/agent.json`, `POST /a2a`), `/healthz`, `/readyz` and `/metrics` (HTTP requests,
+ * tasks in flight and task durations by state). Pure: no
  * environment, no sockets (CONTRIBUTING.md convention 3).
  *
  * @example
@@ -42,13 +44,15 @@ export function createAgentApp({
   exposeStack = false,
   metrics = true,
 }: AgentAppDependencies & { serviceName: string }): Express {
+  const serviceMetrics = metrics ? createMetrics({ serviceName }) : undefined;
+  if (serviceMetrics) observeTaskMetrics({ handler, registry: serviceMetrics.registry });
   return createServiceApp({
     serviceName,
     logger,
     readinessChecks,
     isShuttingDown,
     exposeStack,
-    metrics,
+    metrics: serviceMetrics ?? false,
     routes: (app) =>
       app.use(
         a2aRouter({ handler, internalToken, ...(bodyLimit === undefined ? {} : { bodyLimit }) }),

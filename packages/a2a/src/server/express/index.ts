@@ -7,3 +7,5 @@ export { createAgentApp } from './create-agent-app';
 export type { AgentAppDependencies } from './create-agent-app';
 export { serveAgent } from './serve-agent';
 export type { ServeAgentOptions } from './serve-agent';
+export { observeTaskMetrics, taskStateLabel } from './observe-task-metrics';
+export type { ObserveTaskMetricsOptions } from './observe-task-metrics';

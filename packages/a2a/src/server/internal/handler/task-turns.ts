@@ -10,7 +10,7 @@ import type { AgentCard } from '../../../schemas/agent-card';
 import type { Message, StreamResponse } from '../../../schemas/core';
 import { isTerminalState, partsText } from '../../../schemas/helpers';
 import type { AgentContext, AgentExecute } from '../../agent';
-import type { A2ALogger } from '../../handler-types';
+import type { A2ALogger, TurnObserver } from '../../handler-types';
 import type { TaskBusMessage, TaskRecord, TaskStore, Unsubscribe } from '../../task-store';
 import { AsyncQueue } from '../async-queue';
 import { applyEvent, driveAgent, errorText } from './drive-agent';
@@ -41,11 +41,29 @@ export interface TaskTurns {
   get(taskId: string): Turn | undefined;
   /** Stops every turn running here (their tasks fail: the agent shut down) and waits for them. */
   close(): Promise<void>;
+  /** Tells `observer` about every turn started from now on; returns its removal. */
+  observe(observer: TurnObserver): () => void;
 }
 
 /** What the turns of one handler share. */
 interface TurnRunner extends TaskTurnsOptions {
   readonly running: Map<string, Turn>;
+  readonly observers: Set<TurnObserver>;
+}
+
+/** Calls every observer; one that throws is logged, never allowed to break a turn. */
+function notify(
+  observers: readonly TurnObserver[],
+  logger: A2ALogger | undefined,
+  call: (observer: TurnObserver) => void,
+): void {
+  for (const observer of observers) {
+    try {
+      call(observer);
+    } catch (error) {
+      logger?.warn({ err: error }, 'a turn observer failed');
+    }
+  }
 }
 
 /** Runs the agent in its AGENT span (a child of the request's span). */
@@ -91,6 +109,10 @@ async function runInSpan(
 async function runTurn(runner: TurnRunner, turn: Turn, context: AgentContext): Promise<void> {
   const { store, logger, running } = runner;
   const { taskId } = turn;
+  const startedAt = performance.now();
+  // The observers that saw the start see the end, whatever is added or removed meanwhile.
+  const observers = [...runner.observers];
+  notify(observers, logger, (observer) => observer.started());
   // Cancel requests from other replicas arrive on the task's channel. The agent starts while the
   // SUBSCRIBE is on its way: a request published before the SUBSCRIBE took effect went unheard
   // when the agent waited for it too, so no request is heard later or missed more than before.
@@ -117,6 +139,11 @@ async function runTurn(runner: TurnRunner, turn: Turn, context: AgentContext): P
     }
   } finally {
     running.delete(taskId);
+    const outcome = {
+      state: turn.record.task.status.state,
+      seconds: (performance.now() - startedAt) / 1000,
+    };
+    notify(observers, logger, (observer) => observer.ended(outcome));
     // The caller's stream ends at once; the UNSUBSCRIBE round trip is not in its way.
     if (turn.failure !== undefined) {
       turn.queue?.fail(turn.failure);
@@ -164,7 +191,7 @@ function startTurn(
  * from other replicas.
  */
 export function createTaskTurns(options: TaskTurnsOptions): TaskTurns {
-  const runner: TurnRunner = { ...options, running: new Map() };
+  const runner: TurnRunner = { ...options, running: new Map(), observers: new Set() };
   return {
     start: (record, startOptions) => startTurn(runner, record, startOptions),
     get: (taskId) => runner.running.get(taskId),
@@ -172,6 +199,10 @@ export function createTaskTurns(options: TaskTurnsOptions): TaskTurns {
       const turns = [...runner.running.values()];
       for (const turn of turns) abortTurn(turn, 'shutdown');
       await Promise.all(turns.map((turn) => turn.done));
+    },
+    observe(observer) {
+      runner.observers.add(observer);
+      return () => runner.observers.delete(observer);
     },
   };
 }
