@@ -75,10 +75,11 @@ describe('startProcess', () => {
       name: 'slow-service',
       args: ['-e', "console.log('still booting'); setInterval(() => {}, 1000)"],
       readyLine: /^READY/,
-      timeoutMs: 300,
+      // Long enough for node to boot and print on a loaded 2-core machine (300 ms was not).
+      timeoutMs: 2500,
     });
     await expect(failing).rejects.toThrow(
-      /slow-service did not become ready: no readiness after 300 ms/,
+      /slow-service did not become ready: no readiness after 2500 ms/,
     );
     await expect(failing).rejects.toThrow(/still booting/);
   });
