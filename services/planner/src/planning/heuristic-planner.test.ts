@@ -138,6 +138,42 @@ describe('planHeuristically', () => {
     );
   });
 
+  describe('a request no agent matches', () => {
+    // The real RAG card tags its skill "knowledge": the fleet's fallback for unclaimed questions.
+    const withKnowledge: AgentSummary[] = FLEET_AGENTS.map((agent) =>
+      agent.name === 'rag-agent'
+        ? {
+            ...agent,
+            skills: agent.skills.map((skill, index) =>
+              index === 0 ? { ...skill, tags: [...skill.tags, 'knowledge'] } : skill,
+            ),
+          }
+        : agent,
+    );
+    const ragSkill = FLEET_AGENTS.find((agent) => agent.name === 'rag-agent')?.skills[0]?.id;
+
+    it('goes to the skill tagged "knowledge"', () => {
+      const result = plan('What is the notice period?', withKnowledge);
+      expect(shape(result)).toEqual([`rag-agent-1=rag-agent(${ragSkill})`]);
+      expect(result.nodes[0]?.task).toBe('What is the notice period?');
+      expect(result.rationale).toMatch(/tagged "knowledge"/);
+      expect(result.confidence).toBeGreaterThan(0);
+    });
+
+    it('is not decided by a word of an example sentence alone', () => {
+      // "last" appears only in the mail agent's example "What did I send to alice last week?".
+      expect(
+        scoreAgents({ text: 'How long does the probation period last?', agents: FLEET_AGENTS })[0],
+      ).toMatchObject({ agent: 'mail-agent', matches: [{ source: 'example' }] });
+      const result = plan('How long does the probation period last?', withKnowledge);
+      expect(shape(result)).toEqual([`rag-agent-1=rag-agent(${ragSkill})`]);
+    });
+
+    it('gets an empty plan when no agent says it holds knowledge', () => {
+      expect(plan('How long does the probation period last?').nodes).toEqual([]);
+    });
+  });
+
   it('gives the whole request to the closest agent when it matches only weakly', () => {
     // "sandbox" appears only in the code agent's description: below the threshold, but a match.
     const result = plan('is there a sandbox?');

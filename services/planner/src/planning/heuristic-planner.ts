@@ -229,8 +229,26 @@ function assignClause(options: {
   const whole = score(clause);
   const clear = pickMatches(whole);
   if (clear.length > 0) return clear.map((match) => ({ text: clause, match, weak: false }));
-  const closest = whole[0];
+  // A weak match needs a word of the card's own statement (name, tag, description): words of its
+  // example sentences alone ("last" of "what did I send last week?") are chance.
+  const closest = whole.find((score) => score.matches.some((match) => match.source !== 'example'));
   return closest && closest.score > 0 ? [{ text: clause, match: closest, weak: true }] : [];
+}
+
+/** The tag by which an agent says it answers from the tenant's own knowledge (documents). */
+export const KNOWLEDGE_TAG = 'knowledge';
+
+/**
+ * The skill that takes a request no agent matches: the first skill tagged `knowledge`. A
+ * question nothing else claims ("How long is the probation period?") is most likely about the
+ * tenant's own documents.
+ */
+function knowledgeSkill(agents: readonly AgentSummary[]): AgentScore | undefined {
+  for (const agent of agents) {
+    const skill = agent.skills.find((entry) => entry.tags.includes(KNOWLEDGE_TAG));
+    if (skill !== undefined) return { agent: agent.name, skill: skill.id, score: 0, matches: [] };
+  }
+  return undefined;
 }
 
 function nodeIdPrefix(agent: string): string {
@@ -378,6 +396,23 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
     previous = ids;
   }
 
+  const knowledge = nodes.length === 0 ? knowledgeSkill(agents) : undefined;
+  if (knowledge !== undefined) {
+    const id = `${nodeIdPrefix(knowledge.agent)}-1`;
+    return {
+      nodes: [
+        {
+          id,
+          agent: knowledge.agent,
+          skill: knowledge.skill,
+          task: masked.restore(phraseTask(masked.text, [])),
+          dependsOn: [],
+        },
+      ],
+      rationale: `No agent's card matches the request, so it goes to ${id} = ${knowledge.agent} (${knowledge.skill}), the skill tagged "${KNOWLEDGE_TAG}": a request nothing else claims is most likely about the tenant's own documents.`,
+      confidence: 0.2,
+    };
+  }
   if (nodes.length === 0) {
     return {
       nodes: [],
