@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import {
   createMessage,
@@ -38,6 +39,9 @@ import {
 } from './support/start-replicated-fleet';
 
 const COMPOSED = 'Composed from the replicas.';
+
+/** How long the scripted LLM takes to compose an answer (the SIGKILL test kills mid-composition). */
+let composeLatencyMs = 0;
 
 /** `CODE[<token>]` in a question: the plan is one code-agent step printing `ran <token>`. */
 const CODE_MARK = /CODE\[(\w+)\]/;
@@ -179,6 +183,7 @@ suite('replicas behind HAProxy', () => {
   let llm: ScriptedOpenAI;
   let otlp: OtlpCapture;
   let fleet: ReplicatedFleet;
+  let redis: Redis;
 
   /** The code agents' runs of the program printing `ran <token>` (TOOL spans), across replicas. */
   const runsOf = (token: string) =>
@@ -189,6 +194,7 @@ suite('replicas behind HAProxy', () => {
     );
 
   beforeAll(async () => {
+    redis = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
     otlp = await startOtlpCapture();
     llm = await startScriptedOpenAI({
       respond: (recorded, context) => {
@@ -206,7 +212,7 @@ suite('replicas behind HAProxy', () => {
             return { json: { mode: 'enhance', effectiveTask: '' } };
           return { json: token === undefined ? RAG_PLAN : codePlan(token) };
         }
-        return { content: COMPOSED };
+        return { content: COMPOSED, latencyMs: composeLatencyMs };
       },
     });
     fleet = await startReplicatedFleet({
@@ -230,6 +236,7 @@ suite('replicas behind HAProxy', () => {
     await fleet?.stop();
     await llm?.close();
     await otlp?.close();
+    redis?.disconnect();
   }, 60_000);
 
   it('spreads round-robin runs over every replica of every kind, and every run completes', async () => {
@@ -446,11 +453,27 @@ suite('replicas behind HAProxy', () => {
         return response;
       },
     });
+    // Their answers take 2 s to compose: the replicas die once every RAG step has ended (no agent
+    // turn is running then; see docs/architecture.md on a turn whose replica dies) and while
+    // every run is still composing on its orchestrator and streaming through its gateway.
+    composeLatencyMs = 2000;
+    let ragStepsEnded = 0;
     const ragRuns = [0, 1, 2, 3].map(() =>
-      streamChat(recording, { message: 'What does the travel policy say about trains?' }),
+      streamChat(recording, {
+        message: 'What does the travel policy say about trains?',
+        onEvent: (event) => {
+          if (event.type === 'node-end' && event['nodeId'] === 'docs') ragStepsEnded += 1;
+        },
+      }),
     );
-    // Killed once every RAG run has started answering.
-    while (ragSessions.length < 4) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (ragStepsEnded < 4) await new Promise((resolve) => setTimeout(resolve, 20));
+    // The orchestrator about to die runs some of the waiting sessions: it holds their runner
+    // leases (owner `<host>:<pid>:…`).
+    const owners = await Promise.all(
+      waiting.map((run) => redis.get(`fleet:lease:session:runner:${run.sessionId}`)),
+    );
+    const doomed = String(fleet.replicas.orchestrator[0]!.process.pid);
+    expect(owners.filter((owner) => owner?.split(':')[1] === doomed).length).toBeGreaterThan(0);
     await Promise.all(
       (['gateway', 'orchestrator', 'rag-agent', 'code-agent'] as const).map((kind) =>
         fleet.kill(kind, 0),

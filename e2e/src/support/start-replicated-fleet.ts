@@ -44,6 +44,13 @@ const DEFAULT_REPLICAS: Record<ReplicatedKind, number> = {
   'code-agent': 2,
 };
 
+const STOP_STAGE: Record<ReplicatedKind, number> = {
+  gateway: 0,
+  orchestrator: 1,
+  'rag-agent': 2,
+  'code-agent': 2,
+};
+
 const KINDS: ReplicatedKind[] = ['gateway', 'orchestrator', 'rag-agent', 'code-agent'];
 
 /**
@@ -75,9 +82,26 @@ export async function startReplicatedFleet({
     })),
   );
   const frontends = haproxy.urls as Record<ReplicatedKind, string>;
-  const cleanups: { name: string; stop: () => Promise<unknown> }[] = [
-    { name: 'haproxy', stop: () => haproxy.stop() },
+  /** What to stop, by stage: `0` the gateways … `4` HAProxy (see `stopAll`). */
+  const cleanups: { name: string; stage: number; stop: () => Promise<unknown> }[] = [
+    { name: 'haproxy', stage: 4, stop: () => haproxy.stop() },
   ];
+  // Front to back (gateways, orchestrators, the planner and the agents, data, HAProxy), the
+  // processes of a stage in parallel, each gracefully; a slow one shows in the output.
+  const stopAll = async (): Promise<void> => {
+    for (let stage = 0; stage <= 4; stage += 1) {
+      await Promise.all(
+        cleanups
+          .filter((each) => each.stage === stage)
+          .map(async (each) => {
+            const begin = Date.now();
+            await each.stop().catch(() => undefined);
+            const took = Date.now() - begin;
+            if (took > 3000) process.stderr.write(`e2e: stopping ${each.name} took ${took} ms\n`);
+          }),
+      );
+    }
+  };
   const replicas = Object.fromEntries(KINDS.map((kind) => [kind, []])) as unknown as Record<
     ReplicatedKind,
     RunningService[]
@@ -108,6 +132,7 @@ export async function startReplicatedFleet({
         if (dataDir !== undefined)
           cleanups.push({
             name: `rag-agent-${index + 1} data`,
+            stage: 3,
             stop: () => rm(dataDir, { recursive: true, force: true }),
           });
         const service = await startService({
@@ -124,7 +149,14 @@ export async function startReplicatedFleet({
             ...serviceEnv[kind],
           },
         });
-        cleanups.push({ name: `${kind}-${index + 1}`, stop: () => service.stop() });
+        cleanups.push({
+          name: `${kind}-${index + 1}`,
+          stage: STOP_STAGE[kind],
+          // SIGTERM, then SIGKILL after 5 s: at the end of the test file the surviving
+          // orchestrator still has a response open (not yet diagnosed) and would hold the
+          // teardown for its whole 10 s grace.
+          stop: () => service.process.stop('SIGTERM', 5000),
+        });
         return service;
       }),
     );
@@ -159,7 +191,7 @@ export async function startReplicatedFleet({
         timeoutMs: 120_000,
       }).then((service) => {
         planner = service;
-        cleanups.push({ name: 'planner', stop: () => service.stop() });
+        cleanups.push({ name: 'planner', stage: 2, stop: () => service.stop() });
       }),
       startKind('gateway', {
         GATEWAY_API_KEYS: `${E2E_KEY}:e2e`,
@@ -185,18 +217,10 @@ export async function startReplicatedFleet({
       kill: async (kind, index) => {
         await replicas[kind][index]!.process.stop('SIGKILL');
       },
-      stop: async () => {
-        // Front to back: gateways first, HAProxy last.
-        for (const each of cleanups.reverse()) {
-          const begin = Date.now();
-          await each.stop().catch(() => undefined);
-          const took = Date.now() - begin;
-          if (took > 3000) process.stderr.write(`e2e: stopping ${each.name} took ${took} ms\n`);
-        }
-      },
+      stop: stopAll,
     };
   } catch (error) {
-    for (const each of cleanups.reverse()) await each.stop().catch(() => undefined);
+    await stopAll();
     throw error;
   }
 }
