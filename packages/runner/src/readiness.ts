@@ -98,7 +98,8 @@ export async function waitForReady({
     const probeBudgetMs = Math.min(1500, remaining);
     const answer = await probeReadyz({ url, timeoutMs: probeBudgetMs });
     onProbe?.(answer);
-    if ('status' in answer && answer.status === 200) return { state: 'ready', elapsedMs: elapsed() };
+    if ('status' in answer && answer.status === 200)
+      return { state: 'ready', elapsedMs: elapsed() };
     // A probe cut short by our own deadline says nothing about the service: keep the answer
     // before it (a 503 tells the person more than "no answer within 3 ms").
     const cutShort = probeBudgetMs < 1500 && 'timedOut' in answer && last !== undefined;
