@@ -44,8 +44,9 @@ export function findHaproxy(): string | undefined {
 /**
  * The configuration: HTTP mode, `balance roundrobin` for every request (HAProxy balances each
  * request of a keep-alive connection anew unless `option prefer-last-server` says otherwise), health
- * checks on `/readyz` every 500 ms, a request whose connection failed re-dispatched to another
- * server (only then: a request that reached a server is never sent twice), and time-outs that let
+ * checks on `/readyz` every 500 ms, a client's disconnect passed on to the server at once
+ * (`option abortonclose`), a request whose connection failed re-dispatched to another server
+ * (only then: a request that reached a server is never sent twice), and time-outs that let
  * an SSE stream stay open while a run waits (`timeout server` bounds the silence between two
  * chunks; the services send keep-alive comments every 15 s).
  */
@@ -60,6 +61,10 @@ export function haproxyConfig(
     'defaults',
     '  mode http',
     '  option http-keep-alive',
+    // A client that goes away mid-stream (a gateway whose caller left, a dead replica) is passed
+    // on to the server at once: without it HAProxy notices only at its next write, so the server
+    // keeps streaming to nobody (and an agent's cancel-on-disconnect never fires) until then.
+    '  option abortonclose',
     '  option redispatch',
     '  retries 3',
     // Only a connection that failed is retried (the default `retry-on conn-failure`).

@@ -152,10 +152,7 @@ export async function startReplicatedFleet({
         cleanups.push({
           name: `${kind}-${index + 1}`,
           stage: STOP_STAGE[kind],
-          // SIGTERM, then SIGKILL after 5 s: at the end of the test file the surviving
-          // orchestrator still has a response open (not yet diagnosed) and would hold the
-          // teardown for its whole 10 s grace.
-          stop: () => service.process.stop('SIGTERM', 5000),
+          stop: () => service.stop(),
         });
         return service;
       }),
