@@ -466,7 +466,11 @@ suite('replicas behind HAProxy', () => {
         },
       }),
     );
-    while (ragStepsEnded < 4) await new Promise((resolve) => setTimeout(resolve, 20));
+    const deadline = Date.now() + 30_000;
+    while (ragStepsEnded < 4) {
+      if (Date.now() > deadline) throw new Error(`only ${ragStepsEnded} of 4 RAG steps ended`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     // The orchestrator about to die runs some of the waiting sessions: it holds their runner
     // leases (owner `<host>:<pid>:…`).
     const owners = await Promise.all(
