@@ -194,7 +194,6 @@ suite('replicas behind HAProxy', () => {
     );
 
   beforeAll(async () => {
-    redis = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
     otlp = await startOtlpCapture();
     llm = await startScriptedOpenAI({
       respond: (recorded, context) => {
@@ -230,6 +229,7 @@ suite('replicas behind HAProxy', () => {
         },
       },
     });
+    redis = new Redis(fleet.redisUrl);
   }, 240_000);
 
   afterAll(async () => {

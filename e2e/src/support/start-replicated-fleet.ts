@@ -15,6 +15,13 @@ export interface StartReplicatedFleetOptions {
   replicas?: Partial<Record<ReplicatedKind, number>>;
   /** Variables for every service (the upstream LLM, …). */
   env?: Record<string, string | undefined>;
+  /**
+   * The Redis every service uses. @default `REDIS_URL` (or the local Redis) with database 9: other
+   * e2e files run their own fleets on the same Redis in parallel, and an orchestrator's recovery
+   * sweep resumes any session whose runner died, whoever started it, so a SIGKILLed replica's runs
+   * must be swept up by this fleet's orchestrators only.
+   */
+  redisUrl?: string;
   /** Per-kind variables (and the planner's), on top of `env`. */
   serviceEnv?: Partial<Record<ReplicatedKind | 'planner', Record<string, string | undefined>>>;
 }
@@ -22,6 +29,8 @@ export interface StartReplicatedFleetOptions {
 /** A fleet whose services run as replicas behind one HAProxy, each kind on a frontend of its own. */
 export interface ReplicatedFleet {
   haproxy: RunningHaproxy;
+  /** The Redis (and database) the fleet uses. */
+  redisUrl: string;
   /** The HAProxy frontend of each kind: what clients and the other services call. */
   frontends: Record<ReplicatedKind, string>;
   /** The replicas of each kind, in order (`<kind>-1`, `<kind>-2`, … in HAProxy). */
@@ -43,6 +52,14 @@ const DEFAULT_REPLICAS: Record<ReplicatedKind, number> = {
   'rag-agent': 3,
   'code-agent': 2,
 };
+
+/** `REDIS_URL` (or the local Redis) with another database. */
+function isolatedRedisUrl(database = 9): string {
+  // The test process's environment names the Redis the suite uses, as in the other e2e files.
+  const url = new URL(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
+  url.pathname = `/${database}`;
+  return url.toString();
+}
 
 const STOP_STAGE: Record<ReplicatedKind, number> = {
   gateway: 0,
@@ -67,6 +84,7 @@ export async function startReplicatedFleet({
   replicas: counts = {},
   env = {},
   serviceEnv = {},
+  redisUrl = isolatedRedisUrl(),
 }: StartReplicatedFleetOptions = {}): Promise<ReplicatedFleet> {
   const replicaCount = { ...DEFAULT_REPLICAS, ...counts };
   const ports = {} as Record<ReplicatedKind, number[]>;
@@ -106,7 +124,7 @@ export async function startReplicatedFleet({
     ReplicatedKind,
     RunningService[]
   >;
-  const shared = { FLEET_INTERNAL_TOKEN: E2E_INTERNAL_TOKEN, ...env };
+  const shared = { FLEET_INTERNAL_TOKEN: E2E_INTERNAL_TOKEN, REDIS_URL: redisUrl, ...env };
 
   const waitForUp = async (kind: ReplicatedKind, count: number): Promise<void> => {
     const deadline = Date.now() + 20_000;
@@ -205,6 +223,7 @@ export async function startReplicatedFleet({
     });
     return {
       haproxy,
+      redisUrl,
       frontends,
       replicas,
       planner: planner!,
