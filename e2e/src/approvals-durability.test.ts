@@ -9,20 +9,9 @@ import type { Plan } from '@fleet/a2a';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
 import { gatewayApi, readUntil, waitForSession } from './support/gateway-api';
 import { startFleet, type RunningFleet } from './support/start-fleet';
+import { scriptedPlan as plan } from './support/scripted-plans';
 
 let nextPlan: Plan | undefined;
-
-function plan(nodes: { id: string; agent: string; dependsOn?: string[] }[]): Plan {
-  return {
-    nodes: nodes.map((node) => ({
-      task: `${node.id}: the ${node.agent} part`,
-      dependsOn: [],
-      ...node,
-    })),
-    rationale: 'scripted plan',
-    confidence: 0.9,
-  };
-}
 
 describe('durable sessions and approvals', () => {
   let llm: ScriptedOpenAI;

@@ -26,20 +26,9 @@ import {
   waitForSessionState,
   within,
 } from './support';
+import { scriptedPlan as plan, webThenMailAgents } from '../support/scripted-plans';
 
 let nextPlan: Plan | undefined;
-
-function plan(nodes: { id: string; agent: string; dependsOn?: string[] }[]): Plan {
-  return {
-    nodes: nodes.map((node) => ({
-      task: `${node.id}: the ${node.agent} part`,
-      dependsOn: [],
-      ...node,
-    })),
-    rationale: 'scripted plan',
-    confidence: 0.9,
-  };
-}
 
 describe('Redis killed and started again', () => {
   let redisServer: TestRedisServer;
@@ -74,20 +63,7 @@ describe('Redis killed and started again', () => {
           MEMORY_ENABLED: 'false',
         },
       },
-      agents: [
-        { name: 'web', skills: [{ id: 'search', tags: ['web'] }], reply: { latencyMs: 50 } },
-        {
-          name: 'mail',
-          skills: [{ id: 'send', tags: ['mail'] }],
-          reply: {
-            approval: {
-              action: 'send-mail',
-              summary: 'Send the summary to bob@example.com',
-              risk: 'high',
-            },
-          },
-        },
-      ],
+      agents: webThenMailAgents(),
     });
     client = fleetClient(fleet);
   }, 90_000);

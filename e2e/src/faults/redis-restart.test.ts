@@ -14,7 +14,6 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type OpenAI from 'openai';
-import type { Plan } from '@fleet/a2a';
 import {
   startRedisServer,
   startScriptedOpenAI,
@@ -34,21 +33,10 @@ import {
   within,
   type LiveRun,
 } from './support';
+import { scriptedPlan as plan, webThenMailAgents } from '../support/scripted-plans';
 
 /** The orchestrator's recovery pass runs this often here: a run it would wrongly resume shows up. */
 const RECOVERY_INTERVAL_MS = 1000;
-
-function plan(nodes: { id: string; agent: string; dependsOn?: string[] }[]): Plan {
-  return {
-    nodes: nodes.map((node) => ({
-      task: `${node.id}: the ${node.agent} part`,
-      dependsOn: [],
-      ...node,
-    })),
-    rationale: 'scripted plan',
-    confidence: 0.9,
-  };
-}
 
 describe('Redis with an append-only file (everysec) restarted while a run waits for approval', () => {
   let redisServer: TestRedisServer;
@@ -92,20 +80,7 @@ describe('Redis with an append-only file (everysec) restarted while a run waits 
           MEMORY_ENABLED: 'false',
         },
       },
-      agents: [
-        { name: 'web', skills: [{ id: 'search', tags: ['web'] }], reply: { latencyMs: 50 } },
-        {
-          name: 'mail',
-          skills: [{ id: 'send', tags: ['mail'] }],
-          reply: {
-            approval: {
-              action: 'send-mail',
-              summary: 'Send the summary to bob@example.com',
-              risk: 'high',
-            },
-          },
-        },
-      ],
+      agents: webThenMailAgents(),
     });
     client = fleetClient(fleet);
   }, 90_000);

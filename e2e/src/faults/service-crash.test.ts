@@ -22,22 +22,11 @@ import {
   type AgentProcess,
   type LiveRun,
 } from './support';
+import { scriptedPlan as plan, webThenMailAgents } from '../support/scripted-plans';
 
 let nextPlan: Plan | undefined;
 /** Delay of the planner's LLM call (the plan), to kill the planner while it plans. */
 let planLatencyMs = 0;
-
-function plan(nodes: { id: string; agent: string; dependsOn?: string[] }[]): Plan {
-  return {
-    nodes: nodes.map((node) => ({
-      task: `${node.id}: the ${node.agent} part`,
-      dependsOn: [],
-      ...node,
-    })),
-    rationale: 'scripted plan',
-    confidence: 0.9,
-  };
-}
 
 const isApprovalAsked = (event: FleetEvent): boolean => event.type === 'approval-required';
 
@@ -92,20 +81,7 @@ describe('SIGKILL of a fleet service mid-run', () => {
           MEMORY_ENABLED: 'false',
         },
       },
-      agents: [
-        { name: 'web', skills: [{ id: 'search', tags: ['web'] }], reply: { latencyMs: 50 } },
-        {
-          name: 'mail',
-          skills: [{ id: 'send', tags: ['mail'] }],
-          reply: {
-            approval: {
-              action: 'send-mail',
-              summary: 'Send the summary to bob@example.com',
-              risk: 'high',
-            },
-          },
-        },
-      ],
+      agents: webThenMailAgents(),
     });
     client = fleetClient(fleet);
   }, 90_000);
