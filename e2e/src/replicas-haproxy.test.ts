@@ -46,14 +46,14 @@ let composeLatencyMs = 0;
 /** `CODE[<token>]` in a question: the plan is one code-agent step printing `ran <token>`. */
 const CODE_MARK = /CODE\[(\w+)\]/;
 
-function codePlan(token: string): Plan {
+function codePlan(token: string, afterSeconds?: string): Plan {
   return {
     nodes: [
       {
         id: 'calc',
         agent: 'code-agent',
         skill: 'run-python',
-        task: `Print the marker CODE[${token}].`,
+        task: `Print the marker CODE[${token}]${afterSeconds === undefined ? '' : ` after ${afterSeconds} s`}.`,
         dependsOn: [],
       },
     ],
@@ -104,6 +104,19 @@ async function countsPerReplica(fleet: ReplicatedFleet, kind: ReplicatedKind): P
   return Promise.all(
     fleet.replicas[kind].map((service) => postsServed(service, COUNTED_ROUTE[kind])),
   );
+}
+
+/** The A2A turns a replica runs now, from its `/metrics`; 0 when it does not answer. */
+async function turnsInFlight(service: RunningService): Promise<number> {
+  try {
+    const text = await (await fetch(`${service.url}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((line) => line.startsWith('a2a_tasks_in_flight{'))
+      .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
+  } catch {
+    return 0;
+  }
 }
 
 function a2a(url: string): A2AClient {
@@ -209,7 +222,8 @@ suite('replicas behind HAProxy', () => {
         if (context.jsonSchema !== undefined) {
           if (context.lastUserMessage.includes('instructions'))
             return { json: { mode: 'enhance', effectiveTask: '' } };
-          return { json: token === undefined ? RAG_PLAN : codePlan(token) };
+          const after = /CODE\[\w+\] after (\d+) s/.exec(text)?.[1];
+          return { json: token === undefined ? RAG_PLAN : codePlan(token, after) };
         }
         return { content: COMPOSED, latencyMs: composeLatencyMs };
       },
@@ -220,7 +234,9 @@ suite('replicas behind HAProxy', () => {
         orchestrator: {
           HITL_TIMEOUT_SECONDS: '300',
           SESSION_RECOVERY_INTERVAL_MS: '1000',
-          NODE_TIMEOUT_MS: '20000',
+          // Longer than a lost agent turn takes to be noticed (its 10 s lease, then a look every
+          // 5 s), so the test below sees the lease end the step, not the node's time-out.
+          NODE_TIMEOUT_MS: '40000',
         },
         'code-agent': {
           CODE_AGENT_TIMEOUT_MS: '10000',
@@ -419,6 +435,52 @@ suite('replicas behind HAProxy', () => {
   }, 60_000);
 
   // Last: it leaves one replica of each kind dead.
+  it('ends a code step whose agent replica dies mid-turn as failed, saying why, and runs it nowhere else', async () => {
+    const token = randomUUID().slice(0, 8);
+    const client = openai(fleet, fleet.frontends.gateway);
+    const asked = await streamChat(client, {
+      message: `Run the program CODE[${token}] after 8 s`,
+      onEvent: (event) => (event.type === 'approval-required' ? 'stop' : undefined),
+    });
+    const approvalId = String(eventsOf(asked.events, 'approval-required')[0]?.['approvalId']);
+    const approved = await sessionsApi(
+      fleet.frontends.gateway,
+      `/${asked.sessionId}/approvals/${approvalId}`,
+      { method: 'POST', body: JSON.stringify({ decision: 'approve' }) },
+    );
+    expect(approved.status).toBe(200);
+    // The approved program sleeps 8 s on one code replica: find it, and kill it mid-turn.
+    const codeReplicas = fleet.replicas['code-agent'];
+    let running = -1;
+    const deadline = Date.now() + 20_000;
+    while (running < 0 && Date.now() < deadline) {
+      const counts = await Promise.all(codeReplicas.map((replica) => turnsInFlight(replica)));
+      running = counts.findIndex((count) => count > 0);
+      if (running < 0) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(running).toBeGreaterThanOrEqual(0);
+    await fleet.kill('code-agent', running);
+    const killedAt = Date.now();
+    try {
+      const session = await waitForSession(fleet, asked.sessionId, (each) =>
+        ['completed', 'failed'].includes(String(each['status'])),
+      );
+      const endedAfterMs = Date.now() - killedAt;
+      const node = session['nodes']['calc'];
+      // The other replica's reader saw the turn's lease lapse and ended the task: no time-out.
+      expect(node['state']).toBe('failed');
+      expect(JSON.stringify(node)).toContain('stopped before it finished');
+      expect(endedAfterMs).toBeLessThan(35_000);
+      // The step is not sent again (the agent may have acted): the program ran nowhere.
+      expect(runsOf(token)).toHaveLength(0);
+      process.stderr.write(
+        `replicas-haproxy: a code turn lost with its replica ended the step after ${endedAfterMs} ms\n`,
+      );
+    } finally {
+      await fleet.restart('code-agent', running);
+    }
+  }, 120_000);
+
   it('loses no task and no approval, and runs no program twice, when one replica of each kind is SIGKILLed mid-run', async () => {
     const client = openai(fleet, fleet.frontends.gateway);
     const tokens = [0, 1, 2, 3].map(() => randomUUID().slice(0, 8));

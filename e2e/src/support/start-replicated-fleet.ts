@@ -41,6 +41,8 @@ export interface ReplicatedFleet {
   apiKey: string;
   /** SIGKILLs one replica (no graceful shutdown); HAProxy's health check then takes it out. */
   kill(kind: ReplicatedKind, index: number): Promise<void>;
+  /** Starts a killed replica again, on its port and with its settings, and waits until it is UP. */
+  restart(kind: ReplicatedKind, index: number): Promise<void>;
   /** Resolves once HAProxy sees `count` servers of the kind UP (after a start, after a kill). */
   waitForUp(kind: ReplicatedKind, count: number): Promise<void>;
   stop(): Promise<void>;
@@ -137,6 +139,12 @@ export async function startReplicatedFleet({
     throw new Error(`HAProxy never saw ${count} ${kind} replicas UP: ${JSON.stringify(status)}`);
   };
 
+  /** How each replica was started, so a killed one can be started again. */
+  const starters = Object.fromEntries(KINDS.map((kind) => [kind, []])) as unknown as Record<
+    ReplicatedKind,
+    (() => Promise<RunningService>)[]
+  >;
+
   const startKind = async (
     kind: ReplicatedKind,
     variables: Record<string, string | undefined>,
@@ -153,26 +161,30 @@ export async function startReplicatedFleet({
             stage: 3,
             stop: () => rm(dataDir, { recursive: true, force: true }),
           });
-        const service = await startService({
-          root: REPO_ROOT,
-          name: kind,
-          port,
-          // Up to a dozen processes start at once (three RAG agents booting an embedded
-          // PostgreSQL each): on a busy two-core machine that takes a while.
-          timeoutMs: 120_000,
-          env: {
-            ...shared,
-            ...variables,
-            ...(dataDir === undefined ? {} : { RAG_DATA_DIR: dataDir }),
-            ...serviceEnv[kind],
-          },
-        });
-        cleanups.push({
-          name: `${kind}-${index + 1}`,
-          stage: STOP_STAGE[kind],
-          stop: () => service.stop(),
-        });
-        return service;
+        const start = async (): Promise<RunningService> => {
+          const service = await startService({
+            root: REPO_ROOT,
+            name: kind,
+            port,
+            // Up to a dozen processes start at once (three RAG agents booting an embedded
+            // PostgreSQL each): on a busy two-core machine that takes a while.
+            timeoutMs: 120_000,
+            env: {
+              ...shared,
+              ...variables,
+              ...(dataDir === undefined ? {} : { RAG_DATA_DIR: dataDir }),
+              ...serviceEnv[kind],
+            },
+          });
+          cleanups.push({
+            name: `${kind}-${index + 1}`,
+            stage: STOP_STAGE[kind],
+            stop: () => service.stop(),
+          });
+          return service;
+        };
+        starters[kind][index] = start;
+        return start();
       }),
     );
     const failed = starts.find((start) => start.status === 'rejected');
@@ -232,6 +244,10 @@ export async function startReplicatedFleet({
       waitForUp,
       kill: async (kind, index) => {
         await replicas[kind][index]!.process.stop('SIGKILL');
+      },
+      restart: async (kind, index) => {
+        replicas[kind][index] = await starters[kind][index]!();
+        await waitForUp(kind, replicas[kind].length);
       },
       stop: stopAll,
     };

@@ -6,6 +6,7 @@ import type { TaskStore } from './task-store';
 import { createA2AMethods } from './internal/handler/a2a-methods';
 import { handleJsonRpc } from './internal/handler/handle-json-rpc';
 import { createTaskTurns } from './internal/handler/task-turns';
+import { DEFAULT_TURN_LEASE_MS } from './internal/handler/turn-lease';
 
 export type {
   A2AHandler,
@@ -44,6 +45,13 @@ export interface CreateA2AHandlerOptions {
    * without their bytes. @default 65536
    */
   maxStoredPartBytes?: number | undefined;
+  /**
+   * A running turn holds a lease in a shared store, renewed every third of this. A task whose
+   * record says WORKING, whose lease has lapsed and which has not changed for this long is taken
+   * for a turn whose replica died: `GetTask` and `SubscribeToTask` on any replica end it FAILED
+   * (saying so) instead of leaving it WORKING for ever. @default 10000
+   */
+  turnLeaseMs?: number | undefined;
 }
 
 /**
@@ -75,8 +83,9 @@ export function createA2AHandler({
   cancelTimeoutMs = 5000,
   tracer,
   maxStoredPartBytes = 65_536,
+  turnLeaseMs = DEFAULT_TURN_LEASE_MS,
 }: CreateA2AHandlerOptions): A2AHandler {
-  const turns = createTaskTurns({ card, execute, store, logger, tracer });
+  const turns = createTaskTurns({ card, execute, store, logger, tracer, turnLeaseMs });
   const call = createA2AMethods({
     card,
     store,
@@ -85,6 +94,7 @@ export function createA2AHandler({
     cancelOnDisconnect,
     cancelTimeoutMs,
     maxStoredPartBytes,
+    turnLeaseMs,
   });
   return {
     card,

@@ -203,6 +203,18 @@ export class RedisTaskStore implements TaskStore {
     };
   }
 
+  async holdTurn(taskId: string, ttlMs: number): Promise<void> {
+    await this.redis.set(`${this.taskKey(taskId)}:turn`, '1', 'PX', Math.max(1, Math.round(ttlMs)));
+  }
+
+  async releaseTurn(taskId: string): Promise<void> {
+    await this.redis.del(`${this.taskKey(taskId)}:turn`);
+  }
+
+  async turnHeld(taskId: string): Promise<boolean> {
+    return (await this.redis.exists(`${this.taskKey(taskId)}:turn`)) === 1;
+  }
+
   async claim(taskId: string, key: string): Promise<boolean> {
     // SET NX: only the first claim writes; it lives as long as the task does.
     const claimed = await this.redis.set(

@@ -71,6 +71,16 @@ export interface TaskStore {
    * later one, on any replica (docs/architecture.md §4: side effects happen at most once).
    */
   claim(taskId: string, key: string): Promise<boolean>;
+  /**
+   * Sets or renews the lease of a turn running the task, for `ttlMs`. A store shared between
+   * replicas implements the three lease methods, so a replica can tell a turn that runs elsewhere
+   * from one whose replica died (its task is then failed, not left WORKING for ever).
+   */
+  holdTurn?(taskId: string, ttlMs: number): Promise<void>;
+  /** Drops the turn's lease (the turn ended). */
+  releaseTurn?(taskId: string): Promise<void>;
+  /** Whether a live turn holds the task's lease. */
+  turnHeld?(taskId: string): Promise<boolean>;
   /** Releases connections the store opened itself (not the ones it was given). */
   close(): Promise<void>;
 }

@@ -30,6 +30,7 @@ import { followTask } from './follow-task';
 import type { CallMethod, MethodOutcome } from './handle-json-rpc';
 import { prepareTurn } from './prepare-turn';
 import type { TaskTurns } from './task-turns';
+import { failLostTurn, isRunningState, type FailLostTurnOptions } from './turn-lease';
 import { abortTurn } from './turn';
 
 /** Options for {@link createA2AMethods}. */
@@ -44,6 +45,13 @@ export interface A2AMethodsOptions {
   cancelTimeoutMs: number;
   /** File parts longer than this are kept in the task history without their bytes. */
   maxStoredPartBytes: number;
+  /** A running turn's lease (see turn-lease.ts). */
+  turnLeaseMs: number;
+}
+
+/** How followers and readers tell a lost turn (its replica died) from one running elsewhere. */
+function lostTurns({ store, turns, turnLeaseMs }: A2AMethodsOptions): FailLostTurnOptions {
+  return { store, isRunningHere: (id) => turns.get(id) !== undefined, leaseMs: turnLeaseMs };
 }
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -132,6 +140,7 @@ async function* sendStreamingMessage(
       store: options.store,
       signal,
       onTerminal: 'snapshot',
+      lostTurns: lostTurns(options),
       historyLength: request.configuration?.historyLength,
     });
     return;
@@ -158,18 +167,26 @@ async function* sendStreamingMessage(
 }
 
 async function* subscribeToTask(
-  { store }: A2AMethodsOptions,
+  options: A2AMethodsOptions,
   params: unknown,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamResponse, void, undefined> {
   const { id } = parseParams(subscribeToTaskRequestSchema, params);
-  yield* followTask(id, { store, signal, onTerminal: 'refuse' });
+  yield* followTask(id, {
+    store: options.store,
+    signal,
+    onTerminal: 'refuse',
+    lostTurns: lostTurns(options),
+  });
 }
 
-async function getTask({ store }: A2AMethodsOptions, params: unknown): Promise<Task> {
+async function getTask(options: A2AMethodsOptions, params: unknown): Promise<Task> {
   const { id, historyLength } = parseParams(getTaskRequestSchema, params);
-  const record = await store.load(id);
+  let record = await options.store.load(id);
   if (record === undefined) throw new TaskNotFoundError(`Task ${id} was not found.`);
+  if (isRunningState(record.task.status.state)) {
+    record = (await failLostTurn(id, lostTurns(options))) ?? record;
+  }
   return withHistoryLength(record.task, historyLength);
 }
 

@@ -4,6 +4,7 @@ import { isInterruptedState, isTerminalState } from '../../../schemas/helpers';
 import type { TaskBusMessage, TaskStore } from '../../task-store';
 import { AsyncQueue } from '../async-queue';
 import { withHistoryLength } from '../task-updates';
+import { failLostTurn, isRunningState, type FailLostTurnOptions } from './turn-lease';
 
 /** Whether a stream event ends a turn (a terminal or interrupted status). */
 function isStatusEnd(event: StreamResponse): boolean {
@@ -20,6 +21,8 @@ export interface FollowTaskOptions {
   /** A terminal task: refused with -32004 (`SubscribeToTask`) or streamed as its snapshot alone. */
   onTerminal: 'refuse' | 'snapshot';
   historyLength?: number | undefined;
+  /** Ends a task whose turn was lost (its replica died) instead of following it for ever. */
+  lostTurns?: FailLostTurnOptions | undefined;
 }
 
 /**
@@ -29,8 +32,9 @@ export interface FollowTaskOptions {
  */
 export async function* followTask(
   id: string,
-  { store, signal, onTerminal, historyLength }: FollowTaskOptions,
+  { store, signal, onTerminal, historyLength, lostTurns }: FollowTaskOptions,
 ): AsyncGenerator<StreamResponse, void, undefined> {
+  let lostCheck: NodeJS.Timeout | undefined;
   const queue = new AsyncQueue<TaskBusMessage>();
   const onAbort = (): void => void queue.return();
   signal?.addEventListener('abort', onAbort, { once: true });
@@ -42,6 +46,21 @@ export async function* followTask(
   try {
     const record = await store.load(id);
     if (record === undefined) throw new TaskNotFoundError(`Task ${id} was not found.`);
+    if (lostTurns !== undefined && isRunningState(record.task.status.state)) {
+      const failed = await failLostTurn(id, lostTurns);
+      if (failed !== undefined) {
+        // Ended just now because its replica is gone: the follower is told so, not refused.
+        yield { task: withHistoryLength(failed.task, historyLength) };
+        return;
+      }
+      // Looked at again while followed: the replica running it may die meanwhile. Ending it
+      // publishes its FAILED status, which ends this stream like any other end.
+      lostCheck = setInterval(
+        () => void failLostTurn(id, lostTurns).catch(() => undefined),
+        Math.max(1, Math.floor(lostTurns.leaseMs / 2)),
+      );
+      lostCheck.unref();
+    }
     const { state } = record.task.status;
     if (isTerminalState(state) && onTerminal === 'refuse') {
       throw new UnsupportedOperationError(
@@ -57,6 +76,7 @@ export async function* followTask(
       if (isStatusEnd(busMessage.event)) return;
     }
   } finally {
+    clearInterval(lostCheck);
     signal?.removeEventListener('abort', onAbort);
     await queue.return();
     await unsubscribe();

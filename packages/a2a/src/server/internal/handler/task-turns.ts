@@ -15,6 +15,7 @@ import type { TaskBusMessage, TaskRecord, TaskStore, Unsubscribe } from '../../t
 import { AsyncQueue } from '../async-queue';
 import { applyEvent, driveAgent, errorText } from './drive-agent';
 import { logFailure } from './log-failure';
+import { holdTurnLease } from './turn-lease';
 import { abortTurn, type Turn } from './turn';
 
 /** Options for {@link createTaskTurns}. */
@@ -24,6 +25,8 @@ export interface TaskTurnsOptions {
   store: TaskStore;
   logger: A2ALogger | undefined;
   tracer: WithSpanOptions['tracer'];
+  /** How long a turn's lease lives without renewal (see turn-lease.ts). */
+  turnLeaseMs: number;
 }
 
 /** How a turn starts: its message, and whether a caller streams its events. */
@@ -110,6 +113,7 @@ async function runTurn(runner: TurnRunner, turn: Turn, context: AgentContext): P
   const { store, logger, running } = runner;
   const { taskId } = turn;
   const startedAt = performance.now();
+  const lease = holdTurnLease(store, taskId, { leaseMs: runner.turnLeaseMs, logger });
   // The observers that saw the start see the end, whatever is added or removed meanwhile.
   const observers = [...runner.observers];
   notify(observers, logger, (observer) => observer.started());
@@ -139,6 +143,7 @@ async function runTurn(runner: TurnRunner, turn: Turn, context: AgentContext): P
     }
   } finally {
     running.delete(taskId);
+    lease.release();
     const outcome = {
       state: turn.record.task.status.state,
       seconds: (performance.now() - startedAt) / 1000,
