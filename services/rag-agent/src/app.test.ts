@@ -20,6 +20,7 @@ import { startScriptedOpenAI, type RecordedRequest, type ScriptedOpenAI } from '
 import {
   answerResultDataSchema,
   createRagHandler,
+  MAX_QUESTION_CHARS,
   errorDataSchema,
   searchResultDataSchema,
 } from './agent';
@@ -435,6 +436,25 @@ describe('rag-agent service', () => {
         'employee-handbook.md',
       );
       expect(statusText(task)).toMatch(/^Answered from 1 source \(confidence 0\.\d\d\)\.$/);
+    });
+
+    it('rejects a question over the size it searches for at once, and answers one just under it promptly', async () => {
+      const huge = await send(
+        offline,
+        nodeParts({ question: `${'a'.repeat(150_000)} How many days of paid vacation?`, tenant }),
+      );
+      expect(huge.status.state).toBe('TASK_STATE_REJECTED');
+      expect(statusText(huge)).toMatch(/^The question is 150,032 characters; .* up to 8,000 /);
+      const started = Date.now();
+      const long = await send(
+        offline,
+        nodeParts({
+          question: `${'a'.repeat(MAX_QUESTION_CHARS - 40)} How many days of paid vacation?`,
+          tenant,
+        }),
+      );
+      expect(long.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(Date.now() - started).toBeLessThan(5000);
     });
 
     it('applies filters from the question, and says so when it has to drop them', async () => {

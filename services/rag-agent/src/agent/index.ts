@@ -5,7 +5,7 @@ export { createRagAgent } from './rag-agent';
 export type { CreateRagAgentOptions } from './rag-agent';
 export { buildRagCard, RAG_AGENT_VERSION, RAG_SKILLS } from './rag-card';
 export type { BuildRagCardOptions, RagSkill } from './rag-card';
-export { decodeFilePart, readRagInput } from './read-rag-input';
+export { decodeFilePart, MAX_QUESTION_CHARS, readRagInput } from './read-rag-input';
 export type { FilePart, RagInput } from './read-rag-input';
 export {
   answerResultDataSchema,

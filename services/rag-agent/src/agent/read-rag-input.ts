@@ -114,8 +114,21 @@ export function readRagInput(parts: readonly Part[]): RagInput {
   }
   const question = partsText(parts).trim();
   if (question === '') return { kind: 'invalid', reason: 'The question (text part) is empty.' };
+  if (question.length > MAX_QUESTION_CHARS) {
+    return {
+      kind: 'invalid',
+      reason: `The question is ${question.length.toLocaleString('en-US')} characters; the RAG agent takes questions of up to ${MAX_QUESTION_CHARS.toLocaleString('en-US')} characters. Ask about the documents in fewer words (upload long texts as documents instead).`,
+    };
+  }
   return { kind: 'question', question, node };
 }
+
+/**
+ * The longest question the RAG agent searches for. A question is embedded, turned into a
+ * full-text query and scored against every candidate sentence: a 150 KB one took 20 s and more.
+ * Ten times the longest real question is plenty.
+ */
+export const MAX_QUESTION_CHARS = 8000;
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const BASE64_URL = /^[A-Za-z0-9_-]*={0,2}$/;
