@@ -227,15 +227,11 @@ return 1
 `);
 
 /**
- * Writes a session only while the writer still holds its lock (a fencing check, so a writer whose
- * lock expired mid-change cannot overwrite a newer write), and keeps both indexes in step.
- * KEYS: lock, session, pending-approvals index, tenant index, active index.
- * ARGV: lock value, json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms,
- * still active ('1' | '0').
+ * The write both session scripts end with: the session with its TTL and its three indexes.
+ * KEYS[2..5]: session, pending-approvals index, tenant index, active index. ARGV[2..7]: json, ttl
+ * seconds, id, has pending approvals ('1' | '0'), createdAt ms, still active ('1' | '0').
  */
-const fencedWriteScript = defineRedisScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+const WRITE_SESSION_LUA = `redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 if ARGV[5] == '1' then
   redis.call('SADD', KEYS[3], ARGV[4])
 else
@@ -249,7 +245,18 @@ else
   redis.call('SREM', KEYS[5], ARGV[4])
 end
 return 1
-`);
+`;
+
+/**
+ * Writes a session only while the writer still holds its lock (a fencing check, so a writer whose
+ * lock expired mid-change cannot overwrite a newer write), and keeps both indexes in step.
+ * KEYS: lock, session, pending-approvals index, tenant index, active index.
+ * ARGV: lock value, json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms,
+ * still active ('1' | '0').
+ */
+const fencedWriteScript = defineRedisScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+${WRITE_SESSION_LUA}`);
 
 /**
  * Writes a session without taking its lock, only when nobody holds the lock and the stored session
@@ -264,21 +271,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local current = redis.call('GET', KEYS[2])
 if not current then return -1 end
 if redis.sha1hex(current) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
-if ARGV[5] == '1' then
-  redis.call('SADD', KEYS[3], ARGV[4])
-else
-  redis.call('SREM', KEYS[3], ARGV[4])
-end
-redis.call('ZADD', KEYS[4], 'NX', ARGV[6], ARGV[4])
-redis.call('EXPIRE', KEYS[4], ARGV[3])
-if ARGV[7] == '1' then
-  redis.call('SADD', KEYS[5], ARGV[4])
-else
-  redis.call('SREM', KEYS[5], ARGV[4])
-end
-return 1
-`);
+${WRITE_SESSION_LUA}`);
 
 /**
  * Builds the session store over one ioredis connection (docs/architecture.md §3, §6).
