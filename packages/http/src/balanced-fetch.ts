@@ -1,7 +1,9 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isIP, type LookupFunction } from 'node:net';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
 import { isConnectFailure } from '@fleet/errors';
-import { Agent, type Dispatcher } from 'undici';
+import { nodeHttpFetch, type NodeHttpFetchInit } from './node-http-fetch';
 
 /** One address a host name resolves to. */
 export interface ResolvedAddress {
@@ -27,8 +29,6 @@ export interface BalancedFetchOptions {
   maxAddressesPerName?: number;
   /** Resolves a host name to every address. @default dns.lookup with `all: true` */
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
-  /** The fetch that sends. @default the global fetch (undici, traced by the OTel undici instrumentation) */
-  fetch?: typeof fetch;
 }
 
 /** A fetch that balances per request, and what it has done (for tests and metrics). */
@@ -38,6 +38,14 @@ export interface BalancedFetch {
   sent(): Map<string, number>;
   /** Closes every pooled connection. */
   close(): Promise<void>;
+}
+
+/** One address's keep-alive pools, for http: and https:. */
+interface Pool {
+  http: http.Agent;
+  https: https.Agent;
+  /** Set once the address left DNS: connections close as their requests end. */
+  retired: boolean;
 }
 
 interface HostState {
@@ -74,6 +82,8 @@ function pinnedLookup({ address, family }: ResolvedAddress): LookupFunction {
  * TLS names are unchanged: only the address the connection goes to is chosen. IP literals are sent
  * over one shared pool. Every connection is closed after `maxRequestsPerConnection` requests, so a
  * balancer behind a single address (a ClusterIP Service) still sees new connections to place.
+ * Requests go out through {@link nodeHttpFetch} (`node:http` keep-alive agents, one per address):
+ * a fraction of the global fetch's CPU per call.
  *
  * @example
  * const balanced = createBalancedFetch();
@@ -86,23 +96,51 @@ export function createBalancedFetch({
   keepAliveTimeoutMs = 4000,
   maxAddressesPerName = 64,
   resolve = resolveAll,
-  fetch: send = globalThis.fetch,
 }: BalancedFetchOptions = {}): BalancedFetch {
   const hosts = new Map<string, HostState>();
-  const pools = new Map<string, Agent>();
+  const pools = new Map<string, Pool>();
   const downUntil = new Map<string, number>();
   const sent = new Map<string, number>();
-  const poolOptions = {
-    keepAliveTimeout: keepAliveTimeoutMs,
-    maxRequestsPerClient: maxRequestsPerConnection,
-  };
-  const direct = new Agent(poolOptions);
 
-  const poolFor = (address: ResolvedAddress): Agent => {
+  /** Keep-alive agents that close a connection after `maxRequestsPerConnection` requests. */
+  const createPool = (lookup: LookupFunction | undefined): Pool => {
+    const options = {
+      keepAlive: true,
+      timeout: keepAliveTimeoutMs,
+      noDelay: true,
+      ...(lookup ? { lookup } : {}),
+    };
+    const pool: Pool = {
+      http: new http.Agent(options),
+      https: new https.Agent(options),
+      retired: false,
+    };
+    const uses = new WeakMap<Socket, number>();
+    for (const agent of [pool.http, pool.https]) {
+      agent.on('free', (socket: Socket) => {
+        const used = (uses.get(socket) ?? 0) + 1;
+        uses.set(socket, used);
+        if (pool.retired || used >= maxRequestsPerConnection) socket.destroy();
+      });
+    }
+    return pool;
+  };
+  /** Closes a pool's idle connections now and its busy ones when their requests end. */
+  const retirePool = (pool: Pool): void => {
+    pool.retired = true;
+    for (const agent of [pool.http, pool.https]) {
+      for (const sockets of Object.values(agent.freeSockets)) {
+        for (const socket of sockets ?? []) socket.destroy();
+      }
+    }
+  };
+  const direct = createPool(undefined);
+
+  const poolFor = (address: ResolvedAddress): Pool => {
     const key = `${address.family}/${address.address}`;
     let pool = pools.get(key);
     if (pool === undefined) {
-      pool = new Agent({ ...poolOptions, connect: { lookup: pinnedLookup(address) } });
+      pool = createPool(pinnedLookup(address));
       pools.set(key, pool);
     }
     return pool;
@@ -118,7 +156,7 @@ export function createBalancedFetch({
       if (live.has(key)) continue;
       pools.delete(key);
       downUntil.delete(key.slice(key.indexOf('/') + 1));
-      void pool.close().catch(() => undefined);
+      retirePool(pool);
     }
   };
 
@@ -173,20 +211,23 @@ export function createBalancedFetch({
   ): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : input.toString());
     const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    const withPool = (dispatcher: Dispatcher): RequestInit =>
-      ({ ...init, dispatcher }) as unknown as RequestInit;
+    const send = (pool: Pool | undefined): Promise<Response> => {
+      const withPool: NodeHttpFetchInit = { ...init };
+      if (pool !== undefined) withPool.agent = url.protocol === 'https:' ? pool.https : pool.http;
+      return nodeHttpFetch(input, withPool);
+    };
     if (isIP(hostname) !== 0) {
       count(`${url.host} → ${hostname}`);
-      return send(input, withPool(direct));
+      return send(direct);
     }
     const state = await addressesOf(hostname);
     const candidates = order(state);
-    if (candidates.length === 0) return send(input, init);
+    if (candidates.length === 0) return send(undefined);
     let lastError: unknown;
     for (const address of candidates) {
       count(`${url.host} → ${address.address}`);
       try {
-        return await send(input, withPool(poolFor(address)));
+        return await send(poolFor(address));
       } catch (error) {
         // Only a connection that was never made is tried elsewhere: the request did not leave.
         if (!isConnectFailure(error) || init?.signal?.aborted === true) throw error;
@@ -200,9 +241,10 @@ export function createBalancedFetch({
   return {
     fetch: balancedFetch,
     sent: () => new Map(sent),
-    async close() {
-      await Promise.all([direct, ...pools.values()].map((pool) => pool.close()));
+    close() {
+      for (const pool of [direct, ...pools.values()]) retirePool(pool);
       pools.clear();
+      return Promise.resolve();
     },
   };
 }

@@ -56,6 +56,27 @@ describe('createSseWriter', () => {
     );
   });
 
+  it('sends the frames of one event-loop turn in one socket write, and later frames at once', async () => {
+    const corkedAfter: number[] = [];
+    const url = await serve(async (_req, res) => {
+      const sse = createSseWriter(res);
+      sse.open();
+      sse.data('one');
+      sse.data('two');
+      corkedAfter.push(res.socket?.writableCorked ?? -1);
+      await new Promise((resolve) => setImmediate(resolve));
+      corkedAfter.push(res.socket?.writableCorked ?? -1);
+      await tick(5);
+      sse.data('three');
+      corkedAfter.push(res.socket?.writableCorked ?? -1);
+      sse.end();
+    });
+    const response = await fetch(url);
+    expect(await response.text()).toBe('data: one\n\ndata: two\n\ndata: three\n\n');
+    // Held while the turn writes, released on the next one; a later frame opens a new hold.
+    expect(corkedAfter).toEqual([1, 0, 1]);
+  });
+
   it('sends the keep-alive comment while the stream is quiet, and stops it at the end', async () => {
     const url = await serve(async (_req, res) => {
       const sse = createSseWriter(res, { keepAliveMs: 10, keepAliveComment: 'keep-alive' });

@@ -1,4 +1,5 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { renderErrorBody } from './error-middleware';
 import { getRequestId } from './request-id';
 
@@ -113,8 +114,25 @@ export function createSseWriter(
   };
   res.on('close', onResponseClose);
 
+  // Frames written in one turn of the event loop leave in one socket write: the socket is corked
+  // at the first and uncorked on the next turn. A fast agent's task, status and artifact frames
+  // (and the headers before them) then cost one write instead of one each; on loopback in a VM a
+  // write is the largest part of serving a small call (docs/benchmarks.md).
+  let corked: Socket | undefined;
+  const coalesce = (): void => {
+    const socket = res.socket;
+    if (corked !== undefined || socket === null || socket.destroyed) return;
+    corked = socket;
+    socket.cork();
+    setImmediate(() => {
+      corked = undefined;
+      socket.uncork();
+    });
+  };
+
   const write = (text: string): void => {
     if (closed || res.writableEnded) return;
+    coalesce();
     res.write(text);
   };
 
@@ -142,6 +160,7 @@ export function createSseWriter(
       res.setHeader('content-type', SSE_CONTENT_TYPE);
       res.setHeader('cache-control', 'no-cache');
       res.setHeader('x-accel-buffering', 'no');
+      coalesce();
       res.flushHeaders();
       if (keepAliveMs > 0 && !released) {
         keepAlive = setInterval(() => writer.comment(keepAliveComment), keepAliveMs);

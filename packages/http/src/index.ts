@@ -26,4 +26,5 @@ export type { RequestIdOptions } from './request-id';
 export { DEFAULT_MAX_HEADER_SIZE, startServer } from './start-server';
 export type { RunningServer, ShutdownHook, StartServerOptions } from './start-server';
 export { createBalancedFetch, sharedBalancedFetch } from './balanced-fetch';
+export { nodeHttpFetch, type NodeHttpFetchInit } from './node-http-fetch';
 export type { BalancedFetch, BalancedFetchOptions, ResolvedAddress } from './balanced-fetch';

@@ -1,0 +1,133 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
+import { nodeHttpFetch } from './node-http-fetch';
+
+let server: http.Server | undefined;
+const agent = new http.Agent({ keepAlive: true });
+
+async function serve(handler: http.RequestListener): Promise<string> {
+  server = http.createServer(handler);
+  await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterEach(async () => {
+  agent.destroy();
+  const running = server;
+  server = undefined;
+  if (running === undefined) return;
+  running.closeAllConnections();
+  await new Promise((resolve) => running.close(resolve));
+});
+
+describe('nodeHttpFetch', () => {
+  it('sends the body with its length and answers a standard Response', async () => {
+    let seen: Record<string, string | undefined> = {};
+    const url = await serve((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen = {
+          method: req.method,
+          length: req.headers['content-length'],
+          type: req.headers['content-type'],
+          body,
+        };
+        res.writeHead(201, { 'x-answer': 'yes', 'content-type': 'application/json' });
+        res.end('{"ok":true}');
+      });
+    });
+    const response = await nodeHttpFetch(`${url}/a2a?x=1`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"é":1}',
+      agent,
+    });
+    expect(response).toBeInstanceOf(Response);
+    expect(response.status).toBe(201);
+    expect(response.ok).toBe(true);
+    expect(response.headers.get('x-answer')).toBe('yes');
+    expect(await response.json()).toEqual({ ok: true });
+    expect(seen).toEqual({
+      method: 'POST',
+      length: String(Buffer.byteLength('{"é":1}')),
+      type: 'application/json',
+      body: '{"é":1}',
+    });
+  });
+
+  it('streams the body: the first bytes are readable before the server ends', async () => {
+    let finish: (() => void) | undefined;
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+      finish = () => res.end('data: two\n\n');
+    });
+    const response = await nodeHttpFetch(url, { agent });
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(Buffer.from(first.value!).toString()).toBe('data: one\n\n');
+    finish?.();
+    const second = await reader.read();
+    expect(Buffer.from(second.value!).toString()).toBe('data: two\n\n');
+    expect((await reader.read()).done).toBe(true);
+  });
+
+  it('ends a body read with the signal reason when the caller aborts', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: one\n\n');
+    });
+    const controller = new AbortController();
+    const response = await nodeHttpFetch(url, { agent, signal: controller.signal });
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await expect(reader.read()).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('fails like fetch when the connection is refused', async () => {
+    const url = await serve(() => undefined);
+    await new Promise((resolve) => server?.close(resolve));
+    server = undefined;
+    const failure = await nodeHttpFetch(url, { agent }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(TypeError);
+    expect(failure).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNREFUSED' } });
+  });
+
+  it('fails a body whose connection closes before it ended', async () => {
+    const url = await serve((_req, res) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('partial');
+      setTimeout(() => res.socket?.destroy(), 10);
+    });
+    const response = await nodeHttpFetch(url, { agent });
+    await expect(response.text()).rejects.toThrow();
+  });
+
+  it('undoes gzip, as fetch does, and gives no body for a 204', async () => {
+    const url = await serve((req, res) => {
+      if (req.url === '/empty') {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+      res.writeHead(200, { 'content-encoding': 'gzip' });
+      res.end(zlib.gzipSync('hello'));
+    });
+    expect(await (await nodeHttpFetch(url, { agent })).text()).toBe('hello');
+    const empty = await nodeHttpFetch(`${url}/empty`, { agent });
+    expect(empty.status).toBe(204);
+    expect(empty.body).toBeNull();
+  });
+
+  it('hands bodies it does not send itself (a form) to the global fetch', async () => {
+    const url = await serve((req, res) => {
+      res.end(req.headers['content-type'] ?? '');
+    });
+    const response = await nodeHttpFetch(url, { method: 'POST', body: new URLSearchParams('a=1') });
+    expect(await response.text()).toContain('application/x-www-form-urlencoded');
+  });
+});
