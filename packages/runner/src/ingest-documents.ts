@@ -45,8 +45,7 @@ export interface IngestDocumentsOptions {
   /** Called with each file's outcome. */
   onResult?: (outcome: IngestOutcome, index: number) => void;
   /**
-   * How long one file may take (parse, embed, store). Node's fetch stops waiting for an answer
-   * after 300000 ms whatever this says. @default 240000
+   * How long one file may take (parse, embed, store). @default 240000
    */
   timeoutMs?: number;
   signal?: AbortSignal;

@@ -1,3 +1,4 @@
+import type { DocumentInfo } from '@fleet/a2a';
 import type { IngestOutcome } from './ingest-documents';
 import { padEnd, type OutputStream, type Palette } from './terminal';
 
@@ -67,12 +68,22 @@ export class IngestProgress {
     const name = padEnd(display(outcome.file), this.#width);
     switch (outcome.status) {
       case 'ingested':
-        return `  ${palette.green('✔')} ${name}  ${chunkCount(outcome.document.chunks)} (${outcome.document.docType})`;
+        return `  ${palette.green('✔')} ${name}  ${chunkCount(outcome.document.chunks)} (${outcome.document.docType})${this.#warnings(outcome.document)}`;
       case 'duplicate':
         return `  ${palette.dim('=')} ${name}  ${palette.dim(`unchanged: already ingested (${chunkCount(outcome.document.chunks)})`)}`;
       case 'failed':
         return `  ${palette.red('✖')} ${name}  ${palette.red(outcome.error)}`;
     }
+  }
+
+  /** A stored document that was cut short: `(truncated)` and one `⚠` line per reason the agent gave. */
+  #warnings(document: DocumentInfo): string {
+    const { palette } = this.#options;
+    if (document.truncated !== true && (document.warnings ?? []).length === 0) return '';
+    const reasons = (document.warnings ?? []).map(
+      (warning) => `\n      ${palette.yellow('⚠')} ${palette.yellow(warning)}`,
+    );
+    return `${palette.yellow(document.truncated === true ? '  (truncated)' : '')}${reasons.join('')}`;
   }
 
   #clear(): void {

@@ -86,6 +86,15 @@ describe('fleet ingest', () => {
     expect(again.stdout).toContain('Done: 1 unchanged.');
   });
 
+  it('says when a file was stored cut short, with the reason the agent gave', async () => {
+    await writeFile(path.join(root, 'huge.csv'), 'HUGE,rows\n1,2\n3,4\n');
+    const result = await fleet(['ingest', 'huge.csv', '--url', agent.url, '--tenant', 'acme']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /✔ huge\.csv\s+3 chunks \(csv\)\s+\(truncated\)\n\s+⚠ only the first 2 of 9 rows were indexed \(RAG_MAX_ROWS\)\n/,
+    );
+  });
+
   it('goes on past a file the agent cannot read, and exits 1', async () => {
     const result = await fleet([
       'ingest',

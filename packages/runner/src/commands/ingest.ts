@@ -8,7 +8,7 @@ import { DEV_TENANT } from '../secrets';
 import { UsageError } from '../usage-error';
 import { parseCommandArgs, parseSeconds, type Command, type CommandContext } from './command';
 
-// Node's fetch waits at most 300 s for an answer.
+// Four minutes per file: a large PDF embedded by a slow model still fits.
 const DEFAULT_TIMEOUT_SECONDS = 240;
 
 /** The gateway's tenant names (GATEWAY_API_KEYS): the RAG agent scopes documents by them. */
@@ -21,7 +21,8 @@ tenant. A directory is searched recursively for supported files (hidden folders 
 node_modules are skipped): ${Object.keys(DOCUMENT_MEDIA_TYPES).join(' ')}.
 Each file's result is printed as it arrives: ✔ stored (with its chunks), = unchanged (the same
 content was already stored: re-ingesting is a no-op), ✖ failed (with the agent's reason).
-Exits 1 if any file failed or a path gave nothing to send.
+A file stored only in part (a row, page, text or chunk limit) is marked (truncated), with a ⚠
+line per reason the agent gave. Exits 1 if any file failed or a path gave nothing to send.
 
   --tenant <name>      whose documents they become (default ${DEV_TENANT}, the tenant of the dev key \`fleet up\` prints)
   --url <url>          the RAG agent's base URL (default: the one \`pnpm fleet up\` started)

@@ -29,7 +29,8 @@ export interface DocumentsAgent {
  * A small A2A agent (`@fleet/testing`'s scripted agent) playing the RAG agent's side of the
  * documents contract for `ingest`: one chunk per line, the same bytes twice answer
  * `duplicate: true`, a file whose text starts with `BROKEN` fails the task with the agent's
- * message, as a parser error would.
+ * message, as a parser error would, and a file whose text starts with `HUGE` is stored cut short
+ * (`truncated` with the agent's warning, as a row or page limit would).
  */
 export async function startDocumentsAgent(): Promise<DocumentsAgent> {
   const calls: DocumentsAgentCall[] = [];
@@ -62,6 +63,12 @@ export async function startDocumentsAgent(): Promise<DocumentsAgent> {
         chunks: bytes.toString('utf8').split('\n').filter(Boolean).length,
         description: '',
         createdAt: new Date().toISOString(),
+        ...(bytes.toString('utf8').startsWith('HUGE')
+          ? {
+              truncated: true,
+              warnings: ['only the first 2 of 9 rows were indexed (RAG_MAX_ROWS)'],
+            }
+          : {}),
       };
       stored.set(key, document);
       return { text: 'stored', data: { documents: [{ ...document, duplicate: false }] } };

@@ -58,8 +58,7 @@ export interface CreateDocumentsClientOptions {
   /** The agent's base URL, named in errors (`RAG_AGENT_URL`). */
   agentUrl: string;
   /**
-   * How long one ingest may take: parsing, embedding, storing. Node's fetch stops waiting for
-   * response headers after 300000 ms whatever this says. @default 240000
+   * How long one ingest may take: parsing, embedding, storing. @default 240000
    */
   ingestTimeoutMs?: number;
   /** How long a list or delete may take. @default 30000 */
@@ -70,7 +69,7 @@ export interface CreateDocumentsClientOptions {
 // code: the wording of "this kind of file is not supported".
 const UNSUPPORTED_PATTERN = /unsupported|not (a )?supported|unknown (file|document) type/i;
 
-/** Node's fetch gives up on a response after 5 minutes without headers (undici's default). */
+/** undici's own time-outs, for an A2A client given the global fetch (5 minutes without headers). */
 const HEADERS_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 function failureMessage(task: Task): string {
