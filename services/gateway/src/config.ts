@@ -117,7 +117,7 @@ export const configSpec = {
     name: 'DOCUMENT_INGEST_TIMEOUT_MS',
     schema: positiveIntSchema.max(300_000, 'expected at most 300000 (5 minutes)').default(240_000),
     description:
-      "How long an upload may wait for the RAG agent to parse, embed and store the document (504 after it). At most 300000 (5 minutes): no upload waits longer.",
+      'How long an upload may wait for the RAG agent to parse, embed and store the document (504 after it). At most 300000 (5 minutes): no upload waits longer.',
   }),
   internalToken: envVar({
     name: 'FLEET_INTERNAL_TOKEN',
