@@ -68,10 +68,10 @@ describe('nodeHttpFetch', () => {
     const response = await nodeHttpFetch(url, { agent });
     const reader = response.body!.getReader();
     const first = await reader.read();
-    expect(Buffer.from(first.value!).toString()).toBe('data: one\n\n');
+    expect(Buffer.from(first.value as Uint8Array).toString()).toBe('data: one\n\n');
     finish?.();
     const second = await reader.read();
-    expect(Buffer.from(second.value!).toString()).toBe('data: two\n\n');
+    expect(Buffer.from(second.value as Uint8Array).toString()).toBe('data: two\n\n');
     expect((await reader.read()).done).toBe(true);
   });
 

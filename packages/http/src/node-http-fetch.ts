@@ -9,6 +9,14 @@ export type NodeHttpFetchInit = RequestInit & {
   agent?: http.Agent | undefined;
 };
 
+/** What fetch rejects with once `signal` aborted: its reason (an `AbortError` when it gave none). */
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error
+    ? reason
+    : new DOMException('This operation was aborted', 'AbortError');
+}
+
 /** Statuses whose response has no body (`new Response` refuses one). */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
@@ -56,7 +64,7 @@ function webBody(message: http.IncomingMessage, signal: AbortSignal | undefined)
         if (done) return;
         done = true;
         controller.error(
-          signal?.aborted === true ? signal.reason : new TypeError('terminated', { cause }),
+          signal?.aborted === true ? abortReason(signal) : new TypeError('terminated', { cause }),
         );
       };
       source.on('data', (chunk: Buffer) => {
@@ -115,7 +123,7 @@ export function nodeHttpFetch(
     const { agent: _unused, ...rest } = init;
     return globalThis.fetch(input, rest);
   }
-  if (signal?.aborted === true) return Promise.reject(signal.reason);
+  if (signal?.aborted === true) return Promise.reject(abortReason(signal));
   const headers = headerRecord(init.headers);
   if (bytes !== undefined) headers['content-length'] = String(bytes.byteLength);
   const method = (init.method ?? 'GET').toUpperCase();
@@ -137,7 +145,9 @@ export function nodeHttpFetch(
       if (settled) return;
       settled = true;
       reject(
-        signal?.aborted === true ? signal.reason : new TypeError('fetch failed', { cause: error }),
+        signal?.aborted === true
+          ? abortReason(signal)
+          : new TypeError('fetch failed', { cause: error }),
       );
     });
     request.once('response', (message) => {
