@@ -1,6 +1,12 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import https from 'node:https';
+import type { AddressInfo, LookupFunction } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { TLSSocket } from 'node:tls';
 import zlib from 'node:zlib';
 import { nodeHttpFetch } from './node-http-fetch';
 
@@ -129,5 +135,54 @@ describe('nodeHttpFetch', () => {
     });
     const response = await nodeHttpFetch(url, { method: 'POST', body: new URLSearchParams('a=1') });
     expect(await response.text()).toContain('application/x-www-form-urlencoded');
+  });
+
+  it('speaks TLS to a name pinned to one address: the certificate, SNI and Host are the name', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'node-http-fetch-'));
+    try {
+      execFileSync(
+        'openssl',
+        [
+          ...['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1'],
+          ...['-nodes', '-days', '1', '-subj', '/CN=agent.test'],
+          ...['-addext', 'subjectAltName=DNS:agent.test'],
+          ...['-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')],
+        ],
+        { stdio: 'ignore' },
+      );
+      const cert = readFileSync(path.join(dir, 'cert.pem'));
+      const seen: { servername?: string | false | null; host?: string | undefined } = {};
+      const tlsServer = https.createServer(
+        { key: readFileSync(path.join(dir, 'key.pem')), cert },
+        (req, res) => {
+          seen.servername = (req.socket as TLSSocket).servername;
+          seen.host = req.headers.host;
+          res.end('secure');
+        },
+      );
+      await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+      const port = (tlsServer.address() as AddressInfo).port;
+      // What the balanced fetch does per address: the name stays in the URL, the lookup is pinned.
+      const lookup = ((
+        _name: string,
+        options: { all?: boolean },
+        callback: (...args: unknown[]) => void,
+      ) => {
+        if (options.all === true) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+        else callback(null, '127.0.0.1', 4);
+      }) as LookupFunction;
+      const tlsAgent = new https.Agent({ keepAlive: true, ca: cert, lookup });
+      try {
+        const response = await nodeHttpFetch(`https://agent.test:${port}/a2a`, { agent: tlsAgent });
+        expect(await response.text()).toBe('secure');
+        expect(seen).toEqual({ servername: 'agent.test', host: `agent.test:${port}` });
+      } finally {
+        tlsAgent.destroy();
+        tlsServer.closeAllConnections();
+        await new Promise((resolve) => tlsServer.close(resolve));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
