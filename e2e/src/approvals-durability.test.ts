@@ -9,7 +9,7 @@ import type { Plan } from '@fleet/a2a';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
 import { gatewayApi, readUntil, waitForSession } from './support/gateway-api';
 import { startFleet, type RunningFleet } from './support/start-fleet';
-import { scriptedPlan as plan } from './support/scripted-plans';
+import { scriptedPlan as plan, webThenMailAgents } from './support/scripted-plans';
 
 let nextPlan: Plan | undefined;
 
@@ -34,18 +34,7 @@ describe('durable sessions and approvals', () => {
         orchestrator: { HITL_TIMEOUT_SECONDS: '300', SESSION_RECOVERY_INTERVAL_MS: '1000' },
       },
       agents: [
-        { name: 'web', skills: [{ id: 'search', tags: ['web'] }], reply: { latencyMs: 50 } },
-        {
-          name: 'mail',
-          skills: [{ id: 'send', tags: ['mail'] }],
-          reply: {
-            approval: {
-              action: 'send-mail',
-              summary: 'Send the summary to bob@example.com',
-              risk: 'high',
-            },
-          },
-        },
+        ...webThenMailAgents(),
         {
           name: 'code',
           skills: [{ id: 'run', tags: ['code'] }],

@@ -16,17 +16,20 @@ import {
   type TestRedisServer,
 } from '@fleet/testing';
 import { gatewayApi, streamChat, type Json } from '../support/gateway-api';
-import { startFleet, type RunningFleet } from '../support/start-fleet';
+import type { RunningFleet } from '../support/start-fleet';
 import {
   approve,
   fleetClient,
   fleetReady,
+  mailsSent,
   serviceLogs,
+  sessionRequests,
+  startFleetOnRedis,
   startRun,
   waitForSessionState,
   within,
 } from './support';
-import { scriptedPlan as plan, webThenMailAgents } from '../support/scripted-plans';
+import { scriptedPlan as plan } from '../support/scripted-plans';
 
 let nextPlan: Plan | undefined;
 
@@ -36,34 +39,15 @@ describe('Redis killed and started again', () => {
   let fleet: RunningFleet;
   let client: OpenAI;
 
-  const mailsSent = (sessionId: string) => {
-    const tasks = new Set(
-      fleet.agents['mail']!.requests.filter(
-        (request) => request.nodeInput?.sessionId === sessionId,
-      ).map((request) => request.taskId),
-    );
-    return fleet.agents['mail']!.sideEffects.filter(
-      (effect) => tasks.has(effect.taskId) && effect.action === 'send-mail',
-    );
-  };
-
   beforeAll(async () => {
     redisServer = await startRedisServer();
     llm = await startScriptedOpenAI({
       respond: () => (nextPlan === undefined ? {} : { json: nextPlan }),
     });
-    fleet = await startFleet({
-      // Every service's Redis is this one (the shared one on 6379 is never touched).
-      env: { REDIS_URL: redisServer.url },
-      serviceEnv: {
-        planner: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-e2e-upstream' },
-        orchestrator: {
-          HITL_TIMEOUT_SECONDS: '300',
-          SESSION_RECOVERY_INTERVAL_MS: '1000',
-          MEMORY_ENABLED: 'false',
-        },
-      },
-      agents: webThenMailAgents(),
+    fleet = await startFleetOnRedis({
+      redisUrl: redisServer.url,
+      llmBaseUrl: llm.baseURL,
+      recoveryIntervalMs: 1000,
     });
     client = fleetClient(fleet);
   }, 90_000);
@@ -77,8 +61,7 @@ describe('Redis killed and started again', () => {
     await redisServer?.stop();
   }, 60_000);
 
-  const webRuns = (sessionId: string) =>
-    fleet.agents['web']!.requests.filter((request) => request.nodeInput?.sessionId === sessionId);
+  const webRuns = (sessionId: string) => sessionRequests(fleet, 'web', sessionId);
 
   /**
    * Starts a run that waits for a person, kills Redis, checks what the client and the API see while
@@ -148,12 +131,12 @@ describe('Redis killed and started again', () => {
     ]);
     const { sessionId, approvalId, asked } = await killRedisWhileWaiting('find it and mail bob');
     expect(asked).toMatchObject({ kind: 'node', nodeId: 'send' });
-    expect(mailsSent(sessionId)).toHaveLength(0);
+    expect(mailsSent(fleet, sessionId)).toHaveLength(0);
 
     const done = await approveAndFinish(sessionId, approvalId);
     expect(done['status']).toBe('completed');
     expect(done['nodes']['send']).toMatchObject({ state: 'completed' });
-    expect(mailsSent(sessionId)).toHaveLength(1);
+    expect(mailsSent(fleet, sessionId)).toHaveLength(1);
     expect(webRuns(sessionId)).toHaveLength(1);
   }, 150_000);
 

@@ -22,18 +22,21 @@ import {
   type TestRedisServer,
 } from '@fleet/testing';
 import { gatewayApi } from '../support/gateway-api';
-import { startFleet, type RunningFleet } from '../support/start-fleet';
+import type { RunningFleet } from '../support/start-fleet';
 import {
   approve,
   fleetClient,
   fleetReady,
+  mailsSent,
   serviceLogs,
+  sessionRequests,
+  startFleetOnRedis,
   startRun,
   waitForSessionState,
   within,
   type LiveRun,
 } from './support';
-import { scriptedPlan as plan, webThenMailAgents } from '../support/scripted-plans';
+import { scriptedPlan as plan } from '../support/scripted-plans';
 
 /** The orchestrator's recovery pass runs this often here: a run it would wrongly resume shows up. */
 const RECOVERY_INTERVAL_MS = 1000;
@@ -44,20 +47,7 @@ describe('Redis with an append-only file (everysec) restarted while a run waits 
   let fleet: RunningFleet;
   let client: OpenAI;
 
-  const tasksOf = (agent: string, sessionId: string) =>
-    new Set(
-      fleet.agents[agent]!.requests.filter(
-        (request) => request.nodeInput?.sessionId === sessionId,
-      ).map((request) => request.taskId),
-    );
-  const mailsSent = (sessionId: string) => {
-    const tasks = tasksOf('mail', sessionId);
-    return fleet.agents['mail']!.sideEffects.filter(
-      (effect) => tasks.has(effect.taskId) && effect.action === 'send-mail',
-    );
-  };
-  const webRuns = (sessionId: string) =>
-    fleet.agents['web']!.requests.filter((request) => request.nodeInput?.sessionId === sessionId);
+  const webRuns = (sessionId: string) => sessionRequests(fleet, 'web', sessionId);
 
   beforeAll(async () => {
     redisServer = await startRedisServer({ appendfsync: 'everysec' });
@@ -69,18 +59,10 @@ describe('Redis with an append-only file (everysec) restarted while a run waits 
         ]),
       }),
     });
-    fleet = await startFleet({
-      // Every service's Redis is this one (the shared one on 6379 is never touched).
-      env: { REDIS_URL: redisServer.url },
-      serviceEnv: {
-        planner: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-e2e-upstream' },
-        orchestrator: {
-          HITL_TIMEOUT_SECONDS: '300',
-          SESSION_RECOVERY_INTERVAL_MS: String(RECOVERY_INTERVAL_MS),
-          MEMORY_ENABLED: 'false',
-        },
-      },
-      agents: webThenMailAgents(),
+    fleet = await startFleetOnRedis({
+      redisUrl: redisServer.url,
+      llmBaseUrl: llm.baseURL,
+      recoveryIntervalMs: RECOVERY_INTERVAL_MS,
     });
     client = fleetClient(fleet);
   }, 90_000);
@@ -145,7 +127,7 @@ describe('Redis with an append-only file (everysec) restarted while a run waits 
       expect.objectContaining({ id: approvalId, status: 'pending' }),
     ]);
     expect(after['nodes']['find']).toMatchObject({ state: 'completed' });
-    expect(mailsSent(run.sessionId)).toHaveLength(0);
+    expect(mailsSent(fleet, run.sessionId)).toHaveLength(0);
     process.stdout.write(`redis ${stop} restart took ${restartMs} ms\n`);
     return { run, approvalId };
   }
@@ -178,7 +160,7 @@ describe('Redis with an append-only file (everysec) restarted while a run waits 
     expect(again.status).not.toBe(500);
     process.stdout.write(`second decision: ${again.status}\n`);
     await new Promise((resolve) => setTimeout(resolve, RECOVERY_INTERVAL_MS));
-    expect(mailsSent(run.sessionId)).toHaveLength(1);
+    expect(mailsSent(fleet, run.sessionId)).toHaveLength(1);
     expect(webRuns(run.sessionId)).toHaveLength(1);
     const final = await gatewayApi(fleet, `/sessions/${run.sessionId}`);
     expect(final.body['status']).toBe('completed');

@@ -14,6 +14,7 @@ import { E2E_INTERNAL_TOKEN, startFleet, type RunningFleet } from '../support/st
 import {
   approve,
   fleetClient,
+  mailsSent,
   serviceLogs,
   startAgentProcess,
   startRun,
@@ -36,17 +37,6 @@ describe('SIGKILL of a fleet service mid-run', () => {
   let fleet: RunningFleet;
   let client: OpenAI;
 
-  /** The mail agent's approved sends for one session's tasks. */
-  const mailsSent = (sessionId: string) => {
-    const tasks = new Set(
-      fleet.agents['mail']!.requests.filter(
-        (request) => request.nodeInput?.sessionId === sessionId,
-      ).map((request) => request.taskId),
-    );
-    return fleet.agents['mail']!.sideEffects.filter(
-      (effect) => tasks.has(effect.taskId) && effect.action === 'send-mail',
-    );
-  };
   const webRequests = (sessionId: string) =>
     fleet.agents['web']!.requests.filter((request) => request.nodeInput?.sessionId === sessionId);
 
@@ -112,7 +102,7 @@ describe('SIGKILL of a fleet service mid-run', () => {
       expect.objectContaining({ id: approvalId, status: 'approved' }),
     ]);
     expect(String(done['result']?.['text'])).toContain('mail handled');
-    expect(mailsSent(sessionId)).toHaveLength(1);
+    expect(mailsSent(fleet, sessionId)).toHaveLength(1);
     expect(webRequests(sessionId)).toHaveLength(1);
   }
 

@@ -7,7 +7,8 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import { startProcess, type RunningProcess } from '@fleet/testing';
 import { gatewayApi, type FleetEvent, type Json } from '../support/gateway-api';
-import type { RunningFleet } from '../support/start-fleet';
+import { webThenMailAgents } from '../support/scripted-plans';
+import { startFleet, type RunningFleet } from '../support/start-fleet';
 import { REPO_ROOT } from '../support/start-gateway';
 
 /** How a client's stream ended. */
@@ -294,4 +295,47 @@ export async function fleetReady(fleet: RunningFleet, timeoutMs = 20_000): Promi
     await new Promise((resolve) => setTimeout(resolve, 200));
     waiting = await notReady();
   }
+}
+
+/** The requests an agent of the fleet got for one session's tasks. */
+export function sessionRequests(fleet: RunningFleet, agent: string, sessionId: string) {
+  return fleet.agents[agent]!.requests.filter(
+    (request) => request.nodeInput?.sessionId === sessionId,
+  );
+}
+
+/** The mail agent's approved sends for one session's tasks. */
+export function mailsSent(fleet: RunningFleet, sessionId: string) {
+  const tasks = new Set(sessionRequests(fleet, 'mail', sessionId).map((request) => request.taskId));
+  return fleet.agents['mail']!.sideEffects.filter(
+    (effect) => tasks.has(effect.taskId) && effect.action === 'send-mail',
+  );
+}
+
+/**
+ * The fleet of the Redis fault tests, on a redis-server of the test's own (the shared one on 6379
+ * is never touched): a web agent, then a mail agent whose sends wait for approval (300 s), the
+ * planner on the scripted model, memory off, and the recovery pass every `recoveryIntervalMs`.
+ */
+export function startFleetOnRedis({
+  redisUrl,
+  llmBaseUrl,
+  recoveryIntervalMs,
+}: {
+  redisUrl: string;
+  llmBaseUrl: string;
+  recoveryIntervalMs: number;
+}): Promise<RunningFleet> {
+  return startFleet({
+    env: { REDIS_URL: redisUrl },
+    serviceEnv: {
+      planner: { OPENAI_BASE_URL: llmBaseUrl, OPENAI_API_KEY: 'sk-e2e-upstream' },
+      orchestrator: {
+        HITL_TIMEOUT_SECONDS: '300',
+        SESSION_RECOVERY_INTERVAL_MS: String(recoveryIntervalMs),
+        MEMORY_ENABLED: 'false',
+      },
+    },
+    agents: webThenMailAgents(),
+  });
 }

@@ -28,34 +28,31 @@ const taskBusMessageSchema = z.union([
   z.object({ type: z.literal('cancel'), reason: z.string().optional() }),
 ]);
 
+// The write both save scripts end with: the task, its TTL and its two indexes.
 // KEYS: task hash, index of all tasks, index of the task's context.
 // ARGV: task JSON, version, expected version ('' = any), ttl seconds, score, task id, cutoff score.
+const WRITE_TASK_LUA = `
+redis.call('HSET', KEYS[1], 'task', ARGV[1], 'version', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+for i = 2, 3 do
+  redis.call('ZADD', KEYS[i], ARGV[5], ARGV[6])
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[7])
+  redis.call('EXPIRE', KEYS[i], ARGV[4])
+end`;
+
+// The write, after a compare-and-set on the version when ARGV[3] names one. KEYS, ARGV: as above.
 const SAVE_SCRIPT = `
 if ARGV[3] ~= '' then
   local current = redis.call('HGET', KEYS[1], 'version') or '0'
   if current ~= ARGV[3] then return 0 end
-end
-redis.call('HSET', KEYS[1], 'task', ARGV[1], 'version', ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-for i = 2, 3 do
-  redis.call('ZADD', KEYS[i], ARGV[5], ARGV[6])
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[7])
-  redis.call('EXPIRE', KEYS[i], ARGV[4])
-end
+end${WRITE_TASK_LUA}
 return 1
 `;
 
-// A write as SAVE_SCRIPT's (no compare-and-set), then a PUBLISH of each message after the first
-// seven arguments, in order: a batch of a turn's events in one round trip, published only once saved.
-// KEYS: as SAVE_SCRIPT, then the task's channel. ARGV: as SAVE_SCRIPT, then the messages.
-const SAVE_AND_PUBLISH_SCRIPT = `
-redis.call('HSET', KEYS[1], 'task', ARGV[1], 'version', ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-for i = 2, 3 do
-  redis.call('ZADD', KEYS[i], ARGV[5], ARGV[6])
-  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', ARGV[7])
-  redis.call('EXPIRE', KEYS[i], ARGV[4])
-end
+// The write (no compare-and-set), then a PUBLISH of each message after the first seven arguments,
+// in order: a batch of a turn's events in one round trip, published only once saved.
+// KEYS: as above, then the task's channel. ARGV: as above, then the messages.
+const SAVE_AND_PUBLISH_SCRIPT = `${WRITE_TASK_LUA}
 for i = 8, #ARGV do
   redis.call('PUBLISH', KEYS[4], ARGV[i])
 end
