@@ -5,7 +5,15 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '.fleet/**', '**/*.d.ts'],
+    ignores: [
+      '**/dist/**',
+      '**/bundle/**',
+      '**/node_modules/**',
+      '**/coverage/**',
+      '.fleet/**',
+      'e2e/output/**',
+      '**/*.d.ts',
+    ],
   },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },
@@ -13,7 +21,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
       globals: globals.node,
@@ -46,6 +54,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The web console runs in the browser (packages/console/app, built by vite).
+    files: ['packages/console/app/**/*.ts', 'packages/console/app/**/*.tsx'],
+    languageOptions: { globals: globals.browser },
   },
   {
     files: ['**/*.test.ts', 'e2e/**/*.ts', 'packages/testing/**/*.ts', 'packages/bench/**/*.ts'],

@@ -15,6 +15,7 @@ command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 [[ -x /usr/sbin/dovecot && -x /usr/lib/dovecot/imap && -x /usr/lib/dovecot/imap-login ]] || missing+=(dovecot-imapd)
 [[ -x /usr/bin/python3 ]] || missing+=(python3)
 command -v haproxy >/dev/null 2>&1 || [[ -x /usr/sbin/haproxy ]] || missing+=(haproxy)
+[[ -n "${CHROMIUM_PATH:-}" && -x "${CHROMIUM_PATH:-}" ]] || [[ -x /usr/bin/chromium ]] || missing+=(chromium)
 [[ ${#missing[@]} -eq 0 ]] && exit 0
 
 echo "The tests need: ${missing[*]} (the code agent's sandbox, the IMAP server of the mail agent's tests, the sandboxed Python, the load balancer of the replica tests)."

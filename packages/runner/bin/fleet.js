@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Bootstrap for `pnpm fleet`: plain JavaScript, so it works on a fresh clone where nothing is
 // compiled yet. It compiles the runner (and the packages it uses) with `tsc -b`, quietly, then
-// runs the compiled CLI, handing it a function that builds the whole workspace:
+// runs the compiled CLI, handing it a function that builds the whole workspace (tsc, then the web
+// console with vite):
 //   fleet up, restart    check their arguments, then build the whole workspace with a spinner
 //                        (`--no-build` skips that and starts what is already compiled)
 //   other commands       need only the runner, so `fleet down` works while a service has a
@@ -32,11 +33,7 @@ function formatSeconds(milliseconds) {
   return `${(milliseconds / 1000).toFixed(1)} s`;
 }
 
-/**
- * Runs `tsc -b <project>`, showing a spinner with the elapsed time on a terminal and one plain
- * line otherwise; a `quiet` build shows nothing unless it takes a while or fails. Resolves to
- * tsc's exit code.
- */
+/** Runs `tsc -b <project>` (see {@link runStep}). Resolves to tsc's exit code. */
 function build(project, label, quiet) {
   const tsc = resolveTsc();
   if (tsc === undefined) {
@@ -46,12 +43,51 @@ function build(project, label, quiet) {
     return Promise.resolve(1);
   }
   const interactive = process.stderr.isTTY === true;
+  return runStep({
+    args: [tsc, '-b', project, ...(interactive ? ['--pretty'] : [])],
+    label,
+    quiet,
+    failure: (code) => `The build failed (tsc -b ${project} exited with ${code})`,
+  });
+}
+
+/**
+ * Builds the web console the gateway serves at /console (`vite build` in packages/console), after
+ * the TypeScript build. Resolves to vite's exit code.
+ */
+function buildConsole() {
+  const consoleDir = path.join(root, 'packages', 'console');
+  let vite;
+  try {
+    // vite's exports list no bin file: find the package, then its bin.
+    vite = path.join(
+      path.dirname(require.resolve('vite/package.json', { paths: [consoleDir] })),
+      'bin',
+      'vite.js',
+    );
+  } catch {
+    process.stderr.write(
+      "The console's build tool (vite) is not installed. Run `pnpm install` first.\n",
+    );
+    return Promise.resolve(1);
+  }
+  return runStep({
+    args: [vite, 'build', '--logLevel', 'warn'],
+    cwd: consoleDir,
+    label: 'Building the console…',
+    quiet: false,
+    failure: (code) => `The console build failed (vite build exited with ${code})`,
+  });
+}
+
+/**
+ * Runs one build step with Node, showing a spinner with the elapsed time on a terminal and one
+ * plain line otherwise; a `quiet` step shows nothing unless it takes a while or fails.
+ */
+function runStep({ args, cwd = root, label, quiet, failure }) {
+  const interactive = process.stderr.isTTY === true;
   const startedAt = Date.now();
-  const child = spawn(
-    process.execPath,
-    [tsc, '-b', project, ...(interactive ? ['--pretty'] : [])],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
   const output = [];
   child.stdout.on('data', (chunk) => output.push(chunk));
   child.stderr.on('data', (chunk) => output.push(chunk));
@@ -91,8 +127,7 @@ function build(project, label, quiet) {
         if (interactive && shown) process.stderr.write(`\u001b[2mBuilt in ${elapsed}.\u001b[22m\n`);
       } else {
         process.stderr.write(
-          `The build failed (tsc -b ${project} exited with ${code}) after ${elapsed}. ` +
-            'Fix the errors above, then run the command again.\n',
+          `${failure(code)} after ${elapsed}. Fix the errors above, then run the command again.\n`,
         );
       }
       resolve(code);
@@ -115,7 +150,10 @@ async function bootstrap() {
   }
   require(cli).main({
     argv: args,
-    buildWorkspace: () => build('tsconfig.json', 'Building the fleet…', false),
+    buildWorkspace: async () => {
+      const code = await build('tsconfig.json', 'Building the fleet…', false);
+      return code === 0 ? buildConsole() : code;
+    },
   });
 }
 

@@ -14,6 +14,7 @@ import type { MemoryStore } from '@fleet/memory';
 import type { SessionStore } from '@fleet/sessions';
 import { authenticate, authenticateRequest, createApiKeyRing, type ApiKeyEntry } from './auth';
 import { createChatCompletionsHandler } from './chat';
+import { consoleRouter } from './console';
 import { documentsRouter, type DocumentsClient } from './documents';
 import { memoryRouter } from './memory';
 import { modelsRoute } from './models';
@@ -65,6 +66,11 @@ export interface AppDependencies {
    * @default the keyword heuristic alone, and the body forwarded unchanged
    */
   autoRouting?: { classifier: RouteClassifier; passthroughModel?: string } | undefined;
+  /**
+   * The built web console to serve at `/console` (`CONSOLE_BUNDLE_DIR` from `@fleet/console`,
+   * `GATEWAY_CONSOLE`); undefined: no console.
+   */
+  consoleDir?: string | undefined;
 }
 
 const CHAT_COMPLETIONS_PATH = '/v1/chat/completions';
@@ -80,7 +86,9 @@ function isChatCompletion(req: IncomingMessage): boolean {
 
 /**
  * Builds the gateway: the OpenAI-compatible API under `/v1` (keys → tenants, routing, passthrough,
- * orchestration, sessions and approvals, documents), health (`/readyz` pings Redis) and metrics. Pure: no environment, no sockets (CONTRIBUTING.md convention 3).
+ * orchestration, sessions and approvals, documents), the web console at `/console`, health
+ * (`/readyz` pings Redis) and metrics. Pure: no environment, no sockets (CONTRIBUTING.md
+ * convention 3).
  *
  * `POST /v1/chat/completions` is served on a plain `node:http` path beside express: it is the
  * gateway's hot path, and express's per-request work measured as more than the rest of the
@@ -109,6 +117,7 @@ export function createApp({
   isShuttingDown = () => false,
   metrics: withMetrics = true,
   autoRouting,
+  consoleDir,
 }: AppDependencies): RequestListener {
   const keyRing = createApiKeyRing(apiKeys);
   const metrics = withMetrics ? createMetrics({ serviceName: 'gateway' }) : undefined;
@@ -129,6 +138,11 @@ export function createApp({
     },
     routes: (root) => {
       const v1 = express.Router();
+      // Answers are the caller's own data, fetched with a key: no browser or proxy keeps them.
+      v1.use(function noStore(_req, res, next) {
+        res.setHeader('Cache-Control', 'no-store');
+        next();
+      });
       v1.use(authenticate(keyRing));
       v1.get('/models', modelsRoute({ upstreamClient, logger }));
       // Everything below keeps its state in the fleet's Redis: 503 at once while it is down.
@@ -137,6 +151,7 @@ export function createApp({
       v1.use(documentsRouter({ documents, uploadLimit }));
       if (memory !== undefined) v1.use(memoryRouter({ store: memory }));
       root.use('/v1', v1);
+      if (consoleDir !== undefined) root.use(consoleRouter({ bundleDir: consoleDir }));
     },
   });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  booleanSchema,
   byteSizeSchema,
   envVar,
   httpUrlSchema,
@@ -86,6 +87,13 @@ export const configSpec = {
       "Largest request head (request line and all headers, e.g. a long Authorization) the gateway reads; above it the client gets 431 Request Header Fields Too Large and the connection is closed. Node's default is 16kb.",
     example: '16kb',
     defaultText: '16kb',
+  }),
+  console: envVar({
+    name: 'GATEWAY_CONSOLE',
+    schema: booleanSchema.default(true),
+    description:
+      'Serve the web console at `/console` (docs/console.md): sessions, approvals, asking, documents and memory in the browser, signed in with an API key. It calls the same `/v1` API with the same keys and tenants; `false` serves no page.',
+    example: 'true',
   }),
   uploadLimit: envVar({
     name: 'GATEWAY_UPLOAD_LIMIT',

@@ -4,6 +4,7 @@
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
 import { A2AClient } from '@fleet/a2a/client';
+import { CONSOLE_BUNDLE_DIR, consoleIsBuilt } from '@fleet/console';
 import { runMain, startServer } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
 import { createMemoryStore } from '@fleet/memory';
@@ -94,7 +95,14 @@ async function main(): Promise<void> {
     exposeStack: config.nodeEnv !== 'production',
     isShuttingDown: () => lifecycle.isShuttingDown(),
     autoRouting: { classifier: routeClassifier, passthroughModel: config.llmModel },
+    consoleDir: config.console ? CONSOLE_BUNDLE_DIR : undefined,
   });
+  if (config.console && !consoleIsBuilt()) {
+    logger.warn(
+      { consoleDir: CONSOLE_BUNDLE_DIR },
+      '/console answers 503: the console has not been built (run `pnpm build`)',
+    );
+  }
   const running = await startServer({
     app: telemetry.traceRequests(app),
     port: config.port,

@@ -302,6 +302,9 @@ function printSummary(
       `${palette.bold('Gateway')}   ${gateway.url}/v1   (OpenAI-compatible: point any OpenAI SDK's baseURL here)`,
     );
     out(
+      `${palette.bold('Console')}   ${gateway.url}/console   (approvals, sessions, documents and memory in the browser; sign in with the key)`,
+    );
+    out(
       devKey !== undefined
         ? `${palette.bold('API key')}   ${key}   (tenant ${DEV_TENANT}; kept in ${displayPath(paths, paths.secretsFile)})`
         : `${palette.bold('API keys')}  from GATEWAY_API_KEYS (use the key part of one key:tenant pair)`,

@@ -1,0 +1,302 @@
+/**
+ * The web console (`/console`, served by the gateway) in a real browser: Debian's Chromium driven
+ * by playwright-core, against a running fleet (gateway, orchestrator, planner, the real code agent
+ * in bubblewrap and the real RAG agent as processes, real Redis, a scripted LLM as planner, code
+ * writer and composer). A person signs in by keyboard, asks a question that needs the code agent's
+ * approval, watches the graph and the progress lines move, reads the program (a `<script>` in it
+ * stays text), approves it and sees the answer stream in; denies a second run with instructions;
+ * uploads a document and sees it listed; erases a user's memory. Screenshots go to
+ * `e2e/output/console/`.
+ */
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Plan } from '@fleet/a2a';
+import { createMemoryStore } from '@fleet/memory';
+import { startScriptedOpenAI, type ScriptedOpenAI, type ScriptedReply } from '@fleet/testing';
+import { launchChromium, screenshot, SCREENSHOT_DIR } from './support/browser';
+import { gatewayApi } from './support/gateway-api';
+import { startFleet, type RunningFleet } from './support/start-fleet';
+
+/** A second tenant's key: it must see none of the first tenant's sessions. */
+const OTHER_KEY = 'sk-e2e-other-tenant-0123456789';
+/** The end of the composed answer: seen only once the whole answer has streamed. */
+const ANSWER_END = 'That is all the code agent found.';
+const ANSWER = `The program printed its result, step by step, and the fleet checked it before answering you here. ${ANSWER_END}`;
+/** A program whose preview holds markup: it must show as text, never run in the page. */
+const PROGRAM = 'print("<script>window.__injected = true</script><img src=x onerror=alert(1)>")';
+
+function codePlan(task: string): Plan {
+  return {
+    nodes: [{ id: 'calc', agent: 'code-agent', skill: 'run-python', task, dependsOn: [] }],
+    rationale: 'a calculation for the code agent',
+    confidence: 0.9,
+  };
+}
+
+function schemaName(request: unknown): string | undefined {
+  const format = (request as { response_format?: { json_schema?: { name?: unknown } } })
+    .response_format;
+  const name = format?.json_schema?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** The answer's text the first time it shows while incomplete (polled every 25 ms). */
+async function firstPartialAnswer(page: Page, timeoutMs: number): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  const answer = page.locator('.answer');
+  while (Date.now() < deadline) {
+    const text = (await answer.count()) === 0 ? '' : ((await answer.textContent()) ?? '');
+    if (text.includes(ANSWER_END)) throw new Error('The answer appeared whole: it did not stream.');
+    if (text !== '') return text;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`No answer within ${timeoutMs} ms.`);
+}
+
+describe('the web console in Chromium', () => {
+  let llm: ScriptedOpenAI;
+  let fleet: RunningFleet;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let redis: Redis;
+  /** Everything the page reported that a person would not want: CSP violations, script errors. */
+  const problems: string[] = [];
+  const dialogs: string[] = [];
+  const requestedUrls: string[] = [];
+
+  beforeAll(async () => {
+    await rm(SCREENSHOT_DIR, { recursive: true, force: true });
+    llm = await startScriptedOpenAI({
+      respond: (recorded, context): ScriptedReply => {
+        const body = recorded.body as { messages?: { role: string; content: string }[] };
+        const system = body.messages?.[0]?.content ?? '';
+        if (system.includes('self-contained Python')) {
+          return { content: `\`\`\`python\n${PROGRAM}\n\`\`\`` };
+        }
+        const schema = schemaName(context.request);
+        if (schema === 'approval_instructions')
+          return { json: { mode: 'enhance', effectiveTask: '' } };
+        if (schema === 'user_memory') return { json: { facts: {}, preferences: {} } };
+        if (context.jsonSchema !== undefined) return { json: codePlan(context.lastUserMessage) };
+        // The composer: slowly enough that a person (and this test) sees the answer grow.
+        return { content: ANSWER, chunkDelayMs: 120 };
+      },
+    });
+    fleet = await startFleet({
+      env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-e2e-upstream' },
+      serviceEnv: {
+        orchestrator: { HITL_TIMEOUT_SECONDS: '300', NODE_TIMEOUT_MS: '60000' },
+        gateway: { GATEWAY_API_KEYS: `sk-e2e-0123456789abcdef:e2e,${OTHER_KEY}:other` },
+      },
+      agents: [],
+      ragAgent: true,
+      agentServices: { 'code-agent': { CODE_AGENT_TIMEOUT_MS: '10000' } },
+    });
+    redis = new Redis(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379');
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    page.on('request', (request) => requestedUrls.push(request.url()));
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    redis?.disconnect();
+    await fleet?.stop();
+    await llm?.close();
+  }, 60_000);
+
+  const consoleUrl = (path = ''): string => `${fleet.gateway.url}/console${path}`;
+
+  it('serves the page with a strict CSP and refuses a wrong key', async () => {
+    const response = await page.goto(consoleUrl('/'));
+    expect(response?.status()).toBe(200);
+    const csp = response?.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    expect(response?.headers()['cache-control']).toBe('no-cache');
+
+    await page.getByLabel('API key').fill('sk-not-a-key-of-this-fleet-000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/key/i);
+    await screenshot(page, '01-sign-in-refused');
+  });
+
+  it('signs in by keyboard and keeps the key in this tab only', async () => {
+    await page.getByLabel('API key').fill('');
+    await page.getByLabel('API key').focus();
+    await page.keyboard.type('sk-e2e-0123456789abcdef');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+    expect(await page.evaluate('sessionStorage.length')).toBe(1);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    expect(page.url()).not.toContain('sk-e2e');
+    // The API's answers are never cached.
+    const sessions = await page.evaluate(
+      `fetch('/v1/sessions', { headers: { Authorization: 'Bearer ' + sessionStorage.getItem('fleet.console.apiKey') } }).then((r) => r.headers.get('cache-control'))`,
+    );
+    expect(sessions).toBe('no-store');
+  });
+
+  let approvedSessionUrl = '';
+
+  it('runs a question that needs approval: graph, lines, preview as text, approve, streamed answer', async () => {
+    await page.getByRole('link', { name: 'Ask', exact: true }).click();
+    await page.getByLabel('Question').fill('Compute something in Python for me.');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.waitForURL(/\/console\/sessions\/[\w-]+$/);
+    approvedSessionUrl = page.url();
+
+    // The graph moves to "waiting for approval" and the progress lines come from the stream.
+    const node = page.locator('.plan-graph [data-node-id="calc"]');
+    await node.and(page.locator('[data-state="waiting_approval"]')).waitFor({ timeout: 30_000 });
+    await expect(page.getByRole('log').textContent()).resolves.toMatch(/Plan|plan/);
+    const approval = page.locator('article.approval');
+    await approval.getByRole('button', { name: 'Approve' }).waitFor();
+
+    // The preview is the program, as text: the markup in it is shown, not run.
+    const preview = await approval.locator('pre.preview code').textContent();
+    expect(preview).toContain('<script>window.__injected = true</script>');
+    expect(await page.evaluate('window.__injected === undefined')).toBe(true);
+    expect(await page.locator('script:not([src])').count()).toBe(0);
+    expect(await page.locator('main img').count()).toBe(0);
+    await screenshot(page, '02-waiting-for-approval');
+
+    // Approve by keyboard.
+    await approval.getByRole('button', { name: 'Approve' }).focus();
+    await page.keyboard.press('Enter');
+
+    // The answer streams: seen while it is still incomplete, then whole. (Polled from here: the
+    // page's CSP forbids the string evaluation `waitForFunction` would use.)
+    const partial = await firstPartialAnswer(page, 30_000);
+    expect(partial.length).toBeGreaterThan(0);
+    expect(ANSWER.startsWith(partial.trim())).toBe(true);
+    await screenshot(page, '03-answer-streaming');
+    await page.locator('.answer', { hasText: ANSWER_END }).waitFor({ timeout: 30_000 });
+    await node.and(page.locator('[data-state="completed"]')).waitFor({ timeout: 15_000 });
+    await page.locator('section.session[data-status="completed"]').waitFor({ timeout: 15_000 });
+    await expect(page.locator('article.approval .badge').first().textContent()).resolves.toBe(
+      'approved',
+    );
+    await screenshot(page, '04-completed');
+  }, 120_000);
+
+  it('denies a second run with instructions', async () => {
+    await page.getByRole('link', { name: 'Ask', exact: true }).click();
+    await page.getByLabel('Question').fill('Run another program, please.');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.waitForURL(/\/console\/sessions\/[\w-]+$/);
+    const approval = page.locator('article.approval');
+    await approval.getByRole('button', { name: 'Deny' }).waitFor({ timeout: 30_000 });
+    await approval.getByLabel(/Instructions/).fill('Not without a code review first.');
+    await approval.getByRole('button', { name: 'Deny' }).click();
+    await page
+      .locator('.plan-graph [data-node-id="calc"][data-state="rejected"]')
+      .waitFor({ timeout: 30_000 });
+    await expect(approval.locator('.badge').first().textContent()).resolves.toBe('denied');
+    await approval.getByText('Not without a code review first.').waitFor();
+    await page.locator('section.session[data-status="completed"]').waitFor({ timeout: 30_000 });
+    await screenshot(page, '05-denied');
+
+    // The sessions list shows both, newest first.
+    await page.getByRole('link', { name: 'Sessions', exact: true }).first().click();
+    const rows = page.locator('.sessions-table tbody tr');
+    await rows.nth(1).waitFor();
+    await expect(rows.nth(0).textContent()).resolves.toContain('Run another program');
+    await expect(rows.nth(1).textContent()).resolves.toContain('Compute something in Python');
+  }, 120_000);
+
+  it('reads at 360 px without sideways scrolling', async () => {
+    await page.setViewportSize({ width: 360, height: 780 });
+    await page.goto(approvedSessionUrl);
+    await page.locator('section.session[data-status="completed"]').waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    await screenshot(page, '06-session-360px');
+    await page.getByRole('link', { name: 'Sessions', exact: true }).first().click();
+    await page.locator('.sessions-table tbody tr').first().waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('uploads a document with progress and lists it, then deletes it', async () => {
+    await page.getByRole('link', { name: 'Documents' }).click();
+    await page.getByLabel('File').setInputFiles({
+      name: 'travel-policy.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from(
+        '# Travel policy\n\nTrains are booked in second class for trips under four hours.\n',
+      ),
+    });
+    await page.getByRole('button', { name: 'Upload' }).click();
+    await page.getByRole('status').filter({ hasText: 'travel-policy.md is stored' }).waitFor({
+      timeout: 60_000,
+    });
+    const row = page.locator('.documents-table tbody tr', { hasText: 'travel-policy.md' });
+    await row.waitFor();
+    await screenshot(page, '07-documents');
+    const listed = await gatewayApi(fleet, '/documents');
+    expect(listed.body['data']).toEqual(
+      expect.arrayContaining([expect.objectContaining({ filename: 'travel-policy.md' })]),
+    );
+
+    await row.getByRole('button', { name: 'Delete travel-policy.md…' }).click();
+    await row.getByRole('button', { name: 'Delete travel-policy.md', exact: true }).click();
+    await page.getByText('No documents yet.').waitFor({ timeout: 30_000 });
+  }, 90_000);
+
+  it("shows and erases a user's memory", async () => {
+    const store = createMemoryStore({ redis });
+    await store.merge(
+      { tenant: 'e2e', user: 'ada@example.com' },
+      {
+        update: { facts: { name: 'Ada', company: 'Kestrel' }, preferences: { tone: 'formal' } },
+        source: 'rules',
+      },
+    );
+    await page.getByRole('link', { name: 'Memory' }).click();
+    await page.getByLabel('User').fill('ada@example.com');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByRole('heading', { name: 'ada@example.com' }).waitFor();
+    await page.getByText('Kestrel').waitFor();
+    await screenshot(page, '08-memory');
+    await page.getByRole('button', { name: 'Erase memory…' }).click();
+    await page.getByRole('button', { name: 'Erase now' }).click();
+    await page.getByText('Everything remembered about ada@example.com was erased.').waitFor();
+    await page.getByText('Nothing is remembered.').waitFor();
+    expect((await store.get({ tenant: 'e2e', user: 'ada@example.com' })).facts).toEqual({});
+  });
+
+  it("keeps tenants apart: another tenant's key sees none of these sessions", async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    expect(await page.evaluate('sessionStorage.length')).toBe(0);
+    await page.getByLabel('API key').fill(OTHER_KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Sessions', exact: true }).first().click();
+    await page.getByText('No sessions yet.').waitFor();
+    await page.goto(approvedSessionUrl);
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/does not exist/);
+  });
+
+  it('never put the key in a URL, ran no injected script and broke no CSP rule', () => {
+    expect(requestedUrls.filter((url) => url.includes('sk-e2e'))).toEqual([]);
+    expect(dialogs).toEqual([]);
+    expect(problems.filter((problem) => /Content Security Policy|Refused/i.test(problem))).toEqual(
+      [],
+    );
+    expect(problems.filter((problem) => problem.startsWith('page error'))).toEqual([]);
+    // The gateway's log never holds a key either.
+    expect(fleet.gateway.process.output()).not.toContain('sk-e2e-0123456789abcdef');
+  });
+});

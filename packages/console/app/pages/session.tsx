@@ -1,0 +1,357 @@
+import type { Signal } from '@preact/signals';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRoute } from 'preact-iso';
+import {
+  ACTIVE_STATUSES,
+  ApiError,
+  api,
+  describeError,
+  type Citation,
+  type SessionView,
+} from '../api';
+import { ApprovalCard, QuestionCard } from '../components/approval-card';
+import { ErrorNote } from '../components/error-note';
+import { PlanGraph } from '../components/plan-graph';
+import { StatusBadge } from '../components/status-badge';
+import { formatTime, stateWords } from '../format';
+import { useNarrow, usePolling } from '../hooks';
+import { liveRunFor, startRun, stopStreaming, type LiveRun } from '../runs';
+
+/** How often an active session is read again (the graph, approvals and questions). */
+const REFRESH_MS = 1000;
+/** After a refused follow (another window streams it, a question waits), when to try again. */
+const FOLLOW_RETRY_MS = 5000;
+
+/**
+ * Follows the session's stream from this tab: the run Ask started here, or a new follow
+ * (`X-Session-ID`) while the session is active and no question waits (a follow carries no answer).
+ */
+function useLiveRun(session: SessionView | undefined): {
+  run: Signal<LiveRun> | undefined;
+  note: string | undefined;
+} {
+  const id = session?.id;
+  const [run, setRun] = useState<Signal<LiveRun> | undefined>(
+    id === undefined ? undefined : liveRunFor(id),
+  );
+  const [note, setNote] = useState<string | undefined>(undefined);
+  const retryAt = useRef(0);
+  const followed = useRef<Signal<LiveRun> | undefined>(undefined);
+  const active = session !== undefined && ACTIVE_STATUSES.has(session.status);
+  const questionWaits = session?.inputs.some((input) => input.status === 'pending') ?? false;
+  const streaming = run !== undefined && run.value.state === 'streaming';
+
+  useEffect(() => {
+    if (id === undefined) return;
+    const existing = liveRunFor(id);
+    if (existing !== undefined && existing !== run) setRun(existing);
+  }, [id]);
+
+  useEffect(() => {
+    if (id === undefined || !active || streaming || questionWaits) return;
+    if (Date.now() < retryAt.current) return;
+    retryAt.current = Date.now() + FOLLOW_RETRY_MS;
+    startRun({
+      message: '',
+      mode: 'orchestration',
+      model: 'fleet-orchestration',
+      planApproval: false,
+      followSessionId: id,
+    })
+      .then((started) => {
+        followed.current = started;
+        setRun(started);
+        setNote(undefined);
+      })
+      .catch((error: unknown) => {
+        setNote(
+          error instanceof ApiError && error.status === 409
+            ? 'Another window is streaming this session; this page follows it by reading it every second.'
+            : `Live progress is not available (${describeError(error)}); this page reads the session every second.`,
+        );
+      });
+  }, [id, active, streaming, questionWaits, session?.updatedAt]);
+
+  // Leaving the page stops the follow it started (and frees the session for other windows); a run
+  // Ask started keeps streaming.
+  useEffect(
+    () => () => {
+      if (followed.current !== undefined) stopStreaming(followed.current);
+    },
+    [],
+  );
+
+  return { run, note };
+}
+
+/** Progress lines: the stream's, or (without one) what the stored node states say. */
+function storedLines(session: SessionView): string[] {
+  const lines: string[] = [];
+  for (const node of session.plan?.nodes ?? []) {
+    const state = session.nodes[node.id];
+    if (state === undefined) continue;
+    if (state.startedAt !== undefined)
+      lines.push(`${formatTime(state.startedAt)} · ${node.id} (${node.agent}) started`);
+    if (state.endedAt !== undefined)
+      lines.push(
+        `${formatTime(state.endedAt)} · ${node.id} ${stateWords(state.state)}${state.summary === undefined ? '' : `: ${state.summary}`}`,
+      );
+  }
+  return lines;
+}
+
+function Citations({ citations }: { citations: readonly Citation[] }) {
+  if (citations.length === 0) return null;
+  return (
+    <section aria-labelledby="sources-title" class="citations">
+      <h3 id="sources-title">Sources</h3>
+      <ol>
+        {citations.map((citation, index) => (
+          <li key={`${index}-${citation.title}`}>
+            {citation.url !== undefined && /^https?:\/\//i.test(citation.url) ? (
+              <a href={citation.url} rel="noopener noreferrer" target="_blank">
+                {citation.title}
+              </a>
+            ) : (
+              citation.title
+            )}
+            {citation.agent === undefined ? null : <small> · {citation.agent}</small>}
+            {citation.snippet === undefined ? null : (
+              <details>
+                <summary>Excerpt</summary>
+                <blockquote>{citation.snippet}</blockquote>
+              </details>
+            )}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function CancelButton({ session, onCanceled }: { session: SessionView; onCanceled: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  if (!ACTIVE_STATUSES.has(session.status)) return null;
+  const cancel = async (): Promise<void> => {
+    setBusy(true);
+    try {
+      await api(`/sessions/${encodeURIComponent(session.id)}`, { method: 'DELETE' });
+      setConfirming(false);
+      onCanceled();
+    } catch (failure) {
+      setError(describeError(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="cancel">
+      {confirming ? (
+        <div role="group" aria-label="Confirm cancel">
+          <p>Cancel this run? Agents stop; nothing waiting is approved.</p>
+          <button type="button" class="contrast" aria-busy={busy} onClick={() => void cancel()}>
+            Cancel the run
+          </button>{' '}
+          <button type="button" class="secondary outline" onClick={() => setConfirming(false)}>
+            Keep it running
+          </button>
+        </div>
+      ) : (
+        <button type="button" class="secondary outline" onClick={() => setConfirming(true)}>
+          Cancel…
+        </button>
+      )}
+      <ErrorNote message={error} />
+    </div>
+  );
+}
+
+/**
+ * One session: the plan as a live graph, approvals and questions to decide, the progress lines,
+ * and the answer as it streams, with its sources.
+ */
+export function SessionPage() {
+  const { params } = useRoute();
+  const id = params['id'] ?? '';
+  const [active, setActive] = useState(true);
+  const polled = usePolling(
+    (signal) => api<SessionView>(`/sessions/${encodeURIComponent(id)}`, { signal }),
+    { intervalMs: REFRESH_MS, active, key: id },
+  );
+  const session = polled.data;
+  useEffect(() => {
+    if (session !== undefined) setActive(ACTIVE_STATUSES.has(session.status));
+  }, [session?.status]);
+  const { run, note } = useLiveRun(session);
+  const narrow = useNarrow();
+
+  if (session === undefined) {
+    return polled.error === undefined ? (
+      <p aria-busy="true">Loading the session…</p>
+    ) : (
+      <section>
+        <h1>Session</h1>
+        <ErrorNote message={polled.error} />
+        <p>
+          <a href="/console/sessions">Back to the sessions</a>
+        </p>
+      </section>
+    );
+  }
+
+  const live = run?.value;
+  const lines = live !== undefined && live.lines.length > 0 ? live.lines : storedLines(session);
+  const answer = session.result?.text ?? (live?.answer === '' ? undefined : live?.answer);
+  const citations = session.result?.citations ?? live?.citations ?? [];
+  const approvals = session.approvals;
+  const questions = session.inputs;
+  const waiting = approvals.filter((approval) => approval.status === 'pending').length;
+
+  return (
+    <section aria-labelledby="session-title" class="session" data-status={session.status}>
+      <nav aria-label="Breadcrumb">
+        <ul>
+          <li>
+            <a href="/console/sessions">Sessions</a>
+          </li>
+          <li aria-current="page">This session</li>
+        </ul>
+      </nav>
+      <hgroup>
+        <h1 id="session-title" class="session-request">
+          {session.request || session.id}
+        </h1>
+        <p>
+          <span aria-live="polite">
+            <StatusBadge state={session.status} />
+          </span>{' '}
+          · started {formatTime(session.createdAt)} · <code>{session.id}</code>
+        </p>
+      </hgroup>
+      <ErrorNote message={polled.error} />
+      {session.error === null ? null : <p class="error-note">{session.error}</p>}
+      <CancelButton
+        session={session}
+        onCanceled={() => {
+          if (run !== undefined) stopStreaming(run);
+          polled.refresh();
+        }}
+      />
+
+      {waiting > 0 || questions.some((input) => input.status === 'pending') ? (
+        <p class="attention" role="status">
+          This run is waiting for you.
+        </p>
+      ) : null}
+
+      {approvals.length === 0 ? null : (
+        <section aria-labelledby="approvals-title">
+          <h2 id="approvals-title">Approvals</h2>
+          {approvals.map((approval) => (
+            <ApprovalCard
+              key={approval.id}
+              sessionId={session.id}
+              approval={approval}
+              onDecided={polled.refresh}
+            />
+          ))}
+        </section>
+      )}
+
+      {questions.length === 0 ? null : (
+        <section aria-labelledby="questions-title">
+          <h2 id="questions-title">Questions</h2>
+          {questions.map((input) => (
+            <QuestionCard
+              key={input.id}
+              sessionId={session.id}
+              input={input}
+              onAnswered={polled.refresh}
+            />
+          ))}
+        </section>
+      )}
+
+      <section aria-labelledby="plan-title">
+        <h2 id="plan-title">Plan</h2>
+        {session.plan === null ? (
+          <p>{ACTIVE_STATUSES.has(session.status) ? 'Planning…' : 'No plan was made.'}</p>
+        ) : (
+          <>
+            <PlanGraph plan={session.plan.nodes} states={session.nodes} narrow={narrow} />
+            <div class="table-wrap">
+              <table class="plan-table">
+                <caption>Steps of the plan</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Step</th>
+                    <th scope="col">Agent</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Task</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {session.plan.nodes.map((node) => (
+                    <tr key={node.id} data-node-id={node.id}>
+                      <td data-label="Step">{node.id}</td>
+                      <td data-label="Agent">{node.agent}</td>
+                      <td data-label="State">
+                        <StatusBadge state={session.nodes[node.id]?.state ?? 'pending'} />
+                      </td>
+                      <td data-label="Task">{node.task}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
+        )}
+      </section>
+
+      <section aria-labelledby="progress-title">
+        <h2 id="progress-title">Progress</h2>
+        {note === undefined ? null : (
+          <p>
+            <small>{note}</small>
+          </p>
+        )}
+        {lines.length === 0 ? (
+          <p>No progress yet.</p>
+        ) : (
+          <div role="log" aria-live="polite" aria-label="Progress lines">
+            <ol class="progress-lines">
+              {lines.map((line, index) => (
+                <li key={index}>{line}</li>
+              ))}
+            </ol>
+          </div>
+        )}
+      </section>
+
+      <section aria-labelledby="answer-title">
+        <h2 id="answer-title">Answer</h2>
+        {answer === undefined ? (
+          <p aria-busy={ACTIVE_STATUSES.has(session.status)}>
+            {ACTIVE_STATUSES.has(session.status)
+              ? 'The answer comes when the agents are done.'
+              : 'No answer.'}
+          </p>
+        ) : (
+          <div
+            class="answer"
+            aria-live="polite"
+            aria-busy={live?.state === 'streaming' && session.result === null}
+          >
+            {answer}
+          </div>
+        )}
+        {live?.state === 'failed' && live.error !== undefined && session.result === null ? (
+          <ErrorNote message={live.error} />
+        ) : null}
+        <Citations citations={citations} />
+      </section>
+    </section>
+  );
+}

@@ -1,0 +1,179 @@
+/**
+ * Streamed answers: `POST /v1/chat/completions` with `stream: true`, read as server-sent events
+ * (eventsource-parser) and kept per run in signals, so a page shows the progress lines and the
+ * answer as they arrive and another page (the session, after Ask) picks the same run up.
+ */
+import { signal, type Signal } from '@preact/signals';
+import { createParser } from 'eventsource-parser';
+import {
+  authHeaders,
+  errorFromBody,
+  handleUnauthorized,
+  describeError,
+  type Citation,
+} from './api';
+
+/** One streamed run as the console shows it. */
+export interface LiveRun {
+  /** `streaming` until the stream ends: `done`, or `failed` with `error`. */
+  state: 'connecting' | 'streaming' | 'done' | 'failed';
+  /** The route the gateway took (`X-Routing-Mode` of the answer). */
+  route: string | undefined;
+  sessionId: string | undefined;
+  /** Progress lines (`delta.reasoning_content`), one per line. */
+  lines: string[];
+  /** The answer so far (`delta.content`). */
+  answer: string;
+  /** The sources, from the run's `run-result`. */
+  citations: Citation[];
+  error: string | undefined;
+}
+
+/** What to send. */
+export interface RunRequest {
+  message: string;
+  /** `X-Routing-Mode`. */
+  mode: 'orchestration' | 'auto' | 'reasoning' | 'passthrough';
+  /** The model (passthrough needs an upstream model; the agent routes name their own). */
+  model: string;
+  /** `X-Plan-Approval: required`. */
+  planApproval: boolean;
+  /** `X-Session-ID`: follow this session instead of starting a run. */
+  followSessionId?: string;
+}
+
+const runsBySession = new Map<string, Signal<LiveRun>>();
+
+/** The live run of a session this tab is streaming, if any. */
+export function liveRunFor(sessionId: string): Signal<LiveRun> | undefined {
+  return runsBySession.get(sessionId);
+}
+
+const controllers = new WeakMap<Signal<LiveRun>, AbortController>();
+
+/** Stops a run's stream (the run itself goes on unless the session is canceled). */
+export function stopStreaming(run: Signal<LiveRun>): void {
+  controllers.get(run)?.abort();
+}
+
+interface ChunkShape {
+  choices?: { delta?: { content?: unknown; reasoning_content?: unknown } }[];
+  fleet?: { type?: unknown; citations?: unknown; sessionId?: unknown };
+  error?: { message?: unknown };
+}
+
+function applyChunk(run: LiveRun, chunk: ChunkShape): LiveRun {
+  if (chunk.error !== undefined) {
+    const message =
+      typeof chunk.error.message === 'string' ? chunk.error.message : 'The run failed.';
+    return { ...run, state: 'failed', error: message };
+  }
+  const delta = chunk.choices?.[0]?.delta;
+  let next = run;
+  if (typeof delta?.reasoning_content === 'string' && delta.reasoning_content !== '') {
+    const added = delta.reasoning_content.split('\n').filter((line) => line.trim() !== '');
+    next = { ...next, lines: [...next.lines, ...added] };
+  }
+  if (typeof delta?.content === 'string' && delta.content !== '') {
+    next = { ...next, answer: next.answer + delta.content };
+  }
+  if (chunk.fleet?.type === 'run-result' && Array.isArray(chunk.fleet.citations)) {
+    next = { ...next, citations: chunk.fleet.citations as Citation[] };
+  }
+  return next;
+}
+
+/**
+ * Starts streaming a run. Resolves once the gateway has answered with headers (the session id is
+ * known then), with the run's signal; the stream goes on in the background.
+ * @throws ApiError when the gateway refuses the request (400, 401, 404, 409, 503, …)
+ */
+export async function startRun(request: RunRequest): Promise<Signal<LiveRun>> {
+  const controller = new AbortController();
+  const headers: Record<string, string> = {
+    ...authHeaders(),
+    'Content-Type': 'application/json',
+    Accept: 'text/event-stream',
+    'X-Routing-Mode': request.followSessionId === undefined ? request.mode : 'orchestration',
+  };
+  if (request.planApproval) headers['X-Plan-Approval'] = 'required';
+  if (request.followSessionId !== undefined) headers['X-Session-ID'] = request.followSessionId;
+  // Following a session sends no user message: if a question waits, the gateway refuses (400)
+  // instead of taking anything here as its answer.
+  const messages =
+    request.followSessionId === undefined
+      ? [{ role: 'user', content: request.message }]
+      : [{ role: 'system', content: 'Follow the session from the console.' }];
+  const response = await fetch('/v1/chat/completions', {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ model: request.model, messages, stream: true }),
+    cache: 'no-store',
+    signal: controller.signal,
+  });
+  if (!response.ok || response.body === null) {
+    const error = errorFromBody(response.status, await response.text());
+    handleUnauthorized(error);
+    throw error;
+  }
+  const sessionId = response.headers.get('x-session-id') ?? undefined;
+  const run = signal<LiveRun>({
+    state: 'streaming',
+    route: response.headers.get('x-routing-mode') ?? undefined,
+    sessionId,
+    lines: [],
+    answer: '',
+    citations: [],
+    error: undefined,
+  });
+  controllers.set(run, controller);
+  if (sessionId !== undefined) runsBySession.set(sessionId, run);
+  void readStream(response.body, run).finally(() => {
+    if (sessionId !== undefined && runsBySession.get(sessionId) === run) {
+      // A finished stream stays readable until the page asks for it again (reload shows the stored
+      // answer), but a new follow may replace it.
+      controllers.delete(run);
+    }
+  });
+  return run;
+}
+
+async function readStream(body: ReadableStream<Uint8Array>, run: Signal<LiveRun>): Promise<void> {
+  let ended = false;
+  const parser = createParser({
+    onEvent(event) {
+      if (event.data === '[DONE]') {
+        ended = true;
+        return;
+      }
+      try {
+        run.value = applyChunk(run.value, JSON.parse(event.data) as ChunkShape);
+      } catch {
+        // A line that is not JSON is not ours to show; the stream goes on.
+      }
+    },
+  });
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+    }
+    parser.feed(decoder.decode());
+    if (run.value.state === 'streaming') {
+      run.value = ended
+        ? { ...run.value, state: 'done' }
+        : {
+            ...run.value,
+            state: 'failed',
+            error: 'The stream ended before the answer was complete.',
+          };
+    }
+  } catch (error) {
+    if (run.value.state === 'streaming') {
+      run.value = { ...run.value, state: 'failed', error: describeError(error) };
+    }
+  }
+}

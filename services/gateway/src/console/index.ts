@@ -1,0 +1,1 @@
+export { CONSOLE_CSP, consoleRouter, type ConsoleRouterOptions } from './console-router';
