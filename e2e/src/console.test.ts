@@ -8,7 +8,7 @@
  * uploads a document and sees it listed; erases a user's memory. Screenshots go to
  * `e2e/output/console/`.
  */
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -16,7 +16,8 @@ import type { Plan } from '@fleet/a2a';
 import { createMemoryStore } from '@fleet/memory';
 import { startScriptedOpenAI, type ScriptedOpenAI, type ScriptedReply } from '@fleet/testing';
 import { launchChromium, screenshot, SCREENSHOT_DIR } from './support/browser';
-import { gatewayApi } from './support/gateway-api';
+import OpenAI from 'openai';
+import { gatewayApi, runUntilApproval } from './support/gateway-api';
 import { startFleet, type RunningFleet } from './support/start-fleet';
 
 /** A second tenant's key: it must see none of the first tenant's sessions. */
@@ -40,6 +41,41 @@ function schemaName(request: unknown): string | undefined {
     .response_format;
   const name = format?.json_schema?.name;
   return typeof name === 'string' ? name : undefined;
+}
+
+/** One accessibility problem axe-core found. */
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/**
+ * Runs axe-core (WCAG 2.1 A and AA rules) on the page as it stands, in the light and the dark
+ * colour scheme, returning the serious and critical findings. The page's context must bypass the
+ * CSP: axe is injected as a script.
+ */
+async function axeProblems(page: Page, axeSource: string): Promise<string[]> {
+  await page.addScriptTag({ content: axeSource });
+  const found: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    // Pico eases colours over 0.2 s: let a switch of scheme finish before colours are measured.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const violations = (await page.evaluate(
+      `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((result) => result.violations)`,
+    )) as AxeViolation[];
+    for (const violation of violations) {
+      if (violation.impact !== 'serious' && violation.impact !== 'critical') continue;
+      const where = JSON.stringify(violation.nodes.slice(0, 3).map((node) => node.target));
+      found.push(
+        `${colorScheme}: ${violation.id} (${violation.impact}): ${violation.help} — ${where}`,
+      );
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
 }
 
 /** The answer's text the first time it shows while incomplete (polled every 25 ms). */
@@ -218,6 +254,22 @@ describe('the web console in Chromium', () => {
     await expect(rows.nth(1).textContent()).resolves.toContain('Compute something in Python');
   }, 120_000);
 
+  it('cancels a run that waits for approval', async () => {
+    await page.getByRole('link', { name: 'Ask', exact: true }).click();
+    await page.getByLabel('Question').fill('A program I will change my mind about.');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.waitForURL(/\/console\/sessions\/[\w-]+$/);
+    await page.locator('article.approval').getByRole('button', { name: 'Approve' }).waitFor({
+      timeout: 30_000,
+    });
+    await page.getByRole('button', { name: 'Cancel…' }).click();
+    await page.getByRole('button', { name: 'Cancel the run' }).click();
+    await page.locator('section.session[data-status="canceled"]').waitFor({ timeout: 15_000 });
+    await expect(
+      page.locator('article.approval').getByRole('button', { name: 'Approve' }).count(),
+    ).resolves.toBe(0);
+  }, 60_000);
+
   it('reads at 360 px without sideways scrolling', async () => {
     await page.setViewportSize({ width: 360, height: 780 });
     await page.goto(approvedSessionUrl);
@@ -288,6 +340,64 @@ describe('the web console in Chromium', () => {
     await page.goto(approvedSessionUrl);
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/does not exist/);
   });
+
+  it('passes axe-core accessibility checks on every page, an approval waiting included', async () => {
+    const axeSource = await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
+    // A separate context whose CSP is bypassed, only so axe can be injected; the console's own
+    // context above ran under the CSP throughout.
+    const audit = await browser.newContext({
+      bypassCSP: true,
+      viewport: { width: 1280, height: 900 },
+    });
+    const auditPage = await audit.newPage();
+    try {
+      const problems: Record<string, string[]> = {};
+      await auditPage.goto(consoleUrl('/'));
+      problems['sign-in'] = await axeProblems(auditPage, axeSource);
+      await auditPage.getByLabel('API key').fill('sk-e2e-0123456789abcdef');
+      await auditPage.getByRole('button', { name: 'Sign in' }).click();
+      await auditPage.locator('.sessions-table tbody tr').first().waitFor();
+      problems['sessions'] = await axeProblems(auditPage, axeSource);
+
+      const client = new OpenAI({ apiKey: fleet.apiKey, baseURL: fleet.baseURL, maxRetries: 0 });
+      const { sessionId, asked } = await runUntilApproval(client, 'One more program to approve.');
+      await auditPage.goto(consoleUrl(`/sessions/${sessionId}`));
+      await auditPage
+        .locator('article.approval')
+        .getByRole('button', { name: 'Approve' })
+        .waitFor();
+      problems['session waiting for approval'] = await axeProblems(auditPage, axeSource);
+      await gatewayApi(fleet, `/sessions/${sessionId}/approvals/${String(asked['approvalId'])}`, {
+        method: 'POST',
+        body: JSON.stringify({ decision: 'deny' }),
+      });
+      await auditPage.goto(approvedSessionUrl);
+      await auditPage.locator('section.session[data-status="completed"]').waitFor();
+      problems['completed session'] = await axeProblems(auditPage, axeSource);
+
+      for (const [name, path] of [
+        ['ask', '/ask'],
+        ['documents', '/documents'],
+        ['memory', '/memory'],
+      ] as const) {
+        await auditPage.goto(consoleUrl(path));
+        await auditPage.locator('main h1').waitFor();
+        await auditPage.waitForLoadState('networkidle');
+        problems[name] = await axeProblems(auditPage, axeSource);
+      }
+      expect(problems).toEqual({
+        'sign-in': [],
+        sessions: [],
+        'session waiting for approval': [],
+        'completed session': [],
+        ask: [],
+        documents: [],
+        memory: [],
+      });
+    } finally {
+      await audit.close();
+    }
+  }, 90_000);
 
   it('never put the key in a URL, ran no injected script and broke no CSP rule', () => {
     expect(requestedUrls.filter((url) => url.includes('sk-e2e'))).toEqual([]);
