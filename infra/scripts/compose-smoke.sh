@@ -13,6 +13,7 @@ Builds every fleet image, starts the stack with docker-compose.yml + compose.otl
   sizes     image sizes, and no development dependency (typescript, jest, eslint, ...) in an image
   upload    a document upload through the gateway (POST /v1/documents)
   answer    an orchestrated question answered from that document, with the document cited
+  console   the web console: /console under its Content-Security-Policy, and its script
   spread    A2A calls spread over every rag-agent replica (per-replica /metrics counters)
   trace     one orchestrated request is one trace across the containers (gateway, orchestrator,
             planner, rag-agent), read back from the OTLP capture
@@ -297,6 +298,21 @@ if wanted answer; then
     fail answer "HTTP $status: $(jq -r '.choices[0].message.content // .error.message // .' "$WORK/answer.json" 2>/dev/null | head -c 400)"
   fi
   jq -r '.choices[0].message.content' "$WORK/answer.json" 2>/dev/null | head -8 | sed 's/^/   | /'
+fi
+
+# ---- 6b. the web console the gateway image carries
+if wanted console; then
+  log "the web console (GET /console/ and its script)"
+  status=$(curl -s -m 10 -D "$WORK/console.headers" -o "$WORK/console.html" -w '%{http_code}' "$GATEWAY/console/")
+  csp=$(tr -d '\r' <"$WORK/console.headers" | awk -F': ' 'tolower($1)=="content-security-policy"{print $2}')
+  script=$(grep -o 'src="/console/assets/[^"]*\.js"' "$WORK/console.html" | head -1 | sed 's/^src="//; s/"$//')
+  script_status=000
+  [ -n "$script" ] && script_status=$(curl -s -m 10 -o /dev/null -w '%{http_code}' "$GATEWAY$script")
+  if [ "$status" = 200 ] && [[ "$csp" == *"script-src 'self'"* ]] && [ "$script_status" = 200 ]; then
+    pass console "HTTP 200 with script-src 'self' in its CSP, $script HTTP 200"
+  else
+    fail console "page HTTP $status, CSP '$csp', script '$script' HTTP $script_status"
+  fi
 fi
 
 # ---- 7. spread over the replicas
