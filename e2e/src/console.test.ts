@@ -14,11 +14,20 @@ import { Redis } from 'ioredis';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Plan } from '@fleet/a2a';
 import { createMemoryStore } from '@fleet/memory';
-import { startScriptedOpenAI, type ScriptedOpenAI, type ScriptedReply } from '@fleet/testing';
+import {
+  createQuestionExecutor,
+  startScriptedOpenAI,
+  startSdkAgent,
+  TRAVEL_AGENT_CARD,
+  type QuestionExecutor,
+  type ScriptedOpenAI,
+  type ScriptedReply,
+  type SdkAgent,
+} from '@fleet/testing';
 import { launchChromium, screenshot, SCREENSHOT_DIR } from './support/browser';
 import OpenAI from 'openai';
 import { gatewayApi, runUntilApproval } from './support/gateway-api';
-import { startFleet, type RunningFleet } from './support/start-fleet';
+import { E2E_INTERNAL_TOKEN, startFleet, type RunningFleet } from './support/start-fleet';
 
 /** A second tenant's key: it must see none of the first tenant's sessions. */
 const OTHER_KEY = 'sk-e2e-other-tenant-0123456789';
@@ -32,6 +41,15 @@ function codePlan(task: string): Plan {
   return {
     nodes: [{ id: 'calc', agent: 'code-agent', skill: 'run-python', task, dependsOn: [] }],
     rationale: 'a calculation for the code agent',
+    confidence: 0.9,
+  };
+}
+
+/** A plan for the foreign travel agent (`@a2a-js/sdk`), which asks where before it books. */
+function travelPlan(task: string): Plan {
+  return {
+    nodes: [{ id: 'book', agent: 'travel', skill: 'book-hotel', task, dependsOn: [] }],
+    rationale: 'a booking for the travel agent',
     confidence: 0.9,
   };
 }
@@ -98,6 +116,8 @@ describe('the web console in Chromium', () => {
   let context: BrowserContext;
   let page: Page;
   let redis: Redis;
+  let travel: QuestionExecutor;
+  let travelAgent: SdkAgent;
   /** Everything the page reported that a person would not want: CSP violations, script errors. */
   const problems: string[] = [];
   const dialogs: string[] = [];
@@ -116,10 +136,19 @@ describe('the web console in Chromium', () => {
         if (schema === 'approval_instructions')
           return { json: { mode: 'enhance', effectiveTask: '' } };
         if (schema === 'user_memory') return { json: { facts: {}, preferences: {} } };
-        if (context.jsonSchema !== undefined) return { json: codePlan(context.lastUserMessage) };
+        if (context.jsonSchema !== undefined) {
+          const task = context.lastUserMessage;
+          return { json: task.includes('hotel') ? travelPlan(task) : codePlan(task) };
+        }
         // The composer: slowly enough that a person (and this test) sees the answer grow.
         return { content: ANSWER, chunkDelayMs: 120 };
       },
+    });
+    travel = createQuestionExecutor({ question: 'Which city should I book?' });
+    travelAgent = await startSdkAgent({
+      ...TRAVEL_AGENT_CARD,
+      executor: travel,
+      token: E2E_INTERNAL_TOKEN,
     });
     fleet = await startFleet({
       env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-e2e-upstream' },
@@ -128,6 +157,7 @@ describe('the web console in Chromium', () => {
         gateway: { GATEWAY_API_KEYS: `sk-e2e-0123456789abcdef:e2e,${OTHER_KEY}:other` },
       },
       agents: [],
+      agentUrls: [travelAgent.url],
       ragAgent: true,
       agentServices: { 'code-agent': { CODE_AGENT_TIMEOUT_MS: '10000' } },
     });
@@ -150,6 +180,7 @@ describe('the web console in Chromium', () => {
     await browser?.close();
     redis?.disconnect();
     await fleet?.stop();
+    await travelAgent?.stop();
     await llm?.close();
   }, 60_000);
 
@@ -236,6 +267,22 @@ describe('the web console in Chromium', () => {
     await page.waitForURL(/\/console\/sessions\/[\w-]+$/);
     const approval = page.locator('article.approval');
     await approval.getByRole('button', { name: 'Deny' }).waitFor({ timeout: 30_000 });
+
+    // A reload loses the tab's stream: the page follows the session again (X-Session-ID, no
+    // message), and the run's end reaches it through that follow.
+    const sessionId = page.url().split('/').pop() ?? '';
+    const followed = page.waitForRequest(
+      (request) =>
+        request.url().endsWith('/v1/chat/completions') &&
+        request.headers()['x-session-id'] === sessionId,
+    );
+    await page.reload();
+    const follow = await followed;
+    expect(JSON.parse(follow.postData() ?? '{}')).toMatchObject({
+      stream: true,
+      messages: [{ role: 'system' }],
+    });
+    await approval.getByRole('button', { name: 'Deny' }).waitFor({ timeout: 30_000 });
     await approval.getByLabel(/Instructions/).fill('Not without a code review first.');
     await approval.getByRole('button', { name: 'Deny' }).click();
     await page
@@ -244,6 +291,8 @@ describe('the web console in Chromium', () => {
     await expect(approval.locator('.badge').first().textContent()).resolves.toBe('denied');
     await approval.getByText('Not without a code review first.').waitFor();
     await page.locator('section.session[data-status="completed"]').waitFor({ timeout: 30_000 });
+    await page.locator('.answer', { hasText: ANSWER_END }).waitFor({ timeout: 30_000 });
+    await expect(page.getByRole('log').textContent()).resolves.toMatch(/denied|rejected/i);
     await screenshot(page, '05-denied');
 
     // The sessions list shows both, newest first.
@@ -253,6 +302,27 @@ describe('the web console in Chromium', () => {
     await expect(rows.nth(0).textContent()).resolves.toContain('Run another program');
     await expect(rows.nth(1).textContent()).resolves.toContain('Compute something in Python');
   }, 120_000);
+
+  it("answers a foreign agent's question on the page", async () => {
+    await page.getByRole('link', { name: 'Ask', exact: true }).click();
+    await page.getByLabel('Question').fill('Book a hotel for my trip next week.');
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await page.waitForURL(/\/console\/sessions\/[\w-]+$/);
+    const question = page.locator('article.question');
+    await question.getByText('Which city should I book?').waitFor({ timeout: 30_000 });
+    await page
+      .locator('.plan-graph [data-node-id="book"][data-state="waiting_input"]')
+      .waitFor({ timeout: 15_000 });
+    await question.getByLabel('Your answer').fill('Lisbon');
+    await question.getByRole('button', { name: 'Send answer' }).click();
+    await page
+      .locator('.plan-graph [data-node-id="book"][data-state="completed"]')
+      .waitFor({ timeout: 30_000 });
+    await page.locator('section.session[data-status="completed"]').waitFor({ timeout: 30_000 });
+    await question.getByText('Answered: Lisbon').waitFor();
+    expect(travel.answers.map((answer) => answer.text)).toEqual(['Lisbon']);
+    await screenshot(page, '06-question-answered');
+  }, 90_000);
 
   it('cancels a run that waits for approval', async () => {
     await page.getByRole('link', { name: 'Ask', exact: true }).click();
@@ -275,7 +345,7 @@ describe('the web console in Chromium', () => {
     await page.goto(approvedSessionUrl);
     await page.locator('section.session[data-status="completed"]').waitFor();
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
-    await screenshot(page, '06-session-360px');
+    await screenshot(page, '07-session-360px');
     await page.getByRole('link', { name: 'Sessions', exact: true }).first().click();
     await page.locator('.sessions-table tbody tr').first().waitFor();
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
@@ -297,7 +367,7 @@ describe('the web console in Chromium', () => {
     });
     const row = page.locator('.documents-table tbody tr', { hasText: 'travel-policy.md' });
     await row.waitFor();
-    await screenshot(page, '07-documents');
+    await screenshot(page, '08-documents');
     const listed = await gatewayApi(fleet, '/documents');
     expect(listed.body['data']).toEqual(
       expect.arrayContaining([expect.objectContaining({ filename: 'travel-policy.md' })]),
@@ -322,7 +392,7 @@ describe('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Show' }).click();
     await page.getByRole('heading', { name: 'ada@example.com' }).waitFor();
     await page.getByText('Kestrel').waitFor();
-    await screenshot(page, '08-memory');
+    await screenshot(page, '09-memory');
     await page.getByRole('button', { name: 'Erase memory…' }).click();
     await page.getByRole('button', { name: 'Erase now' }).click();
     await page.getByText('Everything remembered about ada@example.com was erased.').waitFor();

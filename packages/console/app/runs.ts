@@ -51,9 +51,16 @@ export function liveRunFor(sessionId: string): Signal<LiveRun> | undefined {
 
 const controllers = new WeakMap<Signal<LiveRun>, AbortController>();
 
-/** Stops a run's stream (the run itself goes on unless the session is canceled). */
+/**
+ * Stops a run's stream (the run itself goes on unless the session is canceled) and forgets it, so
+ * the session's page follows the session afresh next time.
+ */
 export function stopStreaming(run: Signal<LiveRun>): void {
   controllers.get(run)?.abort();
+  const sessionId = run.value.sessionId;
+  if (sessionId !== undefined && runsBySession.get(sessionId) === run) {
+    runsBySession.delete(sessionId);
+  }
 }
 
 interface ChunkShape {

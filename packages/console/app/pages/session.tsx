@@ -31,55 +31,66 @@ function useLiveRun(session: SessionView | undefined): {
   note: string | undefined;
 } {
   const id = session?.id;
-  const [run, setRun] = useState<Signal<LiveRun> | undefined>(
-    id === undefined ? undefined : liveRunFor(id),
-  );
+  // Bumped when a follow starts: the tab's runs (liveRunFor) are not state of their own.
+  const [, setFollows] = useState(0);
   const [note, setNote] = useState<string | undefined>(undefined);
   const retryAt = useRef(0);
-  const followed = useRef<Signal<LiveRun> | undefined>(undefined);
+  const currentId = useRef<string | undefined>(undefined);
+  const followRef = useRef<(() => void) | undefined>(undefined);
+  const run = id === undefined ? undefined : liveRunFor(id);
   const active = session !== undefined && ACTIVE_STATUSES.has(session.status);
   const questionWaits = session?.inputs.some((input) => input.status === 'pending') ?? false;
   const streaming = run !== undefined && run.value.state === 'streaming';
 
+  // A new session (or the first): take the run this tab already streams for it, if any. Leaving
+  // it stops the follow this page started (freeing the session for other windows); a run Ask
+  // started keeps streaming.
   useEffect(() => {
-    if (id === undefined) return;
-    const existing = liveRunFor(id);
-    if (existing !== undefined && existing !== run) setRun(existing);
+    currentId.current = id;
+    retryAt.current = 0;
+    setNote(undefined);
+    let followed: Signal<LiveRun> | undefined;
+    const follow = (): void => {
+      if (id === undefined) return;
+      retryAt.current = Date.now() + FOLLOW_RETRY_MS;
+      startRun({
+        message: '',
+        mode: 'orchestration',
+        model: 'fleet-orchestration',
+        planApproval: false,
+        followSessionId: id,
+      })
+        .then((started) => {
+          if (currentId.current !== id) {
+            stopStreaming(started);
+            return;
+          }
+          followed = started;
+          setFollows((count) => count + 1);
+          setNote(undefined);
+        })
+        .catch((error: unknown) => {
+          if (currentId.current !== id) return;
+          setNote(
+            error instanceof ApiError && error.status === 409
+              ? 'Another window is streaming this session; this page follows it by reading it every second.'
+              : `Live progress is not available (${describeError(error)}); this page reads the session every second.`,
+          );
+        });
+    };
+    followRef.current = follow;
+    return () => {
+      followRef.current = undefined;
+      if (followed !== undefined) stopStreaming(followed);
+    };
   }, [id]);
 
+  // Follow while the session is active, nothing streams here and no question waits; a refused
+  // follow is tried again after a while, when the session has changed.
   useEffect(() => {
-    if (id === undefined || !active || streaming || questionWaits) return;
-    if (Date.now() < retryAt.current) return;
-    retryAt.current = Date.now() + FOLLOW_RETRY_MS;
-    startRun({
-      message: '',
-      mode: 'orchestration',
-      model: 'fleet-orchestration',
-      planApproval: false,
-      followSessionId: id,
-    })
-      .then((started) => {
-        followed.current = started;
-        setRun(started);
-        setNote(undefined);
-      })
-      .catch((error: unknown) => {
-        setNote(
-          error instanceof ApiError && error.status === 409
-            ? 'Another window is streaming this session; this page follows it by reading it every second.'
-            : `Live progress is not available (${describeError(error)}); this page reads the session every second.`,
-        );
-      });
+    if (!active || streaming || questionWaits || Date.now() < retryAt.current) return;
+    followRef.current?.();
   }, [id, active, streaming, questionWaits, session?.updatedAt]);
-
-  // Leaving the page stops the follow it started (and frees the session for other windows); a run
-  // Ask started keeps streaming.
-  useEffect(
-    () => () => {
-      if (followed.current !== undefined) stopStreaming(followed.current);
-    },
-    [],
-  );
 
   return { run, note };
 }
