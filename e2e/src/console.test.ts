@@ -81,9 +81,9 @@ async function axeProblems(page: Page, axeSource: string): Promise<string[]> {
     await page.emulateMedia({ colorScheme });
     // Pico eases colours over 0.2 s: let a switch of scheme finish before colours are measured.
     await new Promise((resolve) => setTimeout(resolve, 400));
-    const violations = (await page.evaluate(
+    const violations = await page.evaluate<AxeViolation[]>(
       `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((result) => result.violations)`,
-    )) as AxeViolation[];
+    );
     for (const violation of violations) {
       if (violation.impact !== 'serious' && violation.impact !== 'critical') continue;
       const where = JSON.stringify(violation.nodes.slice(0, 3).map((node) => node.target));
