@@ -73,3 +73,34 @@ export function useNarrow(): boolean {
   }, []);
   return narrow;
 }
+
+/** What {@link useAction} gives a form or button. */
+export interface Action {
+  /** True while the action runs. */
+  busy: boolean;
+  /** The last failure's message; cleared when the action runs again. */
+  error: string | undefined;
+  setError: (message: string | undefined) => void;
+  /** Runs the action, keeping `busy` and `error`; resolves true when it succeeded. */
+  run: (action: () => Promise<void>) => Promise<boolean>;
+}
+
+/** One API action behind a button: busy while it runs, its failure in words after. */
+export function useAction(): Action {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const run = async (action: () => Promise<void>): Promise<boolean> => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+      return true;
+    } catch (failure) {
+      setError(describeError(failure));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, setError, run };
+}

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, describeError, type ApprovalView, type InputView } from '../api';
+import { api, type ApprovalView, type InputView } from '../api';
 import { formatTime, fromNow } from '../format';
+import { useAction } from '../hooks';
 import { ErrorNote } from './error-note';
 import { StatusBadge } from './status-badge';
 
@@ -26,30 +27,21 @@ export function ApprovalCard({
   onDecided: () => void;
 }) {
   const [instructions, setInstructions] = useState('');
-  const [sending, setSending] = useState<'approve' | 'deny' | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
+  const [decision, setDecision] = useState<'approve' | 'deny' | undefined>(undefined);
+  const action = useAction();
   const pending = approval.status === 'pending';
   const headingId = `approval-${approval.id}-title`;
   const instructionsId = `approval-${approval.id}-instructions`;
 
-  const decide = async (decision: 'approve' | 'deny'): Promise<void> => {
-    setSending(decision);
-    setError(undefined);
-    try {
-      const trimmed = instructions.trim();
-      await api(
-        `/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approval.id)}`,
-        {
-          method: 'POST',
-          json: trimmed === '' ? { decision } : { decision, instructions: trimmed },
-        },
-      );
+  const decide = async (chosen: 'approve' | 'deny'): Promise<void> => {
+    setDecision(chosen);
+    const trimmed = instructions.trim();
+    const path = `/sessions/${encodeURIComponent(sessionId)}/approvals/${encodeURIComponent(approval.id)}`;
+    const body =
+      trimmed === '' ? { decision: chosen } : { decision: chosen, instructions: trimmed };
+    if (await action.run(() => api(path, { method: 'POST', json: body }))) {
       setInstructions('');
       onDecided();
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setSending(undefined);
     }
   };
 
@@ -95,12 +87,12 @@ export function ApprovalCard({
             value={instructions}
             onInput={(event) => setInstructions(event.currentTarget.value)}
           />
-          <ErrorNote message={error} />
+          <ErrorNote message={action.error} />
           <div class="decision-buttons" role="group" aria-label="Decision">
             <button
               type="button"
-              aria-busy={sending === 'approve'}
-              disabled={sending !== undefined}
+              aria-busy={action.busy && decision === 'approve'}
+              disabled={action.busy}
               onClick={() => void decide('approve')}
             >
               Approve
@@ -108,8 +100,8 @@ export function ApprovalCard({
             <button
               type="button"
               class="secondary"
-              aria-busy={sending === 'deny'}
-              disabled={sending !== undefined}
+              aria-busy={action.busy && decision === 'deny'}
+              disabled={action.busy}
               onClick={() => void decide('deny')}
             >
               Deny
@@ -152,29 +144,19 @@ export function QuestionCard({
   onAnswered: () => void;
 }) {
   const [text, setText] = useState('');
-  const [sending, setSending] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
+  const action = useAction();
   const answerId = `input-${input.id}-answer`;
 
   const send = async (event: Event): Promise<void> => {
     event.preventDefault();
     if (text.trim() === '') {
-      setError('Write an answer first.');
+      action.setError('Write an answer first.');
       return;
     }
-    setSending(true);
-    setError(undefined);
-    try {
-      await api(
-        `/sessions/${encodeURIComponent(sessionId)}/inputs/${encodeURIComponent(input.id)}`,
-        { method: 'POST', json: { text: text.trim() } },
-      );
+    const path = `/sessions/${encodeURIComponent(sessionId)}/inputs/${encodeURIComponent(input.id)}`;
+    if (await action.run(() => api(path, { method: 'POST', json: { text: text.trim() } }))) {
       setText('');
       onAnswered();
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setSending(false);
     }
   };
 
@@ -195,8 +177,8 @@ export function QuestionCard({
             value={text}
             onInput={(event) => setText(event.currentTarget.value)}
           />
-          <ErrorNote message={error} />
-          <button type="submit" aria-busy={sending} disabled={sending}>
+          <ErrorNote message={action.error} />
+          <button type="submit" aria-busy={action.busy} disabled={action.busy}>
             Send answer
           </button>
         </form>

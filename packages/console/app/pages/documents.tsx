@@ -1,5 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, describeError, uploadDocument, type DocumentView, type ListOf } from '../api';
+import { ConfirmButton } from '../components/confirm-button';
 import { ErrorNote } from '../components/error-note';
 import { formatBytes, formatTime } from '../format';
 import { usePolling } from '../hooks';
@@ -15,20 +16,6 @@ interface UploadState {
 }
 
 function DocumentRow({ document, onDeleted }: { document: DocumentView; onDeleted: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const remove = async (): Promise<void> => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      await api(`/documents/${encodeURIComponent(document.id)}`, { method: 'DELETE' });
-      onDeleted();
-    } catch (failure) {
-      setError(describeError(failure));
-      setBusy(false);
-    }
-  };
   return (
     <tr data-document-id={document.id}>
       <td data-label="File">
@@ -44,32 +31,17 @@ function DocumentRow({ document, onDeleted }: { document: DocumentView; onDelete
       <td data-label="Chunks">{document.chunks}</td>
       <td data-label="Added">{formatTime(document.createdAt)}</td>
       <td data-label="">
-        {confirming ? (
-          <span role="group" aria-label={`Confirm deleting ${document.filename}`}>
-            <button
-              type="button"
-              class="contrast"
-              aria-busy={busy}
-              disabled={busy}
-              onClick={() => void remove()}
-            >
-              Delete {document.filename}
-            </button>{' '}
-            <button type="button" class="secondary outline" onClick={() => setConfirming(false)}>
-              Keep
-            </button>
-          </span>
-        ) : (
-          <button
-            type="button"
-            class="secondary outline"
-            aria-label={`Delete ${document.filename}…`}
-            onClick={() => setConfirming(true)}
-          >
-            Delete…
-          </button>
-        )}
-        <ErrorNote message={error} />
+        <ConfirmButton
+          label="Delete…"
+          ariaLabel={`Delete ${document.filename}…`}
+          question={`Delete ${document.filename} and its chunks?`}
+          confirmLabel={`Delete ${document.filename}`}
+          keepLabel="Keep"
+          onConfirm={async () => {
+            await api(`/documents/${encodeURIComponent(document.id)}`, { method: 'DELETE' });
+            onDeleted();
+          }}
+        />
       </td>
     </tr>
   );

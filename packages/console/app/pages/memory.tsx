@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, describeError, type MemoryEntry, type MemoryView } from '../api';
+import { api, type MemoryEntry, type MemoryView } from '../api';
+import { ConfirmButton } from '../components/confirm-button';
 import { ErrorNote } from '../components/error-note';
 import { formatTime } from '../format';
 import { usePolling } from '../hooks';
@@ -46,9 +47,6 @@ function Entries({ entries, empty }: { entries: [string, MemoryEntry][]; empty: 
 export function MemoryPage() {
   const [userField, setUserField] = useState('');
   const [user, setUser] = useState('');
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const headers = user === '' ? undefined : { 'X-Fleet-User': user };
   const memory = usePolling(
@@ -58,21 +56,12 @@ export function MemoryPage() {
   );
 
   const erase = async (): Promise<void> => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const erased = await api<{ user: string }>('/memory', {
-        method: 'DELETE',
-        ...(headers === undefined ? {} : { headers }),
-      });
-      setNotice(`Everything remembered about ${erased.user} was erased.`);
-      setConfirming(false);
-      memory.refresh();
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
+    const erased = await api<{ user: string }>('/memory', {
+      method: 'DELETE',
+      ...(headers === undefined ? {} : { headers }),
+    });
+    setNotice(`Everything remembered about ${erased.user} was erased.`);
+    memory.refresh();
   };
 
   const view = memory.data;
@@ -129,37 +118,14 @@ export function MemoryPage() {
           <h3>Preferences</h3>
           <Entries entries={preferences} empty="No preferences." />
           <footer>
-            {confirming ? (
-              <div role="group" aria-label="Confirm erasing">
-                <p>Erase everything remembered about {view.user}? This cannot be undone.</p>
-                <button
-                  type="button"
-                  class="contrast"
-                  aria-busy={busy}
-                  disabled={busy}
-                  onClick={() => void erase()}
-                >
-                  Erase now
-                </button>{' '}
-                <button
-                  type="button"
-                  class="secondary outline"
-                  onClick={() => setConfirming(false)}
-                >
-                  Keep
-                </button>
-              </div>
-            ) : (
-              <button
-                type="button"
-                class="secondary"
-                disabled={view.updatedAt === null && facts.length === 0 && preferences.length === 0}
-                onClick={() => setConfirming(true)}
-              >
-                Erase memory…
-              </button>
-            )}
-            <ErrorNote message={error} />
+            <ConfirmButton
+              label="Erase memory…"
+              question={`Erase everything remembered about ${view.user}? This cannot be undone.`}
+              confirmLabel="Erase now"
+              keepLabel="Keep"
+              disabled={view.updatedAt === null && facts.length === 0 && preferences.length === 0}
+              onConfirm={erase}
+            />
             {notice === undefined ? null : (
               <p role="status" class="notice">
                 {notice}

@@ -10,6 +10,7 @@ import {
   type SessionView,
 } from '../api';
 import { ApprovalCard, QuestionCard } from '../components/approval-card';
+import { ConfirmButton } from '../components/confirm-button';
 import { ErrorNote } from '../components/error-note';
 import { PlanGraph } from '../components/plan-graph';
 import { StatusBadge } from '../components/status-badge';
@@ -141,41 +142,18 @@ function Citations({ citations }: { citations: readonly Citation[] }) {
 }
 
 function CancelButton({ session, onCanceled }: { session: SessionView; onCanceled: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [busy, setBusy] = useState(false);
   if (!ACTIVE_STATUSES.has(session.status)) return null;
-  const cancel = async (): Promise<void> => {
-    setBusy(true);
-    try {
-      await api(`/sessions/${encodeURIComponent(session.id)}`, { method: 'DELETE' });
-      setConfirming(false);
-      onCanceled();
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
-    <div class="cancel">
-      {confirming ? (
-        <div role="group" aria-label="Confirm cancel">
-          <p>Cancel this run? Agents stop; nothing waiting is approved.</p>
-          <button type="button" class="contrast" aria-busy={busy} onClick={() => void cancel()}>
-            Cancel the run
-          </button>{' '}
-          <button type="button" class="secondary outline" onClick={() => setConfirming(false)}>
-            Keep it running
-          </button>
-        </div>
-      ) : (
-        <button type="button" class="secondary outline" onClick={() => setConfirming(true)}>
-          Cancel…
-        </button>
-      )}
-      <ErrorNote message={error} />
-    </div>
+    <ConfirmButton
+      label="Cancel…"
+      question="Cancel this run? Agents stop; nothing waiting is approved."
+      confirmLabel="Cancel the run"
+      keepLabel="Keep it running"
+      onConfirm={async () => {
+        await api(`/sessions/${encodeURIComponent(session.id)}`, { method: 'DELETE' });
+        onCanceled();
+      }}
+    />
   );
 }
 

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, describeError, signIn, signOutReason } from '../api';
+import { api, signIn, signOutReason } from '../api';
 import { ErrorNote } from '../components/error-note';
+import { useAction } from '../hooks';
 
 /**
  * Sign in with an API key (`GATEWAY_API_KEYS`). The key is checked against `GET /v1/models`, then
@@ -9,28 +10,21 @@ import { ErrorNote } from '../components/error-note';
  */
 export function SignInPage() {
   const [key, setKey] = useState('');
-  const [checking, setChecking] = useState(false);
-  const [error, setError] = useState<string | undefined>(signOutReason.value);
+  const action = useAction();
 
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     const trimmed = key.trim();
     if (trimmed === '') {
-      setError('Enter an API key.');
+      action.setError('Enter an API key.');
       return;
     }
-    setChecking(true);
-    setError(undefined);
-    try {
-      await api('/models', { key: trimmed });
+    if (await action.run(() => api('/models', { key: trimmed }))) {
       setKey('');
       signIn(trimmed);
-    } catch (failure) {
-      setError(describeError(failure));
-    } finally {
-      setChecking(false);
     }
   };
+  const error = action.error ?? signOutReason.value;
 
   return (
     <main id="main" class="container sign-in" tabIndex={-1}>
@@ -57,8 +51,8 @@ export function SignInPage() {
             forgotten when the tab closes.
           </small>
           <ErrorNote message={error} />
-          <button type="submit" aria-busy={checking} disabled={checking}>
-            {checking ? 'Checking the key…' : 'Sign in'}
+          <button type="submit" aria-busy={action.busy} disabled={action.busy}>
+            {action.busy ? 'Checking the key…' : 'Sign in'}
           </button>
         </form>
       </article>
