@@ -5,6 +5,7 @@
  * cache (`cache: 'no-store'`), and the gateway answers `/v1` with `Cache-Control: no-store`.
  */
 import { signal } from '@preact/signals';
+import type { DocumentView, SessionStatus } from '../src/wire';
 
 const KEY_STORAGE = 'fleet.console.apiKey';
 
@@ -135,135 +136,9 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
   return JSON.parse(text) as T;
 }
 
-// ---- what the API answers (docs/architecture.md §3) ------------------------------------------
+// ---- what the API answers: src/wire.ts (the gateway checks its views against it) ---------------
 
-export type SessionStatus =
-  'running' | 'waiting_approval' | 'waiting_input' | 'completed' | 'failed' | 'canceled';
-
-export type NodeState =
-  | 'pending'
-  | 'running'
-  | 'waiting_approval'
-  | 'waiting_input'
-  | 'completed'
-  | 'failed'
-  | 'rejected'
-  | 'skipped';
-
-export interface SessionSummary {
-  id: string;
-  status: SessionStatus;
-  createdAt: string;
-  updatedAt: string;
-  request: string;
-  pendingApprovals: number;
-  pendingInputs: number;
-}
-
-export interface PlanNode {
-  id: string;
-  agent: string;
-  skill?: string;
-  task: string;
-  dependsOn: string[];
-}
-
-export interface ApprovalView {
-  id: string;
-  kind: 'node' | 'plan';
-  status: string;
-  nodeId: string | null;
-  agent: string | null;
-  action: string;
-  summary: string;
-  preview: string;
-  risk: 'low' | 'medium' | 'high';
-  riskDescription?: string;
-  createdAt: string;
-  expiresAt: string;
-  decidedAt?: string;
-  instructions?: string;
-}
-
-export interface InputView {
-  id: string;
-  status: string;
-  nodeId: string | null;
-  agent: string | null;
-  question: string;
-  createdAt: string;
-  expiresAt: string;
-  answeredAt?: string;
-  answer?: string;
-}
-
-export interface Citation {
-  title: string;
-  url?: string;
-  snippet?: string;
-  agent?: string;
-}
-
-export interface SessionNodeView {
-  agent: string;
-  state: NodeState;
-  attempts: number;
-  startedAt?: string;
-  endedAt?: string;
-  summary?: string;
-  error?: string;
-  approvalId?: string;
-}
-
-export interface SessionView {
-  id: string;
-  status: SessionStatus;
-  createdAt: string;
-  updatedAt: string;
-  request: string;
-  planApproval: boolean;
-  plan: { nodes: PlanNode[]; rationale: string; confidence: number } | null;
-  nodes: Record<string, SessionNodeView>;
-  approvals: ApprovalView[];
-  inputs: InputView[];
-  result: { text: string; citations: Citation[]; composer: string; failedNodes: string[] } | null;
-  error: string | null;
-}
-
-export interface DocumentView {
-  id: string;
-  object: 'document';
-  filename: string;
-  docType: string;
-  chunks: number;
-  description: string;
-  createdAt: string;
-  truncated?: boolean;
-  warnings?: string[];
-  duplicate?: boolean;
-}
-
-/** One remembered value, where it was learnt from (`llm` or `rules`) and when. */
-export interface MemoryEntry {
-  value: string | string[];
-  source: string;
-  updatedAt: string;
-}
-
-export interface MemoryView {
-  object: 'memory';
-  user: string;
-  /** Personal facts by name (`name`, `company`, `jobTitle`; `projects` is a list). */
-  facts: Record<string, MemoryEntry>;
-  /** Answer preferences by name (`tone`, `detailLevel`, `language`). */
-  preferences: Record<string, MemoryEntry>;
-  updatedAt: string | null;
-}
-
-export interface ListOf<T> {
-  object: 'list';
-  data: T[];
-}
+export type * from '../src/wire';
 
 export const ACTIVE_STATUSES: ReadonlySet<SessionStatus> = new Set([
   'running',

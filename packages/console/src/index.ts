@@ -11,3 +11,5 @@ export const CONSOLE_BUNDLE_DIR = path.resolve(__dirname, '..', 'bundle');
 export function consoleIsBuilt(dir: string = CONSOLE_BUNDLE_DIR): boolean {
   return existsSync(path.join(dir, 'index.html'));
 }
+
+export type * from './wire';

@@ -15,6 +15,15 @@ const KEY_WORDS: Record<string, string> = {
   language: 'Language',
 };
 
+/** The entries that hold a value. */
+function known(
+  entries: Record<string, MemoryEntry | undefined> | undefined,
+): [string, MemoryEntry][] {
+  return Object.entries(entries ?? {}).flatMap(([key, entry]) =>
+    entry === undefined ? [] : [[key, entry] as [string, MemoryEntry]],
+  );
+}
+
 function Entries({ entries, empty }: { entries: [string, MemoryEntry][]; empty: string }) {
   if (entries.length === 0) return <p>{empty}</p>;
   return (
@@ -65,8 +74,8 @@ export function MemoryPage() {
   };
 
   const view = memory.data;
-  const facts = Object.entries(view?.facts ?? {});
-  const preferences = Object.entries(view?.preferences ?? {});
+  const facts = known(view?.facts);
+  const preferences = known(view?.preferences);
   return (
     <section aria-labelledby="memory-title">
       <hgroup>

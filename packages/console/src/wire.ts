@@ -1,0 +1,135 @@
+/**
+ * What the gateway's API answers, as the console reads it (docs/architecture.md §3): plain types,
+ * no imports, so the browser app and the gateway both compile against them. The gateway checks
+ * that its own views still fit these (`services/gateway/src/console/wire-contract.ts`), so the two
+ * cannot drift apart without a type error.
+ */
+
+export type SessionStatus =
+  'running' | 'waiting_approval' | 'waiting_input' | 'completed' | 'failed' | 'canceled';
+
+export type NodeState =
+  | 'pending'
+  | 'running'
+  | 'waiting_approval'
+  | 'waiting_input'
+  | 'completed'
+  | 'failed'
+  | 'rejected'
+  | 'skipped';
+
+export interface SessionSummary {
+  id: string;
+  status: SessionStatus;
+  createdAt: string;
+  updatedAt: string;
+  request: string;
+  pendingApprovals: number;
+  pendingInputs: number;
+}
+
+export interface PlanNode {
+  id: string;
+  agent: string;
+  skill?: string | undefined;
+  task: string;
+  dependsOn: string[];
+}
+
+export interface ApprovalView {
+  id: string;
+  /** `node`: an agent's action; `plan`: the whole plan (`input` is a question's kind). */
+  kind: 'node' | 'plan' | 'input';
+  status: string;
+  nodeId: string | null;
+  agent: string | null;
+  action: string;
+  summary: string;
+  preview: string;
+  risk: 'low' | 'medium' | 'high';
+  riskDescription?: string;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt?: string;
+  instructions?: string;
+}
+
+export interface InputView {
+  id: string;
+  status: string;
+  nodeId: string | null;
+  agent: string | null;
+  question: string;
+  createdAt: string;
+  expiresAt: string;
+  answeredAt?: string;
+  answer?: string;
+}
+
+export interface Citation {
+  title: string;
+  url?: string | undefined;
+  snippet?: string | undefined;
+  agent?: string | undefined;
+}
+
+export interface SessionNodeView {
+  agent: string;
+  state: NodeState;
+  attempts: number;
+  startedAt?: string;
+  endedAt?: string;
+  summary?: string;
+  error?: string;
+  approvalId?: string;
+}
+
+export interface SessionView {
+  id: string;
+  status: SessionStatus;
+  createdAt: string;
+  updatedAt: string;
+  request: string;
+  planApproval: boolean;
+  plan: { nodes: PlanNode[]; rationale: string; confidence: number } | null;
+  nodes: Record<string, SessionNodeView>;
+  approvals: ApprovalView[];
+  inputs: InputView[];
+  result: { text: string; citations: Citation[]; composer: string; failedNodes: string[] } | null;
+  error: string | null;
+}
+
+export interface DocumentView {
+  id: string;
+  object: 'document';
+  filename: string;
+  docType: string;
+  chunks: number;
+  description: string;
+  createdAt: string;
+  truncated?: boolean;
+  warnings?: string[];
+  duplicate?: boolean;
+}
+
+/** One remembered value, where it was learnt from (`llm` or `rules`) and when. */
+export interface MemoryEntry {
+  value: string | string[];
+  source: string;
+  updatedAt: string;
+}
+
+export interface MemoryView {
+  object: 'memory';
+  user: string;
+  /** Personal facts by name (`name`, `company`, `jobTitle`; `projects` is a list). */
+  facts: Record<string, MemoryEntry | undefined>;
+  /** Answer preferences by name (`tone`, `detailLevel`, `language`). */
+  preferences: Record<string, MemoryEntry | undefined>;
+  updatedAt: string | null;
+}
+
+export interface ListOf<T> {
+  object: 'list';
+  data: T[];
+}
