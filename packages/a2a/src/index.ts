@@ -156,6 +156,9 @@ export {
   RESULT_ARTIFACT_NAME,
   riskSchema,
   runResultSchema,
+  runUsageSchema,
+  stepUsageSchema,
+  tokenUsageSchema,
   validatePlan,
 } from './fleet';
 export type {
@@ -182,4 +185,7 @@ export type {
   ProgressEvent,
   Risk,
   RunResult,
+  RunUsage,
+  StepUsage,
+  TokenUsage,
 } from './fleet';

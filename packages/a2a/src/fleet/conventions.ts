@@ -335,6 +335,43 @@ export const nodeReportSchema = z.object({
 });
 export type NodeReport = z.infer<typeof nodeReportSchema>;
 
+/**
+ * Tokens that model calls used, as the upstream reported them. Calls whose usage is unknown (made
+ * offline, or the upstream or agent reported none) are counted in `unknownCalls` and are not in
+ * the token counts: unknown is never reported as zero.
+ */
+export const tokenUsageSchema = z.object({
+  promptTokens: z.number().int().min(0),
+  completionTokens: z.number().int().min(0),
+  totalTokens: z.number().int().min(0),
+  /** Model calls whose usage is in the counts above. */
+  calls: z.number().int().min(0),
+  /** Model calls whose usage is unknown: not in the counts above. */
+  unknownCalls: z.number().int().min(0),
+});
+export type TokenUsage = z.infer<typeof tokenUsageSchema>;
+
+/** The usage of one step of a run: `planner`, a node's id, `composer` or `classifier`. */
+export const stepUsageSchema = tokenUsageSchema.extend({
+  step: z.string(),
+  /** The node's agent, for node steps. */
+  agent: z.string().optional(),
+  /**
+   * False when the step's agent said nothing about its usage (a foreign agent, say): whether it
+   * called a model is unknown, and the run's usage is then incomplete.
+   */
+  reported: z.boolean(),
+});
+export type StepUsage = z.infer<typeof stepUsageSchema>;
+
+/** A run's usage: the sum of its steps, and the steps. */
+export const runUsageSchema = tokenUsageSchema.extend({
+  /** True when every step reported its usage and no call's usage is unknown. */
+  complete: z.boolean(),
+  steps: z.array(stepUsageSchema),
+});
+export type RunUsage = z.infer<typeof runUsageSchema>;
+
 /** The orchestrator's `result` artifact data part: everything the gateway's `fleet` object shows. */
 export const runResultSchema = z.object({
   sessionId: z.string(),
@@ -343,5 +380,7 @@ export const runResultSchema = z.object({
   citations: z.array(citationSchema),
   failedNodes: z.array(z.string()),
   composer: z.enum(['llm', 'offline']),
+  /** The run's model usage (absent from orchestrators that predate it). */
+  usage: runUsageSchema.optional(),
 });
 export type RunResult = z.infer<typeof runResultSchema>;

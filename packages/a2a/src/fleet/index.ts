@@ -21,6 +21,9 @@ export {
   progressEventSchema,
   RESULT_ARTIFACT_NAME,
   runResultSchema,
+  runUsageSchema,
+  stepUsageSchema,
+  tokenUsageSchema,
 } from './conventions';
 export type {
   AgentSummary,
@@ -42,6 +45,9 @@ export type {
   PlanResult,
   ProgressEvent,
   RunResult,
+  RunUsage,
+  StepUsage,
+  TokenUsage,
 } from './conventions';
 export {
   answerMessageId,
