@@ -38,6 +38,40 @@ describe('healthRoutes', () => {
     });
   });
 
+  it('answers /readyz 200 degraded, with the reason, when a check runs without its dependency', async () => {
+    const app = express().use(
+      healthRoutes({
+        checks: {
+          redis: () => undefined,
+          embeddings: () => ({ degraded: 'full-text search only' }),
+        },
+      }),
+    );
+    await request(app)
+      .get('/readyz')
+      .expect(200, {
+        status: 'degraded',
+        checks: { redis: 'ok', embeddings: 'degraded: full-text search only' },
+      });
+  });
+
+  it('answers /readyz 503 when one check fails and another is degraded', async () => {
+    const app = express().use(
+      healthRoutes({
+        checks: {
+          redis: () => Promise.reject(new Error('degraded: not really')),
+          embeddings: () => Promise.resolve({ degraded: 'no upstream' }),
+        },
+      }),
+    );
+    const response = await request(app).get('/readyz');
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual({
+      status: 'not_ready',
+      checks: { redis: 'degraded: not really', embeddings: 'degraded: no upstream' },
+    });
+  });
+
   it('answers /readyz 503 while shutting down', async () => {
     const app = express().use(healthRoutes({ isShuttingDown: () => true }));
     await request(app).get('/readyz').expect(503, { status: 'shutting_down', checks: {} });

@@ -11,8 +11,8 @@ export type {
   ErrorMiddlewareOptions,
   RenderErrorBodyOptions,
 } from './error-middleware';
-export { healthRoutes } from './health';
-export type { HealthRoutesOptions, ReadinessCheck } from './health';
+export { DEGRADED_PREFIX, healthRoutes } from './health';
+export type { HealthRoutesOptions, ReadinessCheck, ReadinessDegraded } from './health';
 export { silentLogger } from './logger';
 export type { HttpLogger } from './logger';
 export { createMetrics } from './metrics';

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { DEMO_CORPUS_DIR, demoQuestion, loadDemoCorpus } from './demo-corpus';
+import { DEMO_CORPUS_DIR, demoQuestion, loadDemoCorpus, reportDemoCorpus } from './demo-corpus';
 import {
   DOCUMENTS_AGENT_TOKEN,
   startDocumentsAgent,
@@ -66,5 +66,64 @@ describe('demoQuestion', () => {
     await expect(demoQuestion(path.join(root, 'nowhere'))).resolves.toBe(
       'What do our documents cover?',
     );
+  });
+});
+
+describe('reportDemoCorpus', () => {
+  const refusal = (file: string) => ({
+    file: `/repo/${DEMO_CORPUS_DIR}/${file}`,
+    status: 'failed' as const,
+    error:
+      'Documents cannot be ingested while the RAG agent runs with full-text search only: the embedding model text-embedding-3-small returned 768-dimensional vectors, but the RAG store expects 1536.',
+    code: 'SERVICE_UNAVAILABLE',
+  });
+  const files = ['a.md', 'b.csv', 'c.txt', 'd.pdf', 'e.docx'];
+
+  it('names the tenant the corpus went into', () => {
+    const report = reportDemoCorpus({
+      result: {
+        files: 2,
+        summary: { ingested: 0, duplicate: 2, failed: 0, chunks: 0 },
+        failures: [],
+      },
+      tenant: 'acme',
+      degraded: undefined,
+    });
+    expect(report).toEqual({
+      line: `demo corpus (${DEMO_CORPUS_DIR}/): 2 files in tenant acme, 2 unchanged`,
+      warnings: [],
+    });
+  });
+
+  it('says once why the files were refused, not once per file', () => {
+    const report = reportDemoCorpus({
+      result: {
+        files: 5,
+        summary: { ingested: 0, duplicate: 0, failed: 5, chunks: 0 },
+        failures: files.map(refusal),
+      },
+      tenant: 'dev',
+      degraded: undefined,
+    });
+    expect(report.warnings).toEqual([`a.md, b.csv, c.txt and 2 more: ${refusal('a.md').error}`]);
+  });
+
+  it('points at the degraded RAG agent instead of repeating its reason', () => {
+    const report = reportDemoCorpus({
+      result: {
+        files: 6,
+        summary: { ingested: 0, duplicate: 0, failed: 6, chunks: 0 },
+        failures: [
+          ...files.map(refusal),
+          { file: '/repo/broken.pdf', status: 'failed' as const, error: 'the file is damaged' },
+        ],
+      },
+      tenant: 'dev',
+      degraded: 'full-text search only: the embedding model …',
+    });
+    expect(report.warnings).toEqual([
+      'a.md, b.csv, c.txt and 2 more: not stored: the RAG agent cannot embed new documents while it runs degraded (above)',
+      'broken.pdf: the file is damaged',
+    ]);
   });
 });

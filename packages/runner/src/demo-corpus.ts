@@ -6,7 +6,7 @@ import { A2AClient } from '@fleet/a2a/client';
 import { safeParseJson } from '@fleet/errors';
 import { expandDocumentPaths } from './document-files';
 import { ingestDocuments, type IngestOutcome } from './ingest-documents';
-import { summarizeIngest, type IngestSummary } from './ingest-progress';
+import { describeSummary, summarizeIngest, type IngestSummary } from './ingest-progress';
 import type { RagAgentTarget } from './rag-agent-target';
 
 /** The demo corpus `fleet up` loads, relative to the repository root. */
@@ -28,7 +28,7 @@ export interface LoadDemoCorpusOptions {
   /** The repository root. */
   root: string;
   target: RagAgentTarget;
-  /** The tenant the corpus goes into (the dev key's). */
+  /** The tenant the corpus goes into (`defaultTenant`: the first configured key's). */
   tenant: string;
   /** How long one file may take. @default 120000 */
   timeoutMs?: number;
@@ -42,7 +42,7 @@ export interface LoadDemoCorpusOptions {
  * `undefined` when the repository has no demo corpus; an unreachable agent rejects.
  *
  * @example
- * const loaded = await loadDemoCorpus({ root, target, tenant: DEV_TENANT });
+ * const loaded = await loadDemoCorpus({ root, target, tenant: defaultTenant(keys).tenant });
  */
 export async function loadDemoCorpus({
   root,
@@ -106,4 +106,51 @@ export async function demoQuestion(root: string): Promise<string> {
   if (/\b(documents?|docs)\b/i.test(question)) return question;
   // No comma: the heuristic planner splits "According to our documents, …" into two steps.
   return `${question.replace(/[?.!\s]+$/, '')} according to our documents?`;
+}
+
+/** What `fleet up` prints about the demo corpus. */
+export interface DemoCorpusReport {
+  /** One line: how many documents, new or unchanged, in which tenant. */
+  line: string;
+  /** Failed files, grouped by reason: one line per reason. */
+  warnings: string[];
+}
+
+/** At most three names, then how many more. */
+function listFiles(files: readonly string[]): string {
+  return files.length <= 3
+    ? files.join(', ')
+    : `${files.slice(0, 3).join(', ')} and ${files.length - 3} more`;
+}
+
+/**
+ * Words for what loading the demo corpus did: the summary line (with the tenant), and one warning
+ * per distinct reason files failed for, so seven files refused for one reason make one line. When
+ * the RAG agent runs degraded (`degraded`: its `/readyz` reason), the files it refused as
+ * unavailable are named once as refused for that reason.
+ *
+ * @example
+ * const { line, warnings } = reportDemoCorpus({ result, tenant: 'dev', degraded: undefined });
+ */
+export function reportDemoCorpus({
+  result,
+  tenant,
+  degraded,
+}: {
+  result: DemoCorpusResult;
+  tenant: string;
+  degraded: string | undefined;
+}): DemoCorpusReport {
+  const groups = new Map<string, string[]>();
+  for (const failure of result.failures) {
+    const reason =
+      degraded !== undefined && failure.code === 'SERVICE_UNAVAILABLE'
+        ? 'not stored: the RAG agent cannot embed new documents while it runs degraded (above)'
+        : failure.error;
+    groups.set(reason, [...(groups.get(reason) ?? []), path.basename(failure.file)]);
+  }
+  return {
+    line: `demo corpus (${DEMO_CORPUS_DIR}/): ${result.files} file${result.files === 1 ? '' : 's'} in tenant ${tenant}, ${describeSummary(result.summary)}`,
+    warnings: [...groups].map(([reason, files]) => `${listFiles(files)}: ${reason}`),
+  };
 }

@@ -44,6 +44,13 @@ const server = http.createServer(async (request, response) => {
   if (request.url === '/readyz') {
     const ready = process.env.STUB_MODE !== 'never-ready' && (await redisAnswers());
     response.statusCode = ready ? 200 : 503;
+    if (process.env.STUB_MODE === 'degraded') {
+      // As @fleet/http reports a check that runs without its dependency (the RAG agent offline).
+      return response.end(JSON.stringify({
+        status: 'degraded',
+        checks: { redis: 'ok', embeddings: 'degraded: full-text search only: no model. Start it.' },
+      }));
+    }
     return response.end();
   }
   if (request.url === '/env') return response.end(JSON.stringify(process.env));
@@ -241,6 +248,20 @@ describe('fleet up / status / down', () => {
     expect(up.stderr).toContain('stub exited with code 1');
     expect(up.stderr).toContain('Invalid configuration: 1 variable to fix: STUB_SETTING');
     expect(existsSync(path.join(root, '.fleet', 'state.json'))).toBe(false);
+  });
+
+  it('starts a service that runs degraded, and status says so and why', async () => {
+    const up = await fleet(['up', '--no-build'], { environment: { STUB_MODE: 'degraded' } });
+    expect(up.code).toBe(0);
+    const status = await fleet(['status']);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(
+      /stub\s+\d+\s+\d+\s+http:\/\/127\.0\.0\.1:\d+\s+yes\s+200 degraded/,
+    );
+    expect(status.stdout).toContain(
+      'stub runs degraded, with full-text search only: no model. Start it.',
+    );
+    expect(status.stdout).toContain('Healthy.');
   });
 
   it('gives up after --timeout and stops the service', async () => {

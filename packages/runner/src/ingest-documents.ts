@@ -23,12 +23,21 @@ import { documentMediaType } from './document-files';
 /** The RAG agent's answer to `ingest` (the `result` artifact's data part). */
 const ingestResultSchema = z.object({ documents: z.array(documentInfoSchema) });
 
+/** The error data part of a failed task's status message, as far as the runner reads it. */
+const failureDataSchema = z.looseObject({ error: z.looseObject({ code: z.string() }) });
+
 /** What happened to one file. */
 export type IngestOutcome =
   | { file: string; status: 'ingested'; document: DocumentInfo }
   /** The same content was already stored for the tenant: nothing changed. */
   | { file: string; status: 'duplicate'; document: DocumentInfo }
-  | { file: string; status: 'failed'; error: string };
+  | {
+      file: string;
+      status: 'failed';
+      error: string;
+      /** The agent's error code (`SERVICE_UNAVAILABLE`, `PAYLOAD_TOO_LARGE`, …), when it gave one. */
+      code?: string;
+    };
 
 /** Options for {@link ingestDocuments}. */
 export interface IngestDocumentsOptions {
@@ -129,7 +138,13 @@ async function ingestOne({
     return { file, status: 'failed', error: 'the RAG agent answered with a message, not a task' };
   }
   if (reply.status.state !== 'TASK_STATE_COMPLETED') {
-    return { file, status: 'failed', error: describeFailure(reply) };
+    const code = findData(reply.status.message?.parts ?? [], failureDataSchema)?.error.code;
+    return {
+      file,
+      status: 'failed',
+      error: describeFailure(reply),
+      ...(code === undefined ? {} : { code }),
+    };
   }
   const artifact = reply.artifacts?.find((candidate) => candidate.name === RESULT_ARTIFACT_NAME);
   const document =

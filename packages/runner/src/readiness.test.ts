@@ -2,7 +2,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { findFreePort } from './ports';
-import { describeAnswer, probeReadyz, waitForReady } from './readiness';
+import { describeAnswer, probeReadyz, readReadinessDetails, waitForReady } from './readiness';
 
 const servers: http.Server[] = [];
 afterEach(() => {
@@ -107,5 +107,37 @@ describe('waitForReady', () => {
       signal: controller.signal,
     });
     expect(outcome.state).toBe('aborted');
+  });
+});
+
+describe('readReadinessDetails', () => {
+  it("returns the degraded checks' reasons from the /readyz body", async () => {
+    const url = await serve((_request, response) => {
+      response.setHeader('content-type', 'application/json');
+      response.end(
+        JSON.stringify({
+          status: 'degraded',
+          checks: {
+            redis: 'ok',
+            embeddings:
+              'degraded: full-text search only: the embedding model m returned 768-dimensional vectors, but the RAG store expects 1536. Set EMBEDDING_DIMENSIONS=768.',
+          },
+        }),
+      );
+    });
+    await expect(readReadinessDetails({ url })).resolves.toEqual({
+      status: 'degraded',
+      degraded: {
+        embeddings:
+          'full-text search only: the embedding model m returned 768-dimensional vectors, but the RAG store expects 1536. Set EMBEDDING_DIMENSIONS=768.',
+      },
+    });
+  });
+
+  it('is undefined when the body is not a readiness report, or nothing answers', async () => {
+    const url = await serve((_request, response) => response.end('ok'));
+    await expect(readReadinessDetails({ url })).resolves.toBeUndefined();
+    const silent = `http://127.0.0.1:${await findFreePort()}`;
+    await expect(readReadinessDetails({ url: silent })).resolves.toBeUndefined();
   });
 });

@@ -1,5 +1,7 @@
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { safeParseJson } from '@fleet/errors';
 import type { ExitInfo } from './processes';
 
 /** What `GET /readyz` answered: a status, or why there was no answer. */
@@ -115,4 +117,72 @@ export async function waitForReady({
       return { state: 'aborted', elapsedMs: elapsed() };
     }
   }
+}
+
+/** The part of a `/readyz` body the runner reads (every fleet service's `healthRoutes`). */
+const readinessBodySchema = z.looseObject({
+  status: z.string(),
+  checks: z.record(z.string(), z.string()),
+});
+
+/** What `/readyz` says beyond the status code: checks running degraded, by name. */
+export interface ReadinessDetails {
+  /** The body's `status`: `ready`, `degraded`, … */
+  status: string;
+  /** Each degraded check's reason (its report without the `degraded: ` prefix). */
+  degraded: Record<string, string>;
+}
+
+/** The prefix `@fleet/http` gives a degraded check's report. */
+const DEGRADED_PREFIX = 'degraded: ';
+
+/**
+ * One `GET <url>/readyz`, read for its details: which checks run degraded and why (the RAG agent
+ * without its embedding model, docs/rag.md#degraded-mode). `undefined` when there is no readable
+ * answer. Never throws.
+ *
+ * @example
+ * const details = await readReadinessDetails({ url: 'http://127.0.0.1:8083' });
+ * details?.degraded.embeddings; // 'full-text search only: …'
+ */
+export function readReadinessDetails({
+  url,
+  timeoutMs = 3000,
+}: {
+  url: string;
+  /** @default 3000 */
+  timeoutMs?: number;
+}): Promise<ReadinessDetails | undefined> {
+  return new Promise((resolve) => {
+    const request = http.get(
+      new URL('/readyz', url),
+      { agent: false, timeout: timeoutMs },
+      (response) => {
+        const pieces: Buffer[] = [];
+        response.on('data', (piece: Buffer) => pieces.push(piece));
+        response.on('error', () => resolve(undefined));
+        response.on('end', () => {
+          const parsed = safeParseJson({
+            text: Buffer.concat(pieces).toString('utf8'),
+            schema: readinessBodySchema,
+          });
+          if (!parsed.success) {
+            resolve(undefined);
+            return;
+          }
+          const degraded = Object.fromEntries(
+            Object.entries(parsed.value.checks)
+              .filter(([, report]) => report.startsWith(DEGRADED_PREFIX))
+              .map(([name, report]) => [name, report.slice(DEGRADED_PREFIX.length)]),
+          );
+          resolve({ status: parsed.value.status, degraded });
+        });
+      },
+    );
+    request.on('timeout', () => {
+      request.destroy();
+      resolve(undefined);
+    });
+    request.on('error', () => resolve(undefined));
+  });
 }

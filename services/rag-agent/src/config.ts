@@ -49,14 +49,14 @@ export const configSpec = {
     name: 'EMBEDDING_MODEL',
     schema: z.string().min(1).optional(),
     description:
-      'Embedding model for documents and questions. Setting another model (or EMBEDDING_DIMENSIONS) than an existing database was built with stops the boot until the documents are re-ingested into a fresh one.',
+      'Embedding model for documents and questions. Setting another model (or EMBEDDING_DIMENSIONS) than an existing database was built with stops the boot until the documents are re-ingested into a fresh one; a database without documents takes the new settings. An upstream model is checked with one embedding at start: if it fails or returns vectors of another size, the agent starts degraded (full-text search only, no ingestion; docs/rag.md#degraded-mode) and says what to set.',
     defaultText: `the existing store's model; for a new store ${DEFAULT_ONLINE_EMBEDDING_MODEL} with an upstream, ${LOCAL_EMBEDDING_MODEL} (local hashed embeddings) offline`,
   }),
   embeddingDimensions: envVar({
     name: 'EMBEDDING_DIMENSIONS',
     schema: positiveIntSchema.max(16000, 'expected at most 16000').optional(),
     description:
-      "Size of the embedding vectors, sent as `dimensions` to the upstream (the text-embedding-3 models shorten their vectors to it). Required for upstream models other than OpenAI's.",
+      "Size of the embedding vectors, sent as `dimensions` to the upstream (the text-embedding-3 models shorten their vectors to it). Required for upstream models other than OpenAI's. When the upstream's vectors have another size, the RAG agent starts degraded and its log and `/readyz` name the size the model returned.",
     defaultText: `the model's own size with an upstream (${DEFAULT_ONLINE_DIMENSIONS} for ${DEFAULT_ONLINE_EMBEDDING_MODEL}); ${DEFAULT_OFFLINE_DIMENSIONS} offline`,
   }),
   rerank: envVar({

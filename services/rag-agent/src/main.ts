@@ -6,18 +6,14 @@ import { resolve } from 'node:path';
 import { agentModel, describeUpstream, startAgentService, type AgentModel } from '@fleet/agent-kit';
 import { ConfigError } from '@fleet/errors';
 import { runMain } from '@fleet/http';
-import {
-  createHashedEmbedder,
-  createOpenAIEmbedder,
-  OFFLINE_HINT,
-  type Embedder,
-} from '@fleet/llm';
+import { OFFLINE_HINT } from '@fleet/llm';
 import { createLogger, type Logger } from '@fleet/telemetry';
 import { createRagHandler } from './agent';
 import { createAnswerer } from './answering';
 import { a2aBodyLimit } from './app';
 import { embeddingSettings, ingestLimits, type EmbeddingSettings } from './config';
 import { createDocumentService } from './documents';
+import { describeOutage, openEmbeddings, type EmbeddingGate } from './embeddings';
 import { createRetriever } from './retrieval';
 import {
   createDocumentStore,
@@ -37,33 +33,14 @@ function exitOnStartupError(error: unknown): never {
   throw error;
 }
 
-/** The embedder the settings ask for; one that needs an upstream fails the boot offline. */
-function chooseEmbedder(embedding: EmbeddingSettings, model: AgentModel): Embedder {
-  if (embedding.local) {
-    return createHashedEmbedder(
-      embedding.dimensions === undefined ? {} : { dimensions: embedding.dimensions },
-    );
-  }
-  if (model.client) {
-    return createOpenAIEmbedder({
-      client: model.client,
-      model: embedding.model,
-      dimensions: embedding.dimensions,
-    });
-  }
-  const source = embedding.keptStored
-    ? `The RAG store holds ${embedding.model} embeddings`
-    : `EMBEDDING_MODEL is ${embedding.model}`;
-  throw new ConfigError(
-    `${source}, but no upstream is configured to compute its embeddings. ${OFFLINE_HINT} Or use the local hashed embeddings (local-hashed-v1) with a fresh store (another RAG_DATA_DIR or DATABASE_URL).`,
-  );
-}
-
-/** Opens the database, picks the embedder and migrates; exits with the reason when it cannot. */
+/**
+ * Opens the database, decides how to embed (checking the upstream's model once: degraded mode,
+ * docs/rag.md#degraded-mode) and migrates; exits with the reason when it cannot start.
+ */
 async function openStore(
   model: AgentModel,
   logger: Logger,
-): Promise<{ database: Database; embedding: EmbeddingSettings; embedder: Embedder }> {
+): Promise<{ database: Database; embedding: EmbeddingSettings; embeddings: EmbeddingGate }> {
   try {
     const database = await openDatabase({
       ...(config.databaseUrl === undefined ? {} : { databaseUrl: config.databaseUrl }),
@@ -71,17 +48,24 @@ async function openStore(
       logger,
     });
     try {
-      const embedding = embeddingSettings({
-        config,
-        offline: model.upstream.offline,
-        stored: await readStoredEmbedding(database.pool),
+      const stored = await readStoredEmbedding(database.pool);
+      const embedding = embeddingSettings({ config, offline: model.upstream.offline, stored });
+      const embeddings = await openEmbeddings({ embedding, client: model.client, stored, logger });
+      const { replaced } = await migrate(database.pool, {
+        embeddingModel: embeddings.model,
+        dimensions: embeddings.dimensions,
       });
-      const embedder = chooseEmbedder(embedding, model);
-      await migrate(database.pool, {
-        embeddingModel: embedder.model,
-        dimensions: embedder.dimensions,
-      });
-      return { database, embedding, embedder };
+      if (replaced !== undefined) {
+        logger.info(
+          {
+            previous: replaced,
+            embeddingModel: embeddings.model,
+            dimensions: embeddings.dimensions,
+          },
+          `The RAG store held no documents, so it now takes ${embeddings.model} embeddings of ${embeddings.dimensions} dimensions (it was built for ${replaced.model}, ${replaced.dimensions}).`,
+        );
+      }
+      return { database, embedding, embeddings };
     } catch (error) {
       await database.close().catch(() => undefined);
       throw error;
@@ -91,22 +75,38 @@ async function openStore(
   }
 }
 
-async function main(): Promise<void> {
-  const logger = createLogger({ service: 'rag-agent', level: config.logLevel });
-  const model = agentModel(config);
-  const { database, embedding, embedder } = await openStore(model, logger);
-  if (embedding.keptStored) {
+/** The start-up warnings about embeddings: degraded mode, or a kept store model. */
+function warnAboutEmbeddings(
+  { embedding, embeddings }: { embedding: EmbeddingSettings; embeddings: EmbeddingGate },
+  logger: Logger,
+): void {
+  const outage = embeddings.outage();
+  if (outage !== undefined) {
+    logger.warn(
+      { embeddingModel: embeddings.model, dimensions: embeddings.dimensions, degraded: true },
+      `The RAG agent runs degraded, with ${describeOutage(outage)} Answers say so, and documents cannot be ingested until the embedding model is back.`,
+    );
+  } else if (embedding.keptStored) {
     logger.warn(
       { embeddingModel: embedding.model },
       `The RAG store was built with ${embedding.model} embeddings and EMBEDDING_MODEL is unset, so the agent keeps them. To use the upstream's embeddings, set EMBEDDING_MODEL and re-index into a fresh store (another RAG_DATA_DIR or DATABASE_URL), then ingest the documents again.`,
     );
   }
+}
+
+async function main(): Promise<void> {
+  const logger = createLogger({ service: 'rag-agent', level: config.logLevel });
+  const model = agentModel(config);
+  const { database, embedding, embeddings } = await openStore(model, logger);
+  warnAboutEmbeddings({ embedding, embeddings }, logger);
+  const { embedder } = embeddings;
   const store = createDocumentStore({ pool: database.pool });
   const { llm } = model;
   const rerank = config.rerank ?? true;
   const documents = createDocumentService({
     store,
     embedder,
+    checkEmbeddings: () => embeddings.assertAvailable(),
     llm,
     maxBytes: config.maxUploadBytes,
     limits: ingestLimits(config),
@@ -115,6 +115,7 @@ async function main(): Promise<void> {
   const retriever = createRetriever({
     store,
     embedder,
+    degraded: () => embeddings.outage()?.reason,
     llm,
     rerank,
     topK: config.topK,
@@ -139,21 +140,26 @@ async function main(): Promise<void> {
         logger,
       }),
     bodyLimit: a2aBodyLimit(config.maxUploadBytes),
-    readinessChecks: { database: databaseReadinessCheck(database.pool) },
-    onShutdown: [() => database.close()],
+    readinessChecks: {
+      database: databaseReadinessCheck(database.pool),
+      embeddings: embeddings.readinessCheck,
+    },
+    onShutdown: [() => embeddings.close(), () => database.close()],
     describe: {
       ...describeUpstream(model, config.llmModel),
       embeddingModel: embedder.model,
       dimensions: embedder.dimensions,
+      degraded: embeddings.outage() !== undefined,
       database: database.embedded ? `embedded (${resolve(config.dataDir)})` : 'DATABASE_URL',
       rerank: llm !== undefined && rerank,
     },
   });
   if (model.upstream.offline) {
-    logger.warn(
-      {},
-      `${OFFLINE_HINT} The RAG agent uses local hashed embeddings with full-text search and answers with the documents' own sentences.`,
-    );
+    const search =
+      embeddings.outage() === undefined
+        ? 'uses local hashed embeddings with full-text search and answers'
+        : 'answers';
+    logger.warn({}, `${OFFLINE_HINT} The RAG agent ${search} with the documents' own sentences.`);
   }
 }
 

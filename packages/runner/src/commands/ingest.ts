@@ -4,7 +4,9 @@ import { DOCUMENT_MEDIA_TYPES, expandDocumentPaths } from '../document-files';
 import { ingestDocuments, type IngestOutcome } from '../ingest-documents';
 import { describeSummary, IngestProgress, summarizeIngest } from '../ingest-progress';
 import { resolveRagAgent } from '../rag-agent-target';
+import { defaultTenant } from '../default-tenant';
 import { DEV_TENANT } from '../secrets';
+import { readState } from '../state-file';
 import { UsageError } from '../usage-error';
 import { parseCommandArgs, parseSeconds, type Command, type CommandContext } from './command';
 
@@ -24,7 +26,8 @@ content was already stored: re-ingesting is a no-op), ✖ failed (with the agent
 A file stored only in part (a row, page, text or chunk limit) is marked (truncated), with a ⚠
 line per reason the agent gave. Exits 1 if any file failed or a path gave nothing to send.
 
-  --tenant <name>      whose documents they become (default ${DEV_TENANT}, the tenant of the dev key \`fleet up\` prints)
+  --tenant <name>      whose documents they become (default: the tenant of the first key of the
+                       fleet's GATEWAY_API_KEYS, or ${DEV_TENANT}, the dev key's, as for the demo corpus)
   --url <url>          the RAG agent's base URL (default: the one \`pnpm fleet up\` started)
   --timeout <seconds>  how long one file may take to ingest (default ${DEFAULT_TIMEOUT_SECONDS})
   -h, --help           show this help
@@ -43,7 +46,7 @@ async function run(context: CommandContext): Promise<number> {
     command: 'ingest',
     args,
     options: {
-      tenant: { type: 'string', default: DEV_TENANT },
+      tenant: { type: 'string' },
       url: { type: 'string' },
       timeout: { type: 'string' },
     },
@@ -52,7 +55,9 @@ async function run(context: CommandContext): Promise<number> {
   if (positionals.length === 0) {
     throw new UsageError('Name at least one file or directory to ingest.', 'ingest');
   }
-  const tenant = values.tenant;
+  // The running fleet's keys, as `fleet up` chose the demo corpus's tenant; else the caller's.
+  const recorded = (await readState(paths.stateFile))?.environment?.['GATEWAY_API_KEYS'];
+  const tenant = values.tenant ?? defaultTenant(recorded ?? config.gatewayApiKeys).tenant;
   if (!TENANT_PATTERN.test(tenant)) {
     throw new UsageError(
       `--tenant expects letters, digits, '.', '_' or '-' (at most 64), got "${tenant}".`,

@@ -1,5 +1,5 @@
 import { displayPath } from '../paths';
-import { describeAnswer, probeReadyz } from '../readiness';
+import { describeAnswer, probeReadyz, readReadinessDetails } from '../readiness';
 import { pingRedis } from '../redis-ping';
 import { readState } from '../state-file';
 import { isServiceRunning, isStartedRedisRunning } from '../stop-fleet';
@@ -10,7 +10,8 @@ const HELP = `Usage: pnpm fleet status
 
 Shows every service \`pnpm fleet up\` started: pid, port, URL, whether the process is alive and
 what GET /readyz answers, plus the fleet's Redis and whether it answers PING. A service whose
-process is gone shows as DOWN, with how to bring it back (\`pnpm fleet up\` starts only what is
+process is gone shows as DOWN, with how to bring it back; one that runs degraded (the RAG agent
+with full-text search only) shows 200 degraded, with the reason below the table (\`pnpm fleet up\` starts only what is
 down; \`pnpm fleet restart <service>\` restarts one that runs but is stuck).
 Exits 0 when everything is healthy, 1 otherwise (a service down or not ready, Redis not
 answering, or nothing running), so scripts can wait on it.
@@ -34,6 +35,7 @@ async function run(context: CommandContext): Promise<number> {
   let healthy = true;
   const down: string[] = [];
   const notReady: string[] = [];
+  const degraded: string[] = [];
   const rows = await Promise.all(
     state.services.map(async (service) => {
       const alive = isServiceRunning(service);
@@ -42,6 +44,10 @@ async function run(context: CommandContext): Promise<number> {
       if (!ready) healthy = false;
       if (!alive) down.push(service.name);
       else if (!ready) notReady.push(service.name);
+      const reasons = ready
+        ? Object.values((await readReadinessDetails({ url: service.url }))?.degraded ?? {})
+        : [];
+      for (const reason of reasons) degraded.push(`${service.name} runs degraded, with ${reason}`);
       return [
         alive ? palette.bold(service.name) : palette.red(palette.bold(service.name)),
         alive ? String(service.pid) : palette.red(`${service.pid} (gone)`),
@@ -51,7 +57,9 @@ async function run(context: CommandContext): Promise<number> {
         !alive
           ? palette.red('DOWN')
           : ready
-            ? palette.green('200 ready')
+            ? reasons.length > 0
+              ? palette.yellow('200 degraded')
+              : palette.green('200 ready')
             : palette.red(describeAnswer(answer)),
       ];
     }),
@@ -83,6 +91,7 @@ async function run(context: CommandContext): Promise<number> {
   io.stdout.write(
     `${renderTable({ headers: ['SERVICE', 'PID', 'PORT', 'URL', 'ALIVE', 'READY'].map((header) => palette.dim(header)), rows })}\n\n`,
   );
+  for (const line of degraded) io.stdout.write(`${palette.yellow(line)}\n`);
   const names = (list: string[]): string => list.join(' ');
   if (down.length > 0) {
     io.stdout.write(

@@ -3,21 +3,21 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FleetError } from '@fleet/errors';
 import { loadRunnerConfig, type RunnerConfig } from '../config';
-import {
-  DEMO_CORPUS_DIR,
-  demoQuestion,
-  loadDemoCorpus,
-  type DemoCorpusResult,
-} from '../demo-corpus';
+import { DEMO_CORPUS_DIR, demoQuestion, loadDemoCorpus, reportDemoCorpus } from '../demo-corpus';
+import { defaultTenant } from '../default-tenant';
 import { rejoinEnvironment } from '../fleet-environment';
-import { describeSummary } from '../ingest-progress';
 import { formatLogLine } from '../log-format';
 import { followFile, readLastLines } from '../log-tail';
 import { displayPath, logFileFor, type FleetPaths } from '../paths';
 import { isPortFree } from '../ports';
 import { startDetached, stopProcessGroup, type StartedProcess } from '../processes';
 import { ProgressBoard } from '../progress-board';
-import { describeAnswer, waitForReady, type ReadyOutcome } from '../readiness';
+import {
+  describeAnswer,
+  readReadinessDetails,
+  waitForReady,
+  type ReadyOutcome,
+} from '../readiness';
 import { resolveRedis } from '../redis-setup';
 import { RAG_AGENT } from '../rag-agent-target';
 import { devGatewayApiKeys, DEV_TENANT, loadOrCreateSecrets, type FleetSecrets } from '../secrets';
@@ -51,8 +51,11 @@ const HELP = `Usage: pnpm fleet up [--only <service,...>] [--foreground] [--time
 
 Builds the workspace, starts every service as its own process and waits until each answers
 GET /readyz. With the RAG agent running, it then loads the demo corpus
-(${DEMO_CORPUS_DIR}/) into tenant "${DEV_TENANT}" (files already stored are left as they are).
-Then it prints the gateway URL, a dev API key and working curls.
+(${DEMO_CORPUS_DIR}/) into the tenant of the first key of GATEWAY_API_KEYS, or
+"${DEV_TENANT}" (the generated dev key's) when it is unset; files already stored are left as they
+are. Then it prints the gateway URL, a dev API key and working curls. A RAG agent that runs
+degraded (full-text search only, e.g. offline on a store of an upstream's embeddings) is named
+with its reason.
 
 When the fleet already runs, \`up\` starts only the services that are down (their process is
 gone, or it no longer answers GET /healthz: that one is stopped first) and leaves the others
@@ -285,6 +288,9 @@ function printSummary(
           : `started by the runner, pid ${String(state.redis.pid)}`;
     out(`  ${padEnd('redis', width)}  ${padEnd(redactUrl(state.redis.url), 24)}  ${source}`);
   }
+  if (demo?.degraded !== undefined) {
+    out(palette.yellow(`  ${RAG_AGENT} runs degraded, with ${demo.degraded}`));
+  }
   if (stillDown.length > 0) {
     out(
       palette.yellow(
@@ -307,7 +313,7 @@ function printSummary(
     out(
       devKey !== undefined
         ? `${palette.bold('API key')}   ${key}   (tenant ${DEV_TENANT}; kept in ${displayPath(paths, paths.secretsFile)})`
-        : `${palette.bold('API keys')}  from GATEWAY_API_KEYS (use the key part of one key:tenant pair)`,
+        : `${palette.bold('API keys')}  from GATEWAY_API_KEYS (use the key part of one key:tenant pair${demo?.tenant === undefined ? '' : `; the demo corpus is in tenant ${demo.tenant}, the first key's`})`,
     );
     const online = config.openaiApiKey !== undefined || config.openaiBaseUrl !== undefined;
     if (online) {
@@ -358,9 +364,7 @@ function printSummary(
   }
   if (demo !== undefined) {
     out();
-    out(`${palette.bold('Documents')} ${demo.line}`);
-    for (const warning of demo.warnings) out(`          ${palette.yellow(warning)}`);
-    out(`          more: pnpm fleet ingest <files or directories> [--tenant ${DEV_TENANT}]`);
+    for (const line of documentsLines(demo, palette)) out(line);
   }
   out();
   out(
@@ -369,6 +373,15 @@ function printSummary(
   out(`${palette.bold('Status')}    pnpm fleet status`);
   out(`${palette.bold('Restart')}   pnpm fleet restart <service>`);
   out(`${palette.bold('Stop')}      pnpm fleet down`);
+}
+
+/** The summary's Documents lines: the demo corpus, files that failed, how to add more. */
+function documentsLines(demo: DemoCorpusOutcome, palette: CommandContext['palette']): string[] {
+  return [
+    `${palette.bold('Documents')} ${demo.line}`,
+    ...demo.warnings.map((warning) => `          ${palette.yellow(warning)}`),
+    `          more: pnpm fleet ingest <files or directories> [--tenant ${demo.tenant ?? DEV_TENANT}]`,
+  ];
 }
 
 /** What `fleet restart` prints: each service with its old and new pid. */
@@ -468,19 +481,20 @@ async function streamForeground(
 interface DemoCorpusOutcome {
   /** One line: how many documents, new or unchanged, in which tenant. */
   line: string;
-  /** Files that failed, or why nothing could be loaded. */
+  /** Files that failed (one line per reason), or why nothing could be loaded. */
   warnings: string[];
   /** An example question about the corpus, when it was loaded. */
   question: string | undefined;
-}
-
-function describeDemo(result: DemoCorpusResult): DemoCorpusOutcome['line'] {
-  return `demo corpus (${DEMO_CORPUS_DIR}/): ${result.files} file${result.files === 1 ? '' : 's'} in tenant ${DEV_TENANT}, ${describeSummary(result.summary)}`;
+  /** The tenant it went into, when known. */
+  tenant: string | undefined;
+  /** Why the RAG agent runs degraded (its `/readyz` says so), if it does. */
+  degraded: string | undefined;
 }
 
 /**
- * Loads the demo corpus into the dev tenant once the RAG agent is ready. A failure is reported,
- * never fatal: the fleet is up either way.
+ * Loads the demo corpus into the first configured key's tenant (`defaultTenant`) once the RAG
+ * agent is ready, and reads whether the agent runs degraded. A failure is reported, never fatal:
+ * the fleet is up either way.
  */
 async function seedDemoCorpus(
   context: CommandContext,
@@ -489,30 +503,44 @@ async function seedDemoCorpus(
   const { io, palette, signal } = context;
   const agent = started.find((entry) => entry.service.name === RAG_AGENT);
   if (agent === undefined) return undefined;
-  io.stderr.write(palette.dim(`Loading the demo corpus into tenant ${DEV_TENANT}…\n`));
+  const degraded = (await readReadinessDetails({ url: agent.url }))?.degraded['embeddings'];
+  let tenant: string | undefined;
   try {
+    const chosen = defaultTenant(config.gatewayApiKeys);
+    tenant = chosen.tenant;
+    io.stderr.write(
+      palette.dim(
+        `Loading the demo corpus into tenant ${tenant}${chosen.source === 'GATEWAY_API_KEYS' ? " (the first GATEWAY_API_KEYS key's)" : ''}…\n`,
+      ),
+    );
     const result = await loadDemoCorpus({
       root: config.root,
       target: { url: agent.url, token: config.internalToken ?? secrets.internalToken },
-      tenant: DEV_TENANT,
+      tenant,
       signal,
     });
-    if (result === undefined) return undefined;
+    if (result === undefined) {
+      // No corpus in this checkout: only a degraded agent is worth a line.
+      return degraded === undefined
+        ? undefined
+        : { line: 'no demo corpus to load', warnings: [], question: undefined, tenant, degraded };
+    }
     return {
-      line: describeDemo(result),
-      warnings: result.failures.map(
-        (failure) => `${path.basename(failure.file)}: ${failure.error}`,
-      ),
+      ...reportDemoCorpus({ result, tenant, degraded }),
       question:
         result.summary.ingested + result.summary.duplicate > 0
           ? await demoQuestion(config.root)
           : undefined,
+      tenant,
+      degraded,
     };
   } catch (error) {
     return {
       line: 'demo corpus not loaded',
       warnings: [error instanceof Error ? error.message : String(error)],
       question: undefined,
+      tenant,
+      degraded,
     };
   }
 }

@@ -17,7 +17,7 @@ import { getActiveSpan, setSessionAttributes } from '@fleet/telemetry';
 import { groupSources, type Answerer } from '../answering';
 import { shorten } from '../text';
 import type { DocumentService } from '../documents';
-import type { Retrieval, Retriever } from '../retrieval';
+import { leadingNotes, type Retrieval, type Retriever } from '../retrieval';
 import { RAG_SKILLS } from './rag-card';
 import { decodeFilePart, readRagInput, type FilePart } from './read-rag-input';
 import type {
@@ -39,6 +39,14 @@ export interface CreateRagAgentOptions {
 function filterData(retrieval: Retrieval): FilterReportData {
   const { requested, mentions, applied, note } = retrieval.filters;
   return { requested, mentions, applied, ...(note === undefined ? {} : { note }) };
+}
+
+/** How the chunks were searched, and the warning when it was full text only. */
+function searchModeData(retrieval: Retrieval): Pick<SearchResultData, 'searchMode' | 'warnings'> {
+  return {
+    searchMode: retrieval.searchMode,
+    ...(retrieval.notice === undefined ? {} : { warnings: [retrieval.notice] }),
+  };
 }
 
 function describeIngest(documents: readonly DocumentInfo[]): string {
@@ -144,8 +152,9 @@ export function createRagAgent({
       filters: filterData(retrieval),
       reranked: retrieval.reranked,
       ...(retrieval.rerankError === undefined ? {} : { rerankError: retrieval.rerankError }),
+      ...searchModeData(retrieval),
     };
-    const note = retrieval.filters.note === undefined ? '' : `${retrieval.filters.note}\n`;
+    const note = leadingNotes(retrieval, '\n');
     const text =
       sources.length === 0
         ? `${note}No passage in the documents matches this.`
@@ -184,6 +193,7 @@ export function createRagAgent({
       filters: filterData(retrieval),
       reranked: retrieval.reranked,
       ...(retrieval.rerankError === undefined ? {} : { rerankError: retrieval.rerankError }),
+      ...searchModeData(retrieval),
       answeredBy: answer.answeredBy,
       ...(answer.llmError === undefined ? {} : { llmError: answer.llmError }),
     };

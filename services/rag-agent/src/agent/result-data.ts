@@ -37,6 +37,10 @@ export const searchResultDataSchema = z.object({
   reranked: z.boolean(),
   /** Why re-ranking failed, when it did (the fused order was kept). */
   rerankError: z.string().optional(),
+  /** `text` when only full text was searched (degraded mode, or embedding the question failed). */
+  searchMode: z.enum(['hybrid', 'text']).optional(),
+  /** What the user should know about the result: why only full text was searched. */
+  warnings: z.array(z.string()).optional(),
 });
 export type SearchResultData = z.infer<typeof searchResultDataSchema>;
 

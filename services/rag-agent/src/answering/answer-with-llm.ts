@@ -6,7 +6,7 @@ import {
   type AnswerContext,
 } from '@fleet/llm';
 import type { WithSpanOptions } from '@fleet/telemetry';
-import type { Retrieval, RetrievedChunk } from '../retrieval';
+import { leadingNotes, type Retrieval, type RetrievedChunk } from '../retrieval';
 import type { Answer } from './answer';
 import { groupSources, keepCitedSources, keepSourcesCited } from './group-sources';
 
@@ -70,7 +70,8 @@ export function renderAnswerPrompt({
  * The online answer: one chat completion, in an LLM span, that answers from the numbered sources
  * only (one per document section, see `groupSources`) with `[n]` markers and says so when the
  * documents do not hold the answer. Markers that point at no source are dropped and only cited
- * sources are kept (renumbered). A filter fallback note leads the text.
+ * sources are kept (renumbered). The search notice (full-text search only) and the filter
+ * fallback note lead the text.
  *
  * @throws the LLM call's error (`toLlmError`), or an Error for an empty answer: the caller falls
  *   back to the extractive answer.
@@ -101,7 +102,7 @@ export async function answerWithLlm({
     signal,
     tracer,
     cite: (content): Answer => {
-      const note = retrieval.filters.note === undefined ? '' : `${retrieval.filters.note}\n\n`;
+      const note = leadingNotes(retrieval, '\n\n');
       const cited = keepCitedSources({ text: `${note}${content}`, sources, chunks });
       return { ...cited, confidence: retrieval.confidence, answeredBy: 'llm' };
     },
@@ -110,7 +111,7 @@ export async function answerWithLlm({
 
 /**
  * {@link answerWithLlm}, streamed: the same prompt in one streamed chat completion, yielding the
- * answer in pieces as the model writes it (the filter fallback note first). Its markers are
+ * answer in pieces as the model writes it (the search and filter notes first). Its markers are
  * renumbered as they come, in the order the answer first cites its sources (the source order of
  * the non-streamed answer is only known once the text is complete); `sources` and the chunks'
  * `source` follow the same numbering. The pieces join to the returned `text`.
@@ -145,7 +146,7 @@ export async function* streamAnswerWithLlm({
     signal,
     tracer,
   });
-  const note = retrieval.filters.note === undefined ? '' : `${retrieval.filters.note}\n\n`;
+  const note = leadingNotes(retrieval, '\n\n');
   let next = await stream.next();
   // The note leads the text once the model has said something (an empty answer falls back).
   if (note !== '' && next.done !== true) yield note;

@@ -25,6 +25,7 @@ function retrieval(chunks: RetrievedChunk[], overrides: Partial<Retrieval> = {})
     reranked: false,
     confidence: 0.8,
     documents: 2,
+    searchMode: 'hybrid',
     ...overrides,
   };
 }

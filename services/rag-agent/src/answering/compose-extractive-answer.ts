@@ -1,4 +1,4 @@
-import { chunkBody, type Retrieval, type RetrievedChunk } from '../retrieval';
+import { chunkBody, leadingNotes, type Retrieval, type RetrievedChunk } from '../retrieval';
 import type { Answer } from './answer';
 import { groupSources, keepCitedSources } from './group-sources';
 import {
@@ -411,7 +411,7 @@ export function composeExtractiveAnswer({
     chunks,
     answeredBy: 'extractive' as const,
   };
-  const note = retrieval.filters.note === undefined ? '' : `${retrieval.filters.note}\n`;
+  const note = leadingNotes(retrieval, '\n');
   if (sources.length === 0) return { ...base, text: `${note}${emptyAnswerText(retrieval)}` };
 
   // The phrases that became search filters ("in the PDF") say where to look, not what to find.

@@ -36,6 +36,7 @@ const retrieval: Retrieval = {
   reranked: false,
   confidence: 0.8,
   documents: 2,
+  searchMode: 'hybrid',
 };
 
 async function drain(

@@ -67,6 +67,12 @@ export interface DocumentServiceLogger {
 export interface CreateDocumentServiceOptions {
   store: Pick<DocumentStore, 'findByHash' | 'insertDocument' | 'listDocuments' | 'deleteDocument'>;
   embedder: Embedder;
+  /**
+   * Throws when documents cannot be embedded now (degraded mode: `EmbeddingGate.assertAvailable`),
+   * before a new file is parsed; files already stored still come back as duplicates.
+   * @default never throws
+   */
+  checkEmbeddings?: (() => void) | undefined;
   /** Absent offline: descriptions are the documents' openings. */
   llm?: { client: OpenAI; model: string } | undefined;
   /** Largest file accepted, in bytes. @default 26214400 (25 MiB) */
@@ -183,7 +189,8 @@ interface PreparedDocument {
 /**
  * The ingestion pipeline (reference: "RAG Document Pipeline") and document management, per
  * tenant. For each file: size check → type detection (`detectDocType`: extension and magic bytes)
- * → content hash, and `findByHash` (unchanged content is a no-op) → parse → chunk (children of
+ * → content hash, and `findByHash` (unchanged content is a no-op) → `checkEmbeddings` (degraded
+ * mode refuses new documents) → parse → chunk (children of
  * about 350 tokens under section-sized parents) → description (`describeDocument`; a failed LLM
  * call falls back to the opening, logged) → children embedded in batches → `insertDocument` (one
  * transaction per document). Each file runs in a CHAIN span `rag.ingest`.
@@ -195,6 +202,7 @@ interface PreparedDocument {
 export function createDocumentService({
   store,
   embedder,
+  checkEmbeddings,
   llm,
   maxBytes = 25 * 1024 * 1024,
   limits: givenLimits,
@@ -253,6 +261,7 @@ export function createDocumentService({
           setSpanOutput(span, { duplicate: true, documentId: existing.id });
           return { filename, hash, existing };
         }
+        checkEmbeddings?.();
         const parsed = await parseDocument({
           filename,
           bytes,

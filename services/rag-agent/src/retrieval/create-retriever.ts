@@ -20,7 +20,9 @@ export interface RetrievalStore {
   search(input: {
     tenant: string;
     text: string;
-    embedding: number[];
+    /** Absent with `mode: 'text'` (degraded mode: full-text search only). */
+    embedding?: number[] | undefined;
+    mode?: 'hybrid' | 'text';
     filters?: QueryFilters;
     limit?: number;
     efSearch?: number;
@@ -42,6 +44,12 @@ export interface RetrievalLogger {
 export interface CreateRetrieverOptions {
   store: RetrievalStore;
   embedder: Embedder;
+  /**
+   * Why vector search is off right now (degraded mode, `EmbeddingGate`): then only full text is
+   * searched and the retrieval's `notice` says so. Undefined while the embedder works.
+   * @default vector search always on
+   */
+  degraded?: (() => string | undefined) | undefined;
   /** Absent offline: no re-ranking. */
   llm?: RetrievalLlm | undefined;
   /** Re-rank the candidates with the LLM (only with `llm`). @default true */
@@ -85,6 +93,32 @@ export interface Retrieval {
   confidence: number;
   /** How many documents the tenant has. */
   documents: number;
+  /** `text` when only full text was searched (degraded mode, or the question's embedding failed). */
+  searchMode: 'hybrid' | 'text';
+  /** Set with `searchMode: 'text'`: the line that tells the user why. */
+  notice?: string;
+}
+
+/**
+ * What an answer or a search result opens with: the search notice (full-text search only), then
+ * the filter note, each followed by `separator`; empty when there is neither.
+ *
+ * @example
+ * const text = `${leadingNotes(retrieval, '\n')}${answer}`;
+ */
+export function leadingNotes(
+  retrieval: Pick<Retrieval, 'notice' | 'filters'>,
+  separator: string,
+): string {
+  return [retrieval.notice, retrieval.filters.note]
+    .filter((note): note is string => note !== undefined)
+    .map((note) => `${note}${separator}`)
+    .join('');
+}
+
+/** What the user reads when only full text was searched. */
+function textOnlyNotice(reason: string): string {
+  return `Only full-text search was used (${reason}), so passages that say it in other words may be missed.`;
 }
 
 /** Finds the chunks that answer a question, for one tenant. */
@@ -100,6 +134,36 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The question's embedding, or why the search runs on full text only. */
+async function embedQuestion({
+  embedder,
+  degraded,
+  question,
+  signal,
+  logger,
+}: {
+  embedder: Embedder;
+  degraded: (() => string | undefined) | undefined;
+  question: string;
+  signal: AbortSignal | undefined;
+  logger: RetrievalLogger | undefined;
+}): Promise<{ embedding: number[] } | { notice: string }> {
+  const reason = degraded?.();
+  if (reason !== undefined) return { notice: textOnlyNotice(reason) };
+  try {
+    const [embedding] = await embedder.embed([question], signal ? { signal } : {});
+    if (embedding === undefined) throw new Error('The embedder returned no vector.');
+    return { embedding };
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    // One failed call should cost the question its vector arm, not its answer.
+    logger?.warn({ err: error }, 'embedding the question failed; searching full text only');
+    return {
+      notice: textOnlyNotice(`the embedding model failed: ${errorMessage(error)}`),
+    };
+  }
+}
+
 /**
  * The query half of the pipeline (reference: "RAG Query Pipeline"), in a RETRIEVER span:
  *
@@ -107,7 +171,9 @@ function errorMessage(error: unknown): string {
  * 2. the question embedded (the embedder's EMBEDDING span) and a hybrid search — vector and
  *    full-text (the question's content words joined with `or`, `keywordQuery`) fused with RRF in
  *    the store — for `candidates` chunks with the filters; when the
- *    filters leave nothing, again without them, and the report says so;
+ *    filters leave nothing, again without them, and the report says so. In degraded mode
+ *    (`degraded` gives a reason), or when embedding the question fails, only full text is
+ *    searched and `notice` says so;
  * 3. with an LLM and `rerank`, the candidates re-ranked (`rerankChunks`) to the best `topK`; a
  *    failed re-rank keeps the fused order (logged, `rerankError`);
  * 4. the confidence (`retrievalConfidence`).
@@ -121,6 +187,7 @@ function errorMessage(error: unknown): string {
 export function createRetriever({
   store,
   embedder,
+  degraded,
   llm,
   rerank = true,
   topK = 8,
@@ -147,19 +214,23 @@ export function createRetriever({
             applied: false,
           };
           let found: readonly RetrievedChunk[] = [];
+          let notice: string | undefined;
           if (documents.length > 0) {
-            const [embedding] = await embedder.embed([question], signal ? { signal } : {});
-            if (embedding === undefined) throw new Error('The embedder returned no vector.');
+            const vector = await embedQuestion({ embedder, degraded, question, signal, logger });
+            const arms =
+              'embedding' in vector
+                ? { embedding: vector.embedding, ...tuning }
+                : { mode: 'text' as const };
+            notice = 'notice' in vector ? vector.notice : undefined;
             const limit = reranker ? candidates : Math.max(topK, candidates);
             const text = keywordQuery(removePhrases(question, extracted.mentions));
             if (hasFilters(extracted.filters)) {
               found = await store.search({
                 tenant,
                 text,
-                embedding,
                 filters: extracted.filters,
                 limit,
-                ...tuning,
+                ...arms,
               });
               filters.applied = found.length > 0;
               if (found.length === 0) {
@@ -167,7 +238,7 @@ export function createRetriever({
               }
             }
             if (found.length === 0) {
-              found = await store.search({ tenant, text, embedding, limit, ...tuning });
+              found = await store.search({ tenant, text, limit, ...arms });
             }
           }
           let chunks = found.slice(0, topK).map((chunk) => ({ ...chunk }));
@@ -200,6 +271,8 @@ export function createRetriever({
             ...(rerankError === undefined ? {} : { rerankError }),
             confidence: retrievalConfidence(chunks),
             documents: documents.length,
+            searchMode: notice === undefined ? 'hybrid' : 'text',
+            ...(notice === undefined ? {} : { notice }),
           };
           setRetrievalDocuments(
             span,
@@ -221,6 +294,7 @@ export function createRetriever({
             reranked,
             confidence: retrieval.confidence,
             filters,
+            searchMode: retrieval.searchMode,
           });
           return retrieval;
         },

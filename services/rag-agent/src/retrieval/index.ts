@@ -1,6 +1,6 @@
 /** The query pipeline: filters from the question, hybrid search, LLM re-ranking and confidence. */
 export { RRF_K, retrievalConfidence } from './confidence';
-export { createRetriever } from './create-retriever';
+export { createRetriever, leadingNotes } from './create-retriever';
 export type {
   CreateRetrieverOptions,
   FilterReport,

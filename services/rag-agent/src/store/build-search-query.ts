@@ -157,6 +157,9 @@ export function buildSearchQuery(
   const useText = mode !== 'vector';
   const settings: string[] = [];
   if (useVector) {
+    if (input.embedding === undefined) {
+      throw new ValidationError(`A ${mode} search needs the query's embedding.`);
+    }
     const query = `${parameter(toSql(input.embedding))}::vector`;
     const order = input.exact ? `(c.embedding <=> ${query}) + 0` : 'distance';
     if (!input.exact) {

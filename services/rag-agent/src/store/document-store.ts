@@ -71,8 +71,8 @@ export interface SearchInput {
    * matches chunks with any of its words, those with more of them ranking higher.
    */
   text: string;
-  /** The query's embedding, for vector search. */
-  embedding: number[];
+  /** The query's embedding, for vector search: required unless `mode` is `text`. */
+  embedding?: number[] | undefined;
   filters?: SearchFilters | undefined;
   /** Hits to return. @default 20 */
   limit?: number | undefined;

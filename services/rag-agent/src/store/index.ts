@@ -22,7 +22,7 @@ export type {
   StoreStats,
 } from './document-store';
 export { MAX_INDEXED_DIMENSIONS, migrate, readStoredEmbedding } from './migrate';
-export type { MigrateOptions } from './migrate';
+export type { MigrateOptions, MigrateResult } from './migrate';
 export { HNSW_INDEX_OPTIONS, MIGRATIONS } from './migrations';
 export type { Migration, MigrationContext } from './migrations';
 export { openDatabase } from './open-database';

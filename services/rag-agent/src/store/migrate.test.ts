@@ -80,9 +80,19 @@ for (const { title, backend, skip } of backendSuites('migrate')) {
       await pool.query("DELETE FROM documents WHERE tenant = 'migrate-test'");
     });
 
-    it('refuses another embedding model or size, saying what to do, and changes nothing', async () => {
+    it('refuses another embedding model or size for a store with documents, saying what to do, and changes nothing', async () => {
       const { pool } = test.database;
       await migrate(pool, settings);
+      const document = await pool.query<{ id: string }>(
+        `INSERT INTO documents (tenant, filename, doc_type, content_hash)
+       VALUES ('migrate-test', 'a.md', 'md', 'h2') RETURNING id`,
+      );
+      const vector = `[${Array.from({ length: 384 }, (_, index) => (index === 0 ? 1 : 0)).join(',')}]`;
+      await pool.query(
+        `INSERT INTO chunks (document_id, tenant, ordinal, kind, text, embedding)
+       VALUES ($1, 'migrate-test', 0, 'child', 'Invoices', $2::vector)`,
+        [document.rows[0]?.id, vector],
+      );
       const model = await migrate(pool, {
         embeddingModel: 'text-embedding-3-small',
         dimensions: 384,
@@ -106,6 +116,43 @@ for (const { title, backend, skip } of backendSuites('migrate')) {
       expect(stored.rows).toEqual([
         { embedding_model: 'local-hashed-v1', embedding_dimensions: 384 },
       ]);
+      await pool.query("DELETE FROM documents WHERE tenant = 'migrate-test'");
+    });
+
+    it('lets a store without documents take another model and size', async () => {
+      const { pool } = test.database;
+      await migrate(pool, settings);
+      const result = await migrate(pool, {
+        embeddingModel: 'text-embedding-3-small',
+        dimensions: 768,
+      });
+      expect(result.replaced).toEqual({ model: 'local-hashed-v1', dimensions: 384 });
+      const stored = await pool.query(
+        'SELECT embedding_model, embedding_dimensions FROM rag_settings',
+      );
+      expect(stored.rows).toEqual([
+        { embedding_model: 'text-embedding-3-small', embedding_dimensions: 768 },
+      ]);
+      const column = await pool.query<{ type: string }>(
+        `SELECT format_type(atttypid, atttypmod) AS type FROM pg_attribute
+       WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'`,
+      );
+      expect(column.rows[0]?.type).toBe('vector(768)');
+      const index = await pool.query<{ indexdef: string }>(
+        "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() AND indexname = 'chunks_embedding_hnsw_idx'",
+      );
+      expect(index.rows[0]?.indexdef).toMatch(
+        /USING hnsw \(embedding vector_cosine_ops\) WITH \(m='?32'?, ef_construction='?128'?\)/,
+      );
+      // Running it again changes nothing; and back again, as the other tests expect.
+      expect(
+        (await migrate(pool, { embeddingModel: 'text-embedding-3-small', dimensions: 768 }))
+          .replaced,
+      ).toBeUndefined();
+      expect((await migrate(pool, settings)).replaced).toEqual({
+        model: 'text-embedding-3-small',
+        dimensions: 768,
+      });
     });
 
     it('refuses sizes the HNSW index cannot take', async () => {

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { MIGRATIONS, type Migration } from './migrations';
+import { HNSW_INDEX_OPTIONS, MIGRATIONS, type Migration } from './migrations';
 import { StartupError } from './startup-error';
 import { registerVectorTypes } from './create-vector-pool';
 import { withTransaction } from './with-transaction';
@@ -12,6 +12,15 @@ export interface MigrateOptions {
   dimensions: number;
   /** @default MIGRATIONS */
   migrations?: readonly Migration[];
+}
+
+/** What {@link migrate} did besides applying migrations. */
+export interface MigrateResult {
+  /**
+   * The settings an empty store was built with before it took the ones given (a store that holds
+   * no embedded chunk has nothing to re-index); undefined when nothing changed.
+   */
+  replaced: { model: string; dimensions: number } | undefined;
 }
 
 /** pgvector's HNSW index takes `vector` columns of at most 2000 dimensions. */
@@ -71,6 +80,22 @@ export async function readStoredEmbedding(
   }
 }
 
+async function holdsEmbeddings(client: PoolClient): Promise<boolean> {
+  const result = await client.query<{ present: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM chunks WHERE embedding IS NOT NULL) AS present',
+  );
+  return result.rows[0]?.present === true;
+}
+
+/** Gives an empty store another embedding size: the column's type and its HNSW index. */
+async function resizeEmbeddings(client: PoolClient, dimensions: number): Promise<void> {
+  await client.query(`DROP INDEX IF EXISTS chunks_embedding_hnsw_idx;
+ALTER TABLE chunks ALTER COLUMN embedding TYPE vector(${dimensions});
+CREATE INDEX chunks_embedding_hnsw_idx ON chunks
+  USING hnsw (embedding vector_cosine_ops)
+  WITH (m = ${HNSW_INDEX_OPTIONS.m}, ef_construction = ${HNSW_INDEX_OPTIONS.efConstruction});`);
+}
+
 async function ensurePgvectorAvailable(client: PoolClient): Promise<void> {
   const result = await client.query<{ installed: boolean; available: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed,
@@ -106,8 +131,9 @@ function migrationFailure(error: unknown, migration: Migration): unknown {
  * and applies the pending {@link MIGRATIONS} in order, all in one transaction under an advisory
  * lock (concurrent starts wait; a failure leaves the database as it was). The first run records
  * the embedding model and size in `rag_settings` and creates `vector(dimensions)`; every later run
- * checks them, because vectors of another model or size cannot be compared with the stored ones.
- * Running it again is a no-op.
+ * checks them, because vectors of another model or size cannot be compared with the stored ones;
+ * a store without embedded chunks takes the new ones instead (`replaced`). Running it again is a
+ * no-op.
  *
  * @throws StartupError when pgvector is missing (or may not be created), when the store holds
  *   embeddings of another model or size, when `dimensions` is out of range, or when a migration
@@ -115,7 +141,7 @@ function migrationFailure(error: unknown, migration: Migration): unknown {
  * @example
  * await migrate(database.pool, { embeddingModel: embedder.model, dimensions: embedder.dimensions });
  */
-export async function migrate(pool: Pool, options: MigrateOptions): Promise<void> {
+export async function migrate(pool: Pool, options: MigrateOptions): Promise<MigrateResult> {
   const { embeddingModel, dimensions, migrations = MIGRATIONS } = options;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_INDEXED_DIMENSIONS) {
     throw new StartupError(
@@ -123,7 +149,7 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<void
     );
   }
   const ordered = [...migrations].sort((a, b) => a.version - b.version);
-  await withTransaction(pool, async (client) => {
+  const replaced = await withTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version integer PRIMARY KEY,
@@ -131,7 +157,10 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<void
       applied_at timestamptz NOT NULL DEFAULT now()
     )`);
     const settings = await readSettings(client);
-    if (settings && (settings.model !== embeddingModel || settings.dimensions !== dimensions)) {
+    const differs =
+      settings !== undefined &&
+      (settings.model !== embeddingModel || settings.dimensions !== dimensions);
+    if (differs && (await holdsEmbeddings(client))) {
       throw new StartupError(
         `The RAG store holds ${describeSettings(settings.model, settings.dimensions)} embeddings; EMBEDDING_MODEL/EMBEDDING_DIMENSIONS give ${describeSettings(embeddingModel, dimensions)}. ` +
           'Vectors of different models cannot be compared: set them back, or re-index into a fresh store ' +
@@ -161,8 +190,16 @@ export async function migrate(pool: Pool, options: MigrateOptions): Promise<void
         'INSERT INTO rag_settings (embedding_model, embedding_dimensions) VALUES ($1, $2)',
         [embeddingModel, dimensions],
       );
+    } else if (differs) {
+      if (settings.dimensions !== dimensions) await resizeEmbeddings(client, dimensions);
+      await client.query(
+        'UPDATE rag_settings SET embedding_model = $1, embedding_dimensions = $2, updated_at = now()',
+        [embeddingModel, dimensions],
+      );
     }
+    return differs ? settings : undefined;
   });
   // The first migration created the vector type: the pool's connections can parse it from now on.
   await registerVectorTypes(pool);
+  return { replaced };
 }

@@ -2,11 +2,13 @@ import type { Redis } from 'ioredis';
 import type OpenAI from 'openai';
 import { dataPart, type DocumentsCommand, type Part } from '@fleet/a2a';
 import { bootAgent, nodeParts as kitNodeParts, type BootedAgent } from '@fleet/agent-kit/testing';
+import type { ReadinessCheck } from '@fleet/http';
 import type { Embedder } from '@fleet/llm';
 import { createRagHandler } from '../agent';
 import { createAnswerer } from '../answering';
 import { a2aBodyLimit } from '../app';
 import { createDocumentService } from '../documents';
+import type { EmbeddingGate } from '../embeddings';
 import { createRetriever } from '../retrieval';
 import type { DocumentStore } from '../store';
 
@@ -21,13 +23,19 @@ export interface BootRagAgentOptions {
   redis: Redis;
   keyPrefix: string;
   store: DocumentStore;
-  embedder: Embedder;
+  /** The embedder; ignored when `embeddings` is given. */
+  embedder?: Embedder;
+  /**
+   * Degraded mode as `main.ts` wires it: the gate's embedder, full-text search while it is
+   * degraded, ingestion refused, and `/readyz`'s `embeddings` check.
+   */
+  embeddings?: EmbeddingGate;
   /** Online mode: the LLM for descriptions, re-ranking and answers. */
   llm?: { client: OpenAI; model: string } | undefined;
   rerank?: boolean;
   maxUploadBytes?: number;
   /** `/readyz` checks besides Redis. */
-  readinessChecks?: Record<string, () => Promise<void>>;
+  readinessChecks?: Record<string, ReadinessCheck>;
 }
 
 /** Boots the RAG agent service in-process, as `main.ts` does, on 127.0.0.1 and a free port. */
@@ -35,24 +43,44 @@ export function bootRagAgent({
   redis,
   keyPrefix,
   store,
-  embedder,
+  embedder: givenEmbedder,
+  embeddings,
   llm,
   rerank = true,
   maxUploadBytes = 256 * 1024,
   readinessChecks = {},
 }: BootRagAgentOptions): Promise<RunningRagAgent> {
+  const embedder = embeddings?.embedder ?? givenEmbedder;
+  if (embedder === undefined) throw new TypeError('bootRagAgent needs an embedder or embeddings.');
+  const degraded = embeddings && (() => embeddings.outage()?.reason);
+  const checkEmbeddings = embeddings && (() => embeddings.assertAvailable());
   return bootAgent({
     serviceName: 'rag-agent',
     redis,
     keyPrefix,
     token: TEST_TOKEN,
     bodyLimit: a2aBodyLimit(maxUploadBytes),
-    readinessChecks,
+    readinessChecks: {
+      ...readinessChecks,
+      ...(embeddings === undefined ? {} : { embeddings: embeddings.readinessCheck }),
+    },
     clientTimeoutMs: 60_000,
     createHandler: ({ store: taskStore, url }) =>
       createRagHandler({
-        documents: createDocumentService({ store, embedder, llm, maxBytes: maxUploadBytes }),
-        retriever: createRetriever({ store, embedder, llm, rerank }),
+        documents: createDocumentService({
+          store,
+          embedder,
+          llm,
+          maxBytes: maxUploadBytes,
+          checkEmbeddings,
+        }),
+        retriever: createRetriever({
+          store,
+          embedder,
+          llm,
+          rerank,
+          degraded,
+        }),
         answerer: createAnswerer({ llm }),
         store: taskStore,
         url,
