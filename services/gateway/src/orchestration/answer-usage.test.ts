@@ -10,6 +10,8 @@ import {
   type StepUsage,
   type StreamResponse,
 } from '@fleet/a2a';
+import { createRecordingTracer } from '@fleet/testing';
+import type { Span } from '@fleet/telemetry';
 import { serve, type Served } from '../test-support/serve';
 import { sseFrames } from '../test-support/sse-frames';
 import { answerRun } from './answer-run';
@@ -78,6 +80,7 @@ interface Scenario {
   stream: boolean;
   includeUsage: boolean;
   gatewaySteps?: StepUsage[];
+  span?: Span;
 }
 
 describe('answerRun usage', () => {
@@ -95,7 +98,7 @@ describe('answerRun usage', () => {
         gatewaySteps: scenario.gatewaySteps,
         res,
         responseHeaders: {},
-        span: undefined,
+        span: scenario.span,
       }).catch(() => res.destroy());
     });
   });
@@ -171,5 +174,21 @@ describe('answerRun usage', () => {
     ) as Record<string, unknown> & { fleet: Record<string, unknown> };
     expect(body).not.toHaveProperty('usage');
     expect(body.fleet).not.toHaveProperty('usage');
+  });
+
+  it('records the run’s sums on the root span as OpenInference token counts', async () => {
+    const { tracer, spans } = createRecordingTracer();
+    const known = tracer.startSpan('POST /v1/chat/completions') as unknown as Span;
+    await answer({ usage: COMPLETE, stream: false, includeUsage: false, span: known });
+    expect(spans[0]?.attributes).toMatchObject({
+      'llm.token_count.prompt': 600,
+      'llm.token_count.completion': 60,
+      'llm.token_count.total': 660,
+      'fleet.usage.complete': true,
+    });
+    const unknown = tracer.startSpan('POST /v1/chat/completions') as unknown as Span;
+    await answer({ usage: UNKNOWN, stream: false, includeUsage: false, span: unknown });
+    expect(spans[1]?.attributes).toMatchObject({ 'fleet.usage.complete': false });
+    expect(spans[1]?.attributes).not.toHaveProperty('llm.token_count.total');
   });
 });
