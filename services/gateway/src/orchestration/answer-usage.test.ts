@@ -178,7 +178,7 @@ describe('answerRun usage', () => {
 
   it('records the run’s sums on the root span as OpenInference token counts', async () => {
     const { tracer, spans } = createRecordingTracer();
-    const known = tracer.startSpan('POST /v1/chat/completions') as unknown as Span;
+    const known = tracer.startSpan('POST /v1/chat/completions');
     await answer({ usage: COMPLETE, stream: false, includeUsage: false, span: known });
     expect(spans[0]?.attributes).toMatchObject({
       'llm.token_count.prompt': 600,
@@ -186,7 +186,7 @@ describe('answerRun usage', () => {
       'llm.token_count.total': 660,
       'fleet.usage.complete': true,
     });
-    const unknown = tracer.startSpan('POST /v1/chat/completions') as unknown as Span;
+    const unknown = tracer.startSpan('POST /v1/chat/completions');
     await answer({ usage: UNKNOWN, stream: false, includeUsage: false, span: unknown });
     expect(spans[1]?.attributes).toMatchObject({ 'fleet.usage.complete': false });
     expect(spans[1]?.attributes).not.toHaveProperty('llm.token_count.total');
