@@ -160,6 +160,13 @@ export {
   stepUsageSchema,
   tokenUsageSchema,
   validatePlan,
+  addStepUsage,
+  readReportedUsage,
+  readUsageFromParts,
+  stepUsage,
+  sumRunUsage,
+  USAGE_METADATA_KEY,
+  usageKnown,
 } from './fleet';
 export type {
   AgentSummary,
@@ -188,4 +195,5 @@ export type {
   RunUsage,
   StepUsage,
   TokenUsage,
+  StepUsageOptions,
 } from './fleet';

@@ -23,6 +23,7 @@ export { readNodeInput } from './read-node-input';
 export type { NodeInputRead } from './read-node-input';
 export { agentModel, describeUpstream } from './agent-model';
 export type { AgentModel, AgentModelConfig } from './agent-model';
+export { reportUsage } from './report-usage';
 export { startAgentService } from './start-agent-service';
 export type {
   AgentHandlerParts,

@@ -6,6 +6,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { setLlmAttributes, type LlmMessage, type Span } from '@fleet/telemetry';
 import { toLlmError } from './to-llm-error';
+import { recordFailedCall, recordUsage } from './usage-meter';
 
 /** Token usage of one LLM call, as the upstream reported it. */
 export interface TokenUsage {
@@ -113,7 +114,9 @@ export async function completeChat({
       signal ? { signal } : {},
     );
   } catch (error) {
-    throw toLlmError(error);
+    const failure = toLlmError(error);
+    recordFailedCall(failure);
+    throw failure;
   }
   const choice = completion.choices[0];
   const content = choice?.message.content ?? '';
@@ -124,6 +127,7 @@ export async function completeChat({
         totalTokens: completion.usage.total_tokens,
       }
     : undefined;
+  recordUsage(usage);
   setLlmAttributes(span, {
     model: completion.model || model,
     outputMessages: [{ role: 'assistant', content }],

@@ -46,5 +46,7 @@ export type { StructuredOutputErrorOptions } from './structured-output-error';
 export { toLlmError } from './to-llm-error';
 export { toStrictJsonSchema } from './to-strict-json-schema';
 export type { JsonSchema, StrictJsonSchema } from './to-strict-json-schema';
+export { createUsageMeter, emptyUsage, recordFailedCall, recordUsage } from './usage-meter';
+export type { MeteredUsage, UsageMeter } from './usage-meter';
 export { splitQuestion } from './split-question';
 export type { SplitQuestionOptions } from './split-question';

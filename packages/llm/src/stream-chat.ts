@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { setLlmAttributes, type Span } from '@fleet/telemetry';
 import { toLlmMessage, type TokenUsage } from './complete-chat';
 import { toLlmError } from './to-llm-error';
+import { recordFailedCall, recordUsage } from './usage-meter';
 
 /** Options for {@link streamChat}. */
 export interface StreamChatOptions {
@@ -61,7 +62,8 @@ interface PartialToolCall {
  * caller's LLM span like {@link completeChat}: yields each content delta as it arrives and returns
  * the whole answer, the tool calls assembled from their deltas, the finish reason and the usage
  * (undefined when the server sent none). Failures, before or during the stream, become the fleet's
- * typed errors.
+ * typed errors. The call counts in the active usage meters (`createUsageMeter`) once the stream
+ * ends; a consumer that stops early (`return()`) leaves it uncounted.
  *
  * @throws UpstreamError, UpstreamTimeoutError, ConnectionError or AbortError (see `toLlmError`)
  * @example
@@ -100,6 +102,7 @@ export async function* streamChat({
   let usage: TokenUsage | undefined;
   let answeredBy = model;
   const calls = new Map<number, PartialToolCall>();
+  let streaming = false;
   try {
     const stream = await client.chat.completions.create(
       {
@@ -114,6 +117,7 @@ export async function* streamChat({
       },
       signal ? { signal } : {},
     );
+    streaming = true;
     for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
       if (chunk.model) answeredBy = chunk.model;
       if (chunk.usage) {
@@ -143,9 +147,17 @@ export async function* streamChat({
         yield delta.content;
       }
     }
+    streaming = false;
   } catch (error) {
-    throw toLlmError(error);
+    const failure = toLlmError(error);
+    if (!streaming) recordFailedCall(failure);
+    throw failure;
+  } finally {
+    // A stream that broke, or that its consumer left, after it began has cost tokens no one will
+    // report: one call of unknown usage.
+    if (streaming) recordUsage(undefined);
   }
+  recordUsage(usage);
   const toolCalls = [...calls.entries()]
     .sort(([left], [right]) => left - right)
     .map(([, call]): ChatCompletionMessageFunctionToolCall => ({

@@ -6,6 +6,8 @@ import {
   nodeStateSchema,
   planSchema,
   riskSchema,
+  runUsageSchema,
+  stepUsageSchema,
 } from '@fleet/a2a';
 import { z } from 'zod';
 
@@ -104,6 +106,8 @@ export const sessionResultSchema = z.object({
   citations: z.array(citationSchema),
   composer: z.enum(['llm', 'offline']),
   failedNodes: z.array(z.string()),
+  /** The run's model usage (docs/architecture.md §3), so a stored answer reports it too. */
+  usage: runUsageSchema.optional(),
 });
 export type SessionResult = z.infer<typeof sessionResultSchema>;
 
@@ -135,6 +139,11 @@ export const sessionSchema = z.object({
   nodes: z.record(z.string(), sessionNodeSchema),
   approvals: z.record(z.string(), approvalSchema).default({}),
   result: sessionResultSchema.optional(),
+  /**
+   * The model usage of the run's steps so far (planner, nodes, composer, …): a resumed run adds to
+   * it instead of starting from nothing.
+   */
+  usage: z.array(stepUsageSchema).optional(),
   /** Why the run failed, when it did. */
   error: z.string().optional(),
 });

@@ -67,3 +67,13 @@ export {
   validatePlan,
 } from './plan';
 export type { Plan, PlanNode, PlanValidation } from './plan';
+export {
+  addStepUsage,
+  readReportedUsage,
+  readUsageFromParts,
+  stepUsage,
+  sumRunUsage,
+  USAGE_METADATA_KEY,
+  usageKnown,
+} from './usage';
+export type { StepUsageOptions } from './usage';

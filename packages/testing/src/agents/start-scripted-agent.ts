@@ -67,6 +67,11 @@ export interface ScriptedAgentReply {
   chunks?: string[];
   /** Pause between chunks. @default 0 */
   chunkDelayMs?: number;
+  /**
+   * The model usage to report, as fleet agents do: `metadata.usage` on the result artifact
+   * (docs/a2a.md §8, "Usage"). Absent: the agent says nothing about usage, like one outside the fleet.
+   */
+  usage?: Record<string, unknown>;
 }
 
 /** One turn the scripted agent received. */
@@ -273,6 +278,7 @@ export async function startScriptedAgent({
             artifactId,
             name: RESULT_ARTIFACT_NAME,
             parts: [dataPart(answer.data ?? defaultData(name, request))],
+            ...(answer.usage === undefined ? {} : { metadata: { usage: answer.usage } }),
           },
           append: true,
           lastChunk: true,
@@ -284,7 +290,11 @@ export async function startScriptedAgent({
         ];
         yield {
           type: 'artifact',
-          artifact: { name: RESULT_ARTIFACT_NAME, parts },
+          artifact: {
+            name: RESULT_ARTIFACT_NAME,
+            parts,
+            ...(answer.usage === undefined ? {} : { metadata: { usage: answer.usage } }),
+          },
           lastChunk: true,
         };
       }

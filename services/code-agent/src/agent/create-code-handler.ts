@@ -1,3 +1,4 @@
+import { reportUsage } from '@fleet/agent-kit';
 import {
   createA2AHandler,
   type A2AHandler,
@@ -51,14 +52,16 @@ export function createCodeHandler({
 }: CreateCodeHandlerOptions): A2AHandler {
   return createA2AHandler({
     card: buildCodeCard({ url, internalToken, requiresApproval: requireApproval }),
-    execute: createCodeAgent({
-      writer,
-      sandbox,
-      requireApproval,
-      ...(maxAttempts === undefined ? {} : { maxAttempts }),
-      ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
-      ...(tracer ? { tracer } : {}),
-    }),
+    execute: reportUsage(
+      createCodeAgent({
+        writer,
+        sandbox,
+        requireApproval,
+        ...(maxAttempts === undefined ? {} : { maxAttempts }),
+        ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
+        ...(tracer ? { tracer } : {}),
+      }),
+    ),
     store,
     logger,
     ...(tracer ? { tracer } : {}),

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { stepUsage, type StepUsage } from '@fleet/a2a';
 import { ServiceUnavailableError } from '@fleet/errors';
 import type { A2AClient } from '@fleet/a2a/client';
 import { readJsonBody } from '@fleet/http';
@@ -71,6 +72,8 @@ interface RouteCall {
   tenant: string;
   res: ServerResponse;
   responseHeaders: Record<string, string>;
+  /** Model calls made before the route ran (`auto`'s classifier): part of an orchestrated run's usage. */
+  gatewaySteps?: readonly StepUsage[] | undefined;
 }
 
 /**
@@ -97,8 +100,16 @@ function asGatewayLimit(
 async function classifyAuto(
   { routeClassifier, passthroughModel }: ChatCompletionsOptions,
   { request, raw, tenant }: { request: ChatCompletionRequest; raw: Buffer; tenant: string },
-): Promise<{ decision: Exclude<RouteDecision, { mode: 'auto' }>; body: Buffer }> {
+): Promise<{
+  decision: Exclude<RouteDecision, { mode: 'auto' }>;
+  body: Buffer;
+  gatewaySteps: StepUsage[];
+}> {
   const choice = await routeClassifier.classify({ tenant, messages: request.messages });
+  // The classifier's call, when this request made one, is the run's step `classifier`. Passthrough
+  // answers with the upstream's own usage, untouched: it is that call's, not the request's sum.
+  const gatewaySteps =
+    choice.usage === undefined ? [] : [stepUsage({ step: 'classifier', usage: choice.usage })];
   const swapModel =
     choice.route === 'passthrough' &&
     passthroughModel !== undefined &&
@@ -106,6 +117,7 @@ async function classifyAuto(
   return {
     decision: { mode: choice.route, reason: choice.reason },
     body: swapModel ? Buffer.from(JSON.stringify({ ...request, model: passthroughModel })) : raw,
+    gatewaySteps,
   };
 }
 
@@ -202,15 +214,16 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
     }
     const requested = resolveRoute(headerMode, request);
     // The classifier picks the route for `auto`; the headers name the route taken.
-    const { decision, body } =
+    const { decision, body, gatewaySteps } =
       requested.mode === 'auto'
         ? await classifyAuto(options, { request, raw, tenant })
-        : { decision: requested, body: raw };
+        : { decision: requested, body: raw, gatewaySteps: [] };
     const call: RouteCall = {
       request,
       tenant,
       res,
       responseHeaders: setRouteHeaders(res, decision),
+      gatewaySteps,
     };
     switch (decision.mode) {
       case 'orchestration':

@@ -6,8 +6,10 @@ import {
   progressEventSchema,
   RESULT_ARTIFACT_NAME,
   runResultSchema,
+  sumRunUsage,
   type Part,
   type RunResult,
+  type StepUsage,
   type StreamResponse,
   type TaskStatus,
 } from '@fleet/a2a';
@@ -17,7 +19,7 @@ import {
   StreamInterruptedError,
   UpstreamError,
 } from '@fleet/errors';
-import { setSessionAttributes, setSpanOutput, type Span } from '@fleet/telemetry';
+import { setLlmAttributes, setSessionAttributes, setSpanOutput, type Span } from '@fleet/telemetry';
 import { createOpenAIStream, sendJsonAnswer } from '../openai';
 import {
   createChunkWriter,
@@ -47,6 +49,16 @@ export interface AnswerRunOptions {
   model: string;
   /** Stream chunks (SSE) or answer with one `chat.completion`. */
   stream: boolean;
+  /**
+   * `stream_options.include_usage`: a last chunk with the run's `usage` (null when no count is
+   * known) before `[DONE]`. @default false
+   */
+  includeUsage?: boolean | undefined;
+  /**
+   * Model calls the gateway made for this request before the run (the `auto` classifier, as step
+   * `classifier`): added to the run's usage.
+   */
+  gatewaySteps?: readonly StepUsage[] | undefined;
   res: ServerResponse;
   /** Headers every answer carries (the route taken). */
   responseHeaders: Record<string, string>;
@@ -219,6 +231,36 @@ function answerHeaders(
 }
 
 /**
+ * The run's result with the gateway's own steps added to its usage. A result without usage (from
+ * an orchestrator that predates it) stays without: the run's part is unknown.
+ */
+function withGatewaySteps(
+  result: RunResult | undefined,
+  gatewaySteps: readonly StepUsage[],
+): RunResult | undefined {
+  if (result?.usage === undefined || gatewaySteps.length === 0) return result;
+  return { ...result, usage: sumRunUsage([...gatewaySteps, ...result.usage.steps]) };
+}
+
+/**
+ * Records the run's usage on the gateway's root span: the known sums as OpenInference token counts
+ * (`llm.token_count.*`, absent when none is known) and whether they are complete.
+ */
+function describeUsageSpan(span: Span | undefined, result: RunResult | undefined): void {
+  const usage = result?.usage;
+  if (usage === undefined || span?.isRecording() !== true) return;
+  span.setAttribute('fleet.usage.complete', usage.complete);
+  if (usage.calls === 0) return;
+  setLlmAttributes(span, {
+    tokenCounts: {
+      prompt: usage.promptTokens,
+      completion: usage.completionTokens,
+      total: usage.totalTokens,
+    },
+  });
+}
+
+/**
  * Reads a run's events into `run` as they arrive and, when streaming, hands each chunk to `send`
  * (undefined: no chunk is built). Throws when the run failed.
  */
@@ -228,15 +270,21 @@ async function collectRun({
   span,
   writer,
   send,
+  gatewaySteps,
 }: {
   events: AsyncIterable<StreamResponse>;
   run: CollectedRun;
   span: Span | undefined;
   writer: ChunkWriter;
   send: ((chunk: FleetChunk) => void) | undefined;
+  gatewaySteps: readonly StepUsage[];
 }): Promise<void> {
   for await (const event of events) {
-    for (const happening of interpret(event, run.sessionId)) {
+    for (const found of interpret(event, run.sessionId)) {
+      const happening =
+        found.kind === 'answer'
+          ? { ...found, result: withGatewaySteps(found.result, gatewaySteps) }
+          : found;
       switch (happening.kind) {
         case 'session':
           run.sessionId = happening.sessionId;
@@ -273,7 +321,10 @@ async function collectRun({
  * Answers a chat completion from an orchestrated run's A2A events, in OpenAI's shape: streamed as
  * progress (`reasoning_content` + `fleet`) and the answer as `delta.content` chunks while the
  * orchestrator writes it (its `result` artifact chunks, `append: true`; the last one brings the
- * `run-result`), or as one `chat.completion` with the whole text carrying the same `fleet` object. `X-Session-ID` names the run's session. The one translation of orchestrator
+ * `run-result`), or as one `chat.completion` with the whole text carrying the same `fleet` object. `X-Session-ID` names the run's session. The run's model usage (its
+ * `RunResult.usage` plus `gatewaySteps`) is OpenAI's `usage` when any count is known: in the JSON
+ * answer, and in a last chunk before `[DONE]` when `includeUsage` asks for it (`usage: null` when
+ * none is known); `fleet.usage` has the steps. The one translation of orchestrator
  * events for every source (new run, subscription, resume, stored answer). A client that
  * disconnects stops the gateway reading; the run itself goes on and is recorded in its session.
  *
@@ -287,6 +338,8 @@ export async function answerRun({
   orchestratorUrl,
   model,
   stream,
+  includeUsage = false,
+  gatewaySteps = [],
   res,
   responseHeaders,
   span,
@@ -310,6 +363,7 @@ export async function answerRun({
       span,
       writer,
       send: stream ? send : undefined,
+      gatewaySteps,
     });
   } catch (error) {
     if (abort.signal.aborted) {
@@ -328,10 +382,12 @@ export async function answerRun({
   }
   if (abort.signal.aborted) return;
   if (span?.isRecording()) setSpanOutput(span, run.answer);
+  describeUsageSpan(span, run.result);
 
   await beforeEnd?.();
   if (stream) {
     send(writer.stop());
+    if (includeUsage) sse.data(JSON.stringify(writer.usage(run.result?.usage)));
     sse.done();
     return;
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ProgressEvent, RunResult } from '@fleet/a2a';
+import { usageKnown, type ProgressEvent, type RunResult, type RunUsage } from '@fleet/a2a';
 
 /**
  * How orchestration shows up to an OpenAI client (docs/architecture.md §3): progress as
@@ -23,6 +23,40 @@ export interface FleetChunk {
   fleet?: Record<string, unknown>;
 }
 
+/** Token usage in OpenAI's shape. */
+export interface OpenAIUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/**
+ * The last chunk of a stream that asked for `stream_options.include_usage`: no choices, the run's
+ * usage in OpenAI's shape (`null` when no count is known) and the breakdown as `fleet.usage`.
+ */
+export interface FleetUsageChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: [];
+  usage: OpenAIUsage | null;
+  fleet?: { type: 'usage'; usage: RunUsage };
+}
+
+/**
+ * A run's usage in OpenAI's shape: the sums of the counts that are known, or undefined when none
+ * is (no model call reported its usage, or none was made): unknown is never reported as zero.
+ */
+export function toOpenAIUsage(usage: RunUsage | undefined): OpenAIUsage | undefined {
+  if (usage === undefined || !usageKnown(usage)) return undefined;
+  return {
+    prompt_tokens: usage.promptTokens,
+    completion_tokens: usage.completionTokens,
+    total_tokens: usage.totalTokens,
+  };
+}
+
 /** The non-streaming answer: a `chat.completion` with the same `fleet` object. */
 export interface FleetCompletion {
   id: string;
@@ -34,6 +68,8 @@ export interface FleetCompletion {
     message: { role: 'assistant'; content: string; reasoning_content: string };
     finish_reason: 'stop';
   }[];
+  /** Absent when no token count of the run is known (`fleet.usage` says why). */
+  usage?: OpenAIUsage;
   fleet: Record<string, unknown>;
 }
 
@@ -51,6 +87,8 @@ export interface ChunkWriter {
   answer(text: string, result: RunResult | undefined): FleetChunk;
   /** The last chunk: `finish_reason: 'stop'`. */
   stop(): FleetChunk;
+  /** The usage chunk after it, for `stream_options.include_usage` (see {@link FleetUsageChunk}). */
+  usage(usage: RunUsage | undefined): FleetUsageChunk;
 }
 
 /** Options for {@link createChunkWriter}. */
@@ -91,6 +129,15 @@ export function createChunkWriter({ model, now = Date.now }: ChunkWriterOptions)
         result === undefined ? {} : { fleet: { type: 'run-result', ...result } },
       ),
     stop: () => chunk({}, { finish: 'stop' }),
+    usage: (usage) => ({
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      choices: [],
+      usage: toOpenAIUsage(usage) ?? null,
+      ...(usage === undefined ? {} : { fleet: { type: 'usage' as const, usage } }),
+    }),
   };
 }
 
@@ -115,6 +162,7 @@ export function toCompletion(
   run: CollectedRun,
   { model, now = Date.now }: ChunkWriterOptions,
 ): FleetCompletion {
+  const usage = toOpenAIUsage(run.result?.usage);
   return {
     id: `chatcmpl-fleet-${randomBytes(12).toString('hex')}`,
     object: 'chat.completion',
@@ -131,6 +179,7 @@ export function toCompletion(
         finish_reason: 'stop',
       },
     ],
+    ...(usage === undefined ? {} : { usage }),
     fleet: { sessionId: run.sessionId, ...(run.result ?? {}) },
   };
 }

@@ -6,6 +6,7 @@ import {
   type HistoryMessage,
   type Message,
   type OrchestrateRequest,
+  type StepUsage,
 } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import {
@@ -37,6 +38,8 @@ export interface OrchestrateOptions {
   span: Span | undefined;
   /** Keep-alive comment interval while the run is quiet. @default 15000 */
   keepAliveMs?: number;
+  /** Model calls the gateway made for the request before the run (`auto`'s `classifier`). */
+  gatewaySteps?: readonly StepUsage[] | undefined;
 }
 
 /** The request is the last user message; everything before it is history. */
@@ -60,6 +63,8 @@ export function splitConversation(messages: ChatCompletionRequest['messages']): 
  * Starts one run on the orchestrator over A2A and answers in OpenAI's shape ({@link answerRun}):
  * streamed as progress (`reasoning_content` + `fleet`) then the answer, or as one
  * `chat.completion` carrying the same `fleet` object. `X-Session-ID` names the run's session.
+ * The run's model usage is reported as OpenAI's `usage` (and with `stream_options.include_usage`
+ * in a last chunk), `gatewaySteps` included.
  *
  * @throws FleetError before anything was sent (orchestrator unreachable, failed run when not streaming).
  */
@@ -72,6 +77,7 @@ export async function orchestrate({
   responseHeaders,
   span,
   keepAliveMs = 15_000,
+  gatewaySteps,
 }: OrchestrateOptions): Promise<void> {
   const { text, history } = splitConversation(request.messages);
   const input: OrchestrateRequest = { tenant, history, planApproval };
@@ -95,6 +101,8 @@ export async function orchestrate({
     orchestratorUrl: client.url,
     model: request.model,
     stream: request.stream === true,
+    includeUsage: request.stream_options?.include_usage === true,
+    gatewaySteps,
     res,
     responseHeaders,
     span,

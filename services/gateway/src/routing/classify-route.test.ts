@@ -45,6 +45,14 @@ describe('createRouteClassifier', () => {
       reason: "auto: classifier (model router-model): needs the user's documents",
       source: 'classifier',
       cached: false,
+      // The call this request paid for: the run's step `classifier`.
+      usage: {
+        promptTokens: expect.any(Number),
+        completionTokens: expect.any(Number),
+        totalTokens: expect.any(Number),
+        calls: 1,
+        unknownCalls: 0,
+      },
     });
     const body = requestBody(llm, 0);
     expect(body).toEqual(
@@ -107,6 +115,14 @@ describe('createRouteClassifier', () => {
           'auto: heuristic (classifier timed out after 100 ms): general request the model answers directly',
         source: 'heuristic',
         cached: false,
+        // The upstream may have done the work: a call of unknown usage, not zero.
+        usage: {
+          promptTokens: 0,
+          completionTokens: 0,
+          totalTokens: 0,
+          calls: 0,
+          unknownCalls: 1,
+        },
       });
     });
 
@@ -118,6 +134,8 @@ describe('createRouteClassifier', () => {
       });
       expect(decision.source).toBe('heuristic');
       expect(decision.reason).toBe('auto: heuristic (classifier answer invalid): needs the web');
+      // The model answered (and was paid) even though its answer was no use.
+      expect(decision.usage).toMatchObject({ calls: 1, unknownCalls: 0 });
     });
 
     it('on JSON outside the schema (auto never picks reasoning)', async () => {
@@ -207,6 +225,7 @@ describe('createRouteClassifier', () => {
       });
       expect(llm.requests).toHaveLength(1);
       expect(first.cached).toBe(false);
+      expect(first.usage?.calls).toBe(1);
       expect(second).toEqual({
         route: 'orchestration',
         reason: 'auto: classifier (model router-model, cached): needs documents',

@@ -8,7 +8,12 @@ import {
   UpstreamTimeoutError,
   ValidationError,
 } from '@fleet/errors';
-import { generateObject, type GenerateObjectOptions } from '@fleet/llm';
+import {
+  createUsageMeter,
+  generateObject,
+  type GenerateObjectOptions,
+  type MeteredUsage,
+} from '@fleet/llm';
 import {
   SpanKind,
   setSpanOutput,
@@ -34,6 +39,12 @@ export interface RouteClassification {
   source: RouteSource;
   /** True when an earlier identical request paid for the classifier (cache or in flight). */
   cached: boolean;
+  /**
+   * The usage of the classifier's model call, when this decision made one that may have cost
+   * tokens (the run's step `classifier`): also after a time-out (an unknown call) or an answer that
+   * did not parse. Absent for cached and heuristic decisions, and calls the upstream refused.
+   */
+  usage?: MeteredUsage;
 }
 
 /** A message as the gateway validated it (content is whatever the client sent). */
@@ -314,20 +325,30 @@ export function createRouteClassifier({
         why: `classifier paused after a failure: ${paused.why}`,
       });
     }
+    // The call this request pays for (not one it shares) counts as its step `classifier`.
+    const meter = createUsageMeter();
+    const paid = (): { usage?: MeteredUsage } => {
+      const usage = meter.usage();
+      return pending === undefined && usage.calls + usage.unknownCalls > 0 ? { usage } : {};
+    };
     try {
-      const verdict = await (pending ?? startCall(key, client, conversation));
+      const verdict = await (pending ?? meter.run(() => startCall(key, client, conversation)));
       return {
         route: verdict.route,
         reason: `${label}${pending === undefined ? '' : ', cached'}): ${verdict.reason}`,
         source: 'classifier',
         cached: pending !== undefined,
+        ...paid(),
       };
     } catch (error) {
       const why = describeFailure(error, timeoutMs);
       if (!(error instanceof ValidationError) && failureCooldownMs > 0) {
         paused = { until: now() + failureCooldownMs, why };
       }
-      return heuristicDecision({ text: conversation.request, offline: false, why });
+      return {
+        ...heuristicDecision({ text: conversation.request, offline: false, why }),
+        ...paid(),
+      };
     }
   }
 

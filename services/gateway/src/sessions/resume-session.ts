@@ -28,12 +28,14 @@ export interface ResumeSessionOptions {
   /** This request's id: the attach lease's owner. */
   requestId: string;
   /**
-   * The request's `model` and `stream`, and its `messages`: the last user message answers the
-   * session's oldest pending question, if one waits; otherwise they are ignored.
+   * The request's `model`, `stream` and `stream_options.include_usage`, and its `messages`: the
+   * last user message answers the session's oldest pending question, if one waits; otherwise they
+   * are ignored.
    */
   request: {
     model: string;
     stream?: boolean | null | undefined;
+    stream_options?: { include_usage?: boolean | null | undefined } | null | undefined;
     messages?: readonly { role: string; content?: unknown }[] | undefined;
   };
   res: ServerResponse;
@@ -199,6 +201,7 @@ export async function resumeSession({
       orchestratorUrl: client?.url ?? 'unset',
       model: request.model,
       stream: request.stream === true,
+      includeUsage: request.stream_options?.include_usage === true,
       res,
       responseHeaders,
       span,

@@ -247,5 +247,6 @@ export function storedRunResult(session: Session): RunResult | undefined {
     citations: session.result.citations,
     failedNodes: session.result.failedNodes,
     composer: session.result.composer,
+    ...(session.result.usage === undefined ? {} : { usage: session.result.usage }),
   };
 }

@@ -1,3 +1,4 @@
+import { reportUsage } from '@fleet/agent-kit';
 import {
   createA2AHandler,
   type A2AHandler,
@@ -37,7 +38,7 @@ export function createMailHandler({
 }: CreateMailHandlerOptions): A2AHandler {
   return createA2AHandler({
     card: buildMailCard({ url, internalToken }),
-    execute: createMailAgent(agent),
+    execute: reportUsage(createMailAgent(agent)),
     store,
     logger: a2aLogger,
     ...(tracer ? { tracer } : {}),

@@ -7,6 +7,7 @@ import {
   withSpan,
   type WithSpanOptions,
 } from '@fleet/telemetry';
+import { recordFailedCall, recordUsage, toLlmError } from '@fleet/llm';
 import { createCitationStream } from './citation-stream';
 import { renumberCitations, sourcesFromData } from './renumber-citations';
 
@@ -224,29 +225,49 @@ async function streamCompletion({
   signal: AbortSignal | undefined;
   onText: (text: string) => void;
 }): Promise<StreamedCompletion> {
-  const stream = await llm.client.chat.completions.create(
-    {
-      model: llm.model,
-      messages,
-      temperature: 0.2,
-      stream: true,
-      stream_options: { include_usage: true },
-    },
-    signal === undefined ? {} : { signal },
-  );
+  const stream = await llm.client.chat.completions
+    .create(
+      {
+        model: llm.model,
+        messages,
+        temperature: 0.2,
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      signal === undefined ? {} : { signal },
+    )
+    .catch((error: unknown) => {
+      recordFailedCall(toLlmError(error));
+      throw error;
+    });
   const citations = createCitationStream((marker) => marker);
   let content = '';
   let usage: OpenAI.Completions.CompletionUsage | undefined;
   let finishReason: string | undefined;
-  for await (const chunk of stream) {
-    if (chunk.usage != null) usage = chunk.usage;
-    const choice = chunk.choices[0];
-    if (choice?.finish_reason != null) finishReason = choice.finish_reason;
-    const delta = choice?.delta.content;
-    if (typeof delta !== 'string' || delta === '') continue;
-    content += delta;
-    const ready = citations.push(delta);
-    if (ready !== '') onText(ready);
+  let ended = false;
+  try {
+    for await (const chunk of stream) {
+      if (chunk.usage != null) usage = chunk.usage;
+      const choice = chunk.choices[0];
+      if (choice?.finish_reason != null) finishReason = choice.finish_reason;
+      const delta = choice?.delta.content;
+      if (typeof delta !== 'string' || delta === '') continue;
+      content += delta;
+      const ready = citations.push(delta);
+      if (ready !== '') onText(ready);
+    }
+    ended = true;
+  } finally {
+    // Counted in the run's usage (the composer step's meter); a broken stream's usage is unknown.
+    recordUsage(
+      ended && usage !== undefined
+        ? {
+            promptTokens: usage.prompt_tokens,
+            completionTokens: usage.completion_tokens,
+            totalTokens: usage.total_tokens,
+          }
+        : undefined,
+    );
   }
   const rest = citations.end();
   if (rest !== '') onText(rest);

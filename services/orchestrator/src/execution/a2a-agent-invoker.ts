@@ -5,6 +5,8 @@ import {
   isInterruptedState,
   isTerminalState,
   partsText,
+  readReportedUsage,
+  readUsageFromParts,
   RESULT_ARTIFACT_NAME,
   TaskNotFoundError,
   textPart,
@@ -15,6 +17,7 @@ import {
   type StreamResponse,
   type Task,
   type TaskStatus,
+  type TokenUsage,
 } from '@fleet/a2a';
 import { A2AClient } from '@fleet/a2a/client';
 import { NotFoundError, StreamInterruptedError } from '@fleet/errors';
@@ -316,6 +319,10 @@ class TaskTracker {
   private surfaced = '';
   /** True once the agent sent an artifact in chunks (it streams its answer). */
   private streaming = false;
+  /** The usage on the status update that ended the turn (docs/a2a.md §8, "Usage"). */
+  private statusUsage: TokenUsage | undefined;
+  /** The usage on the `result` artifact. */
+  private artifactUsage: TokenUsage | undefined;
 
   constructor(
     private readonly onTask: ((taskId: string) => void) | undefined,
@@ -371,7 +378,9 @@ class TaskTracker {
       else this.agentMessage = event.message;
     } else if ('statusUpdate' in event) {
       this.setTaskId(event.statusUpdate.taskId);
-      this.applyStatus(event.statusUpdate.status);
+      if (this.applyStatus(event.statusUpdate.status)) {
+        this.statusUsage = readReportedUsage(event.statusUpdate.metadata) ?? this.statusUsage;
+      }
     } else {
       this.setTaskId(event.artifactUpdate.taskId);
       this.answered = undefined; // the agent is working on it
@@ -385,7 +394,10 @@ class TaskTracker {
   applyTask(task: Task): void {
     this.setTaskId(task.id);
     if (!this.applyStatus(task.status)) return;
-    for (const artifact of task.artifacts ?? []) this.artifacts.set(artifact.artifactId, artifact);
+    for (const artifact of task.artifacts ?? []) {
+      this.artifacts.set(artifact.artifactId, artifact);
+      this.noteArtifactUsage(artifact);
+    }
     this.surface();
   }
 
@@ -423,8 +435,24 @@ class TaskTracker {
     return true;
   }
 
+  /** Keeps the usage a `result` artifact (or a chunk of it) reports. */
+  private noteArtifactUsage(artifact: Artifact): void {
+    if (artifact.name !== undefined && artifact.name !== RESULT_ARTIFACT_NAME) return;
+    this.artifactUsage = readReportedUsage(artifact.metadata) ?? this.artifactUsage;
+  }
+
+  /**
+   * The usage the agent reported for the turns followed: the status update that ended the turn
+   * (the whole turn's calls), else the `result` artifact's metadata, else — liberal in what we
+   * accept — a `usage` field in the result's data part (an agent outside the fleet).
+   */
+  private reportedUsage(parts: readonly Part[]): TokenUsage | undefined {
+    return this.statusUsage ?? this.artifactUsage ?? readUsageFromParts(parts);
+  }
+
   /** Adds an artifact, or — `append` — its parts to the one sent before (text chunks joined). */
   private applyArtifact(artifact: Artifact, append: boolean): void {
+    this.noteArtifactUsage(artifact);
     const existing = this.artifacts.get(artifact.artifactId);
     if (!append || existing === undefined) {
       this.artifacts.set(artifact.artifactId, artifact);
@@ -445,6 +473,23 @@ class TaskTracker {
   }
 
   outcome(): NodeOutcome {
+    const outcome = this.endedAs();
+    const usage =
+      this.directMessage === undefined
+        ? this.reportedUsage(outcome.status === 'completed' ? this.resultParts() : [])
+        : (readReportedUsage(this.directMessage.metadata) ??
+          readUsageFromParts(this.directMessage.parts));
+    return usage === undefined ? outcome : { ...outcome, usage };
+  }
+
+  /** The parts of the artifacts the answer is read from (see {@link endedAs}). */
+  private resultParts(): Part[] {
+    const artifacts = [...this.artifacts.values()];
+    const result = artifacts.find((artifact) => artifact.name === RESULT_ARTIFACT_NAME);
+    return (result === undefined ? artifacts : [result]).flatMap((artifact) => artifact.parts);
+  }
+
+  private endedAs(): NodeOutcome {
     const taskId = this.taskId;
     const ids = taskId === undefined ? {} : { taskId };
     if (this.directMessage !== undefined) {

@@ -5,6 +5,7 @@ import {
   type NodeInput,
   type Plan,
   type PlanNode,
+  type TokenUsage,
 } from '@fleet/a2a';
 import { AbortError, UpstreamTimeoutError } from '@fleet/errors';
 import {
@@ -154,6 +155,13 @@ export interface ExecutePlanOptions {
    * result text, in order, for a run that shows a step's answer while it is written.
    */
   onNodeText?: ((event: { nodeId: string; agent: string; text: string }) => void) | undefined;
+  /**
+   * Told, after every call that reached a node's agent, what the agent reported about its model
+   * usage for it (undefined: nothing — an agent outside the fleet, or a call that broke once the
+   * agent had the task). Must not throw.
+   */
+  onNodeUsage?:
+    ((event: { nodeId: string; agent: string; usage: TokenUsage | undefined }) => void) | undefined;
   /** @default 'dependency' */
   scheduling?: Scheduling | undefined;
   /** How long one attempt may run before it is aborted. @default 120000 */
@@ -761,9 +769,18 @@ async function callAgent({
       }),
       controller.signal,
     );
+  const onUsage = (usage: TokenUsage | undefined): void =>
+    options.onNodeUsage?.({ nodeId: node.id, agent: node.agent, usage });
   try {
-    return await (breakers === undefined ? call() : breakers.forAgent(node.agent).execute(call));
+    const outcome = await (breakers === undefined
+      ? call()
+      : breakers.forAgent(node.agent).execute(call));
+    onUsage(outcome.usage);
+    return outcome;
   } catch (error) {
+    // The agent had the task and may have called a model: what it cost is unknown.
+    const reached = taskCreated || existingTask !== undefined;
+    if (reached && !(error instanceof AgentUnavailableError)) onUsage(undefined);
     if (isBrokenCircuit(error)) {
       return {
         status: 'failed',

@@ -1,4 +1,4 @@
-import type { DependencyOutput, NodeInput, Part, PlanNode } from '@fleet/a2a';
+import type { DependencyOutput, NodeInput, Part, PlanNode, TokenUsage } from '@fleet/a2a';
 
 /**
  * How a task status is recognised again (after a restart, or in a snapshot the agent re-sends):
@@ -37,9 +37,10 @@ export interface ExistingTask {
 /**
  * How one attempt of one plan node ended, as the agent reported it. Transport failures
  * (connection refused, 5xx, time-outs) are thrown by {@link InvokeAgent} instead and classified by
- * the executor; an outcome is the agent's own answer.
+ * the executor; an outcome is the agent's own answer, with the usage of the model calls the agent
+ * reported for the turns this call followed (`usage`; absent: it reported none).
  */
-export type NodeOutcome =
+export type NodeOutcome = (
   | {
       status: 'completed';
       /** The `result` artifact's text part (the answer, with `[n]` citation markers). */
@@ -77,7 +78,11 @@ export type NodeOutcome =
       /** The status message's first data part (e.g. `{ approval: … }`). */
       data?: unknown;
       taskId?: string | undefined;
-    };
+    }
+) & {
+  /** The model usage the agent reported for this call's turns (docs/a2a.md §8, "Usage"). */
+  usage?: TokenUsage | undefined;
+};
 
 /** What {@link InvokeAgent} is called with for one attempt of one node. */
 export interface InvokeAgentRequest {

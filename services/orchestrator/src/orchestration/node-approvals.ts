@@ -316,13 +316,9 @@ async function deliverDecision(
   } else if (approval.status === 'approved') {
     result = 'approve';
     if (instructions !== undefined && instructions !== '') {
-      const classified = await classifyInstructions({
-        task,
-        instructions,
-        llm: run.llm,
-        signal,
-        logger: run.logger,
-      });
+      const classified = await run.usage.measure('approval-instructions', () =>
+        classifyInstructions({ task, instructions, llm: run.llm, signal, logger: run.logger }),
+      );
       mode = approval.mode ?? classified.mode;
       effectiveTask = classified.effectiveTask;
       decision = { decision: 'approve', instructions, mode, effectiveTask };

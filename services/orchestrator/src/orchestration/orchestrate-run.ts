@@ -8,6 +8,7 @@ import {
 } from '@fleet/a2a';
 import type { AgentEvent } from '@fleet/a2a/server';
 import { FleetError, NotFoundError } from '@fleet/errors';
+import { createUsageMeter } from '@fleet/llm';
 import { DEFAULT_USER_ID } from '@fleet/memory';
 import type { Session } from '@fleet/sessions';
 import { previewPlan } from '../approvals';
@@ -20,7 +21,7 @@ import {
   type NodeRun,
 } from '../execution';
 import { composerProfile, startRunMemory, type RunMemory } from '../memory';
-import { planRun } from '../planning';
+import { planRun, type AskPlanner } from '../planning';
 import { createAnswerPublisher, type AnswerPublisher } from './answer-publisher';
 import type { EventQueue } from './event-queue';
 import { createAwaitApproval } from './node-approvals';
@@ -111,7 +112,7 @@ async function choosePlan(options: OrchestrateRunOptions): Promise<Stage<ChosenP
     progress({ type: 'plan-start', agents: agents.map((agent) => agent.name) });
     try {
       const planned = await planRun({
-        askPlanner: agentOptions.askPlanner,
+        askPlanner: meteredPlanner(agentOptions.askPlanner, run),
         request: session.request,
         history: session.history,
         agents: agents.map((agent) => agent.summary),
@@ -155,7 +156,7 @@ async function approvePlanIfRequired(
       ...chosen,
       request: session.request,
       history: session.history,
-      askPlanner: options.options.askPlanner,
+      askPlanner: meteredPlanner(options.options.askPlanner, run),
       availableAgents: options.options.availableAgents,
     });
   } catch (error) {
@@ -202,6 +203,7 @@ async function executeChosenPlan(
     resumeFrom,
     memory: memory === undefined ? undefined : () => memory.lines(),
     onEvent: (event) => onExecutionEvent({ event, writer, progress, logger, log, signal }),
+    onNodeUsage: ({ nodeId, agent, usage }) => run.usage.report({ step: nodeId, agent, usage }),
     onNodeText: answeringStep(plan) === undefined ? undefined : ({ text }) => answer.push(text),
   });
 }
@@ -250,16 +252,18 @@ async function composeAndEnd(
   try {
     // Started with planning, so normally done long before; bounded by the extractor's time-out.
     const known = memory === undefined ? undefined : await memory.settled;
-    answer = await composeAnswer({
-      request: session.request,
-      steps,
-      profile: known === undefined ? undefined : composerProfile(known),
-      llm: options.options.llm,
-      logger,
-      signal,
-      onText: streamedStep === undefined ? (text) => published.push(text) : undefined,
-      streamedStep,
-    });
+    answer = await run.usage.measure('composer', () =>
+      composeAnswer({
+        request: session.request,
+        steps,
+        profile: known === undefined ? undefined : composerProfile(known),
+        llm: options.options.llm,
+        logger,
+        signal,
+        onText: streamedStep === undefined ? (text) => published.push(text) : undefined,
+        streamedStep,
+      }),
+    );
   } catch (error) {
     if (signal.aborted) return endAborted(options);
     throw error;
@@ -274,6 +278,7 @@ async function composeAndEnd(
     citations: answer.citations,
     failedNodes,
     composer: answer.composer,
+    usage: run.usage.usage(),
   };
   return endCompleted(options, {
     text: published.finalText(answer.text),
@@ -321,13 +326,35 @@ function startMemory({
 }: OrchestrateRunOptions): RunMemory | undefined {
   const services = options.memory;
   if (services === undefined || (resumed && memoryUser === undefined)) return undefined;
-  return startRunMemory({
-    services,
-    owner: { tenant: session.tenant, user: memoryUser ?? DEFAULT_USER_ID },
-    message: resumed ? undefined : session.request,
-    logger: run.logger,
-    log: run.log,
-  });
+  // The extraction's model call is the run's step `memory`, counted once it has settled (before
+  // the composer, which waits for it).
+  const meter = createUsageMeter();
+  const memory = meter.run(() =>
+    startRunMemory({
+      services,
+      owner: { tenant: session.tenant, user: memoryUser ?? DEFAULT_USER_ID },
+      message: resumed ? undefined : session.request,
+      logger: run.logger,
+      log: run.log,
+    }),
+  );
+  void memory.settled.then(() => run.usage.addMetered('memory', meter.usage()));
+  return memory;
+}
+
+/**
+ * The planner, with what it reports about its model calls added to the run's usage as the step
+ * `planner` (every call: re-planning and repairs add to it).
+ */
+function meteredPlanner(askPlanner: AskPlanner, run: RunContext): AskPlanner {
+  return (request, callOptions) =>
+    askPlanner(request, {
+      ...callOptions,
+      onUsage: (usage) => {
+        run.usage.report({ step: 'planner', agent: 'planner', usage });
+        callOptions.onUsage?.(usage);
+      },
+    });
 }
 
 /**
@@ -359,6 +386,7 @@ async function endCompleted(
       citations: result.citations,
       composer: result.composer,
       failedNodes: result.failedNodes,
+      ...(result.usage === undefined ? {} : { usage: result.usage }),
     };
   });
   await writer.written();
@@ -424,6 +452,7 @@ function endNotApproved(
     citations: [],
     failedNodes: plan.nodes.map((node) => node.id),
     composer: 'offline',
+    usage: options.run.usage.usage(),
   };
   return endCompleted(options, { text, result });
 }

@@ -2,6 +2,7 @@ import type { ProgressEvent } from '@fleet/a2a';
 import type { SessionStore } from '@fleet/sessions';
 import type { ClassifierLlm } from '../approvals';
 import type { CancelAgentTask } from '../execution';
+import type { RunUsageLedger } from '../usage';
 import type { SessionWatch } from './session-watch';
 import type { SessionWriter } from './session-writer';
 
@@ -30,6 +31,8 @@ export interface RunContext {
   /** Cancels a waiting node's agent task when the run is canceled. */
   cancelAgentTask: CancelAgentTask | undefined;
   logger: RunLogger;
+  /** The run's model usage, step by step (recorded in the session as it grows). */
+  usage: RunUsageLedger;
   /** Added to every log line. */
   log: Record<string, unknown>;
 }

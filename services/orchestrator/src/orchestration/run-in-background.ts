@@ -10,6 +10,7 @@ import {
   withSpan,
 } from '@fleet/telemetry';
 import { isRunHandover, RunHandover } from '../execution';
+import { createRunUsageLedger } from '../usage';
 import { describeProgress } from './describe-progress';
 import type { EventQueue } from './event-queue';
 import { orchestrateRun } from './orchestrate-run';
@@ -84,6 +85,13 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
         llm: options.llm,
         cancelAgentTask: options.cancelAgentTask,
         logger,
+        usage: createRunUsageLedger({
+          recorded: session.usage,
+          onChange: (steps) =>
+            writer.record((draft) => {
+              draft.usage = steps;
+            }),
+        }),
         log,
       };
       await traceRun(background, { run, canceledElsewhere: () => canceledElsewhere });

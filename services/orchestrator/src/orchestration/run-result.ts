@@ -56,6 +56,7 @@ export function storedResult(session: Session): { text: string; result: RunResul
       citations: session.result.citations,
       failedNodes: session.result.failedNodes,
       composer: session.result.composer,
+      ...(session.result.usage === undefined ? {} : { usage: session.result.usage }),
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   type Plan,
   type PlanRequest,
   type PlanResult,
+  type TokenUsage,
 } from '@fleet/a2a';
 import { FleetError, ValidationError } from '@fleet/errors';
 
@@ -15,7 +16,14 @@ import { FleetError, ValidationError } from '@fleet/errors';
  */
 export type AskPlanner = (
   request: PlanRequest,
-  options: { signal?: AbortSignal | undefined },
+  options: {
+    signal?: AbortSignal | undefined;
+    /**
+     * Told what the planner reported about its model usage once it answered (undefined: it said
+     * nothing), before the answer is judged.
+     */
+    onUsage?: ((usage: TokenUsage | undefined) => void) | undefined;
+  },
 ) => Promise<PlanResult>;
 
 /** Options for {@link planRun}. */

@@ -4,6 +4,7 @@ import {
   findData,
   partsText,
   planResultSchema,
+  readReportedUsage,
   RESULT_ARTIFACT_NAME,
   textPart,
   type AgentCard,
@@ -47,7 +48,7 @@ const UNREACHABLE_CODES = new Set([
  * The planner as an A2A agent: its card is read from `url` (and read again after a connection
  * failure, in case it moved), and each plan request is one blocking `SendMessage` with a text part
  * (the request) and a data part `{ planRequest }`, answered by a `result` artifact whose data part
- * is a `PlanResult`.
+ * is a `PlanResult`. The usage the planner reports on that artifact goes to `onUsage`.
  *
  * Errors: a planner that cannot be reached rejects with `ServiceUnavailableError` naming its URL
  * (the run then fails: there is no hidden local planner); a planner that answered without a plan
@@ -82,7 +83,10 @@ export function createPlannerClient({
     });
   };
 
-  const askPlanner: AskPlanner = async (request: PlanRequest, { signal }): Promise<PlanResult> => {
+  const askPlanner: AskPlanner = async (
+    request: PlanRequest,
+    { signal, onUsage },
+  ): Promise<PlanResult> => {
     let planner: A2AClient;
     try {
       planner = await connect();
@@ -110,6 +114,7 @@ export function createPlannerClient({
       throw error;
     }
     if ('parts' in reply) {
+      onUsage?.(readReportedUsage(reply.metadata));
       const direct = findData(reply.parts, planResultSchema);
       if (direct !== undefined) return direct;
       throw new FleetError(
@@ -118,6 +123,8 @@ export function createPlannerClient({
       );
     }
     const artifact = reply.artifacts?.find((entry) => entry.name === RESULT_ARTIFACT_NAME);
+    // The planner reports its model calls on its result artifact (docs/a2a.md §8, "Usage").
+    onUsage?.(readReportedUsage(artifact?.metadata));
     const result = artifact === undefined ? undefined : findData(artifact.parts, planResultSchema);
     if (reply.status.state === 'TASK_STATE_COMPLETED' && result !== undefined) return result;
     const statusText =

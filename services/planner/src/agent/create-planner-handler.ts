@@ -1,3 +1,4 @@
+import { reportUsage } from '@fleet/agent-kit';
 import {
   createA2AHandler,
   type A2AHandler,
@@ -39,7 +40,7 @@ export function createPlannerHandler({
 }: CreatePlannerHandlerOptions): A2AHandler {
   return createA2AHandler({
     card: buildPlannerCard({ url, internalToken }),
-    execute: createPlannerAgent({ planner }),
+    execute: reportUsage(createPlannerAgent({ planner })),
     store,
     logger,
     ...(tracer ? { tracer } : {}),

@@ -1,3 +1,4 @@
+import { reportUsage } from '@fleet/agent-kit';
 import {
   createA2AHandler,
   type A2AHandler,
@@ -48,12 +49,14 @@ export function createRagHandler({
 }: CreateRagHandlerOptions): A2AHandler {
   return createA2AHandler({
     card: buildRagCard({ url, internalToken }),
-    execute: createRagAgent({
-      documents,
-      retriever,
-      answerer,
-      ...(maxUploadBytes === undefined ? {} : { maxUploadBytes }),
-    }),
+    execute: reportUsage(
+      createRagAgent({
+        documents,
+        retriever,
+        answerer,
+        ...(maxUploadBytes === undefined ? {} : { maxUploadBytes }),
+      }),
+    ),
     store,
     logger,
     ...(tracer ? { tracer } : {}),

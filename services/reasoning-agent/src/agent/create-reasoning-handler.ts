@@ -1,3 +1,4 @@
+import { reportUsage } from '@fleet/agent-kit';
 import {
   createA2AHandler,
   type A2AHandler,
@@ -45,13 +46,15 @@ export function createReasoningHandler({
 }: CreateReasoningHandlerOptions): A2AHandler {
   return createA2AHandler({
     card: buildReasoningCard({ url, internalToken, tools: tools.map((tool) => tool.name) }),
-    execute: createReasoningAgent({
-      llm,
-      tools,
-      maxIterations,
-      maxTokens,
-      ...(tracer ? { tracer } : {}),
-    }),
+    execute: reportUsage(
+      createReasoningAgent({
+        llm,
+        tools,
+        maxIterations,
+        maxTokens,
+        ...(tracer ? { tracer } : {}),
+      }),
+    ),
     store,
     logger,
     ...(tracer ? { tracer } : {}),

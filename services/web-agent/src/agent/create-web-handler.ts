@@ -1,3 +1,4 @@
+import { reportUsage } from '@fleet/agent-kit';
 import {
   createA2AHandler,
   type A2AHandler,
@@ -39,7 +40,7 @@ export function createWebHandler({
 }: CreateWebHandlerOptions): A2AHandler {
   return createA2AHandler({
     card: buildWebCard({ url, internalToken }),
-    execute: createWebAgent({ researcher }),
+    execute: reportUsage(createWebAgent({ researcher })),
     store,
     logger,
     ...(tracer ? { tracer } : {}),
