@@ -37,6 +37,7 @@ export interface MessageItem {
   content: OutputText[];
 }
 
+/** An output item of an agent route's response. */
 export type OutputItem = ReasoningItem | MessageItem;
 
 /** Usage in the Responses API's shape. */

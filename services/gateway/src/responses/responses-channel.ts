@@ -15,6 +15,7 @@ import {
   urlCitations,
   type MessageItem,
   type OutputItem,
+  type OutputText,
   type ReasoningItem,
   type ResponseShell,
 } from './response-object';
@@ -28,23 +29,18 @@ function errorEnvelope(error: unknown): {
   };
 }
 
+type Send = (type: string, data: Record<string, unknown>) => void;
+
 /**
- * Builds the Responses events of one streamed answer from the agent route's chat chunks, numbering
- * them (`sequence_number`) and keeping the output items, so `response.completed` carries the whole
- * response. `emit` writes one event.
+ * The output items of one streamed answer and the events that build them: progress lines go into
+ * a `reasoning` item (one `summary_text` part each), answer text into a `message` item's
+ * `output_text`; each item is closed (`…done` events) when the other kind starts or the answer
+ * ends. `citationsFrom` gives the run's `fleet` object for `url_citation` annotations.
  */
-function createEventBuilder(
-  shell: ResponseShell,
-  emit: (type: string, data: Record<string, unknown>) => void,
-) {
+function createOutputItems(send: Send, citationsFrom: () => Record<string, unknown> | undefined) {
   const output: OutputItem[] = [];
   let reasoning: ReasoningItem | undefined;
   let message: MessageItem | undefined;
-  let fleet: Record<string, unknown> | undefined;
-  let usage: ChatUsage | null | undefined;
-  let sequence = 0;
-  const send = (type: string, data: Record<string, unknown>): void =>
-    emit(type, { type, ...data, sequence_number: sequence++ });
 
   const closeReasoning = (): void => {
     if (reasoning === undefined) return;
@@ -57,7 +53,7 @@ function createEventBuilder(
     const at = { item_id: message.id, output_index: output.indexOf(message), content_index: 0 };
     const part = message.content[0];
     if (part !== undefined) {
-      part.annotations = urlCitations(part.text, fleet);
+      part.annotations = urlCitations(part.text, citationsFrom());
       send('response.output_text.done', { ...at, text: part.text, logprobs: [] });
       send('response.content_part.done', { ...at, part });
     }
@@ -65,65 +61,88 @@ function createEventBuilder(
     send('response.output_item.done', { output_index: at.output_index, item: message });
     message = undefined;
   };
-
-  const progress = (line: string, event: Record<string, unknown> | undefined): void => {
-    closeMessage();
-    if (reasoning === undefined) {
-      reasoning = { id: responseId('rs'), type: 'reasoning', status: 'in_progress', summary: [] };
-      output.push(reasoning);
-      send('response.output_item.added', { output_index: output.length - 1, item: reasoning });
-    }
-    const at = {
-      item_id: reasoning.id,
-      output_index: output.indexOf(reasoning),
-      summary_index: reasoning.summary.length,
+  const openMessage = (): MessageItem => {
+    const item: MessageItem = {
+      id: responseId('msg'),
+      type: 'message',
+      role: 'assistant',
+      status: 'in_progress',
+      content: [],
     };
-    const part = { type: 'summary_text' as const, text: line };
-    reasoning.summary.push(part);
-    send('response.reasoning_summary_part.added', { ...at, part: { ...part, text: '' } });
-    // The structured progress event rides on the delta, as chat chunks carry it (`fleet`).
-    send('response.reasoning_summary_text.delta', {
-      ...at,
-      delta: line,
-      ...(event === undefined ? {} : { fleet: event }),
+    output.push(item);
+    const index = output.length - 1;
+    send('response.output_item.added', { output_index: index, item });
+    const part: OutputText = { type: 'output_text', text: '', annotations: [], logprobs: [] };
+    item.content.push(part);
+    send('response.content_part.added', {
+      item_id: item.id,
+      output_index: index,
+      content_index: 0,
+      part,
     });
-    send('response.reasoning_summary_text.done', { ...at, text: line });
-    send('response.reasoning_summary_part.done', { ...at, part });
+    return item;
   };
 
-  const answer = (text: string): void => {
-    closeReasoning();
-    if (message === undefined) {
-      message = {
-        id: responseId('msg'),
-        type: 'message',
-        role: 'assistant',
-        status: 'in_progress',
-        content: [],
+  return {
+    output,
+    /** One progress line (and its structured event, carried as `fleet` on the delta). */
+    progress(line: string, event: Record<string, unknown> | undefined): void {
+      closeMessage();
+      if (reasoning === undefined) {
+        reasoning = { id: responseId('rs'), type: 'reasoning', status: 'in_progress', summary: [] };
+        output.push(reasoning);
+        send('response.output_item.added', { output_index: output.length - 1, item: reasoning });
+      }
+      const at = {
+        item_id: reasoning.id,
+        output_index: output.indexOf(reasoning),
+        summary_index: reasoning.summary.length,
       };
-      output.push(message);
-      const index = output.length - 1;
-      send('response.output_item.added', { output_index: index, item: message });
-      const part = { type: 'output_text' as const, text: '', annotations: [], logprobs: [] as [] };
-      message.content.push(part);
-      send('response.content_part.added', {
-        item_id: message.id,
-        output_index: index,
-        content_index: 0,
-        part,
+      const part = { type: 'summary_text' as const, text: line };
+      reasoning.summary.push(part);
+      send('response.reasoning_summary_part.added', { ...at, part: { ...part, text: '' } });
+      send('response.reasoning_summary_text.delta', {
+        ...at,
+        delta: line,
+        ...(event === undefined ? {} : { fleet: event }),
       });
-    }
-    const part = message.content[0];
-    if (part === undefined || text === '') return;
-    part.text += text;
-    send('response.output_text.delta', {
-      item_id: message.id,
-      output_index: output.indexOf(message),
-      content_index: 0,
-      delta: text,
-      logprobs: [],
-    });
+      send('response.reasoning_summary_text.done', { ...at, text: line });
+      send('response.reasoning_summary_part.done', { ...at, part });
+    },
+    /** A piece of the answer text. */
+    answer(text: string): void {
+      closeReasoning();
+      message ??= openMessage();
+      const part = message.content[0];
+      if (part === undefined || text === '') return;
+      part.text += text;
+      send('response.output_text.delta', {
+        item_id: message.id,
+        output_index: output.indexOf(message),
+        content_index: 0,
+        delta: text,
+        logprobs: [],
+      });
+    },
+    /** Closes whatever item is still open. */
+    close(): void {
+      closeReasoning();
+      closeMessage();
+    },
   };
+}
+
+/**
+ * Builds the Responses events of one streamed answer from the agent route's chat chunks, numbering
+ * them (`sequence_number`), so `response.completed` carries the whole response. `emit` writes one
+ * event.
+ */
+function createEventBuilder(shell: ResponseShell, emit: Send) {
+  let fleet: Record<string, unknown> | undefined;
+  let usage: ChatUsage | null | undefined;
+  let sequence = 0;
+  const send: Send = (type, data) => emit(type, { type, ...data, sequence_number: sequence++ });
+  const items = createOutputItems(send, () => fleet);
 
   return {
     start(): void {
@@ -137,17 +156,16 @@ function createEventBuilder(
       const event = chunk.fleet;
       if (event?.['type'] === 'run-result') fleet = event;
       if (delta?.reasoning_content !== undefined) {
-        progress(delta.reasoning_content.replace(/\n$/, ''), event);
+        items.progress(delta.reasoning_content.replace(/\n$/, ''), event);
       } else if (delta?.content !== undefined) {
-        answer(delta.content);
+        items.answer(delta.content);
       }
     },
     complete(): void {
-      closeReasoning();
-      closeMessage();
+      items.close();
       const done = responseObject(shell, {
         status: 'completed',
-        output,
+        output: items.output,
         usage: answerUsage(usage, fleet),
         fleet,
       });
@@ -158,7 +176,7 @@ function createEventBuilder(
       const code = body.code ?? body.type;
       const failed = responseObject(shell, {
         status: 'failed',
-        output,
+        output: items.output,
         error: { code, message: body.message },
         fleet,
       });
@@ -189,7 +207,12 @@ function toResponse(shell: ResponseShell, completion: ChatCompletionLike) {
     role: 'assistant',
     status: 'completed',
     content: [
-      { type: 'output_text', text, annotations: urlCitations(text, completion.fleet), logprobs: [] },
+      {
+        type: 'output_text',
+        text,
+        annotations: urlCitations(text, completion.fleet),
+        logprobs: [],
+      },
     ],
   });
   return responseObject(shell, {

@@ -148,11 +148,11 @@ describe('POST /v1/responses and /v1/embeddings: limits and failures', () => {
   });
   afterAll(() => gateway.close());
 
-  it('answers 413 naming GATEWAY_BODY_LIMIT for a body over it', async () => {
+  it('answers 413 naming the gateway limit for a body over it', async () => {
     for (const path of ['/v1/responses', '/v1/embeddings']) {
       const response = await post(gateway, path).send({ model: 'm', input: 'x'.repeat(2048) });
       expect(response.status).toBe(413);
-      expect(response.body.error.message).toMatch(/GATEWAY_BODY_LIMIT/);
+      expect(response.body.error.message).toMatch(/limit is 1024 bytes/);
     }
   });
 
@@ -185,11 +185,16 @@ describe('POST /v1/responses and /v1/embeddings: limits and failures', () => {
     expect(response.status).toBe(200);
     const events = responseEvents(response.body as string);
     expect(events.at(-1)?.[0]).toBe('error');
-    expect(events.at(-1)?.[1]).toMatchObject({ error: { message: expect.stringMatching(/cut off/) } });
+    expect(events.at(-1)?.[1]).toMatchObject({
+      error: { message: expect.stringMatching(/cut off/) },
+    });
   });
 
   it("keeps an upstream's own error event as the stream's clean end", async () => {
-    gateway.llm!.enqueue({ content: 'a b c', streamError: { afterChunks: 2, message: 'overloaded' } });
+    gateway.llm!.enqueue({
+      content: 'a b c',
+      streamError: { afterChunks: 2, message: 'overloaded' },
+    });
     const response = await post(gateway, '/v1/responses')
       .send({ model: 'm', input: 'Hi', stream: true })
       .buffer(true)
@@ -223,7 +228,7 @@ describe('POST /v1/responses and /v1/embeddings: limits and failures', () => {
     expect(response.body.error.param).toBe('input');
   });
 
-  it("passes an upstream embeddings error through with its status", async () => {
+  it('passes an upstream embeddings error through with its status', async () => {
     // The scripted server refuses dimensions below 1 with its own 400 envelope.
     const response = await post(gateway, '/v1/embeddings').send({
       model: 'm',
