@@ -95,6 +95,39 @@ function hotPathOf(req: IncomingMessage): HotPath | undefined {
 }
 
 /**
+ * The hot paths' one handler: a request id, the access log and metrics (`observeResponse`), the
+ * key's tenant, then the path's route; failures rendered by `sendError` as on the express routes.
+ */
+function createHotPathHandler({
+  keyRing,
+  observe,
+  errorOptions,
+  routes,
+}: {
+  keyRing: ReturnType<typeof createApiKeyRing>;
+  observe: Parameters<typeof observeResponse>[1];
+  errorOptions: Omit<Parameters<typeof sendError>[2], 'context'>;
+  routes: Record<HotPath, HotRouteHandler>;
+}) {
+  return async function handleHotPath(
+    path: HotPath,
+    { req, res }: { req: IncomingMessage; res: ServerResponse },
+  ): Promise<void> {
+    const id = assignRequestId(req, res);
+    observeResponse({ req, res, path, route: () => path }, observe);
+    try {
+      const tenant = authenticateRequest(keyRing, {
+        authorization: req.headers.authorization,
+        res,
+      });
+      await routes[path](req, { res, requestId: id, tenant });
+    } catch (error) {
+      sendError(res, error, { ...errorOptions, context: { method: 'POST', path } });
+    }
+  };
+}
+
+/**
  * Builds the gateway: the OpenAI-compatible API under `/v1` (keys → tenants, routing, passthrough,
  * orchestration, sessions and approvals, documents), the web console at `/console`, health
  * (`/readyz` pings Redis) and metrics. Pure: no environment, no sockets (CONTRIBUTING.md
@@ -183,28 +216,16 @@ export function createApp({
       }),
     passthroughModel: autoRouting?.passthroughModel,
   };
-  const hotRoutes: Record<HotPath, HotRouteHandler> = {
-    '/v1/chat/completions': createChatCompletionsHandler(routeOptions),
-    '/v1/responses': createResponsesHandler(routeOptions),
-    '/v1/embeddings': createEmbeddingsHandler({ upstreamClient, offlineReason, bodyLimit }),
-  };
-
-  async function handleHotPath(
-    path: HotPath,
-    { req, res }: { req: IncomingMessage; res: ServerResponse },
-  ): Promise<void> {
-    const id = assignRequestId(req, res);
-    observeResponse({ req, res, path, route: () => path }, { logger, metrics });
-    try {
-      const tenant = authenticateRequest(keyRing, {
-        authorization: req.headers.authorization,
-        res,
-      });
-      await hotRoutes[path](req, { res, requestId: id, tenant });
-    } catch (error) {
-      sendError(res, error, { ...errorOptions, context: { method: 'POST', path } });
-    }
-  }
+  const handleHotPath = createHotPathHandler({
+    keyRing,
+    observe: { logger, metrics },
+    errorOptions,
+    routes: {
+      '/v1/chat/completions': createChatCompletionsHandler(routeOptions),
+      '/v1/responses': createResponsesHandler(routeOptions),
+      '/v1/embeddings': createEmbeddingsHandler({ upstreamClient, offlineReason, bodyLimit }),
+    },
+  });
 
   return function gateway(req: IncomingMessage, res: ServerResponse): void {
     const path = hotPathOf(req);

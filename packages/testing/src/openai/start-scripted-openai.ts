@@ -26,7 +26,7 @@ import {
   roughTokenCount,
   type RenderedCompletion,
 } from './render-chat-completion';
-import type { ScriptedReply } from './scripted-reply';
+import type { ScriptedReply, ScriptedStreamError } from './scripted-reply';
 
 /** A request the scripted server received, recorded for assertions. */
 export interface RecordedRequest {
@@ -132,6 +132,36 @@ function sendEnvelope(options: {
   });
 }
 
+/** A chat request, or a Responses request read as the chat request replies are chosen from. */
+function parseChatOrResponses(api: 'chat' | 'responses', recorded: RecordedRequest) {
+  const text = recorded.rawBody;
+  const value = recorded.body;
+  return api === 'chat'
+    ? validateParsedJson({ text, value, schema: chatRequestSchema })
+    : validateParsedJson({
+        text,
+        value,
+        schema: responsesRequestSchema.transform(responsesAsChatRequest),
+      });
+}
+
+/**
+ * The frame of a scripted mid-stream error: `data: {"error": …}` on chat streams (as some upstreams
+ * send it), an `event: error` Responses event numbered `sequence` on Responses streams.
+ */
+function streamErrorFrame(
+  api: 'chat' | 'responses',
+  streamError: ScriptedStreamError,
+  sequence: number,
+): string {
+  const { message = 'Scripted stream error', type = 'server_error', code = null } = streamError;
+  if (api === 'chat') {
+    return `data: ${JSON.stringify({ error: { message, type, param: null, code } })}\n\n`;
+  }
+  const event = { type: 'error', message, code, param: null, sequence_number: sequence };
+  return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
 /** Renders a reply for the API it was asked through. */
 function render(
   api: 'chat' | 'responses',
@@ -188,18 +218,7 @@ export async function startScriptedOpenAI({
     api?: 'chat' | 'responses';
   }): Promise<void> {
     const { recorded, response, signal, markCut, api = 'chat' } = options;
-    const parsed =
-      api === 'chat'
-        ? validateParsedJson({
-            text: recorded.rawBody,
-            value: recorded.body,
-            schema: chatRequestSchema,
-          })
-        : validateParsedJson({
-            text: recorded.rawBody,
-            value: recorded.body,
-            schema: responsesRequestSchema.transform(responsesAsChatRequest),
-          });
+    const parsed = parseChatOrResponses(api, recorded);
     if (!parsed.success) {
       sendEnvelope({
         response,
@@ -298,16 +317,7 @@ export async function startScriptedOpenAI({
         return;
       }
       if (index === errorAt && reply.streamError) {
-        const {
-          message = 'Scripted stream error',
-          type = 'server_error',
-          code = null,
-        } = reply.streamError;
-        response.end(
-          api === 'chat'
-            ? `data: ${JSON.stringify({ error: { message, type, param: null, code } })}\n\n`
-            : `event: error\ndata: ${JSON.stringify({ type: 'error', message, code, param: null, sequence_number: index })}\n\n`,
-        );
+        response.end(streamErrorFrame(api, reply.streamError, index));
         return;
       }
       const frame = frames[index];

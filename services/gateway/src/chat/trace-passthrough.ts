@@ -149,7 +149,10 @@ export interface TraceForwardedAnswerOptions {
  * has closed, so the client never waits for the trace (docs/tracing.md §7). An answer that did not
  * end complete is marked `fleet.passthrough.outcome`.
  */
-export function traceForwardedAnswer({ span, describe }: TraceForwardedAnswerOptions): ForwardObserver {
+export function traceForwardedAnswer({
+  span,
+  describe,
+}: TraceForwardedAnswerOptions): ForwardObserver {
   const chunks: Buffer[] = [];
   let kept = 0;
   let outcome: ForwardOutcome | undefined;

@@ -9,5 +9,12 @@ export {
 } from './responses-request';
 export type { ResponsesRequest } from './responses-request';
 export type { FleetResponse, OutputItem, ResponseUsage } from './response-object';
-export { readResponseObject, readResponseStream, traceResponsesPassthrough } from './trace-responses-passthrough';
-export type { TracedResponse, TraceResponsesPassthroughOptions } from './trace-responses-passthrough';
+export {
+  readResponseObject,
+  readResponseStream,
+  traceResponsesPassthrough,
+} from './trace-responses-passthrough';
+export type {
+  TracedResponse,
+  TraceResponsesPassthroughOptions,
+} from './trace-responses-passthrough';

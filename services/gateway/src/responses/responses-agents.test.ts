@@ -10,7 +10,9 @@ import {
   type OrchestratorDouble,
 } from '../test-support/orchestrator-double';
 import { readText } from '../test-support/read-text';
+import { seedSession } from '../test-support/seed-session';
 import { serve, type Served } from '../test-support/serve';
+import type { ClassifyRouteInput } from '../routing';
 
 const runResult: RunResult = {
   sessionId: 'sess-r',
@@ -60,16 +62,29 @@ describe('POST /v1/responses (agent routes)', () => {
   let reasoning: OrchestratorDouble;
   let gateway: TestGateway;
   let served: Served;
+  const classified: ClassifyRouteInput['messages'][] = [];
 
   beforeAll(async () => {
     orchestrator = await startOrchestratorDouble(async function* execute(_context, call) {
       await Promise.resolve();
       if (call.text.includes('explode')) {
-        yield progressStatus('Run sess-x started.', { type: 'run-start', sessionId: 'sess-x' }, 'sess-x');
-        yield { type: 'status', state: 'TASK_STATE_FAILED', message: 'The planner is unreachable.' };
+        yield progressStatus(
+          'Run sess-x started.',
+          { type: 'run-start', sessionId: 'sess-x' },
+          'sess-x',
+        );
+        yield {
+          type: 'status',
+          state: 'TASK_STATE_FAILED',
+          message: 'The planner is unreachable.',
+        };
         return;
       }
-      yield progressStatus('Run sess-r started.', { type: 'run-start', sessionId: 'sess-r' }, 'sess-r');
+      yield progressStatus(
+        'Run sess-r started.',
+        { type: 'run-start', sessionId: 'sess-r' },
+        'sess-r',
+      );
       yield progressStatus(
         'Plan: 1 step (web).',
         { type: 'plan-end', plan: runResult.plan, source: 'heuristic' },
@@ -99,6 +114,21 @@ describe('POST /v1/responses (agent routes)', () => {
       overrides: {
         orchestratorClient: orchestrator.client,
         reasoningAgent: { client: reasoning.client, url: 'http://reasoning.test' },
+        autoRouting: {
+          classifier: {
+            classify: ({ messages }) => {
+              classified.push(messages);
+              const text = JSON.stringify(messages);
+              return Promise.resolve({
+                route: text.includes('news') ? 'orchestration' : 'passthrough',
+                reason: 'auto: scripted classifier',
+                source: 'classifier',
+                cached: false,
+              });
+            },
+          },
+          passthroughModel: 'upstream-model',
+        },
       },
     });
     served = await serve(gateway.app);
@@ -124,7 +154,11 @@ describe('POST /v1/responses (agent routes)', () => {
     expect(response.headers['x-routing-mode']).toBe('orchestration');
     expect(response.headers['x-session-id']).toBe('sess-r');
     const body = response.body as Record<string, any>;
-    expect(body).toMatchObject({ object: 'response', status: 'completed', model: 'fleet-orchestration' });
+    expect(body).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      model: 'fleet-orchestration',
+    });
     expect(body['output'][0]).toMatchObject({
       type: 'reasoning',
       summary: [
@@ -140,12 +174,22 @@ describe('POST /v1/responses (agent routes)', () => {
           type: 'output_text',
           text: 'See Example [1].',
           annotations: [
-            { type: 'url_citation', url: 'https://example.com', title: 'Example', start_index: 12, end_index: 15 },
+            {
+              type: 'url_citation',
+              url: 'https://example.com',
+              title: 'Example',
+              start_index: 12,
+              end_index: 15,
+            },
           ],
         },
       ],
     });
-    expect(body['usage']).toMatchObject({ input_tokens: 120, output_tokens: 30, total_tokens: 150 });
+    expect(body['usage']).toMatchObject({
+      input_tokens: 120,
+      output_tokens: 30,
+      total_tokens: 150,
+    });
     expect(body['fleet']).toMatchObject({ sessionId: 'sess-r', citations: runResult.citations });
   });
 
@@ -180,7 +224,10 @@ describe('POST /v1/responses (agent routes)', () => {
     ]);
     for (const [name, data] of events) expect(data['type']).toBe(name);
     expect(events.map(([, data]) => data['sequence_number'])).toEqual(events.map((_, i) => i));
-    expect(events[4]?.[1]).toMatchObject({ delta: 'Run sess-r started.', fleet: { type: 'run-start' } });
+    expect(events[4]?.[1]).toMatchObject({
+      delta: 'Run sess-r started.',
+      fleet: { type: 'run-start' },
+    });
     const completed = events.at(-1)?.[1]['response'] as Record<string, any>;
     expect(completed['usage']).toMatchObject({ input_tokens: 120, total_tokens: 150 });
     expect(completed['output'][1]['content'][0]['text']).toBe('See Example [1].');
@@ -205,12 +252,20 @@ describe('POST /v1/responses (agent routes)', () => {
   });
 
   it('ends a failed streamed run with response.failed and an error event', async () => {
-    const response = await post({ input: 'explode please', stream: true }).buffer(true).parse(readText);
+    const response = await post({ input: 'explode please', stream: true })
+      .buffer(true)
+      .parse(readText);
     const events = responseEvents(response.body as string);
     expect(events.at(-2)?.[0]).toBe('response.failed');
-    expect(events.at(-2)?.[1]['response']).toMatchObject({ status: 'failed', error: { message: expect.stringMatching(/planner/) } });
+    expect(events.at(-2)?.[1]['response']).toMatchObject({
+      status: 'failed',
+      error: { message: expect.stringMatching(/planner/) },
+    });
     expect(events.at(-1)?.[0]).toBe('error');
-    expect(events.at(-1)?.[1]).toMatchObject({ type: 'error', message: expect.stringMatching(/planner/) });
+    expect(events.at(-1)?.[1]).toMatchObject({
+      type: 'error',
+      message: expect.stringMatching(/planner/),
+    });
   });
 
   it('answers a failed run that is not streamed with the error status', async () => {
@@ -225,8 +280,15 @@ describe('POST /v1/responses (agent routes)', () => {
     expect(response.headers['x-routing-mode']).toBe('reasoning');
     expect(response.body.output[0].summary[0].text).toBe('Thinking: multiply.');
     expect(response.body.output[1].content[0].text).toBe('6 × 7 = 42.');
-    expect(response.body.usage).toMatchObject({ input_tokens: 200, output_tokens: 30, total_tokens: 230 });
-    const streamed = await post({ model: 'fleet-reasoning', input: 'What is 6 × 7?', stream: true }, 'reasoning')
+    expect(response.body.usage).toMatchObject({
+      input_tokens: 200,
+      output_tokens: 30,
+      total_tokens: 230,
+    });
+    const streamed = await post(
+      { model: 'fleet-reasoning', input: 'What is 6 × 7?', stream: true },
+      'reasoning',
+    )
       .buffer(true)
       .parse(readText);
     const completed = responseEvents(streamed.body as string).at(-1);
@@ -243,7 +305,11 @@ describe('POST /v1/responses (agent routes)', () => {
         instructions: 'Be brief.',
         input: [
           { role: 'user', content: 'earlier question' },
-          { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'earlier answer' }] },
+          {
+            type: 'message',
+            role: 'assistant',
+            content: [{ type: 'output_text', text: 'earlier answer' }],
+          },
           { role: 'user', content: [{ type: 'input_text', text: 'the question' }] },
         ],
       });
@@ -267,9 +333,51 @@ describe('POST /v1/responses (agent routes)', () => {
     const conversation = await post({ input: 'go on', conversation: 'conv_1' });
     expect(conversation.status).toBe(400);
     expect(conversation.body.error.param).toBe('conversation');
-    const tool = await post({ input: [{ type: 'function_call_output', call_id: 'c', output: 'x' }] });
+    const tool = await post({
+      input: [{ type: 'function_call_output', call_id: 'c', output: 'x' }],
+    });
     expect(tool.status).toBe(400);
     expect(tool.body.error.param).toBe('input[0]');
     expect(orchestrator.calls.length).toBe(calls);
+  });
+
+  it('classifies the input text for auto, and swaps fleet-auto for the upstream model', async () => {
+    const news = await post({ model: 'fleet-auto', input: 'Find news about A2A' }, 'auto');
+    expect(news.headers['x-routing-mode']).toBe('orchestration');
+    expect(news.body.object).toBe('response');
+    expect(classified.at(-1)).toEqual([{ role: 'user', content: 'Find news about A2A' }]);
+    gateway.llm!.requests.length = 0;
+    const hello = await post(
+      { model: 'fleet-auto', input: 'Hello', store: true, previous_response_id: 'resp_1' },
+      'auto',
+    );
+    expect(hello.status).toBe(200);
+    expect(hello.headers['x-routing-mode']).toBe('passthrough');
+    expect(hello.headers['x-routing-reason']).toBe('auto: scripted classifier');
+    expect(gateway.llm!.requests[0]?.body).toEqual({
+      model: 'upstream-model',
+      input: 'Hello',
+      store: true,
+      previous_response_id: 'resp_1',
+    });
+  });
+
+  it('follows a session with X-Session-ID in the Responses shape', async () => {
+    const session = await seedSession(gateway.sessions.store, {
+      completedWith: 'The report went to Bob.',
+    });
+    const response = await request(gateway.app)
+      .post('/v1/responses')
+      .auth(TEST_KEY, { type: 'bearer' })
+      .set('x-session-id', session.id)
+      .send({ model: 'fleet-orchestration', input: 'and then?' });
+    expect(response.status).toBe(200);
+    expect(response.headers['x-routing-mode']).toBe('orchestration');
+    expect(response.headers['x-session-id']).toBe(session.id);
+    expect(response.body).toMatchObject({ object: 'response', status: 'completed' });
+    expect(
+      (response.body as { output: { content: { text: string }[] }[] }).output.at(-1)?.content[0]
+        ?.text,
+    ).toContain('The report went to Bob.');
   });
 });

@@ -23,7 +23,11 @@ export const responsesRequestSchema = z.looseObject({
     .nullish(),
   text: z
     .looseObject(
-      { format: z.looseObject({ type: z.string() }, { error: 'text.format needs a type' }).nullish() },
+      {
+        format: z
+          .looseObject({ type: z.string() }, { error: 'text.format needs a type' })
+          .nullish(),
+      },
       { error: 'text must be an object' },
     )
     .nullish(),

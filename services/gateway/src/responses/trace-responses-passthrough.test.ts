@@ -52,7 +52,9 @@ describe('traceResponsesPassthrough', () => {
       'llm.token_count.completion': 2,
       'llm.finish_reason': 'completed',
     });
-    expect(String(recorded()['llm.invocation_parameters'])).toContain('"previous_response_id":"resp_1"');
+    expect(String(recorded()['llm.invocation_parameters'])).toContain(
+      '"previous_response_id":"resp_1"',
+    );
   });
 
   it('reads a whole response, and marks a cut stream', () => {

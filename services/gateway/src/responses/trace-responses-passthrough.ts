@@ -108,7 +108,8 @@ export function traceResponsesPassthrough({
         ending,
         inputMessages.filter((message) => message.role === 'user').at(-1)?.content ?? '',
       );
-      const answer = stream === true ? readResponseStream(text) : readResponseObject(parseOrUndefined(text));
+      const answer =
+        stream === true ? readResponseStream(text) : readResponseObject(parseOrUndefined(text));
       setSpanOutput(ending, answer.content);
       setLlmAttributes(ending, {
         model,

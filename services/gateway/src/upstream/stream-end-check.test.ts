@@ -30,7 +30,9 @@ describe('createStreamEndCheck', () => {
 
   it('counts response.failed, response.incomplete and error as ends', () => {
     for (const type of ['response.failed', 'response.incomplete', 'error']) {
-      expect(endedAfter('responses', event('response.created') + event(type)).every(Boolean)).toBe(true);
+      expect(endedAfter('responses', event('response.created') + event(type)).every(Boolean)).toBe(
+        true,
+      );
     }
   });
 
