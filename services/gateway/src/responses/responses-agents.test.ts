@@ -338,6 +338,12 @@ describe('POST /v1/responses (agent routes)', () => {
     });
     expect(tool.status).toBe(400);
     expect(tool.body.error.param).toBe('input[0]');
+    const empty = await post({ input: [{ role: 'user', content: '  ' }] });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.param).toBe('input');
+    const missing = await post({ instructions: 'Be brief.' });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.param).toBe('input');
     expect(orchestrator.calls.length).toBe(calls);
   });
 

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BadRequestError } from '@fleet/errors';
 import { readJsonBody } from '@fleet/http';
 import { getActiveSpan } from '@fleet/telemetry';
 import {
+  messageText,
   RESUME_HEADERS,
   routeRequest,
   type ChatCompletionRequest,
@@ -24,17 +26,26 @@ const RESPONSES_PATH = '/v1/responses';
 
 /**
  * A Responses request as the chat completion the agent routes take: its messages
- * ({@link responsesMessages}, strict), `model`, `stream` and `user`, and usage on streams (the
- * Responses API always reports it).
+ * ({@link responsesMessages}, strict; a user message with text required), `model`, `stream` and
+ * `user`, and usage on streams (the Responses API always reports it).
  */
 function asAgentRequest(
   request: ResponsesRequest,
   mode: 'orchestration' | 'reasoning',
 ): ChatCompletionRequest {
   assertStatelessAgentRequest(request, mode);
+  const messages = responsesMessages(request, { strict: true });
+  const lastUser = messages.findLast((message) => message.role === 'user');
+  // Named here as `input`: the chat checks that follow would name `messages`, which this API lacks.
+  if (lastUser === undefined || messageText(lastUser['content']).trim() === '') {
+    throw new BadRequestError(
+      `input must contain a user message with text: it is the request the agents work on (X-Routing-Mode: ${mode}).`,
+      { param: 'input' },
+    );
+  }
   return {
     model: request.model,
-    messages: responsesMessages(request, { strict: true }),
+    messages,
     stream: request.stream ?? null,
     stream_options: { include_usage: true },
     ...(request.user === undefined ? {} : { user: request.user }),
