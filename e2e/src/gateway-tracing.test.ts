@@ -95,4 +95,42 @@ describe('gateway tracing', () => {
     expect(typeof traceparent).toBe('string');
     expect((traceparent as string).split('-')[1]).toBe(root.traceId);
   });
+
+  it('records a streamed /v1/responses passthrough as an LLM span, and embeddings as EMBEDDING', async () => {
+    llm.enqueue({ content: 'Bergen is rainy.', usage: { prompt_tokens: 7, completion_tokens: 4 } });
+    const client = new OpenAI({ apiKey: E2E_KEY, baseURL: gateway.baseURL, maxRetries: 0 });
+    const final = await client.responses
+      .stream({ model: 'gpt-responses', instructions: 'Be brief.', input: 'Weather in Bergen?' })
+      .finalResponse();
+    expect(final.output_text).toBe('Bergen is rainy.');
+    await client.embeddings.create({ model: 'embed-trace', input: ['first', 'second'] });
+
+    const spans = await capture.waitForSpans(
+      (all) =>
+        all.some((span) => span.name === 'POST /v1/responses') &&
+        all.some((span) => span.name === 'POST /v1/embeddings'),
+      10_000,
+    );
+    const responses = spans.find((span) => span.name === 'POST /v1/responses')!;
+    expect(responses.parentSpanId).toBeUndefined();
+    expect(responses.attributes).toMatchObject({
+      'openinference.span.kind': 'LLM',
+      'input.value': 'Weather in Bergen?',
+      'output.value': 'Bergen is rainy.',
+      'llm.model_name': 'gpt-responses',
+      'llm.input_messages.0.message.role': 'system',
+      'llm.token_count.prompt': 7,
+      'llm.token_count.completion': 4,
+      'llm.finish_reason': 'completed',
+    });
+    const embeddings = spans.find((span) => span.name === 'POST /v1/embeddings')!;
+    expect(embeddings.attributes).toMatchObject({
+      'openinference.span.kind': 'EMBEDDING',
+      'embedding.model_name': 'embed-trace',
+      'embedding.embeddings.0.embedding.text': 'first',
+      'embedding.embeddings.1.embedding.text': 'second',
+      'llm.token_count.prompt': expect.any(Number),
+    });
+    expect(JSON.stringify(embeddings.attributes)).not.toMatch(/embedding\.vector/);
+  });
 });

@@ -13,12 +13,14 @@ import {
 import type { MemoryStore } from '@fleet/memory';
 import type { SessionStore } from '@fleet/sessions';
 import { authenticate, authenticateRequest, createApiKeyRing, type ApiKeyEntry } from './auth';
-import { createChatCompletionsHandler } from './chat';
+import { createChatCompletionsHandler, type ChatCompletionsOptions } from './chat';
 import { consoleRouter } from './console';
 import { documentsRouter, type DocumentsClient } from './documents';
+import { createEmbeddingsHandler } from './embeddings';
 import { memoryRouter } from './memory';
 import { modelsRoute } from './models';
 import { createRedisGate } from './redis';
+import { createResponsesHandler } from './responses';
 import { createRouteClassifier, type RouteClassifier } from './routing';
 import { sessionsRouter } from './sessions';
 import type { UpstreamClient } from './upstream';
@@ -73,15 +75,56 @@ export interface AppDependencies {
   consoleDir?: string | undefined;
 }
 
-const CHAT_COMPLETIONS_PATH = '/v1/chat/completions';
+/** A route on the hot path: the request after authentication, with its id and tenant. */
+type HotRouteHandler = (
+  req: IncomingMessage,
+  context: { res: ServerResponse; requestId: string; tenant: string },
+) => Promise<void>;
 
-function isChatCompletion(req: IncomingMessage): boolean {
-  if (req.method !== 'POST' || req.url === undefined) return false;
-  return (
-    req.url === CHAT_COMPLETIONS_PATH ||
-    (req.url.startsWith(CHAT_COMPLETIONS_PATH) &&
-      req.url.charAt(CHAT_COMPLETIONS_PATH.length) === '?')
-  );
+/** The `POST` paths served beside express (docs/adr/0002-gateway-hot-path.md). */
+const HOT_PATHS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings'] as const;
+type HotPath = (typeof HOT_PATHS)[number];
+
+/** The hot path a request is for (the path exactly, or followed by a query), or undefined. */
+function hotPathOf(req: IncomingMessage): HotPath | undefined {
+  if (req.method !== 'POST' || req.url === undefined) return undefined;
+  const { url } = req;
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  return (HOT_PATHS as readonly string[]).includes(path) ? (path as HotPath) : undefined;
+}
+
+/**
+ * The hot paths' one handler: a request id, the access log and metrics (`observeResponse`), the
+ * key's tenant, then the path's route; failures rendered by `sendError` as on the express routes.
+ */
+function createHotPathHandler({
+  keyRing,
+  observe,
+  errorOptions,
+  routes,
+}: {
+  keyRing: ReturnType<typeof createApiKeyRing>;
+  observe: Parameters<typeof observeResponse>[1];
+  errorOptions: Omit<Parameters<typeof sendError>[2], 'context'>;
+  routes: Record<HotPath, HotRouteHandler>;
+}) {
+  return async function handleHotPath(
+    path: HotPath,
+    { req, res }: { req: IncomingMessage; res: ServerResponse },
+  ): Promise<void> {
+    const id = assignRequestId(req, res);
+    observeResponse({ req, res, path, route: () => path }, observe);
+    try {
+      const tenant = authenticateRequest(keyRing, {
+        authorization: req.headers.authorization,
+        res,
+      });
+      await routes[path](req, { res, requestId: id, tenant });
+    } catch (error) {
+      sendError(res, error, { ...errorOptions, context: { method: 'POST', path } });
+    }
+  };
 }
 
 /**
@@ -90,10 +133,10 @@ function isChatCompletion(req: IncomingMessage): boolean {
  * (`/readyz` pings Redis) and metrics. Pure: no environment, no sockets (CONTRIBUTING.md
  * convention 3).
  *
- * `POST /v1/chat/completions` is served on a plain `node:http` path beside express: it is the
- * gateway's hot path, and express's per-request work measured as more than the rest of the
- * proxying together (docs/adr/0002-gateway-hot-path.md). It uses the same request ids, auth,
- * errors, logs and metrics as the express routes.
+ * `POST /v1/chat/completions`, `/v1/responses` and `/v1/embeddings` are served on a plain
+ * `node:http` path beside express: they are the gateway's hot paths, and express's per-request work
+ * measured as more than the rest of the proxying together (docs/adr/0002-gateway-hot-path.md).
+ * They use the same request ids, auth, errors, logs and metrics as the express routes.
  *
  * @example
  * const app = createApp({ apiKeys, upstreamClient, sessions, redis, offlineReason: OFFLINE_HINT, bodyLimit: 8 << 20, logger });
@@ -155,7 +198,7 @@ export function createApp({
     },
   });
 
-  const chatCompletions = createChatCompletionsHandler({
+  const routeOptions: ChatCompletionsOptions = {
     upstreamClient,
     orchestratorClient,
     reasoningAgent,
@@ -172,30 +215,21 @@ export function createApp({
         model: 'none',
       }),
     passthroughModel: autoRouting?.passthroughModel,
+  };
+  const handleHotPath = createHotPathHandler({
+    keyRing,
+    observe: { logger, metrics },
+    errorOptions,
+    routes: {
+      '/v1/chat/completions': createChatCompletionsHandler(routeOptions),
+      '/v1/responses': createResponsesHandler(routeOptions),
+      '/v1/embeddings': createEmbeddingsHandler({ upstreamClient, offlineReason, bodyLimit }),
+    },
   });
 
-  async function handleChatCompletion(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const id = assignRequestId(req, res);
-    observeResponse(
-      { req, res, path: CHAT_COMPLETIONS_PATH, route: () => CHAT_COMPLETIONS_PATH },
-      { logger, metrics },
-    );
-    try {
-      const tenant = authenticateRequest(keyRing, {
-        authorization: req.headers.authorization,
-        res,
-      });
-      await chatCompletions(req, { res, requestId: id, tenant });
-    } catch (error) {
-      sendError(res, error, {
-        ...errorOptions,
-        context: { method: 'POST', path: CHAT_COMPLETIONS_PATH },
-      });
-    }
-  }
-
   return function gateway(req: IncomingMessage, res: ServerResponse): void {
-    if (isChatCompletion(req)) void handleChatCompletion(req, res);
+    const path = hotPathOf(req);
+    if (path !== undefined) void handleHotPath(path, { req, res });
     else app(req, res);
   };
 }

@@ -489,6 +489,53 @@ describe('startScriptedOpenAI', () => {
     });
   });
 
+  describe('responses', () => {
+    it('answers a non-streaming response with the scripted content and usage', async () => {
+      llm.enqueue({ content: 'Hello there', usage: { prompt_tokens: 5, completion_tokens: 2 } });
+      const response = await client.responses.create({
+        model: 'gpt-test',
+        instructions: 'Be brief.',
+        input: 'Hi',
+      });
+      expect(response.object).toBe('response');
+      expect(response.status).toBe('completed');
+      expect(response.output_text).toBe('Hello there');
+      expect(response.usage).toMatchObject({ input_tokens: 5, output_tokens: 2, total_tokens: 7 });
+      expect(llm.requests[0]).toMatchObject({ path: '/v1/responses', status: 200 });
+    });
+
+    it('streams the event sequence the SDK stream helper accepts, and echoes by default', async () => {
+      const stream = client.responses.stream({
+        model: 'gpt-test',
+        input: [{ role: 'user', content: [{ type: 'input_text', text: 'ping' }] }],
+      });
+      const types: string[] = [];
+      stream.on('event', (event) => types.push(event.type));
+      const final = await stream.finalResponse();
+      expect(final.output_text).toBe('You said: ping');
+      expect(types[0]).toBe('response.created');
+      expect(types).toContain('response.output_text.delta');
+      expect(types.at(-1)).toBe('response.completed');
+      expect(final.usage?.total_tokens).toBeGreaterThan(0);
+    });
+
+    it('sends an error event mid-stream and cuts streams like chat', async () => {
+      llm.enqueue({ content: 'a b c', streamError: { afterChunks: 1, message: 'overloaded' } });
+      const body = await (
+        await fetch(`${llm.baseURL}/responses`, {
+          method: 'POST',
+          body: JSON.stringify({ model: 'm', input: 'x', stream: true }),
+        })
+      ).text();
+      expect(body).toMatch(/event: error\ndata: \{"type":"error","message":"overloaded"/);
+      expect(body).not.toContain('[DONE]');
+      llm.enqueue({ content: 'a b c', error: { status: 429, message: 'slow down' } });
+      await expect(client.responses.create({ model: 'm', input: 'x' })).rejects.toMatchObject({
+        status: 429,
+      });
+    });
+  });
+
   describe('embeddings', () => {
     it('returns deterministic unit vectors as floats, honouring dimensions', async () => {
       const response = await client.embeddings.create({

@@ -13,10 +13,12 @@ import { Waiters } from '../internal/waiters';
 import {
   chatRequestSchema,
   embeddingsRequestSchema,
+  messageText,
   type ChatRequestContext,
   toChatRequestContext,
 } from './chat-request';
 import { embeddingToBase64, embedText } from './embed-text';
+import { renderResponse, responsesAsChatRequest, responsesRequestSchema } from './render-response';
 import { openAIErrorEnvelope } from './openai-error-envelope';
 import {
   randomId,
@@ -24,7 +26,7 @@ import {
   roughTokenCount,
   type RenderedCompletion,
 } from './render-chat-completion';
-import type { ScriptedReply } from './scripted-reply';
+import type { ScriptedReply, ScriptedStreamError } from './scripted-reply';
 
 /** A request the scripted server received, recorded for assertions. */
 export interface RecordedRequest {
@@ -130,9 +132,56 @@ function sendEnvelope(options: {
   });
 }
 
+/** A chat request, or a Responses request read as the chat request replies are chosen from. */
+function parseChatOrResponses(api: 'chat' | 'responses', recorded: RecordedRequest) {
+  const text = recorded.rawBody;
+  const value = recorded.body;
+  return api === 'chat'
+    ? validateParsedJson({ text, value, schema: chatRequestSchema })
+    : validateParsedJson({
+        text,
+        value,
+        schema: responsesRequestSchema.transform(responsesAsChatRequest),
+      });
+}
+
+/**
+ * The frame of a scripted mid-stream error: `data: {"error": …}` on chat streams (as some upstreams
+ * send it), an `event: error` Responses event numbered `sequence` on Responses streams.
+ */
+function streamErrorFrame(
+  api: 'chat' | 'responses',
+  streamError: ScriptedStreamError,
+  sequence: number,
+): string {
+  const { message = 'Scripted stream error', type = 'server_error', code = null } = streamError;
+  if (api === 'chat') {
+    return `data: ${JSON.stringify({ error: { message, type, param: null, code } })}\n\n`;
+  }
+  const event = { type: 'error', message, code, param: null, sequence_number: sequence };
+  return `event: error\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/** Renders a reply for the API it was asked through. */
+function render(
+  api: 'chat' | 'responses',
+  { reply, context }: { reply: ScriptedReply; context: ChatRequestContext },
+): RenderedCompletion {
+  if (api === 'chat') return renderChatCompletion({ reply, context });
+  return renderResponse({
+    reply,
+    model: context.model,
+    stream: context.stream,
+    content: reply.content ?? `You said: ${context.lastUserMessage}`,
+    inputText: context.request.messages.map((message) => messageText(message.content)).join('\n'),
+  });
+}
+
 /**
  * Starts an OpenAI-compatible HTTP server that answers from a script: `POST /v1/chat/completions`
- * (streaming and not, tool calls, JSON mode, errors, interruptions), `POST /v1/embeddings`
+ * (streaming and not, tool calls, JSON mode, errors, interruptions), `POST /v1/responses` (the
+ * same replies in the Responses API's shape: text, usage, errors, interruptions, stream errors as
+ * `event: error`), `POST /v1/embeddings`
  * (deterministic vectors, float and base64) and `GET /v1/models`; the same paths work without
  * `/v1`. Every request is recorded. The official `openai` SDK works against it unchanged.
  *
@@ -165,13 +214,11 @@ export async function startScriptedOpenAI({
     response: ServerResponse;
     signal: AbortSignal;
     markCut: () => void;
+    /** `responses`: a `POST /v1/responses` request, answered in the Responses API's shape. */
+    api?: 'chat' | 'responses';
   }): Promise<void> {
-    const { recorded, response, signal, markCut } = options;
-    const parsed = validateParsedJson({
-      text: recorded.rawBody,
-      value: recorded.body,
-      schema: chatRequestSchema,
-    });
+    const { recorded, response, signal, markCut, api = 'chat' } = options;
+    const parsed = parseChatOrResponses(api, recorded);
     if (!parsed.success) {
       sendEnvelope({
         response,
@@ -188,10 +235,10 @@ export async function startScriptedOpenAI({
     if (queued) reply = queued;
     else if (staticReply) {
       reply = staticReply;
-      const key = `${context.model}\n${context.stream}\n${context.includeUsage}`;
+      const key = `${api}\n${context.model}\n${context.stream}\n${context.includeUsage}`;
       rendered = staticCache.get(key);
       if (!rendered) {
-        rendered = renderChatCompletion({ reply, context });
+        rendered = render(api, { reply, context });
         staticCache.set(key, rendered);
       }
     } else reply = await respond(recorded, context);
@@ -219,7 +266,9 @@ export async function startScriptedOpenAI({
       }
       return;
     }
-    rendered ??= renderChatCompletion({ reply, context });
+    rendered ??= render(api, { reply, context });
+    // A Responses stream ends with its `response.completed` event; chat streams with `[DONE]`.
+    const doneFrame = api === 'chat' ? 'data: [DONE]\n\n' : '';
     const cutAfter = reply.cutAfterChunks;
     const cut = (): void => {
       markCut();
@@ -258,7 +307,7 @@ export async function startScriptedOpenAI({
     if (chunkDelay <= 0 && cutAt === undefined && errorAt === undefined) {
       response.cork();
       for (const frame of frames) response.write(frame);
-      response.end('data: [DONE]\n\n');
+      response.end(doneFrame);
       response.uncork();
       return;
     }
@@ -268,14 +317,7 @@ export async function startScriptedOpenAI({
         return;
       }
       if (index === errorAt && reply.streamError) {
-        const {
-          message = 'Scripted stream error',
-          type = 'server_error',
-          code = null,
-        } = reply.streamError;
-        response.end(
-          `data: ${JSON.stringify({ error: { message, type, param: null, code } })}\n\n`,
-        );
+        response.end(streamErrorFrame(api, reply.streamError, index));
         return;
       }
       const frame = frames[index];
@@ -286,7 +328,7 @@ export async function startScriptedOpenAI({
       }
       response.write(frame);
     }
-    response.end('data: [DONE]\n\n');
+    response.end(doneFrame);
   }
 
   function handleEmbeddings(recorded: RecordedRequest, response: ServerResponse): void {
@@ -355,6 +397,8 @@ export async function startScriptedOpenAI({
     };
     if (path === '/chat/completions') {
       if (known('POST')) await handleChat(options);
+    } else if (path === '/responses') {
+      if (known('POST')) await handleChat({ ...options, api: 'responses' });
     } else if (path === '/embeddings') {
       if (known('POST')) handleEmbeddings(recorded, response);
     } else if (path === '/models') {

@@ -33,7 +33,7 @@ export interface TracedAnswer {
  * The `data:` payloads of an SSE text, one per event (multi-line data joined with `\n`, as the
  * SSE spec says), without `[DONE]`. Other fields and comments are skipped.
  */
-function eventPayloads(text: string): string[] {
+export function eventPayloads(text: string): string[] {
   const payloads: string[] = [];
   let data: string | undefined;
   for (const rawLine of text.split('\n')) {
@@ -51,17 +51,19 @@ function eventPayloads(text: string): string[] {
 }
 
 /** `value` as a plain object, or undefined. */
-function objectOf(value: unknown): Record<string, unknown> | undefined {
+export function objectOf(value: unknown): Record<string, unknown> | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : undefined;
 }
 
-function stringOf(value: unknown): string | undefined {
+/** `value` when it is a string. */
+export function stringOf(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function numberOf(value: unknown): number | undefined {
+/** `value` when it is a number. */
+export function numberOf(value: unknown): number | undefined {
   return typeof value === 'number' ? value : undefined;
 }
 
@@ -91,7 +93,8 @@ function addChunk(answer: TracedAnswer, value: unknown): void {
   answer.usage = usageOf(chunk) ?? answer.usage;
 }
 
-function parseOrUndefined(text: string): unknown {
+/** `JSON.parse` that answers undefined for text that is not JSON (trace readers only). */
+export function parseOrUndefined(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -129,6 +132,50 @@ export function readCompletion(text: string): TracedAnswer {
   };
 }
 
+/** Options for {@link traceForwardedAnswer}. */
+export interface TraceForwardedAnswerOptions {
+  /** The gateway's server span, already named and given its kind. */
+  span: Span;
+  /**
+   * Writes the call's attributes when the span ends, from the answer's text (at most 1 MiB of it;
+   * the client always gets all of it).
+   */
+  describe: (ending: Span, answer: string) => void;
+}
+
+/**
+ * The observer every traced passthrough shares (chat completions, Responses, embeddings): it only
+ * keeps the answer's bytes; `describe` writes the attributes when the span ends, after the response
+ * has closed, so the client never waits for the trace (docs/tracing.md §7). An answer that did not
+ * end complete is marked `fleet.passthrough.outcome`.
+ */
+export function traceForwardedAnswer({
+  span,
+  describe,
+}: TraceForwardedAnswerOptions): ForwardObserver {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let outcome: ForwardOutcome | undefined;
+  deferSpanAttributes(span, (ending) => {
+    const text = Buffer.concat(chunks, kept).toString('utf8');
+    chunks.length = 0;
+    describe(ending, text);
+    // No outcome yet: the response closed before the upstream's answer ended.
+    const ended = outcome ?? 'client-gone';
+    if (ended !== 'complete') ending.setAttribute('fleet.passthrough.outcome', ended);
+  });
+  return {
+    chunk(buffer) {
+      if (kept >= MAX_TRACED_BYTES) return;
+      chunks.push(buffer);
+      kept += buffer.length;
+    },
+    end(ended: ForwardOutcome) {
+      outcome = ended;
+    },
+  };
+}
+
 /** Options for {@link tracePassthrough}. */
 export interface TracePassthroughOptions {
   /** The gateway's HTTP server span: the trace's root, which Phoenix's Sessions view reads. */
@@ -152,51 +199,32 @@ export function tracePassthrough({
   span.updateName('POST /v1/chat/completions');
   span.setAttribute(Attributes.SPAN_KIND, SpanKind.LLM);
   setSessionAttributes(span, { userId: tenant });
-
-  // The observer only keeps the bytes. The request's and the answer's attributes are written
-  // when the span ends (after the response has closed), the answer parsed once, so the client
-  // never waits for the trace (docs/tracing.md §7).
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  let outcome: ForwardOutcome | undefined;
-  deferSpanAttributes(span, (ending) => {
-    const { messages, model, stream, ...parameters } = request;
-    const inputMessages: LlmMessage[] = messages.map((message) => ({
-      role: message.role,
-      content: messageText(message['content']),
-    }));
-    setSpanInput(
-      ending,
-      inputMessages.filter((message) => message.role === 'user').at(-1)?.content ?? '',
-    );
-    const text = Buffer.concat(chunks, kept).toString('utf8');
-    chunks.length = 0;
-    const answer = stream === true ? readStream(text) : readCompletion(text);
-    setSpanOutput(ending, answer.content);
-    setLlmAttributes(ending, {
-      model,
-      system: 'openai',
-      invocationParameters: { ...parameters, stream: stream === true },
-      inputMessages,
-      outputMessages: [{ role: 'assistant', content: answer.content }],
-      finishReason: answer.finishReason,
-      tokenCounts: {
-        prompt: answer.usage?.prompt_tokens ?? undefined,
-        completion: answer.usage?.completion_tokens ?? undefined,
-      },
-    });
-    // No outcome yet: the response closed before the upstream's answer ended.
-    const ended = outcome ?? 'client-gone';
-    if (ended !== 'complete') ending.setAttribute('fleet.passthrough.outcome', ended);
+  return traceForwardedAnswer({
+    span,
+    describe(ending, text) {
+      const { messages, model, stream, ...parameters } = request;
+      const inputMessages: LlmMessage[] = messages.map((message) => ({
+        role: message.role,
+        content: messageText(message['content']),
+      }));
+      setSpanInput(
+        ending,
+        inputMessages.filter((message) => message.role === 'user').at(-1)?.content ?? '',
+      );
+      const answer = stream === true ? readStream(text) : readCompletion(text);
+      setSpanOutput(ending, answer.content);
+      setLlmAttributes(ending, {
+        model,
+        system: 'openai',
+        invocationParameters: { ...parameters, stream: stream === true },
+        inputMessages,
+        outputMessages: [{ role: 'assistant', content: answer.content }],
+        finishReason: answer.finishReason,
+        tokenCounts: {
+          prompt: answer.usage?.prompt_tokens ?? undefined,
+          completion: answer.usage?.completion_tokens ?? undefined,
+        },
+      });
+    },
   });
-  return {
-    chunk(buffer) {
-      if (kept >= MAX_TRACED_BYTES) return;
-      chunks.push(buffer);
-      kept += buffer.length;
-    },
-    end(ended: ForwardOutcome) {
-      outcome = ended;
-    },
-  };
 }

@@ -3,3 +3,11 @@ export { createOpenAIStream, DONE_FRAME, renderOpenAIError } from './create-open
 export type { OpenAIStream, OpenAIStreamOptions } from './create-openai-stream';
 export { sendJsonAnswer } from './send-json-answer';
 export type { JsonAnswer } from './send-json-answer';
+export { chatAnswerChannel } from './answer-channel';
+export type {
+  AnswerChannel,
+  AnswerChannelFactory,
+  ChatChunkLike,
+  ChatCompletionLike,
+  ChatUsage,
+} from './answer-channel';

@@ -20,7 +20,7 @@ import {
   UpstreamError,
 } from '@fleet/errors';
 import { setLlmAttributes, setSessionAttributes, setSpanOutput, type Span } from '@fleet/telemetry';
-import { createOpenAIStream, sendJsonAnswer } from '../openai';
+import { chatAnswerChannel, type AnswerChannelFactory } from '../openai';
 import {
   createChunkWriter,
   progressObject,
@@ -73,6 +73,11 @@ export interface AnswerRunOptions {
    * its attach lease back here, so the client's next request never finds it still taken.
    */
   beforeEnd?: (() => Promise<void>) | undefined;
+  /**
+   * Renders the answer for the API the client called (`/v1/responses` passes its own).
+   * @default chatAnswerChannel
+   */
+  channel?: AnswerChannelFactory | undefined;
 }
 
 /** What the run's events said, as they arrive. */
@@ -346,14 +351,15 @@ export async function answerRun({
   sessionId,
   keepAliveMs = 15_000,
   beforeEnd,
+  channel = chatAnswerChannel,
 }: AnswerRunOptions): Promise<void> {
   const abort = new AbortController();
-  const sse = createOpenAIStream(res, { keepAliveMs, onClose: () => abort.abort() });
+  const sse = channel(res, { keepAliveMs, onClose: () => abort.abort() });
   const writer = createChunkWriter({ model });
   const run: CollectedRun = { lines: [], answer: '', result: undefined, sessionId };
   const send = (chunk: FleetChunk): void => {
     if (!sse.opened) sse.open({ headers: answerHeaders(responseHeaders, run.sessionId) });
-    sse.data(JSON.stringify(chunk));
+    sse.chunk(chunk);
   };
 
   try {
@@ -387,12 +393,12 @@ export async function answerRun({
   await beforeEnd?.();
   if (stream) {
     send(writer.stop());
-    if (includeUsage) sse.data(JSON.stringify(writer.usage(run.result?.usage)));
+    if (includeUsage) sse.chunk(writer.usage(run.result?.usage));
     sse.done();
     return;
   }
-  sendJsonAnswer(res, {
+  sse.json({
     headers: answerHeaders(responseHeaders, run.sessionId),
-    body: JSON.stringify(toCompletion(run, { model })),
+    completion: toCompletion(run, { model }),
   });
 }

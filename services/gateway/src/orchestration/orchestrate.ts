@@ -17,6 +17,7 @@ import {
   type Span,
 } from '@fleet/telemetry';
 import type { ChatCompletionRequest } from '../chat/chat-completion-request';
+import type { AnswerChannelFactory } from '../openai';
 import { messageText } from '../chat/message-text';
 import { resolveMemoryUser } from '../memory';
 import { answerRun } from './answer-run';
@@ -36,6 +37,11 @@ export interface OrchestrateOptions {
   responseHeaders: Record<string, string>;
   /** The gateway's root span, described for Phoenix's Sessions view. */
   span: Span | undefined;
+  /**
+   * The API the client called (the span is named after it) and how the answer is rendered for it.
+   * @default the chat completions API: `/v1/chat/completions`, {@link chatAnswerChannel}
+   */
+  api?: { path: string; channel: AnswerChannelFactory } | undefined;
   /** Keep-alive comment interval while the run is quiet. @default 15000 */
   keepAliveMs?: number;
   /** Model calls the gateway made for the request before the run (`auto`'s `classifier`). */
@@ -78,6 +84,7 @@ export async function orchestrate({
   span,
   keepAliveMs = 15_000,
   gatewaySteps,
+  api,
 }: OrchestrateOptions): Promise<void> {
   const { text, history } = splitConversation(request.messages);
   const input: OrchestrateRequest = { tenant, history, planApproval };
@@ -90,7 +97,7 @@ export async function orchestrate({
     parts: [textPart(text), dataPart({ fleet: { ...input, user } })],
   };
   if (span?.isRecording()) {
-    span.updateName('POST /v1/chat/completions (orchestration)');
+    span.updateName(`POST ${api?.path ?? '/v1/chat/completions'} (orchestration)`);
     span.setAttribute(Attributes.SPAN_KIND, SpanKind.CHAIN);
     setSessionAttributes(span, { userId: tenant });
     setSpanInput(span, text);
@@ -107,5 +114,6 @@ export async function orchestrate({
     responseHeaders,
     span,
     keepAliveMs,
+    channel: api?.channel,
   });
 }

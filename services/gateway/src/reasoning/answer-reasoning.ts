@@ -10,7 +10,7 @@ import {
 } from '@fleet/a2a';
 import { BadRequestError, FleetError, ServiceUnavailableError, UpstreamError } from '@fleet/errors';
 import { setSpanOutput, type Span } from '@fleet/telemetry';
-import { createOpenAIStream, sendJsonAnswer } from '../openai';
+import { chatAnswerChannel, type AnswerChannelFactory, type ChatChunkLike } from '../openai';
 import { createChunkWriter, type ChunkWriter, type FleetChunk } from '../orchestration';
 
 // Tolerant readers of the reasoning agent's parts (CONTRIBUTING.md convention 9): the gateway shows what it
@@ -67,6 +67,11 @@ export interface AnswerReasoningOptions {
   span: Span | undefined;
   /** Keep-alive comment interval while the agent is quiet. @default 15000 */
   keepAliveMs?: number;
+  /**
+   * Renders the answer for the API the client called (`/v1/responses` passes its own).
+   * @default chatAnswerChannel
+   */
+  channel?: AnswerChannelFactory | undefined;
 }
 
 type ReasoningHappening =
@@ -292,14 +297,15 @@ export async function answerReasoning({
   responseHeaders,
   span,
   keepAliveMs = 15_000,
+  channel = chatAnswerChannel,
 }: AnswerReasoningOptions): Promise<void> {
   const abort = new AbortController();
-  const sse = createOpenAIStream(res, { keepAliveMs, onClose: () => abort.abort() });
+  const sse = channel(res, { keepAliveMs, onClose: () => abort.abort() });
   const writer = createChunkWriter({ model });
   const lines: string[] = [];
-  const send = (chunk: FleetChunk | Record<string, unknown>): void => {
+  const send = (chunk: ChatChunkLike): void => {
     if (!sse.opened) sse.open({ headers: responseHeaders });
-    sse.data(JSON.stringify(chunk));
+    sse.chunk(chunk);
   };
 
   let answer: ReasoningAnswer;
@@ -342,8 +348,8 @@ export async function answerReasoning({
     sse.done();
     return;
   }
-  sendJsonAnswer(res, {
+  sse.json({
     headers: responseHeaders,
-    body: JSON.stringify(toReasoningCompletion({ writer, model, answer, lines })),
+    completion: toReasoningCompletion({ writer, model, answer, lines }),
   });
 }

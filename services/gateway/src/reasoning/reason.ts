@@ -10,6 +10,7 @@ import {
   type Span,
 } from '@fleet/telemetry';
 import type { ChatCompletionRequest } from '../chat/chat-completion-request';
+import type { AnswerChannelFactory } from '../openai';
 import { splitConversation } from '../orchestration';
 import { answerReasoning } from './answer-reasoning';
 
@@ -28,6 +29,11 @@ export interface ReasonOptions {
   responseHeaders: Record<string, string>;
   /** The gateway's root span. */
   span: Span | undefined;
+  /**
+   * The API the client called (the span is named after it) and how the answer is rendered for it.
+   * @default the chat completions API: `/v1/chat/completions`, {@link chatAnswerChannel}
+   */
+  api?: { path: string; channel: AnswerChannelFactory } | undefined;
   /** Keep-alive comment interval while the agent is quiet. @default 15000 */
   keepAliveMs?: number;
 }
@@ -50,6 +56,7 @@ export async function reason({
   responseHeaders,
   span,
   keepAliveMs = 15_000,
+  api,
 }: ReasonOptions): Promise<void> {
   const { text, history } = splitConversation(request.messages);
   const message: Message = {
@@ -61,7 +68,7 @@ export async function reason({
     ],
   };
   if (span?.isRecording()) {
-    span.updateName('POST /v1/chat/completions (reasoning)');
+    span.updateName(`POST ${api?.path ?? '/v1/chat/completions'} (reasoning)`);
     span.setAttribute(Attributes.SPAN_KIND, SpanKind.CHAIN);
     setSessionAttributes(span, { userId: tenant });
     setSpanInput(span, text);
@@ -76,5 +83,6 @@ export async function reason({
     responseHeaders,
     span,
     keepAliveMs,
+    channel: api?.channel,
   });
 }

@@ -12,6 +12,7 @@ import {
   type Span,
 } from '@fleet/telemetry';
 import { messageText } from '../chat/message-text';
+import type { AnswerChannelFactory } from '../openai';
 import { answerRun } from '../orchestration';
 import { answerTextSchema, MAX_ANSWER_CHARS, oldestAnswerableInput } from './answer-input';
 import { ENDED_STATUSES } from './resume-in-background';
@@ -46,6 +47,11 @@ export interface ResumeSessionOptions {
   keepAliveMs?: number;
   /** See {@link followSession}. @default 5000 */
   leaseCheckMs?: number;
+  /**
+   * The API the client called (the span is named after it) and how the answer is rendered for it.
+   * @default the chat completions API
+   */
+  api?: { path: string; channel: AnswerChannelFactory } | undefined;
 }
 
 /** Session ids the store creates are UUIDs; anything far from an id is refused before Redis. */
@@ -126,6 +132,7 @@ export async function resumeSession({
   span,
   keepAliveMs,
   leaseCheckMs,
+  api,
 }: ResumeSessionOptions): Promise<void> {
   const sessionId = rawSessionId.trim();
   if (!SESSION_ID_PATTERN.test(sessionId)) {
@@ -183,7 +190,7 @@ export async function resumeSession({
       await answerPendingQuestion(store, session, { tenant, messages: request.messages, res });
     }
     if (span?.isRecording()) {
-      span.updateName('POST /v1/chat/completions (resume)');
+      span.updateName(`POST ${api?.path ?? '/v1/chat/completions'} (resume)`);
       span.setAttribute(Attributes.SPAN_KIND, SpanKind.CHAIN);
       setSessionAttributes(span, { sessionId, userId: tenant });
       setSpanInput(span, session.request);
@@ -208,6 +215,7 @@ export async function resumeSession({
       sessionId,
       beforeEnd: release,
       ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
+      channel: api?.channel,
     });
   } finally {
     await release();

@@ -6,8 +6,5 @@ export type {
   UpstreamClientOptions,
   UpstreamModel,
 } from './upstream-client';
-export type {
-  ForwardChatCompletionOptions,
-  ForwardObserver,
-  ForwardOutcome,
-} from './forward-chat-completion';
+export type { ForwardObserver, ForwardOutcome, ForwardRequestOptions } from './forward-request';
+export type { UpstreamEndpoint } from './upstream-connection';

@@ -5,11 +5,14 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import { z } from 'zod';
 import { ConnectionError, UpstreamTimeoutError, FleetError, safeParseJson } from '@fleet/errors';
 import type { HttpLogger } from '@fleet/http';
+import { forwardRequest, type ForwardRequestOptions } from './forward-request';
 import {
-  forwardChatCompletion,
-  type ForwardChatCompletionOptions,
-} from './forward-chat-completion';
-import { readLimited, upstreamHttpError, type UpstreamConnection } from './upstream-connection';
+  readLimited,
+  UPSTREAM_ENDPOINTS,
+  upstreamHttpError,
+  type UpstreamConnection,
+  type UpstreamEndpoint,
+} from './upstream-connection';
 
 /** An upstream that is configured (offline mode never builds a client). */
 export interface OnlineUpstream {
@@ -37,11 +40,12 @@ export interface UpstreamModel {
 export interface UpstreamClient {
   readonly baseURL: string;
   /**
-   * Forwards a chat completion and pipes the answer to `res`. Resolves when the client's response
-   * is over. Rejects (before anything was sent) with a typed error for the error middleware:
-   * UpstreamError for HTTP errors, ConnectionError, UpstreamTimeoutError.
+   * Forwards a chat completion, a response or embeddings (`options.endpoint`) and pipes the answer
+   * to `res`. Resolves when the client's response is over. Rejects (before anything was sent)
+   * with a typed error for the error middleware: UpstreamError for HTTP errors, ConnectionError,
+   * UpstreamTimeoutError.
    */
-  forwardChatCompletion(options: ForwardChatCompletionOptions): Promise<void>;
+  forward(options: ForwardRequestOptions): Promise<void>;
   /** The upstream's model list. */
   listModels(signal?: AbortSignal): Promise<UpstreamModel[]>;
   /** Closes pooled connections. */
@@ -84,7 +88,9 @@ export function createUpstreamClient({
     transport: secure ? https : http,
     agent,
     // Resolved once: http.request would otherwise re-derive these from a URL on every call.
-    chatTarget: urlToHttpOptions(new URL('chat/completions', base)),
+    targets: Object.fromEntries(
+      UPSTREAM_ENDPOINTS.map((endpoint) => [endpoint, urlToHttpOptions(new URL(endpoint, base))]),
+    ) as Record<UpstreamEndpoint, http.RequestOptions>,
     modelsUrl: new URL('models', base),
     timeoutMs,
     logger,
@@ -103,7 +109,7 @@ export function createUpstreamClient({
   };
   return {
     baseURL: upstream.baseURL,
-    forwardChatCompletion: (options) => forwardChatCompletion(connection, options),
+    forward: (options) => forwardRequest(connection, options),
     listModels: (signal) => listModels(connection, signal),
     close: () => agent.destroy(),
   };

@@ -5,13 +5,23 @@ import { z } from 'zod';
 import { safeParseJson, UpstreamError, type FleetError } from '@fleet/errors';
 import type { HttpLogger } from '@fleet/http';
 
+/** The upstream paths the gateway forwards to, below the upstream's base URL. */
+export type UpstreamEndpoint = 'chat/completions' | 'responses' | 'embeddings';
+
+/** Every {@link UpstreamEndpoint}, for resolving them once. */
+export const UPSTREAM_ENDPOINTS: readonly UpstreamEndpoint[] = [
+  'chat/completions',
+  'responses',
+  'embeddings',
+];
+
 /** What every call to the upstream shares: the pool, the resolved targets and the failure mapping. */
 export interface UpstreamConnection {
   baseURL: string;
   transport: typeof http | typeof https;
   agent: http.Agent;
-  /** `POST …/chat/completions`, resolved once. */
-  chatTarget: http.RequestOptions;
+  /** `POST …/chat/completions`, `…/responses`, `…/embeddings`, resolved once. */
+  targets: Record<UpstreamEndpoint, http.RequestOptions>;
   modelsUrl: URL;
   /** Longest silence from the upstream (before headers or between stream chunks). */
   timeoutMs: number;

@@ -1,7 +1,13 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AbortError, StreamInterruptedError, UpstreamTimeoutError } from '@fleet/errors';
-import { DONE_FRAME, renderOpenAIError } from '../openai';
-import { readLimited, upstreamHttpError, type UpstreamConnection } from './upstream-connection';
+import { renderOpenAIError } from '../openai';
+import { createStreamEndCheck } from './stream-end-check';
+import {
+  readLimited,
+  upstreamHttpError,
+  type UpstreamConnection,
+  type UpstreamEndpoint,
+} from './upstream-connection';
 
 /** How a forwarded answer ended. */
 export type ForwardOutcome = 'complete' | 'interrupted' | 'client-gone';
@@ -12,11 +18,13 @@ export interface ForwardObserver {
   end(outcome: ForwardOutcome): void;
 }
 
-/** One chat completion to forward. */
-export interface ForwardChatCompletionOptions {
+/** One request to forward: a chat completion, a response or embeddings. */
+export interface ForwardRequestOptions {
+  /** Where it goes: the upstream's path below its base URL. */
+  endpoint: UpstreamEndpoint;
   /** The exact bytes the client sent; forwarded unchanged so every parameter is preserved. */
   body: Buffer;
-  /** Whether the client asked for `stream: true`. */
+  /** Whether the client asked for `stream: true` (always false for embeddings). */
   stream: boolean;
   /** The client's response; the upstream's answer is piped into it. */
   res: ServerResponse;
@@ -44,7 +52,6 @@ const DROPPED_RESPONSE_HEADERS = new Set([
 ]);
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
-const STREAM_TAIL_BYTES = 64;
 
 function copyResponseHeaders(from: IncomingHttpHeaders, to: ServerResponse): void {
   for (const [name, value] of Object.entries(from)) {
@@ -59,22 +66,23 @@ function copyResponseHeaders(from: IncomingHttpHeaders, to: ServerResponse): voi
 }
 
 /**
- * Forwards a chat completion and pipes the answer to `res`, byte for byte, watching a stream for
- * its `[DONE]` terminator so a cut-off stream never looks like a finished one. Resolves when the
- * client's response is over; rejects (before anything was sent) with UpstreamError for HTTP
- * errors, ConnectionError or UpstreamTimeoutError.
+ * Forwards a request to the upstream and pipes the answer to `res`, byte for byte, watching a
+ * stream for its end (`[DONE]` for chat, a terminal event for Responses: {@link createStreamEndCheck})
+ * so a cut-off stream never looks like a finished one. Resolves when the client's response is
+ * over; rejects (before anything was sent) with UpstreamError for HTTP errors, ConnectionError or
+ * UpstreamTimeoutError.
  */
-export function forwardChatCompletion(
+export function forwardRequest(
   connection: UpstreamConnection,
-  options: ForwardChatCompletionOptions,
+  options: ForwardRequestOptions,
 ): Promise<void> {
-  const { body, stream, res, requestId } = options;
+  const { endpoint, body, stream, res, requestId } = options;
   const { timeoutMs, logger } = connection;
   return new Promise<void>((resolve, reject) => {
     let responded = false;
 
     const upstreamRequest = connection.transport.request({
-      ...connection.chatTarget,
+      ...connection.targets[endpoint],
       method: 'POST',
       agent: connection.agent,
       headers: connection.headers({
@@ -141,19 +149,20 @@ export function forwardChatCompletion(
 
 /**
  * Sends the upstream's answer on: its status and headers, then its bytes with back-pressure.
- * Ends the client's response as the upstream's ended: complete; a stream without `[DONE]` with an
- * `event: error` frame; a JSON body cut short by resetting the connection. Calls `done` once.
+ * Ends the client's response as the upstream's ended: complete; a stream without its end (`[DONE]`,
+ * or a Responses terminal event) with an `event: error` frame; a JSON body cut short by resetting
+ * the connection. Calls `done` once.
  */
 function pipeAnswer({
   upstreamResponse,
   client,
-  options: { res, responseHeaders, observer, requestId },
+  options: { endpoint, res, responseHeaders, observer, requestId },
   logger,
   done,
 }: {
   upstreamResponse: IncomingMessage;
   client: { gone: boolean };
-  options: ForwardChatCompletionOptions;
+  options: ForwardRequestOptions;
   logger: UpstreamConnection['logger'];
   done: () => void;
 }): void {
@@ -172,20 +181,15 @@ function pipeAnswer({
     });
   }
 
-  // One data handler instead of pipe(): it forwards each chunk with back-pressure, keeps the
-  // stream's tail to check for [DONE], and feeds the observer (fewer listeners per request than
-  // pipe plus taps; this is the hot path, see docs/adr/0002).
-  let tail: Buffer = Buffer.alloc(0);
+  // One data handler instead of pipe(): it forwards each chunk with back-pressure, watches the
+  // stream for its end, and feeds the observer (fewer listeners per request than pipe plus taps;
+  // this is the hot path, see docs/adr/0002).
+  const endCheck = isEventStream ? createStreamEndCheck(endpoint) : undefined;
   const resume = (): void => {
     upstreamResponse.resume();
   };
   upstreamResponse.on('data', (chunk: Buffer) => {
-    if (isEventStream) {
-      tail =
-        chunk.length >= STREAM_TAIL_BYTES
-          ? chunk.subarray(chunk.length - STREAM_TAIL_BYTES)
-          : Buffer.concat([tail, chunk]).subarray(-STREAM_TAIL_BYTES);
-    }
+    endCheck?.push(chunk);
     observer?.chunk(chunk);
     if (!res.write(chunk)) {
       upstreamResponse.pause();
@@ -198,7 +202,7 @@ function pipeAnswer({
     if (finished) return;
     finished = true;
     res.off('drain', resume);
-    const interrupted = broken || (isEventStream && !tail.includes(DONE_FRAME));
+    const interrupted = broken || (endCheck !== undefined && !endCheck.ended());
     const gone = client.gone || res.destroyed;
     observer?.end(gone ? 'client-gone' : interrupted ? 'interrupted' : 'complete');
     if (gone) {
@@ -210,7 +214,7 @@ function pipeAnswer({
     } else if (isEventStream) {
       logger.warn(
         { requestId },
-        'upstream stream ended before [DONE]; ending the client stream with an error',
+        'upstream stream ended before its end event; ending the client stream with an error',
       );
       // The same `event: error` frame the gateway's own streams end with (renderOpenAIError).
       const error = new StreamInterruptedError(

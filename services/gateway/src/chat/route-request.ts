@@ -1,0 +1,231 @@
+import type { ServerResponse } from 'node:http';
+import { stepUsage, type StepUsage } from '@fleet/a2a';
+import { ServiceUnavailableError } from '@fleet/errors';
+import { getActiveSpan } from '@fleet/telemetry';
+import {
+  FLEET_MODELS,
+  resolveRoute,
+  type ClassifyRouteInput,
+  type RoutableRequest,
+  type RouteDecision,
+  type RoutingMode,
+} from '../routing';
+import { ownPayloadLimit } from '../limits';
+import { orchestrate, type PlanApproval } from '../orchestration';
+import type { AnswerChannelFactory } from '../openai';
+import { reason } from '../reasoning';
+import type { UpstreamClient } from '../upstream';
+import { assertAgentRequest } from './agent-request';
+import type { ChatCompletionsOptions } from './chat-completions-route';
+import type { ChatCompletionRequest } from './chat-completion-request';
+
+/** The API a request came in on, for the agent routes: the span's name and the answer's shape. */
+export interface RequestApi {
+  /** `/v1/chat/completions` or `/v1/responses`. */
+  path: string;
+  /** How the agent routes' answers are rendered. @default chatAnswerChannel */
+  channel?: AnswerChannelFactory | undefined;
+}
+
+/** One request to route, whichever API it came in on (chat completions or Responses). */
+export interface RoutedRequest {
+  /** `X-Routing-Mode`, parsed. */
+  headerMode: RoutingMode | undefined;
+  /** `X-Plan-Approval`, parsed. */
+  planApproval: PlanApproval | undefined;
+  /** What routing reads: the model, and `tools` or a structured output format. */
+  routable: RoutableRequest;
+  /** The conversation the `auto` classifier reads (called only for `auto`). */
+  messages: () => ClassifyRouteInput['messages'];
+  /**
+   * The request as a chat completion for the agent routes (called only when one is taken; may
+   * throw a 400 for what they cannot take).
+   */
+  agentRequest: (mode: 'orchestration' | 'reasoning') => ChatCompletionRequest;
+  /** The body as parsed (unknown fields kept) and as sent. */
+  body: { value: Record<string, unknown>; raw: Buffer };
+  tenant: string;
+  res: ServerResponse;
+  api: RequestApi;
+  /** Forwards `body` (the client's bytes, or with the model swapped by `auto`) to the upstream. */
+  passthrough: (
+    upstream: UpstreamClient,
+    forward: { body: Buffer; responseHeaders: Record<string, string> },
+  ) => Promise<void>;
+}
+
+/** The route headers of a request that continues a session (`X-Session-ID`). */
+export const RESUME_HEADERS = {
+  'x-routing-mode': 'orchestration',
+  'x-routing-reason': 'X-Session-ID: continuing an orchestrated session',
+} as const;
+
+function setRouteHeaders(res: ServerResponse, decision: RouteDecision): Record<string, string> {
+  const headers: Record<string, string> = { 'x-routing-mode': decision.mode };
+  if (decision.reason !== undefined) headers['x-routing-reason'] = decision.reason;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  return headers;
+}
+
+/** What an agent route answers: the request as a chat completion and the client's response. */
+interface AgentCall {
+  request: ChatCompletionRequest;
+  tenant: string;
+  res: ServerResponse;
+  responseHeaders: Record<string, string>;
+  api: RequestApi;
+}
+
+/**
+ * An agent's own body limit refusing a request the gateway accepted: the client hears the
+ * gateway's limit (GATEWAY_BODY_LIMIT), never the internal one.
+ */
+function asGatewayLimit(
+  error: unknown,
+  { service, bodyLimit }: { service: string; bodyLimit: number },
+): unknown {
+  return ownPayloadLimit(error, {
+    what: 'The conversation',
+    service,
+    limit: bodyLimit,
+    limitVariable: 'GATEWAY_BODY_LIMIT',
+    remedy: 'send fewer or shorter messages',
+  });
+}
+
+/**
+ * `auto`: the classifier's route (never reasoning) and the body passthrough forwards — a fleet
+ * model id sent to passthrough is swapped for `passthroughModel`.
+ */
+async function classifyAuto(
+  { routeClassifier, passthroughModel }: ChatCompletionsOptions,
+  { routable, messages, body, tenant }: RoutedRequest,
+): Promise<{
+  decision: Exclude<RouteDecision, { mode: 'auto' }>;
+  body: Buffer;
+  gatewaySteps: StepUsage[];
+}> {
+  const choice = await routeClassifier.classify({ tenant, messages: messages() });
+  // The classifier's call, when this request made one, is the run's step `classifier`. Passthrough
+  // answers with the upstream's own usage, untouched: it is that call's, not the request's sum.
+  const gatewaySteps =
+    choice.usage === undefined ? [] : [stepUsage({ step: 'classifier', usage: choice.usage })];
+  const swapModel =
+    choice.route === 'passthrough' &&
+    passthroughModel !== undefined &&
+    FLEET_MODELS[routable.model] !== undefined;
+  return {
+    decision: { mode: choice.route, reason: choice.reason },
+    body: swapModel
+      ? Buffer.from(JSON.stringify({ ...body.value, model: passthroughModel }))
+      : body.raw,
+    gatewaySteps,
+  };
+}
+
+function apiOption(api: RequestApi) {
+  return api.channel === undefined ? undefined : { path: api.path, channel: api.channel };
+}
+
+async function routeToOrchestrator(
+  options: ChatCompletionsOptions,
+  {
+    planApproval,
+    api,
+    gatewaySteps,
+    ...call
+  }: AgentCall & { planApproval: PlanApproval | undefined; gatewaySteps: StepUsage[] },
+): Promise<void> {
+  const { orchestratorClient, redisGate, agentTextLimit, bodyLimit } = options;
+  // The client's mistakes are 400s here, before a session or an A2A call exists.
+  assertAgentRequest(call.request, 'orchestration', agentTextLimit);
+  if (orchestratorClient === undefined) {
+    throw new ServiceUnavailableError(
+      'Orchestration needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
+    );
+  }
+  redisGate?.assertConnected();
+  await orchestrate({
+    client: orchestratorClient,
+    ...call,
+    planApproval,
+    gatewaySteps,
+    span: getActiveSpan(),
+    api: apiOption(api),
+  }).catch((error: unknown) => {
+    throw asGatewayLimit(error, { service: 'the orchestrator', bodyLimit });
+  });
+}
+
+async function routeToReasoning(
+  options: ChatCompletionsOptions,
+  { api, ...call }: AgentCall,
+): Promise<void> {
+  const { upstreamClient, reasoningAgent, offlineReason, redisGate, agentTextLimit, bodyLimit } =
+    options;
+  assertAgentRequest(call.request, 'reasoning', agentTextLimit);
+  // The reasoning agent thinks with the upstream LLM: offline it cannot (docs/architecture.md §8).
+  if (upstreamClient === undefined) {
+    throw new ServiceUnavailableError(
+      `X-Routing-Mode: reasoning needs an upstream LLM. ${offlineReason}`,
+    );
+  }
+  if (reasoningAgent === undefined) {
+    throw new ServiceUnavailableError(
+      'Reasoning needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
+    );
+  }
+  redisGate?.assertConnected();
+  await reason({
+    client: reasoningAgent.client,
+    agentUrl: reasoningAgent.url,
+    ...call,
+    span: getActiveSpan(),
+    api: apiOption(api),
+  }).catch((error: unknown) => {
+    throw asGatewayLimit(error, { service: 'the reasoning agent', bodyLimit });
+  });
+}
+
+/**
+ * Decides a request's route (docs/architecture.md §3: the header, a fleet model id, `auto`'s
+ * classifier; `tools` or a structured output format always pass through), names it in the
+ * response headers and answers: passthrough forwards the body, orchestration and reasoning get the
+ * request as a chat completion and answer through the API's channel. Shared by
+ * `/v1/chat/completions` and `/v1/responses`. Throws typed errors; the caller renders them.
+ */
+export async function routeRequest(
+  options: ChatCompletionsOptions,
+  routed: RoutedRequest,
+): Promise<void> {
+  const requested = resolveRoute(routed.headerMode, routed.routable);
+  // The classifier picks the route for `auto`; the headers name the route taken.
+  const { decision, body, gatewaySteps } =
+    requested.mode === 'auto'
+      ? await classifyAuto(options, routed)
+      : { decision: requested, body: routed.body.raw, gatewaySteps: [] };
+  const responseHeaders = setRouteHeaders(routed.res, decision);
+  if (decision.mode === 'passthrough') {
+    if (options.upstreamClient === undefined) {
+      throw new ServiceUnavailableError(options.offlineReason);
+    }
+    await routed.passthrough(options.upstreamClient, { body, responseHeaders });
+    return;
+  }
+  const call: AgentCall = {
+    request: routed.agentRequest(decision.mode),
+    tenant: routed.tenant,
+    res: routed.res,
+    responseHeaders,
+    api: routed.api,
+  };
+  if (decision.mode === 'orchestration') {
+    await routeToOrchestrator(options, {
+      ...call,
+      planApproval: routed.planApproval,
+      gatewaySteps,
+    });
+  } else {
+    await routeToReasoning(options, call);
+  }
+}

@@ -1,0 +1,117 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BadRequestError } from '@fleet/errors';
+import { readJsonBody } from '@fleet/http';
+import { getActiveSpan } from '@fleet/telemetry';
+import {
+  messageText,
+  RESUME_HEADERS,
+  routeRequest,
+  type ChatCompletionRequest,
+  type ChatCompletionsOptions,
+} from '../chat';
+import { parsePlanApprovalHeader } from '../orchestration';
+import { parseRoutingHeader } from '../routing';
+import { resumeSession } from '../sessions';
+import { responsesChannel } from './responses-channel';
+import {
+  assertStatelessAgentRequest,
+  responsesMessages,
+  responsesRequestSchema,
+  routableResponsesRequest,
+  type ResponsesRequest,
+} from './responses-request';
+import { traceResponsesPassthrough } from './trace-responses-passthrough';
+
+const RESPONSES_PATH = '/v1/responses';
+
+/**
+ * A Responses request as the chat completion the agent routes take: its messages
+ * ({@link responsesMessages}, strict; a user message with text required), `model`, `stream` and
+ * `user`, and usage on streams (the Responses API always reports it).
+ */
+function asAgentRequest(
+  request: ResponsesRequest,
+  mode: 'orchestration' | 'reasoning',
+): ChatCompletionRequest {
+  assertStatelessAgentRequest(request, mode);
+  const messages = responsesMessages(request, { strict: true });
+  const lastUser = messages.findLast((message) => message.role === 'user');
+  // Named here as `input`: the chat checks that follow would name `messages`, which this API lacks.
+  if (lastUser === undefined || messageText(lastUser['content']).trim() === '') {
+    throw new BadRequestError(
+      `input must contain a user message with text: it is the request the agents work on (X-Routing-Mode: ${mode}).`,
+      { param: 'input' },
+    );
+  }
+  return {
+    model: request.model,
+    messages,
+    stream: request.stream ?? null,
+    stream_options: { include_usage: true },
+    ...(request.user === undefined ? {} : { user: request.user }),
+  };
+}
+
+/**
+ * `POST /v1/responses` after authentication: the OpenAI Responses API on the same routes as chat
+ * completions (docs/architecture.md §3). Passthrough forwards the client's exact bytes (every
+ * field, `previous_response_id`, `store`, `conversation` included) and streams the upstream's
+ * events back as they come; orchestration and reasoning answer in the Responses shape
+ * ({@link responsesChannel}) and refuse OpenAI's stored state ({@link assertStatelessAgentRequest});
+ * `X-Session-ID` follows an orchestrated session as chat completions do. Throws typed errors; the
+ * caller renders them.
+ */
+export function createResponsesHandler(options: ChatCompletionsOptions) {
+  const { orchestratorClient, sessions, redisGate, bodyLimit } = options;
+  return async function responses(
+    req: IncomingMessage,
+    { res, requestId, tenant }: { res: ServerResponse; requestId: string; tenant: string },
+  ): Promise<void> {
+    const headerMode = parseRoutingHeader(req.headers['x-routing-mode'] as string | undefined);
+    const planApproval = parsePlanApprovalHeader(req.headers['x-plan-approval']);
+    const resumeId = req.headers['x-session-id'] as string | undefined;
+    const { raw, value: request } = await readJsonBody(req, {
+      limit: bodyLimit,
+      schema: responsesRequestSchema,
+    });
+    const api = { path: RESPONSES_PATH, channel: responsesChannel(request.model) };
+    if (resumeId !== undefined) {
+      for (const [name, value] of Object.entries(RESUME_HEADERS)) res.setHeader(name, value);
+      redisGate?.assertConnected();
+      await resumeSession({
+        store: sessions,
+        client: orchestratorClient,
+        sessionId: resumeId,
+        tenant,
+        requestId,
+        request: { ...request, messages: responsesMessages(request, { strict: false }) },
+        res,
+        responseHeaders: RESUME_HEADERS,
+        span: getActiveSpan(),
+        api,
+      });
+      return;
+    }
+    await routeRequest(options, {
+      headerMode,
+      planApproval,
+      routable: routableResponsesRequest(request),
+      messages: () => responsesMessages(request, { strict: false }),
+      agentRequest: (mode) => asAgentRequest(request, mode),
+      body: { value: request, raw },
+      tenant,
+      res,
+      api,
+      passthrough: (upstream, { body, responseHeaders }) =>
+        upstream.forward({
+          endpoint: 'responses',
+          body,
+          stream: request.stream === true,
+          res,
+          requestId,
+          responseHeaders,
+          observer: traceResponsesPassthrough({ span: getActiveSpan(), request, tenant }),
+        }),
+    });
+  };
+}
