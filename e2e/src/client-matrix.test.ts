@@ -5,15 +5,26 @@
  * `@ai-sdk/openai-compatible`) and LangChain JS (`@langchain/openai`'s `ChatOpenAI`). Each is
  * pointed at the gateway exactly as its docs say to point it at any OpenAI-compatible server, and
  * picks the route by model name (`fleet-orchestration`, `fleet-reasoning`) or by header. Text,
- * streaming, tools, structured output and errors are asserted as the library reports them.
+ * streaming, tools, structured output, token usage (chat completions and the Responses API: the AI
+ * SDK's default provider call, LangChain's `useResponsesApi`), embeddings and errors (401, a 429
+ * with its `retry-after`) are asserted as the library reports them. The official `openai` SDK's
+ * own matrix is in gateway-openai-sdk, responses, reasoning and usage tests.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { AIMessageChunk } from '@langchain/core/messages';
 import { tool as langchainTool } from '@langchain/core/tools';
-import { ChatOpenAI } from '@langchain/openai';
-import { APICallError, generateObject, generateText, stepCountIs, streamText, tool } from 'ai';
+import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
+import {
+  APICallError,
+  embed,
+  generateObject,
+  generateText,
+  stepCountIs,
+  streamText,
+  tool,
+} from 'ai';
 import { z } from 'zod';
 import { startScriptedOpenAI, type RespondFunction, type ScriptedOpenAI } from '@fleet/testing';
 import { scriptedPlan } from './support/scripted-plans';
@@ -47,6 +58,15 @@ const upstream: RespondFunction = (recorded, context) => {
     body.messages?.[0]?.role === 'system' && !context.lastUserMessage.includes('[client]');
   if (fromFleet && !context.jsonMode) return { content: COMPOSED, chunkCount: 4 };
   // A client's own request.
+  if (context.lastUserMessage.includes('rate-limit me')) {
+    return {
+      error: {
+        status: 429,
+        message: 'Rate limit reached for requests',
+        headers: { 'retry-after': '7' },
+      },
+    };
+  }
   if (context.toolNames.includes('weather')) {
     const last = body.messages?.at(-1);
     if (last?.role === 'tool') return { content: WEATHER_ANSWER };
@@ -62,6 +82,15 @@ const upstream: RespondFunction = (recorded, context) => {
     chunkCount: 3,
   };
 };
+
+/** A LangChain message's `usage_metadata` (its declared type does not survive the packages' split). */
+function tokens(message: unknown): {
+  input_tokens?: number;
+  output_tokens?: number;
+  total_tokens?: number;
+} {
+  return (message as { usage_metadata?: Record<string, number> } | undefined)?.usage_metadata ?? {};
+}
 
 describe('client libraries on every route', () => {
   let llm: ScriptedOpenAI;
@@ -156,6 +185,70 @@ describe('client libraries on every route', () => {
       expect(generated.text).toBe(REASONED);
     });
 
+    it('the default provider call (the Responses API) on every route, with usage', async () => {
+      const provider = openai();
+      const passthrough = await generateText({
+        model: provider(UPSTREAM_MODEL),
+        prompt: '[client] via responses',
+      });
+      expect(passthrough.text).toBe('Straight from the model: via responses');
+      expect(passthrough.usage.inputTokens).toBeGreaterThan(0);
+
+      const orchestrated = streamText({
+        model: provider('fleet-orchestration'),
+        prompt: 'Launch?',
+      });
+      let text = '';
+      for await (const part of orchestrated.textStream) text += part;
+      expect(text).toBe(COMPOSED);
+      expect(await orchestrated.reasoningText).toContain('notes');
+      const usage = await orchestrated.usage;
+      expect(usage.inputTokens).toBeGreaterThan(0);
+      expect(usage.outputTokens).toBeGreaterThan(0);
+
+      const reasoned = await generateText({
+        model: provider('fleet-reasoning'),
+        prompt: 'What is six times seven?',
+      });
+      expect(reasoned.text).toBe(REASONED);
+      expect(reasoned.usage.totalTokens).toBeGreaterThan(0);
+    });
+
+    it('token usage on orchestration through .chat(), streamed and not', async () => {
+      const model = openai().chat('fleet-orchestration');
+      const generated = await generateText({ model, prompt: 'When is the launch? (usage)' });
+      expect(generated.usage.inputTokens).toBeGreaterThan(0);
+      expect(generated.usage.outputTokens).toBeGreaterThan(0);
+      expect(generated.usage.totalTokens).toBe(
+        (generated.usage.inputTokens ?? 0) + (generated.usage.outputTokens ?? 0),
+      );
+      const streamed = streamText({ model, prompt: 'When is the launch? (streamed usage)' });
+      await streamed.consumeStream();
+      expect((await streamed.usage).inputTokens).toBeGreaterThan(0);
+    });
+
+    it('embed() passes through to the upstream', async () => {
+      const { embedding } = await embed({
+        model: openai().embedding('text-embedding-3-small'),
+        value: 'the launch date',
+      });
+      expect(embedding.length).toBeGreaterThan(8);
+      expect(embedding.every((value) => Number.isFinite(value))).toBe(true);
+    });
+
+    it("a 429 keeps the upstream's retry-after, so the SDK can back off", async () => {
+      const failure = await generateText({
+        model: openai().chat(UPSTREAM_MODEL),
+        prompt: '[client] rate-limit me',
+        maxRetries: 0,
+      }).catch((error: unknown) => error);
+      expect(APICallError.isInstance(failure)).toBe(true);
+      const error = failure as APICallError;
+      expect(error.statusCode).toBe(429);
+      expect(error.isRetryable).toBe(true);
+      expect(error.responseHeaders?.['retry-after']).toBe('7');
+    });
+
     it("a wrong key is an APICallError with status 401 and the gateway's message", async () => {
       const model = createOpenAI({ baseURL: fleet.baseURL, apiKey: 'sk-wrong-0000000000000' }).chat(
         UPSTREAM_MODEL,
@@ -232,6 +325,52 @@ describe('client libraries on every route', () => {
         'What is six times seven?',
       );
       expect(answer.content).toBe(REASONED);
+    });
+
+    it('usage_metadata on orchestration, invoked and streamed', async () => {
+      const answer = await chat('fleet-orchestration').invoke('When is the launch? (lc usage)');
+      expect(tokens(answer).input_tokens).toBeGreaterThan(0);
+      expect(tokens(answer).output_tokens).toBeGreaterThan(0);
+
+      let last: AIMessageChunk | undefined;
+      for await (const chunk of await chat('fleet-orchestration').stream('Launch? (lc stream)')) {
+        last = last === undefined ? chunk : last.concat(chunk);
+      }
+      expect(tokens(last).total_tokens).toBeGreaterThan(0);
+    });
+
+    it('the Responses API (useResponsesApi) on passthrough and orchestration', async () => {
+      const responses = (model: string) =>
+        new ChatOpenAI({
+          model,
+          apiKey: fleet.apiKey,
+          maxRetries: 0,
+          useResponsesApi: true,
+          configuration: { baseURL: fleet.baseURL },
+        });
+      const passthrough = await responses(UPSTREAM_MODEL).invoke('[client] responses please');
+      expect(passthrough.text).toBe('Straight from the model: responses please');
+      const orchestrated = await responses('fleet-orchestration').invoke('Launch? (lc responses)');
+      expect(orchestrated.text).toBe(COMPOSED);
+      expect(tokens(orchestrated).input_tokens).toBeGreaterThan(0);
+    });
+
+    it('OpenAIEmbeddings passes through to the upstream', async () => {
+      const embeddings = new OpenAIEmbeddings({
+        model: 'text-embedding-3-small',
+        apiKey: fleet.apiKey,
+        maxRetries: 0,
+        configuration: { baseURL: fleet.baseURL },
+      });
+      const vector = await embeddings.embedQuery('the launch date');
+      expect(vector.length).toBeGreaterThan(8);
+    });
+
+    it('a 429 fails with the status, for LangChain to back off', async () => {
+      const failure = await chat(UPSTREAM_MODEL)
+        .invoke('[client] rate-limit me')
+        .catch((error: unknown) => error);
+      expect((failure as { status?: number }).status).toBe(429);
     });
 
     it("a wrong key fails with the 401 and the gateway's message", async () => {
