@@ -8,6 +8,7 @@
  * uploads a document and sees it listed; erases a user's memory. Screenshots go to
  * `e2e/output/console/`.
  */
+import { randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
@@ -29,6 +30,13 @@ import OpenAI from 'openai';
 import { gatewayApi, runUntilApproval } from './support/gateway-api';
 import { E2E_INTERNAL_TOKEN, startFleet, type RunningFleet } from './support/start-fleet';
 
+/**
+ * Tenants of this run alone: sessions live on in the shared Redis, and other suites (running at
+ * the same time) start sessions of their own tenants, so the lists here show only this test's.
+ */
+const RUN = randomUUID().slice(0, 8);
+const TENANT = `console-${RUN}`;
+const OTHER_TENANT = `console-other-${RUN}`;
 /** A second tenant's key: it must see none of the first tenant's sessions. */
 const OTHER_KEY = 'sk-e2e-other-tenant-0123456789';
 /** The end of the composed answer: seen only once the whole answer has streamed. */
@@ -154,7 +162,9 @@ describe('the web console in Chromium', () => {
       env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-e2e-upstream' },
       serviceEnv: {
         orchestrator: { HITL_TIMEOUT_SECONDS: '300', NODE_TIMEOUT_MS: '60000' },
-        gateway: { GATEWAY_API_KEYS: `sk-e2e-0123456789abcdef:e2e,${OTHER_KEY}:other` },
+        gateway: {
+          GATEWAY_API_KEYS: `sk-e2e-0123456789abcdef:${TENANT},${OTHER_KEY}:${OTHER_TENANT}`,
+        },
       },
       agents: [],
       agentUrls: [travelAgent.url],
@@ -381,7 +391,7 @@ describe('the web console in Chromium', () => {
   it("shows and erases a user's memory", async () => {
     const store = createMemoryStore({ redis });
     await store.merge(
-      { tenant: 'e2e', user: 'ada@example.com' },
+      { tenant: TENANT, user: 'ada@example.com' },
       {
         update: { facts: { name: 'Ada', company: 'Kestrel' }, preferences: { tone: 'formal' } },
         source: 'rules',
@@ -397,7 +407,7 @@ describe('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Erase now' }).click();
     await page.getByText('Everything remembered about ada@example.com was erased.').waitFor();
     await page.getByText('Nothing is remembered.').waitFor();
-    expect((await store.get({ tenant: 'e2e', user: 'ada@example.com' })).facts).toEqual({});
+    expect((await store.get({ tenant: TENANT, user: 'ada@example.com' })).facts).toEqual({});
   });
 
   it("keeps tenants apart: another tenant's key sees none of these sessions", async () => {
