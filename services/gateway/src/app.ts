@@ -89,9 +89,7 @@ export interface AppDependencies {
    * window per route, tokens per day, concurrent orchestrated runs and runs waiting for a person.
    * Undefined: nothing is limited.
    */
-  tenantLimits?:
-    | (Omit<TenantLimiterOptions, 'sessions' | 'logger' | 'onLimited'> & { redis: Redis })
-    | undefined;
+  tenantLimits?: Omit<TenantLimiterOptions, 'sessions' | 'logger' | 'onLimited'> | undefined;
 }
 
 /** Which request bucket each hot path counts in. */

@@ -264,6 +264,66 @@ describe('tokens per day', () => {
   });
 });
 
+describe('tokens per day on the other routes', () => {
+  /** Polls the tenant's remaining tokens (with a probe whose answer reports no usage). */
+  async function remainingAfter(gateway: TestGateway, before: string): Promise<string> {
+    gateway.llm?.enqueue(...Array.from({ length: 21 }, () => ({ usage: false as const })));
+    let remaining = before;
+    for (let attempt = 0; remaining === before && attempt < 20; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      remaining = String((await chat(gateway.app)).headers['x-ratelimit-remaining-tokens']);
+    }
+    return remaining;
+  }
+
+  it("reads a streamed Responses answer's usage from response.completed", async () => {
+    const gateway = await limitedGateway({ limits: { tokens_per_day: 1000 } });
+    gateway.llm?.enqueue({ content: 'Hi', usage: { prompt_tokens: 100, completion_tokens: 50 } });
+    const streamed = await request(gateway.app)
+      .post('/v1/responses')
+      .set('authorization', `Bearer ${TEST_KEY}`)
+      .send({ model: 'gpt-test', input: 'Hello', stream: true });
+    expect(streamed.status).toBe(200);
+    expect(streamed.headers['x-ratelimit-limit-tokens']).toBe('1000');
+    expect(await remainingAfter(gateway, '1000')).toBe('850');
+  });
+
+  it("counts an orchestrated run's usage", async () => {
+    const usage = { promptTokens: 200, completionTokens: 100, totalTokens: 300 };
+    const double = await startOrchestratorDouble(async function* execute() {
+      await Promise.resolve();
+      const result: RunResult = {
+        sessionId: 'sess-usage',
+        plan: { nodes: [], rationale: 'none', confidence: 1 },
+        nodes: [],
+        citations: [],
+        failedNodes: [],
+        composer: 'llm',
+        usage: {
+          ...usage,
+          calls: 1,
+          unknownCalls: 0,
+          complete: true,
+          steps: [{ step: 'composer', ...usage, calls: 1, unknownCalls: 0, reported: true }],
+        },
+      };
+      yield {
+        type: 'artifact',
+        artifact: { name: RESULT_ARTIFACT_NAME, parts: [textPart('Done.'), dataPart(result)] },
+      };
+    });
+    open.push(double);
+    const gateway = await limitedGateway({
+      limits: { tokens_per_day: 1000 },
+      overrides: { orchestratorClient: double.client },
+    });
+    const answer = await chat(gateway.app, TEST_KEY, ORCHESTRATE);
+    expect(answer.status).toBe(200);
+    expect(answer.body.usage.total_tokens).toBe(300);
+    expect(await remainingAfter(gateway, '1000')).toBe('700');
+  });
+});
+
 /** An orchestrated run that answers only when its gate opens. */
 function gatedRun(sessionId: string, opened: Promise<void>) {
   const result: RunResult = {
