@@ -202,6 +202,10 @@ function createLimiter({
  * measured as more than the rest of the proxying together (docs/adr/0002-gateway-hot-path.md).
  * They use the same request ids, auth, errors, logs and metrics as the express routes.
  *
+ * With `tenantLimits`, each tenant's requests are counted per route (the hot paths each, the rest
+ * of `/v1` together), its token budget, concurrent and waiting orchestrated runs checked as a
+ * request starts, and a refused one answered `429` in OpenAI's shape (docs/limits.md).
+ *
  * @example
  * const app = createApp({ apiKeys, upstreamClient, sessions, redis, offlineReason: OFFLINE_HINT, bodyLimit: 8 << 20, logger });
  * http.createServer(app).listen(8080);

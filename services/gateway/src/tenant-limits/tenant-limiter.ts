@@ -94,7 +94,11 @@ interface LimiterContext {
   dayOf: (tenant: string) => { key: string; resetMs: number };
   /** Counts the refusal and throws it. */
   refuse: (tenant: string, limit: LimitName, error: RateLimitError) => never;
+  /** Logs that Redis failed a check, at most once per 10 s (every request fails while it is down). */
+  warnUnchecked: (error: unknown, what: string) => void;
 }
+
+const WARN_INTERVAL_MS = 10_000;
 
 /**
  * Builds the tenant limiter: requests per window per route bucket (rate-limiter-flexible's fixed
@@ -122,6 +126,7 @@ export function createTenantLimiter({
 }: TenantLimiterOptions): TenantLimiter {
   const resolved = new Map<string, TenantLimits>();
   const requestLimiters = new Map<number, RateLimiterRedis>();
+  let lastWarning = -Infinity;
   const context: LimiterContext = {
     limitsOf(tenant) {
       let limits = resolved.get(tenant);
@@ -140,6 +145,9 @@ export function createTenantLimiter({
           points,
           duration: windowSeconds,
           rejectIfRedisNotReady: true,
+          // A bucket found spent is refused from memory until its window ends: a client that
+          // keeps sending after its 429 costs this replica no Redis call.
+          inMemoryBlockOnConsumed: points + 1,
         });
         requestLimiters.set(points, limiter);
       }
@@ -174,6 +182,12 @@ export function createTenantLimiter({
       onLimited(tenant, limit);
       throw error;
     },
+    warnUnchecked(error, what) {
+      const time = now();
+      if (time - lastWarning < WARN_INTERVAL_MS) return;
+      lastWarning = time;
+      logger.warn({ err: error }, `${what}: Redis failed; requests are let through meanwhile`);
+    },
   };
   return {
     limitsOf: context.limitsOf,
@@ -193,7 +207,7 @@ async function countRequest(
     return { state: stateOf(result, points), limited: false };
   } catch (error) {
     if (error instanceof RateLimiterRes) return { state: stateOf(error, points), limited: true };
-    context.logger.warn({ err: error, tenant }, 'request limit not checked: Redis failed');
+    context.warnUnchecked(error, 'request limits not checked');
     return undefined;
   }
 }
@@ -208,7 +222,7 @@ async function readBudget(
     const result = await context.tokenLimiter.get(key);
     return { limit: budget, remaining: budget - (result?.consumedPoints ?? 0), resetMs };
   } catch (error) {
-    context.logger.warn({ err: error, tenant }, 'token budget not checked: Redis failed');
+    context.warnUnchecked(error, 'token budgets not checked');
     return undefined;
   }
 }

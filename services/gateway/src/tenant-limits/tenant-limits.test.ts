@@ -220,6 +220,25 @@ describe('requests per window', () => {
   });
 });
 
+describe('with Redis down', () => {
+  it('lets passthrough through, without limit headers', async () => {
+    // Never connected: the limiter finds it not ready and does not wait for it.
+    const down = new Redis('redis://127.0.0.1:1', { lazyConnect: true, maxRetriesPerRequest: 0 });
+    const offline = await buildGateway({
+      overrides: {
+        tenantLimits: { redis: down, defaults: { ...GENEROUS, rpm: 1, tokens_per_day: 10 } },
+      },
+    });
+    open.push(offline);
+    for (let sent = 0; sent < 3; sent += 1) {
+      const answer = await chat(offline.app);
+      expect(answer.status).toBe(200);
+      expect(answer.headers['x-ratelimit-limit-requests']).toBeUndefined();
+    }
+    down.disconnect();
+  });
+});
+
 describe('tokens per day', () => {
   it("refuses new requests once the day's tokens are spent, counting the upstream's usage", async () => {
     const gateway = await limitedGateway({ limits: { tokens_per_day: 10 } });
