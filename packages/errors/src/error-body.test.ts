@@ -13,6 +13,7 @@ import {
   MalformedJsonError,
   ValidationError,
   HeadersTooLargeError,
+  RateLimitError,
   ServiceUnavailableError,
   InternalError,
   isRedisUnavailableError,
@@ -133,5 +134,29 @@ describe('HeadersTooLargeError', () => {
     expect(toOpenAIErrorBody(error).error.type).toBe('invalid_request_error');
     const rebuilt = fromErrorBody(431, toErrorBody(error));
     expect(rebuilt).toBeInstanceOf(HeadersTooLargeError);
+  });
+});
+
+describe('RateLimitError', () => {
+  it('is a retryable 429 rate_limit_error whose OpenAI code names the limit', () => {
+    const error = new RateLimitError('Too many runs.', {
+      limitCode: 'concurrency_limit_exceeded',
+      retryAfterSeconds: 5,
+    });
+    expect(error.status).toBe(429);
+    expect(error.isRetryable).toBe(true);
+    expect(error.retryAfterSeconds).toBe(5);
+    expect(toOpenAIErrorBody(error)).toEqual({
+      error: {
+        message: 'Too many runs.',
+        type: 'rate_limit_error',
+        param: null,
+        code: 'concurrency_limit_exceeded',
+      },
+    });
+    expect(toOpenAIErrorBody(new RateLimitError('Slow down.')).error.code).toBe(
+      'rate_limit_exceeded',
+    );
+    expect(fromErrorBody(429, toErrorBody(error))).toBeInstanceOf(RateLimitError);
   });
 });

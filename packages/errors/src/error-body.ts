@@ -14,6 +14,7 @@ import {
   NotImplementedError,
   PayloadTooLargeError,
   PermissionDeniedError,
+  RateLimitError,
   ServiceUnavailableError,
   StreamInterruptedError,
   UnauthenticatedError,
@@ -87,7 +88,8 @@ export function toOpenAIErrorBody(error: unknown): OpenAIErrorBody {
       message: fleetError.message,
       type: ERROR_CODES[fleetError.code].openaiType,
       param: fleetError.param ?? null,
-      code: fleetError.code.toLowerCase(),
+      code:
+        fleetError instanceof RateLimitError ? fleetError.limitCode : fleetError.code.toLowerCase(),
     },
   };
 }
@@ -105,6 +107,7 @@ const ERROR_FACTORIES: Partial<Record<ErrorCode, ErrorFactory>> = {
   PAYLOAD_TOO_LARGE: (message, options) => new PayloadTooLargeError(message, options),
   UNSUPPORTED_MEDIA_TYPE: (message, options) => new UnsupportedMediaTypeError(message, options),
   HEADERS_TOO_LARGE: (message, options) => new HeadersTooLargeError(message, options),
+  RATE_LIMITED: (message, options) => new RateLimitError(message, options),
   CLIENT_CLOSED_REQUEST: (message, options) => new AbortError(message, options),
   INTERNAL: (message, options) => new InternalError(message, options),
   NOT_IMPLEMENTED: (message, options) => new NotImplementedError(message, options),

@@ -158,6 +158,35 @@ export function redisUnavailableError(cause?: unknown): ServiceUnavailableError 
   );
 }
 
+/** The OpenAI `code` of a 429 the fleet sends itself, saying which limit was reached. */
+export type RateLimitCode =
+  'rate_limit_exceeded' | 'concurrency_limit_exceeded' | 'tokens_per_day_exceeded';
+
+/** Options for {@link RateLimitError}. */
+export interface RateLimitErrorOptions extends FleetErrorOptions {
+  /** Which limit was reached, as OpenAI's `code`. @default 'rate_limit_exceeded' */
+  limitCode?: RateLimitCode;
+}
+
+/**
+ * A limit of the caller's was reached (429, retryable, OpenAI type `rate_limit_error`): requests
+ * per window, concurrent runs, or tokens per day. `retryAfterSeconds` becomes `Retry-After`.
+ *
+ * @example
+ * throw new RateLimitError('60 requests per minute reached.', { retryAfterSeconds: 12 });
+ */
+export class RateLimitError extends FleetError {
+  readonly limitCode: RateLimitCode;
+
+  constructor(
+    message: string,
+    { limitCode = 'rate_limit_exceeded', ...options }: RateLimitErrorOptions = {},
+  ) {
+    super('RATE_LIMITED', message, { retryable: true, ...options });
+    this.limitCode = limitCode;
+  }
+}
+
 /** Anything unexpected (500). Its message is generic; the cause holds the truth for the logs. */
 export class InternalError extends FleetError {
   constructor(message = 'Internal server error.', options: FleetErrorOptions = {}) {

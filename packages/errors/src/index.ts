@@ -15,6 +15,7 @@ export {
   NotImplementedError,
   PayloadTooLargeError,
   PermissionDeniedError,
+  RateLimitError,
   ServiceUnavailableError,
   StreamInterruptedError,
   UnauthenticatedError,
@@ -28,7 +29,12 @@ export {
 export { isRedisUnavailableError, REDIS_RETRY_AFTER_SECONDS } from './redis-unavailable';
 export { CONNECT_FAILURE_CODES, isConnectFailure, networkErrorCode } from './is-connect-failure';
 export type { IsConnectFailureOptions } from './is-connect-failure';
-export type { FleetErrorOptions, UpstreamErrorOptions } from './fleet-error';
+export type {
+  FleetErrorOptions,
+  RateLimitCode,
+  RateLimitErrorOptions,
+  UpstreamErrorOptions,
+} from './fleet-error';
 export {
   errorBodySchema,
   fromErrorBody,

@@ -344,6 +344,54 @@ describe('listActive', () => {
   });
 });
 
+describe('countAwaitingApprovalForTenant', () => {
+  it("counts the tenant's sessions with something pending, up to the limit", async () => {
+    const redis = new Redis({ host: '127.0.0.1', port: 6379 });
+    const keyPrefix = `test:sessions:awaiting:${randomUUID()}`;
+    const store = createSessionStore({ redis, keyPrefix, ttlSeconds: 60 });
+    const pending = (id: string) => ({
+      id,
+      kind: 'node' as const,
+      nodeId: 'n1',
+      agent: 'mail-agent',
+      action: 'send-mail',
+      summary: 'Send it?',
+      preview: 'To: bob@example.com',
+      risk: 'high' as const,
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    try {
+      const waiting = [];
+      for (let index = 0; index < 3; index += 1) {
+        const session = await store.create({ tenant: 'acme', request: `r${index}` });
+        await store.addApproval(session.id, pending('a1'));
+        waiting.push(session);
+      }
+      await store.create({ tenant: 'acme', request: 'running' });
+      const other = await store.create({ tenant: 'globex', request: 'r' });
+      await store.addApproval(other.id, pending('a1'));
+      expect(await store.countAwaitingApprovalForTenant('acme')).toBe(3);
+      expect(await store.countAwaitingApprovalForTenant('acme', 2)).toBe(2);
+      expect(await store.countAwaitingApprovalForTenant('globex')).toBe(1);
+      expect(await store.countAwaitingApprovalForTenant('nobody')).toBe(0);
+      const first = waiting[0];
+      if (first === undefined) throw new Error('no session');
+      await store.decideApproval({
+        sessionId: first.id,
+        approvalId: 'a1',
+        tenant: 'acme',
+        decision: 'approve',
+      });
+      expect(await store.countAwaitingApprovalForTenant('acme')).toBe(2);
+    } finally {
+      await store.close();
+      const keys = await redis.keys(`${keyPrefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+      await redis.quit();
+    }
+  });
+});
+
 /** The names of the commands a connection sends, in order (one round trip each when awaited). */
 function countCommands(redis: Redis): { names: string[] } {
   const sent = { names: [] as string[] };

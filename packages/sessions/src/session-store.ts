@@ -197,6 +197,15 @@ export interface SessionStore {
    */
   countAwaitingApproval(): Promise<number>;
   /**
+   * How many of the tenant's sessions have an approval or a question pending (the sessions
+   * `waiting_approval` or `waiting_input`): one `ZINTERCARD` of the tenant's index and the
+   * pending-approvals index, stopping at `limit` (the gateway's waiting-runs cap only needs to know
+   * whether it is reached). Overdue approvals count until they are expired, like
+   * {@link SessionStore.countAwaitingApproval}.
+   * @param limit @default 0 (count them all)
+   */
+  countAwaitingApprovalForTenant(tenant: string, limit?: number): Promise<number>;
+  /**
    * Who runs a session: one orchestrator at a time. Undefined when another holder has it.
    * @param ttlMs @default 15000
    */
@@ -593,6 +602,19 @@ class RedisSessionStore implements SessionStore {
 
   async countAwaitingApproval(): Promise<number> {
     return this.redis.scard(this.pendingIndexKey());
+  }
+
+  async countAwaitingApprovalForTenant(tenant: string, limit = 0): Promise<number> {
+    // ZINTERCARD takes plain sets as sorted sets of score 1 (the pending index is a set).
+    const count = await this.redis.call(
+      'ZINTERCARD',
+      2,
+      this.tenantIndexKey(tenant),
+      this.pendingIndexKey(),
+      'LIMIT',
+      limit,
+    );
+    return Number(count);
   }
 
   async expireOverdueApprovals(now: Date = new Date()): Promise<ExpiredApproval[]> {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
 import type { Redis } from 'ioredis';
+import { Counter } from 'prom-client';
 import type { A2AClient } from '@fleet/a2a/client';
 import {
   assignRequestId,
@@ -23,6 +24,16 @@ import { createRedisGate } from './redis';
 import { createResponsesHandler } from './responses';
 import { createRouteClassifier, type RouteClassifier } from './routing';
 import { sessionsRouter } from './sessions';
+import {
+  admitHotRequest,
+  createTenantLimiter,
+  limitApiRequests,
+  NO_REQUEST_LIMITS,
+  type LimitedRoute,
+  type RequestLimits,
+  type TenantLimiter,
+  type TenantLimiterOptions,
+} from './tenant-limits';
 import type { UpstreamClient } from './upstream';
 
 /** Everything the gateway app is built from. `main.ts` assembles these; tests pass their own. */
@@ -73,12 +84,25 @@ export interface AppDependencies {
    * `GATEWAY_CONSOLE`); undefined: no console.
    */
   consoleDir?: string | undefined;
+  /**
+   * Per-tenant limits shared by every replica through this Redis (docs/limits.md): requests per
+   * window per route, tokens per day, concurrent orchestrated runs and runs waiting for a person.
+   * Undefined: nothing is limited.
+   */
+  tenantLimits?: Omit<TenantLimiterOptions, 'sessions' | 'logger' | 'onLimited'> | undefined;
 }
+
+/** Which request bucket each hot path counts in. */
+const HOT_ROUTE_BUCKETS = {
+  '/v1/chat/completions': 'chat',
+  '/v1/responses': 'responses',
+  '/v1/embeddings': 'embeddings',
+} as const satisfies Record<string, LimitedRoute>;
 
 /** A route on the hot path: the request after authentication, with its id and tenant. */
 type HotRouteHandler = (
   req: IncomingMessage,
-  context: { res: ServerResponse; requestId: string; tenant: string },
+  context: { res: ServerResponse; requestId: string; tenant: string; limits: RequestLimits },
 ) => Promise<void>;
 
 /** The `POST` paths served beside express (docs/adr/0002-gateway-hot-path.md). */
@@ -96,17 +120,20 @@ function hotPathOf(req: IncomingMessage): HotPath | undefined {
 
 /**
  * The hot paths' one handler: a request id, the access log and metrics (`observeResponse`), the
- * key's tenant, then the path's route; failures rendered by `sendError` as on the express routes.
+ * key's tenant, its limits (one Redis round trip, when limits are on), then the path's route;
+ * failures rendered by `sendError` as on the express routes.
  */
 function createHotPathHandler({
   keyRing,
   observe,
   errorOptions,
+  limiter,
   routes,
 }: {
   keyRing: ReturnType<typeof createApiKeyRing>;
   observe: Parameters<typeof observeResponse>[1];
   errorOptions: Omit<Parameters<typeof sendError>[2], 'context'>;
+  limiter: TenantLimiter | undefined;
   routes: Record<HotPath, HotRouteHandler>;
 }) {
   return async function handleHotPath(
@@ -120,11 +147,48 @@ function createHotPathHandler({
         authorization: req.headers.authorization,
         res,
       });
-      await routes[path](req, { res, requestId: id, tenant });
+      const limits =
+        limiter === undefined
+          ? NO_REQUEST_LIMITS
+          : await admitHotRequest(limiter, { tenant, route: HOT_ROUTE_BUCKETS[path], req, res });
+      await routes[path](req, { res, requestId: id, tenant, limits });
     } catch (error) {
       sendError(res, error, { ...errorOptions, context: { method: 'POST', path } });
     }
   };
+}
+
+/**
+ * The tenant limiter, its refusals counted in `gateway_rate_limited_total{tenant, limit}`
+ * (tenants come from GATEWAY_API_KEYS, so the labels stay few); undefined without limits.
+ */
+function createLimiter({
+  tenantLimits,
+  sessions,
+  logger,
+  metrics,
+}: {
+  tenantLimits: AppDependencies['tenantLimits'];
+  sessions: SessionStore;
+  logger: HttpLogger;
+  metrics: ReturnType<typeof createMetrics> | undefined;
+}): TenantLimiter | undefined {
+  if (tenantLimits === undefined) return undefined;
+  const limited =
+    metrics === undefined
+      ? undefined
+      : new Counter({
+          name: 'gateway_rate_limited_total',
+          help: 'Requests the gateway refused with 429 because a tenant limit was reached, by tenant and limit (requests, tokens, runs, waiting).',
+          labelNames: ['tenant', 'limit'],
+          registers: [metrics.registry],
+        });
+  return createTenantLimiter({
+    ...tenantLimits,
+    sessions,
+    logger,
+    onLimited: (tenant, limit) => limited?.inc({ tenant, limit }),
+  });
 }
 
 /**
@@ -137,6 +201,10 @@ function createHotPathHandler({
  * `node:http` path beside express: they are the gateway's hot paths, and express's per-request work
  * measured as more than the rest of the proxying together (docs/adr/0002-gateway-hot-path.md).
  * They use the same request ids, auth, errors, logs and metrics as the express routes.
+ *
+ * With `tenantLimits`, each tenant's requests are counted per route (the hot paths each, the rest
+ * of `/v1` together), its token budget, concurrent and waiting orchestrated runs checked as a
+ * request starts, and a refused one answered `429` in OpenAI's shape (docs/limits.md).
  *
  * @example
  * const app = createApp({ apiKeys, upstreamClient, sessions, redis, offlineReason: OFFLINE_HINT, bodyLimit: 8 << 20, logger });
@@ -161,9 +229,11 @@ export function createApp({
   metrics: withMetrics = true,
   autoRouting,
   consoleDir,
+  tenantLimits,
 }: AppDependencies): RequestListener {
   const keyRing = createApiKeyRing(apiKeys);
   const metrics = withMetrics ? createMetrics({ serviceName: 'gateway' }) : undefined;
+  const limiter = createLimiter({ tenantLimits, sessions, logger, metrics });
   const errorOptions = { format: 'openai', logger, exposeStack } as const;
   const redisGate = createRedisGate(redis);
 
@@ -187,6 +257,7 @@ export function createApp({
         next();
       });
       v1.use(authenticate(keyRing));
+      if (limiter !== undefined) v1.use(limitApiRequests(limiter));
       v1.get('/models', modelsRoute({ upstreamClient, logger }));
       // Everything below keeps its state in the fleet's Redis: 503 at once while it is down.
       v1.use(['/sessions', '/memory', '/documents'], redisGate.middleware());
@@ -220,6 +291,7 @@ export function createApp({
     keyRing,
     observe: { logger, metrics },
     errorOptions,
+    limiter,
     routes: {
       '/v1/chat/completions': createChatCompletionsHandler(routeOptions),
       '/v1/responses': createResponsesHandler(routeOptions),

@@ -14,6 +14,11 @@ import {
   type ConfigOf,
   type Environment,
 } from '@fleet/config';
+import {
+  inlineTenantLimitsSchema,
+  limitValueSchema,
+  tenantLimitsFileSchema,
+} from './tenant-limits/tenant-limits-spec';
 
 const apiKeyPairSchema = z.string().transform((value, context) => {
   const pairs = value
@@ -177,6 +182,63 @@ export const configSpec = {
     name: 'ROUTING_CACHE_TTL_SECONDS',
     schema: positiveIntSchema.default(600),
     description: 'How long a cached `auto` routing decision is reused.',
+  }),
+  limitsEnabled: envVar({
+    name: 'GATEWAY_LIMITS',
+    schema: booleanSchema.default(true),
+    description:
+      'Per-tenant limits (docs/limits.md), shared by every replica through Redis: requests per window, tokens per day, concurrent orchestrated runs, runs waiting for a person. A refused request gets 429 `rate_limit_error` with `Retry-After`; limited routes carry `x-ratelimit-*` headers. `false` limits nothing and sends none of those headers.',
+    example: 'true',
+  }),
+  limitRpm: envVar({
+    name: 'GATEWAY_LIMIT_RPM',
+    schema: limitValueSchema.prefault('600'),
+    description:
+      'Requests a tenant may send per window (GATEWAY_LIMIT_WINDOW_SECONDS) on each of `/v1/chat/completions`, `/v1/responses`, `/v1/embeddings`, and on the rest of `/v1` together; approval decisions and answers to questions are never counted. A whole number or `unlimited`.',
+    defaultText: '600',
+  }),
+  limitWindowSeconds: envVar({
+    name: 'GATEWAY_LIMIT_WINDOW_SECONDS',
+    schema: positiveIntSchema.default(60),
+    description:
+      'The window GATEWAY_LIMIT_RPM counts in, in seconds (a fixed window starting at its first request).',
+  }),
+  limitRuns: envVar({
+    name: 'GATEWAY_LIMIT_RUNS',
+    schema: limitValueSchema.prefault('20'),
+    description:
+      "Orchestrated runs a tenant may have answering at once; a slot is held while the run's response is open. A whole number or `unlimited`. Resumes (`X-Session-ID`) and approval decisions are never refused by it.",
+    defaultText: '20',
+  }),
+  limitWaiting: envVar({
+    name: 'GATEWAY_LIMIT_WAITING',
+    schema: limitValueSchema.prefault('50'),
+    description:
+      'Sessions a tenant may have waiting for a person (an approval or a question pending) before its new orchestrated runs are refused; the waiting runs themselves go on. A whole number or `unlimited`.',
+    defaultText: '50',
+  }),
+  limitTokensPerDay: envVar({
+    name: 'GATEWAY_LIMIT_TOKENS_PER_DAY',
+    schema: limitValueSchema.prefault('unlimited'),
+    description:
+      "Tokens a tenant's answers may report per UTC day (the upstream's `usage` on passthrough, the run's usage on orchestration and reasoning; unknown usage counts 0). Once spent, new requests on the chat, Responses and embeddings routes get 429 until 00:00 UTC. A whole number or `unlimited`.",
+    example: 'unlimited',
+    defaultText: 'unlimited',
+  }),
+  tenantLimits: envVar({
+    name: 'GATEWAY_TENANT_LIMITS',
+    schema: inlineTenantLimitsSchema.optional(),
+    description:
+      'Per-tenant overrides of the limits above: `tenant:name=value,…` entries separated by `;`, names `rpm`, `runs`, `waiting`, `tokens_per_day`, values a whole number or `unlimited`. Wins over GATEWAY_TENANT_LIMITS_FILE for the limits it names.',
+    example: 'acme:rpm=60,runs=2,tokens_per_day=200000;globex:rpm=600',
+    defaultText: 'unset',
+  }),
+  tenantLimitsFile: envVar({
+    name: 'GATEWAY_TENANT_LIMITS_FILE',
+    schema: tenantLimitsFileSchema.optional(),
+    description:
+      'A JSON file of per-tenant overrides, read at start: `{ "acme": { "rpm": 60, "runs": 2, "tokens_per_day": "unlimited" } }` (the names of GATEWAY_TENANT_LIMITS).',
+    defaultText: 'unset',
   }),
   ...redisEnv,
   ...llmEnv,

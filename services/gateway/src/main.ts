@@ -14,6 +14,7 @@ import { createApp } from './app';
 import { createDocumentsClient } from './documents';
 import { GATEWAY_REDIS_OPTIONS } from './redis';
 import { createRouteClassifier } from './routing';
+import type { TenantLimitTable } from './tenant-limits';
 import { createUpstreamClient } from './upstream';
 
 /** The fleet's agents over A2A; each undefined without the internal token to call it with. */
@@ -61,6 +62,18 @@ function createClassifier(upstream: ReturnType<typeof resolveUpstream>) {
   });
 }
 
+/** The limits file's overrides, then the inline variable's on top, limit by limit. */
+function mergeTenantLimits(
+  file: TenantLimitTable | undefined,
+  inline: TenantLimitTable | undefined,
+): TenantLimitTable {
+  const merged: TenantLimitTable = { ...file };
+  for (const [tenant, limits] of Object.entries(inline ?? {})) {
+    merged[tenant] = { ...merged[tenant], ...limits };
+  }
+  return merged;
+}
+
 async function main(): Promise<void> {
   const logger = createLogger({ service: 'gateway', level: config.logLevel });
   // Sessions and approvals only: passthrough never touches Redis, so the gateway boots and proxies
@@ -96,6 +109,19 @@ async function main(): Promise<void> {
     isShuttingDown: () => lifecycle.isShuttingDown(),
     autoRouting: { classifier: routeClassifier, passthroughModel: config.llmModel },
     consoleDir: config.console ? CONSOLE_BUNDLE_DIR : undefined,
+    tenantLimits: config.limitsEnabled
+      ? {
+          redis,
+          defaults: {
+            rpm: config.limitRpm,
+            runs: config.limitRuns,
+            waiting: config.limitWaiting,
+            tokens_per_day: config.limitTokensPerDay,
+          },
+          tenants: mergeTenantLimits(config.tenantLimitsFile, config.tenantLimits),
+          windowSeconds: config.limitWindowSeconds,
+        }
+      : undefined,
   });
   if (config.console && !consoleIsBuilt()) {
     logger.warn(
@@ -128,6 +154,7 @@ async function main(): Promise<void> {
       reasoningAgent: reasoningAgent === undefined ? 'unset' : config.reasoningAgentUrl,
       ragAgent: documents === undefined ? 'unset' : config.ragAgentUrl,
       tenants: new Set(config.apiKeys.map((entry) => entry.tenant)).size,
+      limits: config.limitsEnabled ? 'on' : 'off',
       tracing: telemetry.enabled,
     },
     'gateway listening',

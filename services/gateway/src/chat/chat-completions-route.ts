@@ -8,6 +8,7 @@ import { parsePlanApprovalHeader } from '../orchestration';
 import type { RedisGate } from '../redis';
 import { resumeSession } from '../sessions';
 import type { UpstreamClient } from '../upstream';
+import { combineObservers, NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
 import { chatCompletionRequestSchema } from './chat-completion-request';
 import { RESUME_HEADERS, routeRequest, type RequestApi } from './route-request';
 import { tracePassthrough } from './trace-passthrough';
@@ -60,7 +61,12 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
   const { orchestratorClient, sessions, redisGate, bodyLimit } = options;
   return async function chatCompletions(
     req: IncomingMessage,
-    { res, requestId, tenant }: { res: ServerResponse; requestId: string; tenant: string },
+    {
+      res,
+      requestId,
+      tenant,
+      limits = NO_REQUEST_LIMITS,
+    }: { res: ServerResponse; requestId: string; tenant: string; limits?: RequestLimits },
   ): Promise<void> {
     // Headers are checked before the body is read: a bad value fails fast and cheap. On plain
     // passthrough these are three header reads; nothing here touches Redis.
@@ -97,6 +103,7 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
       tenant,
       res,
       api: CHAT_API,
+      limits,
       passthrough: (upstream, { body, responseHeaders }) =>
         upstream.forward({
           endpoint: 'chat/completions',
@@ -105,7 +112,10 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
           res,
           requestId,
           responseHeaders,
-          observer: tracePassthrough({ span: getActiveSpan(), request, tenant }),
+          observer: combineObservers(
+            tracePassthrough({ span: getActiveSpan(), request, tenant }),
+            limits.usageObserver(),
+          ),
         }),
     });
   };

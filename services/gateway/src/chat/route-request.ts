@@ -14,6 +14,7 @@ import { ownPayloadLimit } from '../limits';
 import { orchestrate, type PlanApproval } from '../orchestration';
 import type { AnswerChannelFactory } from '../openai';
 import { reason } from '../reasoning';
+import { NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
 import type { UpstreamClient } from '../upstream';
 import { assertAgentRequest } from './agent-request';
 import type { ChatCompletionsOptions } from './chat-completions-route';
@@ -47,6 +48,11 @@ export interface RoutedRequest {
   tenant: string;
   res: ServerResponse;
   api: RequestApi;
+  /**
+   * The tenant's limits for this request (the run slot a new orchestrated run holds, the tokens
+   * the agent routes report). @default nothing limited
+   */
+  limits?: RequestLimits | undefined;
   /** Forwards `body` (the client's bytes, or with the model swapped by `auto`) to the upstream. */
   passthrough: (
     upstream: UpstreamClient,
@@ -74,6 +80,7 @@ interface AgentCall {
   res: ServerResponse;
   responseHeaders: Record<string, string>;
   api: RequestApi;
+  limits: RequestLimits;
 }
 
 /**
@@ -133,6 +140,7 @@ async function routeToOrchestrator(
     planApproval,
     api,
     gatewaySteps,
+    limits,
     ...call
   }: AgentCall & { planApproval: PlanApproval | undefined; gatewaySteps: StepUsage[] },
 ): Promise<void> {
@@ -145,11 +153,14 @@ async function routeToOrchestrator(
     );
   }
   redisGate?.assertConnected();
+  // Checked once, as the run starts: a run that started is never cut by a limit.
+  await limits.holdRunSlot();
   await orchestrate({
     client: orchestratorClient,
     ...call,
     planApproval,
     gatewaySteps,
+    onUsage: (usage) => limits.recordTokens(usage?.totalTokens),
     span: getActiveSpan(),
     api: apiOption(api),
   }).catch((error: unknown) => {
@@ -159,7 +170,7 @@ async function routeToOrchestrator(
 
 async function routeToReasoning(
   options: ChatCompletionsOptions,
-  { api, ...call }: AgentCall,
+  { api, limits, ...call }: AgentCall,
 ): Promise<void> {
   const { upstreamClient, reasoningAgent, offlineReason, redisGate, agentTextLimit, bodyLimit } =
     options;
@@ -180,6 +191,7 @@ async function routeToReasoning(
     client: reasoningAgent.client,
     agentUrl: reasoningAgent.url,
     ...call,
+    onUsage: (usage) => limits.recordTokens(usage?.total_tokens),
     span: getActiveSpan(),
     api: apiOption(api),
   }).catch((error: unknown) => {
@@ -218,6 +230,7 @@ export async function routeRequest(
     res: routed.res,
     responseHeaders,
     api: routed.api,
+    limits: routed.limits ?? NO_REQUEST_LIMITS,
   };
   if (decision.mode === 'orchestration') {
     await routeToOrchestrator(options, {

@@ -3,6 +3,7 @@ import { ServiceUnavailableError } from '@fleet/errors';
 import { readJsonBody } from '@fleet/http';
 import { getActiveSpan } from '@fleet/telemetry';
 import type { UpstreamClient } from '../upstream';
+import { combineObservers, NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
 import { embeddingsRequestSchema } from './embeddings-request';
 import { traceEmbeddings } from './trace-embeddings';
 
@@ -28,7 +29,12 @@ export function createEmbeddingsHandler({
 }: EmbeddingsOptions) {
   return async function embeddings(
     req: IncomingMessage,
-    { res, requestId, tenant }: { res: ServerResponse; requestId: string; tenant: string },
+    {
+      res,
+      requestId,
+      tenant,
+      limits = NO_REQUEST_LIMITS,
+    }: { res: ServerResponse; requestId: string; tenant: string; limits?: RequestLimits },
   ): Promise<void> {
     const { raw, value: request } = await readJsonBody(req, {
       limit: bodyLimit,
@@ -42,7 +48,10 @@ export function createEmbeddingsHandler({
       res,
       requestId,
       responseHeaders: {},
-      observer: traceEmbeddings({ span: getActiveSpan(), request, tenant }),
+      observer: combineObservers(
+        traceEmbeddings({ span: getActiveSpan(), request, tenant }),
+        limits.usageObserver(),
+      ),
     });
   };
 }

@@ -74,6 +74,11 @@ export interface AnswerRunOptions {
    */
   beforeEnd?: (() => Promise<void>) | undefined;
   /**
+   * Gets the run's usage (gateway steps included; undefined when the result carries none) once the
+   * run finished and the client is still there, e.g. for the tenant's token budget.
+   */
+  onUsage?: ((usage: RunResult['usage'] | undefined) => void) | undefined;
+  /**
    * Renders the answer for the API the client called (`/v1/responses` passes its own).
    * @default chatAnswerChannel
    */
@@ -352,6 +357,7 @@ export async function answerRun({
   keepAliveMs = 15_000,
   beforeEnd,
   channel = chatAnswerChannel,
+  onUsage,
 }: AnswerRunOptions): Promise<void> {
   const abort = new AbortController();
   const sse = channel(res, { keepAliveMs, onClose: () => abort.abort() });
@@ -389,6 +395,7 @@ export async function answerRun({
   if (abort.signal.aborted) return;
   if (span?.isRecording()) setSpanOutput(span, run.answer);
   describeUsageSpan(span, run.result);
+  onUsage?.(run.result?.usage);
 
   await beforeEnd?.();
   if (stream) {

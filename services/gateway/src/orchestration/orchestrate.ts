@@ -20,7 +20,7 @@ import type { ChatCompletionRequest } from '../chat/chat-completion-request';
 import type { AnswerChannelFactory } from '../openai';
 import { messageText } from '../chat/message-text';
 import { resolveMemoryUser } from '../memory';
-import { answerRun } from './answer-run';
+import { answerRun, type AnswerRunOptions } from './answer-run';
 
 /** Whether a person approves the plan before any agent runs (`X-Plan-Approval`). */
 export type PlanApproval = OrchestrateRequest['planApproval'];
@@ -46,6 +46,8 @@ export interface OrchestrateOptions {
   keepAliveMs?: number;
   /** Model calls the gateway made for the request before the run (`auto`'s `classifier`). */
   gatewaySteps?: readonly StepUsage[] | undefined;
+  /** Gets the run's usage once it finished (see {@link AnswerRunOptions.onUsage}). */
+  onUsage?: AnswerRunOptions['onUsage'];
 }
 
 /** The request is the last user message; everything before it is history. */
@@ -85,6 +87,7 @@ export async function orchestrate({
   keepAliveMs = 15_000,
   gatewaySteps,
   api,
+  onUsage,
 }: OrchestrateOptions): Promise<void> {
   const { text, history } = splitConversation(request.messages);
   const input: OrchestrateRequest = { tenant, history, planApproval };
@@ -115,5 +118,6 @@ export async function orchestrate({
     span,
     keepAliveMs,
     channel: api?.channel,
+    onUsage,
   });
 }

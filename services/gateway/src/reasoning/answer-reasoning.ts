@@ -72,6 +72,11 @@ export interface AnswerReasoningOptions {
    * @default chatAnswerChannel
    */
   channel?: AnswerChannelFactory | undefined;
+  /**
+   * Gets the agent's usage once its answer is complete (undefined when it reported none), e.g. for
+   * the tenant's token budget; not called when the task failed or the client left.
+   */
+  onUsage?: ((usage: OpenAIUsage | undefined) => void) | undefined;
 }
 
 type ReasoningHappening =
@@ -298,6 +303,7 @@ export async function answerReasoning({
   span,
   keepAliveMs = 15_000,
   channel = chatAnswerChannel,
+  onUsage,
 }: AnswerReasoningOptions): Promise<void> {
   const abort = new AbortController();
   const sse = channel(res, { keepAliveMs, onClose: () => abort.abort() });
@@ -332,6 +338,7 @@ export async function answerReasoning({
   }
   if (abort.signal.aborted) return;
   if (span?.isRecording()) setSpanOutput(span, answer.text);
+  onUsage?.(toUsage(answer.data));
 
   if (stream) {
     send(writer.stop());

@@ -12,7 +12,7 @@ import {
 import type { ChatCompletionRequest } from '../chat/chat-completion-request';
 import type { AnswerChannelFactory } from '../openai';
 import { splitConversation } from '../orchestration';
-import { answerReasoning } from './answer-reasoning';
+import { answerReasoning, type AnswerReasoningOptions } from './answer-reasoning';
 
 /** Most earlier turns sent to the reasoning agent (it refuses more); older ones are dropped. */
 export const MAX_REASONING_HISTORY = 100;
@@ -36,6 +36,8 @@ export interface ReasonOptions {
   api?: { path: string; channel: AnswerChannelFactory } | undefined;
   /** Keep-alive comment interval while the agent is quiet. @default 15000 */
   keepAliveMs?: number;
+  /** Gets the agent's usage once its answer is complete (undefined when it reported none). */
+  onUsage?: AnswerReasoningOptions['onUsage'];
 }
 
 /**
@@ -57,6 +59,7 @@ export async function reason({
   span,
   keepAliveMs = 15_000,
   api,
+  onUsage,
 }: ReasonOptions): Promise<void> {
   const { text, history } = splitConversation(request.messages);
   const message: Message = {
@@ -84,5 +87,6 @@ export async function reason({
     span,
     keepAliveMs,
     channel: api?.channel,
+    onUsage,
   });
 }

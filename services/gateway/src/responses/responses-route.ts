@@ -21,6 +21,7 @@ import {
   type ResponsesRequest,
 } from './responses-request';
 import { traceResponsesPassthrough } from './trace-responses-passthrough';
+import { combineObservers, NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
 
 const RESPONSES_PATH = '/v1/responses';
 
@@ -65,7 +66,12 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
   const { orchestratorClient, sessions, redisGate, bodyLimit } = options;
   return async function responses(
     req: IncomingMessage,
-    { res, requestId, tenant }: { res: ServerResponse; requestId: string; tenant: string },
+    {
+      res,
+      requestId,
+      tenant,
+      limits = NO_REQUEST_LIMITS,
+    }: { res: ServerResponse; requestId: string; tenant: string; limits?: RequestLimits },
   ): Promise<void> {
     const headerMode = parseRoutingHeader(req.headers['x-routing-mode'] as string | undefined);
     const planApproval = parsePlanApprovalHeader(req.headers['x-plan-approval']);
@@ -102,6 +108,7 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
       tenant,
       res,
       api,
+      limits,
       passthrough: (upstream, { body, responseHeaders }) =>
         upstream.forward({
           endpoint: 'responses',
@@ -110,7 +117,10 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
           res,
           requestId,
           responseHeaders,
-          observer: traceResponsesPassthrough({ span: getActiveSpan(), request, tenant }),
+          observer: combineObservers(
+            traceResponsesPassthrough({ span: getActiveSpan(), request, tenant }),
+            limits.usageObserver(),
+          ),
         }),
     });
   };

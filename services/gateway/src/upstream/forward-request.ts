@@ -53,11 +53,17 @@ const DROPPED_RESPONSE_HEADERS = new Set([
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
+/**
+ * The upstream's headers onto the client's response. The gateway's own `x-ratelimit-*` (the
+ * tenant's limits, already set) win over the upstream's, which describe the fleet's upstream key,
+ * shared by every tenant (docs/limits.md); without tenant limits the upstream's pass through.
+ */
 function copyResponseHeaders(from: IncomingHttpHeaders, to: ServerResponse): void {
   for (const [name, value] of Object.entries(from)) {
     if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name) || name.startsWith('proxy-')) {
       continue;
     }
+    if (name.startsWith('x-ratelimit-') && to.hasHeader(name)) continue;
     to.setHeader(name, value);
   }
   const upstreamRequestId = from['x-request-id'];

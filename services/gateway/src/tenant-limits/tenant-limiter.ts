@@ -1,0 +1,335 @@
+import type { ServerResponse } from 'node:http';
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimitError } from '@fleet/errors';
+import type { HttpLogger } from '@fleet/http';
+import type { SessionStore } from '@fleet/sessions';
+import { setRateLimitHeaders, setRetryAfterMs, type LimitState } from './rate-limit-headers';
+import { createRunSlots, type RunSlot, type RunSlots } from './run-slots';
+import type { TenantLimitOverrides, TenantLimits, TenantLimitTable } from './tenant-limits-spec';
+
+/** The request buckets: each hot route its own, the rest of `/v1` one together. */
+export type LimitedRoute = 'chat' | 'responses' | 'embeddings' | 'api';
+
+/** Which limit refused a request: the `limit` label of `gateway_rate_limited_total`. */
+export type LimitName = 'requests' | 'tokens' | 'runs' | 'waiting';
+
+/** Everything {@link createTenantLimiter} needs. */
+export interface TenantLimiterOptions {
+  /** The gateway's Redis connection (the limits are shared by every replica through it). */
+  redis: Redis;
+  /** Counts the tenant's sessions waiting for a person (the `waiting` limit). */
+  sessions: Pick<SessionStore, 'countAwaitingApprovalForTenant'>;
+  /** Limits of tenants without overrides (GATEWAY_LIMIT_*). */
+  defaults: TenantLimits;
+  /** Overrides by tenant (GATEWAY_TENANT_LIMITS, GATEWAY_TENANT_LIMITS_FILE). @default {} */
+  tenants?: TenantLimitTable;
+  /** The `rpm` window in seconds (GATEWAY_LIMIT_WINDOW_SECONDS). @default 60 */
+  windowSeconds?: number;
+  /** Seconds a refused run is told to wait (`Retry-After`). @default 5 */
+  runRetryAfterSeconds?: number;
+  /** How long a run slot outlives its holder's last renewal. @default 30000 */
+  runLeaseMs?: number;
+  /** @default 'fleet:limits' */
+  keyPrefix?: string;
+  logger: HttpLogger;
+  /** Told about every refused request (the metric). */
+  onLimited?: (tenant: string, limit: LimitName) => void;
+  /** The clock for the token day (UTC). @default Date.now */
+  now?: () => number;
+}
+
+/** One request's admission. */
+export interface Admission {
+  /** True when the tenant has a token budget: its answers' usage should be recorded. */
+  countsTokens: boolean;
+}
+
+/** Per-tenant limits, shared across gateway replicas through Redis (docs/limits.md). */
+export interface TenantLimiter {
+  /** A tenant's limits, overrides applied. */
+  limitsOf(tenant: string): TenantLimits;
+  /**
+   * Counts one request in its bucket and, unless `budget` is false, checks the tenant's token
+   * budget (both in one round trip); sets the `x-ratelimit-*` headers either way.
+   * @throws RateLimitError (429, `Retry-After`) when the bucket or the day's budget is spent
+   */
+  admit(request: {
+    tenant: string;
+    route: LimitedRoute;
+    res: ServerResponse;
+    budget?: boolean;
+  }): Promise<Admission>;
+  /**
+   * Takes a concurrent-run slot for a new orchestrated run, unless the tenant already has as many
+   * runs waiting for a person as its `waiting` limit.
+   * @throws RateLimitError (429, `concurrency_limit_exceeded`) when refused
+   */
+  acquireRun(request: { tenant: string; res: ServerResponse }): Promise<RunSlot>;
+  /** Adds an answer's tokens to the tenant's day (nothing for unknown usage); never throws. */
+  recordTokens(tenant: string, tokens: number | undefined): void;
+}
+
+const DAY_MS = 86_400_000;
+const NO_SLOT: RunSlot = { release: () => undefined };
+
+const ROUTE_NAMES: Record<LimitedRoute, string> = {
+  chat: '/v1/chat/completions',
+  responses: '/v1/responses',
+  embeddings: '/v1/embeddings',
+  api: '/v1',
+};
+
+/** What the limiter's steps share. */
+interface LimiterContext {
+  limitsOf: (tenant: string) => TenantLimits;
+  requestLimiter: (points: number) => RateLimiterRedis;
+  tokenLimiter: RateLimiterRedis;
+  slots: RunSlots;
+  sessions: TenantLimiterOptions['sessions'];
+  windowSeconds: number;
+  runRetryAfterSeconds: number;
+  logger: HttpLogger;
+  /** The tenant's token-day key and the milliseconds until 00:00 UTC. */
+  dayOf: (tenant: string) => { key: string; resetMs: number };
+  /** Counts the refusal and throws it. */
+  refuse: (tenant: string, limit: LimitName, error: RateLimitError) => never;
+  /** Logs that Redis failed a check, at most once per 10 s (every request fails while it is down). */
+  warnUnchecked: (error: unknown, what: string) => void;
+}
+
+const WARN_INTERVAL_MS = 10_000;
+
+/**
+ * Builds the tenant limiter: requests per window per route bucket (rate-limiter-flexible's fixed
+ * window in Redis), tokens per UTC day (the same, keyed by the day, fed with each answer's usage),
+ * concurrent orchestrated runs (expiring leases, {@link createRunSlots}) and sessions waiting for a
+ * person (counted in the session store). A Redis failure while counting requests or reading the
+ * budget lets the request through (logged): passthrough does not depend on Redis.
+ *
+ * @example
+ * const limiter = createTenantLimiter({ redis, sessions, defaults, logger });
+ * await limiter.admit({ tenant, route: 'chat', res });
+ */
+export function createTenantLimiter({
+  redis,
+  sessions,
+  defaults,
+  tenants = {},
+  windowSeconds = 60,
+  runRetryAfterSeconds = 5,
+  runLeaseMs = 30_000,
+  keyPrefix = 'fleet:limits',
+  logger,
+  onLimited = () => undefined,
+  now = Date.now,
+}: TenantLimiterOptions): TenantLimiter {
+  const resolved = new Map<string, TenantLimits>();
+  const requestLimiters = new Map<number, RateLimiterRedis>();
+  let lastWarning = -Infinity;
+  const context: LimiterContext = {
+    limitsOf(tenant) {
+      let limits = resolved.get(tenant);
+      if (limits === undefined) {
+        limits = withOverrides(defaults, tenants[tenant]);
+        resolved.set(tenant, limits);
+      }
+      return limits;
+    },
+    requestLimiter(points) {
+      let limiter = requestLimiters.get(points);
+      if (limiter === undefined) {
+        limiter = new RateLimiterRedis({
+          storeClient: redis,
+          keyPrefix: `${keyPrefix}:requests`,
+          points,
+          duration: windowSeconds,
+          rejectIfRedisNotReady: true,
+          // A bucket found spent is refused from memory until its window ends: a client that
+          // keeps sending after its 429 costs this replica no Redis call.
+          inMemoryBlockOnConsumed: points + 1,
+        });
+        requestLimiters.set(points, limiter);
+      }
+      return limiter;
+    },
+    // The day is in the key; the window only has to outlive it. Points are never compared.
+    tokenLimiter: new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: `${keyPrefix}:tokens`,
+      points: Number.MAX_SAFE_INTEGER,
+      duration: 2 * 86_400,
+      rejectIfRedisNotReady: true,
+    }),
+    slots: createRunSlots({
+      redis,
+      keyPrefix: `${keyPrefix}:runs`,
+      leaseMs: runLeaseMs,
+      onRenewFailure: (error) => logger.warn({ err: error }, 'run slot renewal failed'),
+    }),
+    sessions,
+    windowSeconds,
+    runRetryAfterSeconds,
+    logger,
+    dayOf(tenant) {
+      const time = now();
+      return {
+        key: `${tenant}:${new Date(time).toISOString().slice(0, 10)}`,
+        resetMs: DAY_MS - (time % DAY_MS),
+      };
+    },
+    refuse(tenant, limit, error) {
+      onLimited(tenant, limit);
+      throw error;
+    },
+    warnUnchecked(error, what) {
+      const time = now();
+      if (time - lastWarning < WARN_INTERVAL_MS) return;
+      lastWarning = time;
+      logger.warn({ err: error }, `${what}: Redis failed; requests are let through meanwhile`);
+    },
+  };
+  return {
+    limitsOf: context.limitsOf,
+    admit: (request) => admit(context, request),
+    acquireRun: (request) => acquireRun(context, request),
+    recordTokens: (tenant, tokens) => recordTokens(context, { tenant, tokens }),
+  };
+}
+
+/** Counts the request; the bucket's state, or undefined when Redis failed (let through). */
+async function countRequest(
+  context: LimiterContext,
+  { tenant, route, points }: { tenant: string; route: LimitedRoute; points: number },
+): Promise<{ state: LimitState; limited: boolean } | undefined> {
+  try {
+    const result = await context.requestLimiter(points).consume(`${tenant}:${route}`);
+    return { state: stateOf(result, points), limited: false };
+  } catch (error) {
+    if (error instanceof RateLimiterRes) return { state: stateOf(error, points), limited: true };
+    context.warnUnchecked(error, 'request limits not checked');
+    return undefined;
+  }
+}
+
+/** The day's token state, or undefined when Redis failed (let through). */
+async function readBudget(
+  context: LimiterContext,
+  { tenant, budget }: { tenant: string; budget: number },
+): Promise<LimitState | undefined> {
+  const { key, resetMs } = context.dayOf(tenant);
+  try {
+    const result = await context.tokenLimiter.get(key);
+    return { limit: budget, remaining: budget - (result?.consumedPoints ?? 0), resetMs };
+  } catch (error) {
+    context.warnUnchecked(error, 'token budgets not checked');
+    return undefined;
+  }
+}
+
+/** {@link TenantLimiter.admit}. */
+async function admit(
+  context: LimiterContext,
+  { tenant, route, res, budget = true }: Parameters<TenantLimiter['admit']>[0],
+): Promise<Admission> {
+  const { rpm, tokens_per_day: perDay } = context.limitsOf(tenant);
+  const budgeted = budget && route !== 'api' && perDay !== null;
+  // Both commands leave together: one round trip.
+  const [requests, tokens] = await Promise.all([
+    rpm === null ? undefined : countRequest(context, { tenant, route, points: rpm }),
+    budgeted && perDay !== null ? readBudget(context, { tenant, budget: perDay }) : undefined,
+  ]);
+  if (requests !== undefined) setRateLimitHeaders(res, { kind: 'requests', state: requests.state });
+  if (tokens !== undefined) setRateLimitHeaders(res, { kind: 'tokens', state: tokens });
+  if (requests?.limited === true) {
+    const { limit, resetMs } = requests.state;
+    const retryAfterSeconds = setRetryAfterMs(res, resetMs);
+    context.refuse(
+      tenant,
+      'requests',
+      new RateLimitError(
+        `Rate limit reached for ${ROUTE_NAMES[route]}: ${limit} requests per ${context.windowSeconds} s for this tenant. Try again in ${retryAfterSeconds} s.`,
+        { limitCode: 'rate_limit_exceeded', retryAfterSeconds },
+      ),
+    );
+  }
+  if (tokens !== undefined && tokens.remaining <= 0) {
+    const retryAfterSeconds = setRetryAfterMs(res, tokens.resetMs);
+    context.refuse(
+      tenant,
+      'tokens',
+      new RateLimitError(
+        `This tenant's ${tokens.limit} tokens for today are spent; the budget starts over at 00:00 UTC.`,
+        { limitCode: 'tokens_per_day_exceeded', retryAfterSeconds },
+      ),
+    );
+  }
+  return { countsTokens: budgeted };
+}
+
+/** {@link TenantLimiter.acquireRun}. */
+async function acquireRun(
+  context: LimiterContext,
+  { tenant, res }: Parameters<TenantLimiter['acquireRun']>[0],
+): Promise<RunSlot> {
+  const { runs, waiting } = context.limitsOf(tenant);
+  if (runs === null && waiting === null) return NO_SLOT;
+  const [waitingNow, slot] = await Promise.all([
+    waiting === null ? 0 : context.sessions.countAwaitingApprovalForTenant(tenant, waiting),
+    runs === null ? NO_SLOT : context.slots.acquire(tenant, runs),
+  ]);
+  const refuseRun = (limit: LimitName, message: string): never => {
+    slot?.release();
+    const retryAfterSeconds = setRetryAfterMs(res, context.runRetryAfterSeconds * 1000);
+    return context.refuse(
+      tenant,
+      limit,
+      new RateLimitError(message, { limitCode: 'concurrency_limit_exceeded', retryAfterSeconds }),
+    );
+  };
+  if (waiting !== null && waitingNow >= waiting) {
+    refuseRun(
+      'waiting',
+      `This tenant already has ${waitingNow} orchestrated runs waiting for a person (approvals or questions), its limit; decide or cancel some before starting new ones.`,
+    );
+  }
+  if (slot === undefined) {
+    return refuseRun(
+      'runs',
+      `This tenant already has ${runs} orchestrated runs answering, its limit of concurrent runs. Try again when one has finished.`,
+    );
+  }
+  return slot;
+}
+
+/** {@link TenantLimiter.recordTokens}. */
+function recordTokens(
+  context: LimiterContext,
+  { tenant, tokens }: { tenant: string; tokens: number | undefined },
+): void {
+  if (tokens === undefined || tokens <= 0 || context.limitsOf(tenant).tokens_per_day === null) {
+    return;
+  }
+  context.tokenLimiter
+    .penalty(context.dayOf(tenant).key, Math.round(tokens))
+    .catch((error: unknown) => {
+      context.logger.warn({ err: error, tenant, tokens }, 'tokens not recorded: Redis failed');
+    });
+}
+
+/** The defaults with the limits a tenant overrides. */
+function withOverrides(
+  defaults: TenantLimits,
+  overrides: TenantLimitOverrides | undefined,
+): TenantLimits {
+  const limits = { ...defaults };
+  for (const name of Object.keys(limits) as (keyof TenantLimits)[]) {
+    const value = overrides?.[name];
+    if (value !== undefined) limits[name] = value;
+  }
+  return limits;
+}
+
+function stateOf(result: RateLimiterRes, points: number): LimitState {
+  return { limit: points, remaining: result.remainingPoints, resetMs: result.msBeforeNext };
+}
