@@ -34,6 +34,7 @@ describe('tenant limits with the SDKs', () => {
       OPENAI_BASE_URL: llm.baseURL,
       OPENAI_API_KEY: 'sk-upstream-e2e',
       GATEWAY_API_KEYS: `${E2E_KEY}:${tenant}`,
+      GATEWAY_LIMITS: 'true',
       GATEWAY_LIMIT_RPM: '2',
       GATEWAY_LIMIT_WINDOW_SECONDS: '2',
     });

@@ -154,6 +154,9 @@ export async function startFleet({
     const gateway = await start('gateway', {
       ...shared,
       GATEWAY_API_KEYS: `${E2E_KEY}:e2e`,
+      // Suites share tenant e2e (and its limits) in one Redis: limits are the subject of
+      // rate-limits.test.ts and the gateway's own tests, which turn them on.
+      GATEWAY_LIMITS: 'false',
       ORCHESTRATOR_URL: orchestrator.url,
       ...(ragAgent === undefined ? {} : { RAG_AGENT_URL: ragAgent.url }),
       // `X-Routing-Mode: reasoning` goes to the reasoning agent when it was started.

@@ -35,6 +35,8 @@ export async function startGateway(
       OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
       GATEWAY_API_KEYS: `${E2E_KEY}:e2e`,
+      // Suites share tenant e2e in one Redis; rate-limits.test.ts turns the limits on.
+      GATEWAY_LIMITS: 'false',
       LOG_LEVEL: 'warn',
       ...env,
       GATEWAY_PORT: String(port),

@@ -222,6 +222,7 @@ export async function startReplicatedFleet({
       }),
       startKind('gateway', {
         GATEWAY_API_KEYS: `${E2E_KEY}:e2e`,
+        GATEWAY_LIMITS: 'false',
         ORCHESTRATOR_URL: frontends.orchestrator,
         RAG_AGENT_URL: frontends['rag-agent'],
       }),

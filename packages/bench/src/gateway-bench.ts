@@ -130,6 +130,8 @@ async function startFleetPieces(options: GatewayBenchOptions): Promise<FleetPiec
     env: {
       GATEWAY_PORT: gatewayPort,
       GATEWAY_API_KEYS: `${GATEWAY_KEY}:bench`,
+      // The bench measures the proxy path at full load, far above any tenant's default rate.
+      GATEWAY_LIMITS: process.env['GATEWAY_LIMITS'] ?? 'false',
       OPENAI_BASE_URL: `${upstreamUrl}/v1`,
       OPENAI_API_KEY: 'sk-upstream-bench',
       LOG_LEVEL: 'warn',

@@ -370,6 +370,7 @@ async function startTtftFleet(
       ...shared,
       ...upstream,
       GATEWAY_API_KEYS: `${KEY}:bench`,
+      GATEWAY_LIMITS: process.env['GATEWAY_LIMITS'] ?? 'false',
       ORCHESTRATOR_URL: orchestrator.url,
       ROUTING_CLASSIFIER_MODEL: 'bench-router',
       ...(reasoningAgent === undefined ? {} : { REASONING_AGENT_URL: reasoningAgent.url }),
