@@ -75,6 +75,8 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   writer.record((draft) => {
     draft.taskId = options.taskId;
   });
+  // Canceled or handed over while it waited for its slot: it ends without starting.
+  if (signal.aborted) return endAborted(options);
   progress({ type: 'run-start', sessionId });
   if (resumed) {
     queue.push({

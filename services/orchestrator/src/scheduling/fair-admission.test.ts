@@ -44,12 +44,12 @@ describe('fair admission in the orchestrator (real Redis, a real A2A agent)', ()
   let redis: Redis;
   let worker: RunningServer;
   let orchestrator: TestOrchestrator;
-  /** Each task's tenant and label, in the order the agent got them. */
+  /** Each task's tenant, in the order the agent got them. */
   const started: string[] = [];
-  let openGate: () => void = () => undefined;
-  const gate = new Promise<void>((resolve) => {
-    openGate = resolve;
-  });
+  /** Steps wait for it; a test replaces it to hold the only slot. */
+  let hold = newGate();
+  const openGate = (): void => hold.open();
+  const scheduler = new RunScheduler({ maxActiveRuns: 1, maxQueuedPerTenant: 3 });
 
   beforeAll(async () => {
     redis = new Redis('redis://127.0.0.1:6379');
@@ -59,7 +59,7 @@ describe('fair admission in the orchestrator (real Redis, a real A2A agent)', ()
       execute: async function* (context) {
         const input = findData(context.message.parts, nodeInputSchema);
         started.push(input?.fleet.tenant ?? '?');
-        await gate;
+        await hold.wait;
         yield {
           type: 'artifact',
           artifact: { name: 'result', parts: [textPart(`done for ${input?.fleet.tenant ?? '?'}`)] },
@@ -71,7 +71,7 @@ describe('fair admission in the orchestrator (real Redis, a real A2A agent)', ()
       redis,
       prefix,
       agentUrls: [worker.url],
-      scheduler: new RunScheduler({ maxActiveRuns: 1, maxQueuedPerTenant: 3 }),
+      scheduler,
     });
   });
 
@@ -157,7 +157,36 @@ describe('fair admission in the orchestrator (real Redis, a real A2A agent)', ()
     });
     expect(outcomeOf(await waiting.done).state).toBe('TASK_STATE_COMPLETED');
   });
+
+  it('takes a run canceled while it waits out of the queue, and ends it canceled', async () => {
+    hold = newGate();
+    const holder = run('holder');
+    await holder.waitFor((event) => event.type === 'node-start');
+    const queued = run('impatient');
+    const { sessionId } = await queued.waitFor(isQueueStart);
+    const first = queued.events[0];
+    const taskId = first !== undefined && 'task' in first ? first.task.id : undefined;
+    expect(taskId).toBeDefined();
+    await orchestrator.client.cancelTask({ id: taskId ?? '' });
+    expect(outcomeOf(await queued.done).state).toBe('TASK_STATE_CANCELED');
+    expect(readProgress(queued)).not.toContain('run-start');
+    expect(scheduler.snapshot()).toEqual({ active: 1, queued: {} });
+    expect((await orchestrator.sessions.get(sessionId))?.status).toBe('canceled');
+
+    hold.open();
+    expect(outcomeOf(await holder.done).state).toBe('TASK_STATE_COMPLETED');
+    expect(scheduler.snapshot()).toEqual({ active: 0, queued: {} });
+  });
 });
+
+/** A gate the test opens by hand. */
+function newGate(): { wait: Promise<void>; open: () => void } {
+  let open: () => void = () => undefined;
+  const wait = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { wait, open };
+}
 
 /** The progress event types a stream carried so far. */
 function readProgress(streaming: Streaming): string[] {
