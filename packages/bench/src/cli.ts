@@ -11,6 +11,7 @@ import {
 } from './orchestration-bench';
 import { HNSW_INDEX_OPTIONS } from '@fleet/rag-agent/store';
 import { formatRagBench, runRagBench, type RagBenchOptions } from './rag-bench';
+import { formatTenantsBench, runTenantsBench, type TenantsBenchOptions } from './tenants-bench';
 import { formatTtftBench, runTtftBench, type TtftBenchOptions } from './ttft-bench';
 
 const HELP = `Usage: pnpm bench <benchmark> [options]
@@ -25,6 +26,10 @@ Benchmarks:
                  included when services/reasoning-agent is built and answers.
   orchestration  Run time of DAGs of scripted agents against their critical path, with the
                  orchestrator's dependency scheduling and with stage-by-stage execution.
+  tenants        Fairness between tenants: one tenant's questions one at a time, alone and while
+                 another tenant keeps 100 in flight, through the real gateway, orchestrator and
+                 planner and a scripted agent; with fair scheduling and with no limit
+                 (ORCHESTRATOR_MAX_ACTIVE_RUNS=0), each on a fresh fleet.
   rag            The RAG store: ingestion rate (hashed embeddings), hybrid and vector search
                  latency at 10k and 100k chunks, HNSW recall@10 against an exact scan, and the
                  HNSW speed-up. Embedded PGlite in a temporary directory, or the PostgreSQL
@@ -56,6 +61,14 @@ Options (orchestration):
   --orchestrator-node-args="A B"  extra node arguments for the orchestrator processes
                     (e.g. --orchestrator-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof";
                     also BENCH_ORCHESTRATOR_NODE_ARGS)
+
+Options (tenants):
+  --flood N         the flooding tenant's concurrent requests               (default 100)
+  --steady N        the quiet tenant's requests per phase                   (default 20)
+  --agent-latency-ms N  the scripted agent's time per task                  (default 100)
+  --max-active-runs N   ORCHESTRATOR_MAX_ACTIVE_RUNS of the fair run   (default: the orchestrator's)
+  --max-active-per-tenant N  ORCHESTRATOR_MAX_ACTIVE_RUNS_PER_TENANT of the fair run (default: the orchestrator's)
+  --quick           8 requests per phase, 50 concurrent
 
 Options (rag):
   --sizes N,N       corpus sizes in child chunks                            (default 10000,100000)
@@ -96,6 +109,10 @@ async function main(): Promise<number> {
       'gateway-node-args': { type: 'string' },
       'orchestrator-node-args': { type: 'string' },
       runs: { type: 'string' },
+      flood: { type: 'string' },
+      steady: { type: 'string' },
+      'max-active-runs': { type: 'string' },
+      'max-active-per-tenant': { type: 'string' },
       sizes: { type: 'string' },
       queries: { type: 'string' },
       'ef-search': { type: 'string' },
@@ -112,7 +129,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return values.help ? 0 : 2;
   }
-  if (!['gateway', 'orchestration', 'rag', 'ttft'].includes(benchmark)) {
+  if (!['gateway', 'orchestration', 'rag', 'tenants', 'ttft'].includes(benchmark)) {
     process.stderr.write(`Unknown benchmark '${benchmark}'.\n\n${HELP}\n`);
     return 2;
   }
@@ -164,6 +181,29 @@ async function main(): Promise<number> {
       values.json
         ? `${JSON.stringify(ttft, null, 2)}\n`
         : `\n${formatTtftBench(ttft, ttftOptions)}\n`,
+    );
+    return 0;
+  }
+  if (benchmark === 'tenants') {
+    const tenantsOptions: TenantsBenchOptions = {
+      root,
+      floodConcurrency: number(values.flood, values.quick ? 50 : 100),
+      steadyRequests: number(values.steady, values.quick ? 8 : 20),
+      agentLatencyMs: nonNegative(values['agent-latency-ms'], 100),
+      maxActiveRuns:
+        values['max-active-runs'] === undefined
+          ? undefined
+          : nonNegative(values['max-active-runs'], 0),
+      maxActivePerTenant:
+        values['max-active-per-tenant'] === undefined
+          ? undefined
+          : nonNegative(values['max-active-per-tenant'], 0),
+    };
+    const tenants = await runTenantsBench(tenantsOptions);
+    process.stdout.write(
+      values.json
+        ? `${JSON.stringify(tenants, null, 2)}\n`
+        : `\n${formatTenantsBench(tenants, tenantsOptions)}\n`,
     );
     return 0;
   }

@@ -7,6 +7,7 @@ import type { SessionStore } from '@fleet/sessions';
 import { DEFAULT_BODY_LIMIT } from './config';
 import type { AgentBreakers } from './execution';
 import { registerOrchestratorMetrics } from './metrics';
+import type { RunScheduler } from './scheduling';
 
 /** Everything the orchestrator app is built from. `main.ts` assembles these; tests pass their own. */
 export interface AppDependencies {
@@ -33,6 +34,8 @@ export interface AppDependencies {
   breakers?: Pick<AgentBreakers, 'agents' | 'stateOf'>;
   /** The session store, for `orchestrator_sessions_awaiting_approval`. */
   sessions?: Pick<SessionStore, 'countAwaitingApproval'>;
+  /** The run scheduler, for `orchestrator_active_runs`, `orchestrator_queued_runs` and `orchestrator_run_wait_seconds`. */
+  scheduler?: Pick<RunScheduler, 'snapshot' | 'onAdmission'>;
   /**
    * Largest A2A body `POST /a2a` accepts (ORCHESTRATOR_BODY_LIMIT): at least what the gateway
    * accepts, plus the envelope. @default {@link DEFAULT_BODY_LIMIT} (17 MiB)
@@ -43,7 +46,7 @@ export interface AppDependencies {
 /**
  * Builds the orchestrator: its Agent Card at the well-known paths, the A2A JSON-RPC endpoint at
  * `POST /a2a` (bearer token required), `/healthz`, `/readyz` (Redis and the planner) and
- * `/metrics` (requests, A2A tasks, circuit breakers, sessions awaiting approval). Pure: no environment, no sockets (CONTRIBUTING.md convention 3).
+ * `/metrics` (requests, A2A tasks, circuit breakers, sessions awaiting approval, runs executing and queued). Pure: no environment, no sockets (CONTRIBUTING.md convention 3).
  *
  * @example
  * const app = createApp({ handler, internalToken, redis, plannerReady: planner.checkReady, logger });
@@ -61,11 +64,17 @@ export function createApp({
   bodyLimit = DEFAULT_BODY_LIMIT,
   breakers,
   sessions,
+  scheduler,
 }: AppDependencies): Express {
   const serviceMetrics = metrics ? createMetrics({ serviceName: 'orchestrator' }) : undefined;
   if (serviceMetrics) {
     observeTaskMetrics({ handler, registry: serviceMetrics.registry });
-    registerOrchestratorMetrics({ registry: serviceMetrics.registry, breakers, sessions });
+    registerOrchestratorMetrics({
+      registry: serviceMetrics.registry,
+      breakers,
+      sessions,
+      scheduler,
+    });
   }
   return createServiceApp({
     serviceName: 'orchestrator',

@@ -94,6 +94,26 @@ export const configSpec = {
     description:
       'dependency: each node starts as soon as its dependencies finish. stages: level by level, each waiting for the whole previous level (only for the benchmark’s comparison).',
   }),
+  maxActiveRuns: envVar({
+    name: 'ORCHESTRATOR_MAX_ACTIVE_RUNS',
+    schema: z.coerce.number().int().min(0).default(16),
+    description:
+      'Runs one orchestrator executes at once (planning, steps, composing); the others wait in one queue per tenant, and a freed slot goes to the tenants in turn, so a tenant that sends many runs waits behind its own. A run whose step waits for an approval or an answer keeps its slot; one waiting for its plan to be approved gives it up meanwhile. 0: no limit (every run starts at once, nothing is queued or refused).',
+    defaultText: '16 (docs/benchmarks.md, `pnpm bench tenants`)',
+  }),
+  maxActiveRunsPerTenant: envVar({
+    name: 'ORCHESTRATOR_MAX_ACTIVE_RUNS_PER_TENANT',
+    schema: z.coerce.number().int().min(0).default(3),
+    description:
+      'Runs of one tenant one orchestrator executes at once; its further runs wait in its queue even when slots are free, so the slots above it are there for other tenants, whose runs start without waiting. 0: a tenant may take every slot (ORCHESTRATOR_MAX_ACTIVE_RUNS).',
+    defaultText: '3 (docs/benchmarks.md, `pnpm bench tenants`)',
+  }),
+  maxQueuedRunsPerTenant: envVar({
+    name: 'ORCHESTRATOR_MAX_QUEUED_RUNS_PER_TENANT',
+    schema: z.coerce.number().int().min(0).default(100),
+    description:
+      'Runs of one tenant that may wait for a slot on one orchestrator; a new run beyond it is refused with RATE_LIMITED (the gateway answers 429 with Retry-After). Resumed sessions are never refused. 0: a run that cannot start at once is refused.',
+  }),
   memoryEnabled: envVar({
     name: 'MEMORY_ENABLED',
     schema: booleanSchema.default(true),

@@ -16,6 +16,7 @@ import { createAgentDirectory } from './discovery';
 import { createA2AAgentInvoker, createAgentBreakers } from './execution';
 import { createOrchestratorHandler, resumeSessions } from './orchestration';
 import { createPlannerClient } from './planning';
+import { createRunAdmission, RunScheduler } from './scheduling';
 
 /** The composer's LLM (undefined offline) and, when enabled, long-term memory. */
 function createModelServices(redis: Redis, logger: Logger) {
@@ -68,6 +69,11 @@ function createRunHandler({
     logger.warn({ err: error }, 'first agent discovery failed');
   });
   const planner = createPlannerClient({ url: config.plannerUrl, token: config.internalToken });
+  const scheduler = new RunScheduler({
+    maxActiveRuns: config.maxActiveRuns,
+    maxQueuedPerTenant: config.maxQueuedRunsPerTenant,
+    maxActivePerTenant: config.maxActiveRunsPerTenant,
+  });
   const breakers = createAgentBreakers();
   const store = new RedisTaskStore({ redis, ttlSeconds: config.sessionTtlSeconds });
   const invokeAgent = createA2AAgentInvoker({
@@ -94,9 +100,11 @@ function createRunHandler({
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,
       instanceId,
       memory,
+      scheduler,
+      admission: createRunAdmission(scheduler),
     },
   });
-  return { directory, planner, store, handler, breakers };
+  return { directory, planner, store, handler, breakers, scheduler };
 }
 
 /**
@@ -152,7 +160,7 @@ async function main(): Promise<void> {
   const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
   // One per process: runner leases name it, so a replica never mistakes another's lease for its own.
   const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const { directory, planner, store, handler, breakers } = createRunHandler({
+  const { directory, planner, store, handler, breakers, scheduler } = createRunHandler({
     redis,
     logger,
     sessions,
@@ -177,6 +185,7 @@ async function main(): Promise<void> {
     plannerReady: planner.checkReady,
     breakers,
     sessions,
+    scheduler,
     logger,
     exposeStack: config.nodeEnv !== 'production',
     isShuttingDown: () => lifecycle.isShuttingDown(),
@@ -216,6 +225,7 @@ async function main(): Promise<void> {
       planner: config.plannerUrl,
       agents: config.agentUrls.length,
       scheduling: config.scheduling,
+      maxActiveRuns: config.maxActiveRuns || 'unlimited',
       composer: llm === undefined ? 'offline' : config.llmModel,
       tracing: telemetry.enabled,
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,

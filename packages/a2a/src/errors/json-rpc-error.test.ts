@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import {
   ConflictError,
+  FleetError,
   NotFoundError,
   PayloadTooLargeError,
   UnauthenticatedError,
@@ -73,6 +74,20 @@ describe('toJsonRpcError and fromJsonRpcError', () => {
       expect(rebuilt.constructor).toBe(error.constructor);
       expect(rebuilt.status).toBe(error.status);
     }
+  });
+
+  it('keeps a code without its own class (RATE_LIMITED) and the wait it names', () => {
+    const wire = toJsonRpcError(
+      new FleetError('RATE_LIMITED', 'too many waiting', {
+        retryAfterSeconds: 3,
+        details: { retryAfterSeconds: 3 },
+      }),
+    );
+    const rebuilt = fromJsonRpcError(JSON.parse(JSON.stringify(wire)), { status: 429 });
+    expect(rebuilt.code).toBe('RATE_LIMITED');
+    expect(rebuilt.status).toBe(429);
+    expect(rebuilt.message).toBe('too many waiting');
+    expect(rebuilt.retryAfterSeconds).toBe(3);
   });
 
   it('never leaks the message of an unexpected error', () => {

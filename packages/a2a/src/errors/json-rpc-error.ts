@@ -144,17 +144,34 @@ export function fromJsonRpcError(
   const infos = errorInfos(error.data);
   const fleetInfo = infos.find((info) => info.domain === FLEET_ERROR_DOMAIN);
   if (fleetInfo && isErrorCode(fleetInfo.reason)) {
-    return fromErrorBody(
-      status === 200 ? ERROR_CODES[fleetInfo.reason].status : status,
+    const code = fleetInfo.reason;
+    // ErrorInfo metadata values are strings: a wait the sender named travels as a Retry-After.
+    const retryAfter = fleetInfo.metadata?.['retryAfterSeconds'];
+    const rebuilt = fromErrorBody(
+      status === 200 ? ERROR_CODES[code].status : status,
       {
         error: {
-          code: fleetInfo.reason,
+          code,
           message: error.message,
           ...(fleetInfo.metadata === undefined ? {} : { details: fleetInfo.metadata }),
         },
       },
-      requestId === undefined ? {} : { 'x-request-id': requestId },
+      {
+        ...(requestId === undefined ? {} : { 'x-request-id': requestId }),
+        ...(retryAfter === undefined ? {} : { 'retry-after': retryAfter }),
+      },
     );
+    if (rebuilt.code === code) return rebuilt;
+    // A code without its own class (RATE_LIMITED) keeps its code, so its status and OpenAI
+    // type (429, rate_limit_error) reach the caller's caller.
+    return new FleetError(code, error.message, {
+      status: rebuilt.status,
+      ...(rebuilt.details === undefined ? {} : { details: rebuilt.details }),
+      ...(rebuilt.requestId === undefined ? {} : { requestId: rebuilt.requestId }),
+      ...(retryAfter === undefined || !(Number(retryAfter) > 0)
+        ? {}
+        : { retryAfterSeconds: Number(retryAfter) }),
+    });
   }
   const a2aInfo = infos.find((info) => info.domain === A2A_ERROR_DOMAIN);
   const options: A2AErrorOptions & FleetErrorOptions = {

@@ -262,6 +262,18 @@ export type ApprovalStatus = z.infer<typeof approvalStatusSchema>;
  * to a text part a person can read). Names are noun-verb kebab-case (CONTRIBUTING.md convention 20).
  */
 export const progressEventSchema = z.discriminatedUnion('type', [
+  z.object({
+    /**
+     * The orchestrator is running as many runs as it may (ORCHESTRATOR_MAX_ACTIVE_RUNS): this one
+     * waits in its tenant's queue, `position` from 1; the tenants' queues are served in turn.
+     */
+    type: z.literal('queue-start'),
+    sessionId: z.string(),
+    position: z.number().int().min(1),
+    maxActiveRuns: z.number().int().min(1),
+  }),
+  /** The run waited `waitedMs` and now starts. */
+  z.object({ type: z.literal('queue-end'), waitedMs: z.number() }),
   z.object({ type: z.literal('run-start'), sessionId: z.string() }),
   z.object({ type: z.literal('plan-start'), agents: z.array(z.string()) }),
   z.object({

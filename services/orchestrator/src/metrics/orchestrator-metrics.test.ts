@@ -9,6 +9,7 @@ import { createSessionStore, type SessionStore } from '@fleet/sessions';
 import { createApp } from '../app';
 import { createAgentBreakers, type AgentBreakers } from '../execution';
 import { createOrchestratorHandler } from '../orchestration';
+import { RunScheduler } from '../scheduling';
 
 const TOKEN = 'test-internal-token-0123456789';
 const prefix = `test:orchestrator-metrics:${randomUUID()}:`;
@@ -175,5 +176,43 @@ describe('orchestrator /metrics', () => {
     expect(await metricValue(stalled, 'orchestrator_metrics_redis_errors_total')).toBeGreaterThan(
       0,
     );
+  });
+
+  it('reports runs executing, runs queued per tenant, and how long runs waited', async () => {
+    const scheduler = new RunScheduler({ maxActiveRuns: 1, maxQueuedPerTenant: 10 });
+    const scheduled = await serve(
+      createApp({
+        handler: createOrchestratorHandler({
+          url: 'http://orchestrator.test',
+          store: new InMemoryTaskStore(),
+          agent: {
+            sessions,
+            availableAgents: () => Promise.resolve([]),
+            askPlanner: () => Promise.reject(new Error('no planner here')),
+            invokeAgent: () => Promise.reject(new Error('no agents here')),
+            breakers,
+            logger: silentLogger,
+          },
+        }),
+        internalToken: TOKEN,
+        redis,
+        plannerReady: () => Promise.resolve(),
+        logger: silentLogger,
+        scheduler,
+      }),
+    );
+    const running = scheduler.reserve('acme').enqueue();
+    scheduler.reserve('acme').enqueue();
+    scheduler.reserve('globex').enqueue();
+    expect(await metricValue(scheduled, 'orchestrator_active_runs')).toBe(1);
+    expect(await metricValue(scheduled, 'orchestrator_queued_runs', { tenant: 'acme' })).toBe(1);
+    expect(await metricValue(scheduled, 'orchestrator_queued_runs', { tenant: 'globex' })).toBe(1);
+    running.release();
+    expect(await metricValue(scheduled, 'orchestrator_queued_runs', { tenant: 'acme' })).toBe(
+      undefined,
+    );
+    expect(
+      await metricValue(scheduled, 'orchestrator_run_wait_seconds_count', { tenant: 'acme' }),
+    ).toBe(2);
   });
 });

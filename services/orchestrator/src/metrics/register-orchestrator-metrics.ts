@@ -1,6 +1,7 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { SessionStore } from '@fleet/sessions';
 import { BREAKER_STATES, type AgentBreakers } from '../execution';
+import type { RunScheduler } from '../scheduling';
 
 /** Options for {@link registerOrchestratorMetrics}. */
 export interface RegisterOrchestratorMetricsOptions {
@@ -10,6 +11,8 @@ export interface RegisterOrchestratorMetricsOptions {
   breakers?: Pick<AgentBreakers, 'agents' | 'stateOf'> | undefined;
   /** Where sessions live: counted with one `SCARD` per scrape. */
   sessions?: Pick<SessionStore, 'countAwaitingApproval'> | undefined;
+  /** The run scheduler of this replica (fair admission). */
+  scheduler?: Pick<RunScheduler, 'snapshot' | 'onAdmission'> | undefined;
   /** How long a scrape waits for Redis before it keeps the last count. @default 1000 */
   redisTimeoutMs?: number;
 }
@@ -37,7 +40,11 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
  * - `orchestrator_sessions_awaiting_approval` (gauge): sessions with an approval or a question
  *   pending, fleet-wide (the same value on every replica: aggregate with `max`, not `sum`). A
  *   scrape that Redis does not answer in time keeps the last count and counts the failure in
- *   `orchestrator_metrics_redis_errors_total`.
+ *   `orchestrator_metrics_redis_errors_total`;
+ * - `orchestrator_active_runs` (gauge) and `orchestrator_queued_runs{tenant}` (gauge): runs
+ *   executing on this replica, and runs waiting for a slot by tenant (docs/architecture.md §5);
+ * - `orchestrator_run_wait_seconds{tenant}` (histogram): how long each run waited for its slot
+ *   (0 for a run that started at once).
  *
  * @example
  * const metrics = createMetrics({ serviceName: 'orchestrator' });
@@ -47,8 +54,10 @@ export function registerOrchestratorMetrics({
   registry,
   breakers,
   sessions,
+  scheduler,
   redisTimeoutMs = 1000,
 }: RegisterOrchestratorMetricsOptions): void {
+  if (scheduler !== undefined) registerSchedulerMetrics(registry, scheduler);
   if (breakers !== undefined) {
     new Gauge({
       name: 'orchestrator_agent_circuit_state',
@@ -83,4 +92,40 @@ export function registerOrchestratorMetrics({
       },
     });
   }
+}
+
+/** The scheduler's gauges, read at each scrape, and its wait histogram, fed on each admission. */
+function registerSchedulerMetrics(
+  registry: Registry,
+  scheduler: Pick<RunScheduler, 'snapshot' | 'onAdmission'>,
+): void {
+  new Gauge({
+    name: 'orchestrator_active_runs',
+    help: 'Runs executing on this replica (at most ORCHESTRATOR_MAX_ACTIVE_RUNS).',
+    registers: [registry],
+    collect() {
+      this.set(scheduler.snapshot().active);
+    },
+  });
+  new Gauge({
+    name: 'orchestrator_queued_runs',
+    help: 'Runs waiting for a slot on this replica, by tenant.',
+    labelNames: ['tenant'],
+    registers: [registry],
+    collect() {
+      // Tenants whose queue emptied drop out instead of staying at 0 forever.
+      this.reset();
+      for (const [tenant, queued] of Object.entries(scheduler.snapshot().queued)) {
+        this.set({ tenant }, queued);
+      }
+    },
+  });
+  const wait = new Histogram({
+    name: 'orchestrator_run_wait_seconds',
+    help: 'How long runs waited for a slot before they started, by tenant.',
+    labelNames: ['tenant'],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  scheduler.onAdmission(({ tenant, waitedMs }) => wait.observe({ tenant }, waitedMs / 1000));
 }

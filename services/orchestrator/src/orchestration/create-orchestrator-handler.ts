@@ -25,7 +25,9 @@ export interface CreateOrchestratorHandlerOptions {
  * The orchestrator's A2A handler: its card (bearer token required) and the orchestrator agent.
  * A caller that goes away does not cancel the run (`cancelOnDisconnect: false`): it completes and
  * is recorded in its session; CancelTask stops it. `close()` first hands the running sessions
- * over (they stay resumable, their leases are released), then closes the handler.
+ * over (they stay resumable, their leases are released), then closes the handler. With
+ * `agent.scheduler` and `agent.admission`, runs are admitted fairly (docs/architecture.md §5,
+ * "Scheduling") and a new run whose tenant's queue is full is refused with `RATE_LIMITED`.
  *
  * @example
  * const handler = createOrchestratorHandler({ url: publicUrl, store: new RedisTaskStore({ redis }), agent });
@@ -55,13 +57,15 @@ export function createOrchestratorHandler({
     ],
   });
   const orchestrator = createOrchestratorAgent(agent);
-  const handler = createA2AHandler({
+  const inner = createA2AHandler({
     card,
     execute: orchestrator.execute,
     store,
     cancelOnDisconnect: false,
     ...(logger === undefined ? {} : { logger }),
   });
+  // New runs reserve their tenant's place (or are refused, 429) before their task exists.
+  const handler = agent.admission?.guard(inner) ?? inner;
   return {
     card: handler.card,
     handle: (body, context) => handler.handle(body, context),

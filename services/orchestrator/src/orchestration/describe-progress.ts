@@ -10,6 +10,10 @@ import type { ProgressEvent } from '@fleet/a2a';
  */
 export function describeProgress(event: ProgressEvent): string {
   switch (event.type) {
+    case 'queue-start':
+      return `Session ${event.sessionId}: queued (position ${event.position} among this tenant's waiting runs); the orchestrator runs at most ${event.maxActiveRuns} at once and serves each tenant in turn.`;
+    case 'queue-end':
+      return `Started after ${seconds(event.waitedMs)} in the queue.`;
     case 'run-start':
       return `Session ${event.sessionId}: working on the request.`;
     case 'plan-start':

@@ -75,6 +75,8 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   writer.record((draft) => {
     draft.taskId = options.taskId;
   });
+  // Canceled or handed over while it waited for its slot: it ends without starting.
+  if (signal.aborted) return endAborted(options);
   progress({ type: 'run-start', sessionId });
   if (resumed) {
     queue.push({
@@ -151,14 +153,17 @@ async function approvePlanIfRequired(
   const { run, session } = options;
   if (!session.planApproval) return { next: chosen };
   let outcome: Awaited<ReturnType<typeof approvePlan>>;
-  try {
-    outcome = await approvePlan(run, {
+  const approve = () =>
+    approvePlan(run, {
       ...chosen,
       request: session.request,
       history: session.history,
       askPlanner: meteredPlanner(options.options.askPlanner, run),
       availableAgents: options.options.availableAgents,
     });
+  try {
+    // Nothing else of the run goes on while a person looks at the plan: its slot is free meanwhile.
+    outcome = run.slot === undefined ? await approve() : await run.slot.whileWaiting(approve);
   } catch (error) {
     if (run.signal.aborted) return { ended: await endAborted(options) };
     return {

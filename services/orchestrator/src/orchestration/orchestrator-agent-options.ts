@@ -10,6 +10,7 @@ import type {
 } from '../execution';
 import type { MemoryServices } from '../memory';
 import type { AskPlanner } from '../planning';
+import type { RunAdmission, RunScheduler } from '../scheduling';
 import type { RunLogger } from './run-context';
 
 /** Everything the orchestrator agent is built from. */
@@ -45,4 +46,11 @@ export interface OrchestratorAgentOptions {
    * planning, given to every node and to the composer. Undefined: no memory.
    */
   memory?: MemoryServices | undefined;
+  /**
+   * Fair admission (docs/architecture.md §5, "Scheduling"): a run waits for one of its slots
+   * in its tenant's queue before it plans. Undefined: every run starts at once.
+   */
+  scheduler?: RunScheduler | undefined;
+  /** The places reserved for new runs at the A2A edge (`createRunAdmission(scheduler)`). */
+  admission?: RunAdmission | undefined;
 }

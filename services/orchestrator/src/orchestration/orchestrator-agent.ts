@@ -11,6 +11,7 @@ import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
 import { NotFoundError, ValidationError } from '@fleet/errors';
 import type { Lease, Session } from '@fleet/sessions';
 import { RunHandover } from '../execution';
+import type { RunReservation } from '../scheduling';
 import { readMemoryUser } from '../memory';
 import { describeProgress } from './describe-progress';
 import { EventQueue } from './event-queue';
@@ -50,6 +51,10 @@ export interface OrchestratorAgent {
  * - otherwise the run goes on from the recorded state, streaming `run-start`, a line saying where
  *   the session stands, `plan-end` with the recorded plan, and then the same events as a new run.
  *
+ * With `scheduler`, a run (new or resumed) waits for its slot before it plans, streaming
+ * `queue-start` and `queue-end` when it had to wait (docs/architecture.md §5, "Scheduling"); a new
+ * run uses the place `admission` reserved for its message at the A2A edge.
+ *
  * The run does not belong to the stream: it goes on, and records everything in its session, when
  * the caller stops reading (or sent `returnImmediately`). CancelTask, or `session-canceled` on the
  * session's channel, stops it: pending approvals are marked `denied` ("session canceled"), the
@@ -70,6 +75,19 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
   const active = new Map<string, { stop: (reason: RunHandover) => void; done: Promise<void> }>();
 
   async function* execute(context: AgentContext): AsyncGenerator<AgentEvent> {
+    // The place kept for this run at the A2A edge; given back unless the run starts.
+    const reservation = options.admission?.take(context.message.messageId);
+    try {
+      yield* executeRun(context, reservation);
+    } finally {
+      reservation?.cancel();
+    }
+  }
+
+  async function* executeRun(
+    context: AgentContext,
+    reservation: RunReservation | undefined,
+  ): AsyncGenerator<AgentEvent> {
     const input = findData(context.message.parts, orchestrateRequestSchema);
     if (input === undefined) {
       throw new ValidationError(
@@ -133,6 +151,9 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
 
     const queue = new EventQueue<AgentEvent>();
     const controller = new AbortController();
+    // A resumed session was admitted once: it waits before its tenant's new runs, never refused.
+    const ticket =
+      reservation?.enqueue() ?? options.scheduler?.enqueue(fleet.tenant, { front: resumed });
     // Not awaited here: the run outlives this generator if the caller stops reading.
     const done = runInBackground({
       options: { ...options, hitlTimeoutSeconds, runnerLeaseMs },
@@ -144,6 +165,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
       lease,
       queue,
       controller,
+      ticket,
     }).finally(() => active.delete(context.taskId));
     active.set(context.taskId, {
       stop: (reason) => {

@@ -14,6 +14,15 @@ export interface RunLogger {
   debug(object: object, message?: string): void;
 }
 
+/** The run's slot with the scheduler (docs/architecture.md §5, "Scheduling"). */
+export interface RunSlot {
+  /**
+   * Gives the slot up while the whole run waits for a person (plan approval), and waits for one
+   * again — at the front of its tenant's queue — before it goes on.
+   */
+  whileWaiting<T>(wait: () => Promise<T>): Promise<T>;
+}
+
 /** What one run of one session works with (the orchestrator agent builds it per run). */
 export interface RunContext {
   sessions: SessionStore;
@@ -24,6 +33,8 @@ export interface RunContext {
   watch: SessionWatch;
   /** Streams a progress event (a readable line plus `{ progress }`). */
   progress: (event: ProgressEvent) => void;
+  /** Its slot with the scheduler; undefined when runs are not scheduled. */
+  slot?: RunSlot | undefined;
   /** How long a person has to decide, in milliseconds (HITL_TIMEOUT_SECONDS). */
   hitlTimeoutMs: number;
   /** Classifies approvers' instructions; undefined offline. */

@@ -10,12 +10,13 @@ import {
   withSpan,
 } from '@fleet/telemetry';
 import { isRunHandover, RunHandover } from '../execution';
+import type { RunTicket } from '../scheduling';
 import { createRunUsageLedger } from '../usage';
 import { describeProgress } from './describe-progress';
 import type { EventQueue } from './event-queue';
 import { orchestrateRun } from './orchestrate-run';
 import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
-import type { RunContext, RunLogger } from './run-context';
+import type { RunContext, RunLogger, RunSlot } from './run-context';
 import { watchSession } from './session-watch';
 import { createSessionWriter, type SessionWriter } from './session-writer';
 
@@ -35,6 +36,8 @@ export interface BackgroundRun {
   queue: EventQueue<AgentEvent>;
   /** The run's own signal: aborted by CancelTask, `session-canceled`, or a hand-over. */
   controller: AbortController;
+  /** Its place with the scheduler: the run waits for its slot, and gives it back at its end. */
+  ticket?: RunTicket | undefined;
 }
 
 /** Runs a session to its end (or hand-over), holding its runner lease the whole time. */
@@ -61,6 +64,7 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
     });
   };
   const writer = createSessionWriter({ sessions, sessionId, logger, log, session });
+  const held = holdSlot(background, { progress, writer });
   // The watch stops listening when the run ends; the UNSUBSCRIBE is awaited after the stream ended.
   let watchClosed: Promise<void> | undefined;
   try {
@@ -74,6 +78,7 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
       },
     });
     try {
+      await held.admit();
       const run: RunContext = {
         sessions,
         sessionId,
@@ -82,6 +87,7 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
         watch,
         progress,
         hitlTimeoutMs: options.hitlTimeoutSeconds * 1000,
+        slot: held.slot,
         llm: options.llm,
         cancelAgentTask: options.cancelAgentTask,
         logger,
@@ -102,6 +108,7 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
   } catch (error) {
     await endUnexpectedly(background, { error, writer, log });
   } finally {
+    held.release();
     renewal.stop();
     context.signal.removeEventListener('abort', onTaskAbort);
     const release = renewal.lost ? undefined : lease.release().catch(() => undefined);
@@ -110,6 +117,87 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
     if (isRunHandover(controller.signal.reason)) await release;
     queue.close();
     await Promise.all([watchClosed, release]);
+  }
+}
+
+/** The run's place with the scheduler, which changes when it gives its slot up to wait for a person. */
+interface HeldSlot {
+  /** Waits for the first slot. */
+  admit(): Promise<void>;
+  /** For the run context; undefined without a scheduler. */
+  slot: RunSlot | undefined;
+  /** Gives the slot (or the place in the queue) back: the run ended. */
+  release(): void;
+}
+
+/** Holds the run's slot: waited for at the start, given up while the run waits for a person. */
+function holdSlot(
+  background: BackgroundRun,
+  { progress, writer }: { progress: (event: ProgressEvent) => void; writer: SessionWriter },
+): HeldSlot {
+  const { options, input } = background;
+  let ticket = background.ticket;
+  const scheduler = options.scheduler;
+  return {
+    admit: () => waitForSlot(background, { ticket, progress, writer }),
+    slot:
+      ticket === undefined || scheduler === undefined
+        ? undefined
+        : {
+            async whileWaiting(wait) {
+              ticket?.release();
+              try {
+                return await wait();
+              } finally {
+                // Admitted once: back at the front of its tenant's queue.
+                ticket = scheduler.enqueue(input.tenant, { front: true });
+                await waitForSlot(background, { ticket, progress, writer });
+              }
+            },
+          },
+    release: () => ticket?.release(),
+  };
+}
+
+/**
+ * Waits for the run's slot when the orchestrator is running as many runs as it may: streams
+ * `queue-start` (its position in its tenant's queue), then `queue-end` once admitted. A cancel or
+ * a hand-over while it waits leaves the queue; the run then ends as an aborted run does.
+ */
+async function waitForSlot(
+  { controller, session, options, context }: BackgroundRun,
+  {
+    ticket,
+    progress,
+    writer,
+  }: {
+    ticket: RunTicket | undefined;
+    progress: (event: ProgressEvent) => void;
+    writer: SessionWriter;
+  },
+): Promise<void> {
+  const position = ticket?.position() ?? 0;
+  if (ticket === undefined || position === 0) return;
+  const started = performance.now();
+  // A client that follows the session (X-Session-ID) finds the task that runs it while it waits.
+  writer.record((draft) => {
+    draft.taskId = context.taskId;
+  });
+  progress({
+    type: 'queue-start',
+    sessionId: session.id,
+    position,
+    maxActiveRuns: options.scheduler?.maxActiveRuns ?? 1,
+  });
+  const leave = (): void => ticket.release();
+  controller.signal.addEventListener('abort', leave, { once: true });
+  if (controller.signal.aborted) leave();
+  try {
+    if (await ticket.admitted) {
+      progress({ type: 'queue-end', waitedMs: Math.round(performance.now() - started) });
+    }
+  } finally {
+    controller.signal.removeEventListener('abort', leave);
   }
 }
 

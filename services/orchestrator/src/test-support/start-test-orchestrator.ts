@@ -26,6 +26,7 @@ import { createA2AAgentInvoker, createAgentBreakers } from '../execution';
 import type { MemoryServices } from '../memory';
 import { createOrchestratorHandler } from '../orchestration';
 import { createPlannerClient } from '../planning';
+import { createRunAdmission, type RunScheduler } from '../scheduling';
 
 /** The internal token every test service uses. */
 export const TEST_TOKEN = 'test-internal-token-0123456789';
@@ -47,6 +48,8 @@ export interface StartTestOrchestratorOptions {
   runnerLeaseMs?: number;
   /** Long-term memory. @default none */
   memory?: MemoryServices;
+  /** Fair admission of runs (with its admission at the A2A edge). @default none: no limit */
+  scheduler?: RunScheduler;
 }
 
 /** A running orchestrator for a test: a real HTTP server over real Redis. */
@@ -72,6 +75,7 @@ export async function startTestOrchestrator({
   hitlTimeoutSeconds = 120,
   runnerLeaseMs = 15_000,
   memory,
+  scheduler,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -117,6 +121,8 @@ export async function startTestOrchestrator({
       hitlTimeoutSeconds,
       runnerLeaseMs,
       memory,
+      scheduler,
+      admission: scheduler === undefined ? undefined : createRunAdmission(scheduler),
     },
   });
   const app = createApp({
