@@ -124,7 +124,7 @@ describe('fair admission on a running fleet', () => {
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const body = (await refused.json()) as { error: { type: string; code: string } };
-    expect(body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
+    expect(body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' });
 
     openGate();
     expect(await first.rest()).toContain('no pets');
