@@ -98,7 +98,7 @@ export const configSpec = {
     name: 'ORCHESTRATOR_MAX_ACTIVE_RUNS',
     schema: z.coerce.number().int().min(0).default(16),
     description:
-      'Runs one orchestrator executes at once (planning, steps, composing); the others wait in one queue per tenant, and a freed slot goes to the tenants in turn, so a tenant that sends many runs waits behind its own. A run whose step waits for an approval or an answer keeps its slot; one waiting for its plan to be approved gives it up meanwhile. 0: no limit (every run starts at once, nothing is queued or refused).',
+      'Runs one orchestrator executes at once (planning, steps, composing); the others wait in one queue per tenant, and a freed slot goes to the tenants in turn, so a tenant that sends many runs waits behind its own. A run whose steps wait for approvals or answers does not count meanwhile (it counts again at once when decided); one waiting for its plan to be approved gives its slot up and queues for one after. 0: no limit (every run starts at once, nothing is queued or refused).',
     defaultText: '16 (docs/benchmarks.md, `pnpm bench tenants`)',
   }),
   maxActiveRunsPerTenant: envVar({

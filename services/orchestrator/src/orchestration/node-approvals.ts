@@ -68,7 +68,10 @@ export function createAwaitApproval(run: RunContext): AwaitApproval {
         await run.writer.written();
         if (kind === 'input') announceQuestion(run, decided);
         else announceApproval(run, decided);
-        decided = await waitForDecision(run, { approval: decided, signal });
+        const pending = decided;
+        const wait = (): Promise<Approval> => waitForDecision(run, { approval: pending, signal });
+        // Waiting for a person takes no slot: the tenant's other runs go on meanwhile.
+        decided = run.slot === undefined ? await wait() : await run.slot.parkWhile(wait);
       }
       if (kind === 'input' && decided.status !== 'answered') {
         void run.cancelAgentTask?.({ agent: node.agent, taskId }).catch(() => undefined);

@@ -21,6 +21,12 @@ export interface RunSlot {
    * again — at the front of its tenant's queue — before it goes on.
    */
   whileWaiting<T>(wait: () => Promise<T>): Promise<T>;
+  /**
+   * A step waits for a person (its approval or question): the run stops counting against the
+   * caps meanwhile, and counts again at once when the wait ends (no queueing: its other branches
+   * may still be running).
+   */
+  parkWhile<T>(wait: () => Promise<T>): Promise<T>;
 }
 
 /** What one run of one session works with (the orchestrator agent builds it per run). */

@@ -144,6 +144,15 @@ function holdSlot(
       ticket === undefined || scheduler === undefined
         ? undefined
         : {
+            async parkWhile(wait) {
+              const parked = ticket;
+              parked?.park();
+              try {
+                return await wait();
+              } finally {
+                parked?.unpark();
+              }
+            },
             async whileWaiting(wait) {
               ticket?.release();
               try {

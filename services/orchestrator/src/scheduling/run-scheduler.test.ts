@@ -206,4 +206,43 @@ describe('RunScheduler', () => {
     expect(() => scheduler.reserve('a')).toThrow(RunQueueFullError);
     expect(() => scheduler.reserve('b')).not.toThrow();
   });
+
+  it('a run parked for a person frees its slot for the tenant, and counts again once decided', async () => {
+    const scheduler = new RunScheduler({
+      maxActiveRuns: 4,
+      maxQueuedPerTenant: 10,
+      maxActivePerTenant: 1,
+    });
+    const waiting = start(scheduler, 'a');
+    const next = start(scheduler, 'a');
+    expect(await settled(next)).toBe('pending');
+    // Two of its steps wait for people: parked until the last one is decided.
+    waiting.park();
+    waiting.park();
+    expect(await settled(next)).toBe(true);
+    const third = start(scheduler, 'a');
+    waiting.unpark();
+    expect(scheduler.snapshot().active).toBe(1);
+    waiting.unpark();
+    // Back at once, over the tenant's cap for a while; the queue waits for both to end.
+    expect(scheduler.snapshot()).toEqual({ active: 2, queued: { a: 1 } });
+    next.release();
+    expect(await settled(third)).toBe('pending');
+    waiting.release();
+    expect(await settled(third)).toBe(true);
+    expect(scheduler.snapshot()).toEqual({ active: 1, queued: {} });
+  });
+
+  it('a run released while parked is not counted out twice', async () => {
+    const scheduler = new RunScheduler({ maxActiveRuns: 1, maxQueuedPerTenant: 10 });
+    const parked = start(scheduler, 'a');
+    parked.park();
+    const other = start(scheduler, 'b');
+    expect(await settled(other)).toBe(true);
+    parked.release();
+    parked.unpark();
+    expect(scheduler.snapshot()).toEqual({ active: 1, queued: {} });
+    other.release();
+    expect(scheduler.snapshot()).toEqual({ active: 0, queued: {} });
+  });
 });

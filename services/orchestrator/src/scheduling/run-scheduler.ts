@@ -48,6 +48,17 @@ export interface RunTicket {
   position(): number;
   /** Gives the slot back, or leaves the queue. Idempotent. */
   release(): void;
+  /**
+   * The run waits for a person (a step's approval or question): while parked it does not count
+   * against the caps, so the tenant's other runs are admitted. Counted: two steps of one run may
+   * wait at once; the run is parked until the last of them is decided.
+   */
+  park(): void;
+  /**
+   * The decision came: the run counts again at once, without queueing (it was admitted before,
+   * and its other branches may never have stopped), even if that briefly puts it over a cap.
+   */
+  unpark(): void;
 }
 
 /** A place kept for a new run between its request and its start (see {@link RunScheduler.reserve}). */
@@ -74,6 +85,8 @@ export interface SchedulerSnapshot {
 interface Entry {
   tenant: string;
   state: 'waiting' | 'active' | 'released';
+  /** Steps of an active run waiting for a person; counted out of the caps while above 0. */
+  parked: number;
   enqueuedAt: number;
   resolve: (admitted: boolean) => void;
 }
@@ -168,7 +181,7 @@ export class RunScheduler {
     const admitted = new Promise<boolean>((done) => {
       resolve = done;
     });
-    const entry: Entry = { tenant, state: 'waiting', enqueuedAt: this.now(), resolve };
+    const entry: Entry = { tenant, state: 'waiting', parked: 0, enqueuedAt: this.now(), resolve };
     // Runs waiting while slots are free wait for their tenant's cap: they are not passed over.
     if (this.unlimited() || (this.canStart(tenant) && !this.queues.has(tenant))) {
       this.admit(entry);
@@ -188,6 +201,8 @@ export class RunScheduler {
       position: () =>
         entry.state === 'waiting' ? (this.queues.get(tenant)?.indexOf(entry) ?? -1) + 1 : 0,
       release: () => this.release(entry),
+      park: () => this.park(entry),
+      unpark: () => this.unpark(entry),
     };
   }
 
@@ -268,11 +283,34 @@ export class RunScheduler {
       entry.resolve(false);
       return;
     }
-    this.active -= 1;
-    const own = (this.activeBy.get(entry.tenant) ?? 1) - 1;
-    if (own <= 0) this.activeBy.delete(entry.tenant);
-    else this.activeBy.set(entry.tenant, own);
+    // A parked run was counted out already.
+    if (entry.parked === 0) this.countOut(entry.tenant);
+    entry.parked = 0;
     this.admitNext();
+  }
+
+  private park(entry: Entry): void {
+    if (entry.state !== 'active') return;
+    entry.parked += 1;
+    if (entry.parked > 1) return;
+    this.countOut(entry.tenant);
+    this.admitNext();
+  }
+
+  private unpark(entry: Entry): void {
+    if (entry.state !== 'active' || entry.parked === 0) return;
+    entry.parked -= 1;
+    if (entry.parked > 0) return;
+    this.active += 1;
+    this.activeBy.set(entry.tenant, (this.activeBy.get(entry.tenant) ?? 0) + 1);
+  }
+
+  /** One run of `tenant` no longer counts against the caps. */
+  private countOut(tenant: string): void {
+    this.active -= 1;
+    const own = (this.activeBy.get(tenant) ?? 1) - 1;
+    if (own <= 0) this.activeBy.delete(tenant);
+    else this.activeBy.set(tenant, own);
   }
 
   private leaveQueue(entry: Entry): void {
