@@ -12,6 +12,7 @@ import {
 } from '@fleet/a2a';
 import { FleetError } from '@fleet/errors';
 import type { RunningServer } from '@fleet/http';
+import { startScriptedAgent, type ScriptedAgent } from '@fleet/testing';
 import { startTestAgent } from '../test-support/start-test-agent';
 import {
   TEST_TOKEN,
@@ -32,6 +33,13 @@ const plan: Plan = {
   confidence: 1,
 };
 
+/** A step whose agent asks a person for approval before it acts. */
+const askingPlan: Plan = {
+  nodes: [{ id: 'send', agent: 'asker', task: 'Send the report.', dependsOn: [] }],
+  rationale: 'one step that needs approval',
+  confidence: 1,
+};
+
 type RunStart = Extract<ProgressEvent, { type: 'run-start' }>;
 const isRunStart = (event: ProgressEvent): event is RunStart => event.type === 'run-start';
 type ApprovalRequired = Extract<ProgressEvent, { type: 'approval-required' }>;
@@ -44,6 +52,7 @@ describe('fair admission in the orchestrator (real Redis, a real A2A agent)', ()
   let redis: Redis;
   let worker: RunningServer;
   let orchestrator: TestOrchestrator;
+  let asker: ScriptedAgent;
   /** Each task's tenant, in the order the agent got them. */
   const started: string[] = [];
   /** Steps wait for it; a test replaces it to hold the only slot. */
@@ -67,10 +76,15 @@ describe('fair admission in the orchestrator (real Redis, a real A2A agent)', ()
         yield { type: 'status', state: 'TASK_STATE_COMPLETED' };
       },
     });
+    asker = await startScriptedAgent({
+      name: 'asker',
+      internalToken: TEST_TOKEN,
+      reply: { approval: { action: 'send-mail', summary: 'Send the report', risk: 'high' } },
+    });
     orchestrator = await startTestOrchestrator({
       redis,
       prefix,
-      agentUrls: [worker.url],
+      agentUrls: [worker.url, asker.url],
       scheduler,
     });
   });
@@ -79,15 +93,20 @@ describe('fair admission in the orchestrator (real Redis, a real A2A agent)', ()
     openGate();
     await orchestrator.close();
     await worker.shutdown();
+    await asker?.close();
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
   });
 
-  const run = (tenant: string, planApproval: 'required' | 'none' = 'none'): Streaming =>
+  const run = (
+    tenant: string,
+    planApproval: 'required' | 'none' = 'none',
+    runPlan: Plan = plan,
+  ): Streaming =>
     orchestrate(orchestrator.client, {
       text: `a question from ${tenant}`,
-      fleet: { tenant, plan, planApproval },
+      fleet: { tenant, plan: runPlan, planApproval },
     });
 
   it('admits the quiet tenant’s run before the flooding tenant’s queue, and refuses past the bound', async () => {
@@ -156,6 +175,29 @@ describe('fair admission in the orchestrator (real Redis, a real A2A agent)', ()
       decision: 'approve',
     });
     expect(outcomeOf(await waiting.done).state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('does not count a run whose step waits for a person: the only slot serves others meanwhile', async () => {
+    openGate();
+    const waiting = run('mailer', 'none', askingPlan);
+    const { sessionId } = await waiting.waitFor(isRunStart);
+    const asked = await waiting.waitFor(isApprovalRequired);
+    expect(scheduler.snapshot()).toEqual({ active: 0, queued: {} });
+    // The same tenant's next run and another tenant's start at once and complete.
+    for (const tenant of ['mailer', 'other']) {
+      const next = run(tenant);
+      expect(outcomeOf(await next.done).state).toBe('TASK_STATE_COMPLETED');
+      expect(readProgress(next)).not.toContain('queue-start');
+    }
+
+    await orchestrator.sessions.decideApproval({
+      sessionId,
+      approvalId: asked.approvalId,
+      tenant: 'mailer',
+      decision: 'approve',
+    });
+    expect(outcomeOf(await waiting.done).state).toBe('TASK_STATE_COMPLETED');
+    expect(scheduler.snapshot()).toEqual({ active: 0, queued: {} });
   });
 
   it('takes a run canceled while it waits out of the queue, and ends it canceled', async () => {
