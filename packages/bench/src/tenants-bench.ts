@@ -1,7 +1,7 @@
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
-import { startProcess, startService, type RunningProcess } from '@fleet/testing';
+import { startService } from '@fleet/testing';
+import { startDocsAgentStack } from './docs-agent-stack';
 import { createProgress } from './progress';
 import { formatMs, median, percentile } from './stats';
 import { timeStreamedCompletion, type StreamTimings } from './ttft-client';
@@ -84,45 +84,24 @@ async function startFleet(
 ): Promise<string> {
   const { root } = options;
   const shared = { FLEET_INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
-  const agent: RunningProcess = await startProcess({
-    name: 'docs-agent',
-    args: [
-      path.join(root, 'packages/testing/dist/bin/scripted-agent.js'),
-      '--name',
-      'docs-agent',
-      '--description',
-      'Searches the company documents and policies.',
-      '--tags',
-      'documents,policy,search',
-      '--latency-ms',
-      String(options.agentLatencyMs),
-      '--token',
-      TOKEN,
-    ],
-    readyLine: /READY (\S+)/,
-  });
-  stoppers.push(() => agent.stop());
-  // Offline: the planner plans with its heuristic, the orchestrator composes from the results.
-  const planner = await startService({ root, name: 'planner', env: shared });
-  stoppers.push(() => planner.stop());
-  const orchestrator = await startService({
+  const { orchestrator } = await startDocsAgentStack({
     root,
-    name: 'orchestrator',
-    env: {
-      ...shared,
-      PLANNER_URL: planner.url,
-      AGENT_URLS: agent.match?.[1] ?? '',
-      MEMORY_ENABLED: 'false',
-      ...limits,
-    },
+    token: TOKEN,
+    agentLatencyMs: options.agentLatencyMs,
+    // Offline: the planner plans with its heuristic, the orchestrator composes from the results.
+    env: shared,
+    orchestratorEnv: limits,
+    stoppers,
   });
-  stoppers.push(() => orchestrator.stop());
   const gateway = await startService({
     root,
     name: 'gateway',
     env: {
       ...shared,
       GATEWAY_API_KEYS: `${FLOOD_KEY}:tenantA,${STEADY_KEY}:tenantB`,
+      // What is measured is the orchestrator's admission; the gateway's tenant limits (runs, rate)
+      // would refuse most of the flood before it (docs/limits.md).
+      GATEWAY_LIMITS: process.env['GATEWAY_LIMITS'] ?? 'false',
       ORCHESTRATOR_URL: orchestrator.url,
     },
   });

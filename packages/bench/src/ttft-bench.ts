@@ -3,7 +3,6 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  startProcess,
   startScriptedOpenAI,
   startService,
   type RunningService,
@@ -12,6 +11,7 @@ import {
 } from '@fleet/testing';
 import { agentSummaryOf, dataPart, textPart } from '@fleet/a2a';
 import { A2AClient, discoverAgentCard } from '@fleet/a2a/client';
+import { startDocsAgentStack } from './docs-agent-stack';
 import { createProgress } from './progress';
 import { formatMs, median, percentile } from './stats';
 import { timeStreamedCompletion, type StreamTimings } from './ttft-client';
@@ -291,7 +291,8 @@ function describeMachine(): string {
 /** The services of a ttft run, started as processes (stopped through `stoppers`). */
 interface TtftFleet {
   planner: RunningService;
-  documentsAgent: Awaited<ReturnType<typeof startProcess>>;
+  /** The scripted document agent's base URL. */
+  agentUrl: string;
   gateway: RunningService;
   /** Why the reasoning route is left out, when it is. */
   reasoningSkipped: string | undefined;
@@ -313,41 +314,16 @@ async function startTtftFleet(
     LLM_MODEL: 'bench-model',
   };
   const shared = { FLEET_INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
-  const documentsAgent = await startProcess({
-    name: 'docs-agent',
-    args: [
-      path.join(root, 'packages/testing/dist/bin/scripted-agent.js'),
-      '--name',
-      'docs-agent',
-      '--description',
-      'Searches the company documents and policies.',
-      '--tags',
-      'documents,policy,search',
-      '--examples',
-      'Find the hotel rules in our documents|What does the travel policy say?',
-      '--latency-ms',
-      String(options.agentLatencyMs),
-      '--token',
-      TOKEN,
-    ],
-    readyLine: /READY (\S+)/,
-  });
-  stoppers.push(() => documentsAgent.stop());
   // The planner plans without a model (its heuristic): the scripted model cannot write plans.
-  const planner = await startService({ root, name: 'planner', env: shared });
-  stoppers.push(() => planner.stop());
-  const orchestrator = await startService({
+  const { orchestrator, planner, agentUrl } = await startDocsAgentStack({
     root,
-    name: 'orchestrator',
-    env: {
-      ...shared,
-      ...upstream,
-      PLANNER_URL: planner.url,
-      AGENT_URLS: documentsAgent.match?.[1] ?? '',
-      MEMORY_ENABLED: 'false',
-    },
+    token: TOKEN,
+    agentLatencyMs: options.agentLatencyMs,
+    env: shared,
+    orchestratorEnv: upstream,
+    examples: 'Find the hotel rules in our documents|What does the travel policy say?',
+    stoppers,
   });
-  stoppers.push(() => orchestrator.stop());
   let reasoningAgent: RunningService | undefined;
   let reasoningSkipped: string | undefined;
   if (existsSync(path.join(root, 'services/reasoning-agent/dist/main.js'))) {
@@ -378,7 +354,7 @@ async function startTtftFleet(
   });
   stoppers.push(() => gateway.stop());
 
-  return { planner, documentsAgent, gateway, reasoningSkipped };
+  return { planner, agentUrl, gateway, reasoningSkipped };
 }
 
 /**
@@ -396,7 +372,7 @@ export async function runTtftBench(options: TtftBenchOptions): Promise<TtftBench
   try {
     const {
       planner,
-      documentsAgent,
+      agentUrl,
       gateway,
       reasoningSkipped: notStarted,
     } = await startTtftFleet(options, llm, stoppers);
@@ -428,7 +404,7 @@ export async function runTtftBench(options: TtftBenchOptions): Promise<TtftBench
 
     const baseline = await measureBaseline({
       plannerUrl: planner.url,
-      agentUrl: documentsAgent.match?.[1] ?? '',
+      agentUrl,
     });
 
     // Warm-up: JIT, connection pools, agent card discovery, the classifier cache.
