@@ -22,12 +22,18 @@ import {
 import { A2AClient } from '@fleet/a2a/client';
 import { A2A_ENDPOINT_PATH } from '@fleet/a2a/server';
 import {
+  createInvoiceExecutor,
+  INVOICE_AGENT_CARD,
   startOtlpCapture,
   startScriptedOpenAI,
+  startSdkAgent,
+  type InvoiceExecutor,
   type OtlpCapture,
   type RunningService,
   type ScriptedOpenAI,
+  type SdkAgent,
 } from '@fleet/testing';
+import { startRun } from './faults/support';
 import { eventsOf, streamChat, type FleetEvent, type Json } from './support/gateway-api';
 import { findHaproxy } from './support/haproxy';
 import { E2E_INTERNAL_TOKEN } from './support/start-fleet';
@@ -58,6 +64,25 @@ function codePlan(token: string, afterSeconds?: string): Plan {
       },
     ],
     rationale: 'a program for the code agent',
+    confidence: 0.9,
+  };
+}
+
+/** `INVOICE[<number>]` in a question: the plan is one step of the `@a2a-js/sdk` invoice agent. */
+const INVOICE_MARK = /INVOICE\[(INV-\d+)\]/;
+
+function invoicePlan(invoice: string): Plan {
+  return {
+    nodes: [
+      {
+        id: 'pay',
+        agent: 'invoices',
+        skill: 'pay-invoice',
+        task: `Pay invoice ${invoice} (€950) to our supplier.`,
+        dependsOn: [],
+      },
+    ],
+    rationale: 'an invoice for the invoice agent',
     confidence: 0.9,
   };
 }
@@ -197,6 +222,9 @@ suite('replicas behind HAProxy', () => {
   let otlp: OtlpCapture;
   let fleet: ReplicatedFleet;
   let redis: Redis;
+  /** An agent built only on `@a2a-js/sdk`: it pays once per approval it receives. */
+  let invoiceAgent: SdkAgent;
+  const invoices: InvoiceExecutor = createInvoiceExecutor();
 
   /** The code agents' runs of the program printing `ran <token>` (TOOL spans), across replicas. */
   const runsOf = (token: string) =>
@@ -223,12 +251,20 @@ suite('replicas behind HAProxy', () => {
           if (context.lastUserMessage.includes('instructions'))
             return { json: { mode: 'enhance', effectiveTask: '' } };
           const after = /CODE\[\w+\] after (\d+) s/.exec(text)?.[1];
+          const invoice = INVOICE_MARK.exec(text)?.[1];
+          if (invoice !== undefined) return { json: invoicePlan(invoice) };
           return { json: token === undefined ? RAG_PLAN : codePlan(token, after) };
         }
         return { content: COMPOSED, latencyMs: composeLatencyMs };
       },
     });
+    invoiceAgent = await startSdkAgent({
+      ...INVOICE_AGENT_CARD,
+      executor: invoices,
+      token: E2E_INTERNAL_TOKEN,
+    });
     fleet = await startReplicatedFleet({
+      agentUrls: [invoiceAgent.url],
       env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-e2e-upstream' },
       serviceEnv: {
         orchestrator: {
@@ -250,6 +286,7 @@ suite('replicas behind HAProxy', () => {
 
   afterAll(async () => {
     await fleet?.stop();
+    await invoiceAgent?.stop();
     await llm?.close();
     await otlp?.close();
     redis?.disconnect();
@@ -478,6 +515,75 @@ suite('replicas behind HAProxy', () => {
       );
     } finally {
       await fleet.restart('code-agent', running);
+    }
+  }, 120_000);
+
+  it('keeps every run through a rolling restart of both orchestrators, with approvals pending on each, its own agents and an @a2a-js/sdk agent alike', async () => {
+    const client = openai(fleet, fleet.frontends.gateway);
+    const tokens = [0, 1].map(() => randomUUID().slice(0, 8));
+    const numbers = [0, 1].map(() => `INV-${Math.floor(Math.random() * 9e5) + 1e5}`);
+    // Four runs (two programs, two invoices), clients attached, each waiting for its approval.
+    const questions = [
+      ...tokens.map((token) => `Run the program CODE[${token}]`),
+      ...numbers.map((invoice) => `Pay invoice INVOICE[${invoice}]`),
+    ];
+    const runs = [];
+    for (const question of questions) runs.push(await startRun(client, question));
+    const approvalIds = await Promise.all(
+      runs.map(async (run) =>
+        String(
+          (await run.waitForEvent((event) => event.type === 'approval-required'))['approvalId'],
+        ),
+      ),
+    );
+    // Both orchestrators run some of them (runner lease owners are `<host>:<pid>:…`).
+    const owners = await Promise.all(
+      runs.map((run) => redis.get(`fleet:lease:session:runner:${run.sessionId}`)),
+    );
+    const pids = fleet.replicas.orchestrator.map((service) => String(service.process.pid));
+    for (const pid of pids) {
+      expect(owners.filter((owner) => owner?.split(':')[1] === pid).length).toBeGreaterThan(0);
+    }
+
+    // A rolling restart: each orchestrator in turn stops gracefully and starts again.
+    await fleet.restartGracefully('orchestrator', 0);
+    await fleet.restartGracefully('orchestrator', 1);
+
+    for (const [index, run] of runs.entries()) {
+      const pending = await sessionsApi(fleet.frontends.gateway, `/${run.sessionId}/approvals`);
+      expect(pending.body['data']).toEqual([
+        expect.objectContaining({ id: approvalIds[index], status: 'pending' }),
+      ]);
+      const decided = await sessionsApi(
+        fleet.frontends.gateway,
+        `/${run.sessionId}/approvals/${approvalIds[index]}`,
+        { method: 'POST', body: JSON.stringify({ decision: 'approve' }) },
+      );
+      expect(decided.status).toBe(200);
+    }
+    // Every attached client gets its answer on the stream it opened, none cut off.
+    for (const run of runs) {
+      const end = await run.ended;
+      expect(end).toMatchObject({ how: 'clean' });
+      expect(run.content).toContain(COMPOSED);
+      expect(eventsOf(run.events, 'run-result')).toHaveLength(1);
+    }
+    for (const run of runs) {
+      const done = await waitForSession(
+        fleet,
+        run.sessionId,
+        (session) => session['status'] === 'completed',
+      );
+      for (const node of Object.values(done['nodes'] as Record<string, Json>)) {
+        expect(node).toMatchObject({ state: 'completed' });
+      }
+    }
+    // Each approved action happened exactly once.
+    await otlp.waitForSpans(() => tokens.every((token) => runsOf(token).length > 0));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const token of tokens) expect(runsOf(token)).toHaveLength(1);
+    for (const invoice of numbers) {
+      expect(invoices.payments.filter((payment) => payment.invoice === invoice)).toHaveLength(1);
     }
   }, 120_000);
 

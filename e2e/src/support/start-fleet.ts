@@ -65,6 +65,10 @@ export interface RunningFleet {
    * same configuration on the same port, so the rest of the fleet reaches it where it was.
    */
   crashAndRestart(name: FleetServiceName): Promise<RunningService>;
+  /** Kills a service (SIGKILL) and leaves it down, until {@link RunningFleet.restart}. */
+  crash(name: FleetServiceName): Promise<void>;
+  /** Starts a crashed service again with the same configuration on the same port. */
+  restart(name: FleetServiceName): Promise<RunningService>;
   stop(): Promise<void>;
 }
 
@@ -188,6 +192,10 @@ export async function startFleet({
         await old.process.stop('SIGKILL');
         return start(name, envs[name] ?? {}, old.port);
       },
+      crash: async (name) => {
+        await services[name]!.process.stop('SIGKILL');
+      },
+      restart: (name) => start(name, envs[name] ?? {}, services[name]!.port),
       stop: async () => {
         // Front to back, each stopping gracefully; timed so a slow shutdown shows in the output.
         for (const each of started.reverse()) {

@@ -24,6 +24,8 @@ export interface StartReplicatedFleetOptions {
   redisUrl?: string;
   /** Per-kind variables (and the planner's), on top of `env`. */
   serviceEnv?: Partial<Record<ReplicatedKind | 'planner', Record<string, string | undefined>>>;
+  /** Agents running elsewhere (base URLs) that the orchestrators use too, e.g. SDK agents. */
+  agentUrls?: string[];
 }
 
 /** A fleet whose services run as replicas behind one HAProxy, each kind on a frontend of its own. */
@@ -43,6 +45,11 @@ export interface ReplicatedFleet {
   kill(kind: ReplicatedKind, index: number): Promise<void>;
   /** Starts a killed replica again, on its port and with its settings, and waits until it is UP. */
   restart(kind: ReplicatedKind, index: number): Promise<void>;
+  /**
+   * Stops one replica gracefully (SIGTERM: it finishes or hands over its work), starts it again
+   * and waits until HAProxy sees every replica of the kind UP: one step of a rolling restart.
+   */
+  restartGracefully(kind: ReplicatedKind, index: number): Promise<void>;
   /** Resolves once HAProxy sees `count` servers of the kind UP (after a start, after a kill). */
   waitForUp(kind: ReplicatedKind, count: number): Promise<void>;
   stop(): Promise<void>;
@@ -87,6 +94,7 @@ export async function startReplicatedFleet({
   env = {},
   serviceEnv = {},
   redisUrl = isolatedRedisUrl(),
+  agentUrls = [],
 }: StartReplicatedFleetOptions = {}): Promise<ReplicatedFleet> {
   const replicaCount = { ...DEFAULT_REPLICAS, ...counts };
   const ports = {} as Record<ReplicatedKind, number[]>;
@@ -231,7 +239,7 @@ export async function startReplicatedFleet({
     if (failed !== undefined) throw failed.reason;
     await startKind('orchestrator', {
       PLANNER_URL: planner!.url,
-      AGENT_URLS: [frontends['rag-agent'], frontends['code-agent']].join(','),
+      AGENT_URLS: [frontends['rag-agent'], frontends['code-agent'], ...agentUrls].join(','),
       ORCHESTRATOR_PUBLIC_URL: frontends.orchestrator,
     });
     return {
@@ -247,6 +255,11 @@ export async function startReplicatedFleet({
         await replicas[kind][index]!.process.stop('SIGKILL');
       },
       restart: async (kind, index) => {
+        replicas[kind][index] = await starters[kind][index]!();
+        await waitForUp(kind, replicas[kind].length);
+      },
+      restartGracefully: async (kind, index) => {
+        await replicas[kind][index]!.stop();
         replicas[kind][index] = await starters[kind][index]!();
         await waitForUp(kind, replicas[kind].length);
       },

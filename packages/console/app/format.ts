@@ -15,6 +15,7 @@ const STATE_WORDS: Record<string, string> = {
   answered: 'answered',
   timed_out: 'timed out',
   expired: 'expired',
+  withdrawn: 'withdrawn by its agent',
 };
 
 export function stateWords(state: string): string {

@@ -91,6 +91,7 @@ function createRunHandler({
       askPlanner: planner.askPlanner,
       invokeAgent,
       cancelAgentTask: invokeAgent.cancelTask,
+      agentTaskState: invokeAgent.taskState,
       breakers,
       llm,
       logger,

@@ -245,7 +245,9 @@ export const approvalDecisionSchema = z.object({
 export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>['approvalDecision'];
 
 /**
- * Where an approval (or a question, `answered` once the person replied) stands.
+ * Where an approval (or a question, `answered` once the person replied) stands. `withdrawn`: the
+ * agent's task ended (canceled, failed, rejected, or gone from the agent) before anyone decided,
+ * so there is nothing left to approve.
  */
 export const approvalStatusSchema = z.enum([
   'pending',
@@ -254,6 +256,7 @@ export const approvalStatusSchema = z.enum([
   'answered',
   'timed_out',
   'expired',
+  'withdrawn',
 ]);
 export type ApprovalStatus = z.infer<typeof approvalStatusSchema>;
 

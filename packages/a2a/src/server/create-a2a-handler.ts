@@ -6,8 +6,9 @@ import type { TaskStore } from './task-store';
 import { createA2AMethods } from './internal/handler/a2a-methods';
 import { handleJsonRpc } from './internal/handler/handle-json-rpc';
 import { createTaskTurns } from './internal/handler/task-turns';
-import { DEFAULT_TURN_LEASE_MS } from './internal/handler/turn-lease';
+import { DEFAULT_TURN_LEASE_MS, type LostTurnPolicy } from './internal/handler/turn-lease';
 
+export type { LostTurnPolicy } from './internal/handler/turn-lease';
 export type {
   A2AHandler,
   A2AHandlerResult,
@@ -52,6 +53,15 @@ export interface CreateA2AHandlerOptions {
    * (saying so) instead of leaving it WORKING for ever. @default 10000
    */
   turnLeaseMs?: number | undefined;
+  /**
+   * What becomes of a task whose turn was lost (its replica died mid-turn). `fail`: `GetTask` and
+   * `SubscribeToTask` end it FAILED, as above. `take-over`, for an agent whose work is durable (it
+   * can carry any of its turns on from a store of its own): the task is never failed for it and
+   * stays WORKING; a message to the task then starts a new turn of it on the replica that
+   * receives it (the agent sees `isContinuation: true`), while a message to a task whose turn still
+   * runs is refused with -32004. docs/a2a.md §3. @default 'fail'
+   */
+  lostTurns?: LostTurnPolicy | undefined;
 }
 
 /**
@@ -84,6 +94,7 @@ export function createA2AHandler({
   tracer,
   maxStoredPartBytes = 65_536,
   turnLeaseMs = DEFAULT_TURN_LEASE_MS,
+  lostTurns = 'fail',
 }: CreateA2AHandlerOptions): A2AHandler {
   const turns = createTaskTurns({ card, execute, store, logger, tracer, turnLeaseMs });
   const call = createA2AMethods({
@@ -95,6 +106,7 @@ export function createA2AHandler({
     cancelTimeoutMs,
     maxStoredPartBytes,
     turnLeaseMs,
+    lostTurnPolicy: lostTurns,
   });
   return {
     card,

@@ -8,6 +8,7 @@ export type {
   A2ARequestContext,
   A2AStreamResult,
   CreateA2AHandlerOptions,
+  LostTurnPolicy,
   TurnObserver,
   TurnOutcome,
 } from './create-a2a-handler';
@@ -29,6 +30,8 @@ export type {
   TaskStore,
   Unsubscribe,
 } from './task-store';
+export { endLostTurn } from './end-lost-turn';
+export type { EndLostTurnOptions } from './end-lost-turn';
 export { InMemoryTaskStore } from './in-memory-task-store';
 export { FLEET_REDIS_OPTIONS } from './redis-options';
 export { RedisTaskStore } from './redis-task-store';

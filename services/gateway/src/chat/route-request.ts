@@ -14,6 +14,7 @@ import { ownPayloadLimit } from '../limits';
 import { orchestrate, type PlanApproval } from '../orchestration';
 import type { AnswerChannelFactory } from '../openai';
 import { reason } from '../reasoning';
+import { followSession } from '../sessions';
 import { NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
 import type { UpstreamClient } from '../upstream';
 import { assertAgentRequest } from './agent-request';
@@ -144,7 +145,7 @@ async function routeToOrchestrator(
     ...call
   }: AgentCall & { planApproval: PlanApproval | undefined; gatewaySteps: StepUsage[] },
 ): Promise<void> {
-  const { orchestratorClient, redisGate, agentTextLimit, bodyLimit } = options;
+  const { orchestratorClient, sessions, redisGate, agentTextLimit, bodyLimit } = options;
   // The client's mistakes are 400s here, before a session or an A2A call exists.
   assertAgentRequest(call.request, 'orchestration', agentTextLimit);
   if (orchestratorClient === undefined) {
@@ -160,6 +161,8 @@ async function routeToOrchestrator(
     ...call,
     planApproval,
     gatewaySteps,
+    follow: (sessionId) =>
+      followSession({ store: sessions, client: orchestratorClient, sessionId }),
     onUsage: (usage) => limits.recordTokens(usage?.totalTokens),
     span: getActiveSpan(),
     api: apiOption(api),

@@ -20,7 +20,8 @@ import type { ChatCompletionRequest } from '../chat/chat-completion-request';
 import type { AnswerChannelFactory } from '../openai';
 import { messageText } from '../chat/message-text';
 import { resolveMemoryUser } from '../memory';
-import { answerRun, type AnswerRunOptions } from './answer-run';
+import { answerRun, type AnswerRunOptions, type RunEventSource } from './answer-run';
+import { followAfterCut } from './follow-after-cut';
 
 /** Whether a person approves the plan before any agent runs (`X-Plan-Approval`). */
 export type PlanApproval = OrchestrateRequest['planApproval'];
@@ -48,6 +49,13 @@ export interface OrchestrateOptions {
   gatewaySteps?: readonly StepUsage[] | undefined;
   /** Gets the run's usage once it finished (see {@link AnswerRunOptions.onUsage}). */
   onUsage?: AnswerRunOptions['onUsage'];
+  /**
+   * The rest of a session's run from wherever it stands (`followSession`): when the orchestrator
+   * running the new run dies or hands it over mid-run, the client's answer goes on from there
+   * ({@link followAfterCut}). Undefined: such a cut ends the answer with an error that names the
+   * session.
+   */
+  follow?: ((sessionId: string) => RunEventSource) | undefined;
 }
 
 /** The request is the last user message; everything before it is history. */
@@ -88,6 +96,7 @@ export async function orchestrate({
   gatewaySteps,
   api,
   onUsage,
+  follow,
 }: OrchestrateOptions): Promise<void> {
   const { text, history } = splitConversation(request.messages);
   const input: OrchestrateRequest = { tenant, history, planApproval };
@@ -106,8 +115,9 @@ export async function orchestrate({
     setSpanInput(span, text);
   }
 
+  const start: RunEventSource = (signal) => client.sendStreamingMessage({ message }, { signal });
   await answerRun({
-    events: (signal) => client.sendStreamingMessage({ message }, { signal }),
+    events: follow === undefined ? start : followAfterCut(start, follow),
     orchestratorUrl: client.url,
     model: request.model,
     stream: request.stream === true,

@@ -1,7 +1,8 @@
 import type { A2AClient } from '@fleet/a2a/client';
+import { FleetError } from '@fleet/errors';
 import type { HttpLogger } from '@fleet/http';
 import type { SessionStatus, SessionStore } from '@fleet/sessions';
-import { resumeMessage } from './resume-message';
+import { resumeMessage, resumeTaskOf } from './resume-message';
 import { isRunnerLive } from './runner-probe';
 
 /** Statuses after which nothing runs a session again. */
@@ -36,8 +37,10 @@ const SEND_TIMEOUT_MS = 10_000;
  * After an approval is decided: makes sure some orchestrator continues the session even when no
  * client is attached. A live orchestrator (it holds the runner lease) hears the decision on the
  * session's events by itself; otherwise the gateway sends the orchestrator a non-blocking
- * `SendMessage` (`returnImmediately`) with `resumeSessionId`, and the run goes on in the
- * orchestrator, recorded in its session. Never throws: failures are logged, and the decision stays
+ * `SendMessage` (`returnImmediately`) with `resumeSessionId` — to the task that ran the session
+ * when it has not ended (a take-over), else as a new task — and the run goes on in the
+ * orchestrator, recorded in its session. A take-over refused because the task's turn still runs
+ * (-32004, another orchestrator took it over first) counts as `running`. Never throws: failures are logged, and the decision stays
  * recorded for the next resume (`X-Session-ID`) to pick up.
  */
 export async function resumeInBackground({
@@ -59,10 +62,21 @@ export async function resumeInBackground({
       );
       return 'no-orchestrator';
     }
-    const task = await client.sendMessage(
-      { message: resumeMessage(session), configuration: { returnImmediately: true } },
-      { timeoutMs: SEND_TIMEOUT_MS },
-    );
+    const taskId = await resumeTaskOf(client, session);
+    let task: Awaited<ReturnType<A2AClient['sendMessage']>>;
+    try {
+      task = await client.sendMessage(
+        {
+          message: resumeMessage(session, taskId === undefined ? {} : { taskId }),
+          configuration: { returnImmediately: true },
+        },
+        { timeoutMs: SEND_TIMEOUT_MS },
+      );
+    } catch (error) {
+      // The task's turn still runs: another orchestrator took the session over first.
+      if (FleetError.isInstance(error) && error.code === 'CONFLICT') return 'running';
+      throw error;
+    }
     logger.info(
       { ...log, taskId: 'id' in task ? task.id : undefined },
       'resumed the session on the orchestrator',

@@ -13,7 +13,7 @@ import { FleetError, NotFoundError, ServiceUnavailableError } from '@fleet/error
 import type { Session, SessionStore } from '@fleet/sessions';
 import type { RunEventSource } from '../orchestration';
 import { ENDED_STATUSES } from './resume-in-background';
-import { resumeMessage } from './resume-message';
+import { resumeMessage, resumeTaskOf } from './resume-message';
 import { isRunnerLive } from './runner-probe';
 import { storedRunResult } from './session-views';
 
@@ -93,10 +93,19 @@ export interface FollowSessionOptions {
   leaseCheckMs?: number;
   /** Pause between two attempts to attach. @default 250 */
   retryDelayMs?: number;
+  /**
+   * How long the follow waits for an orchestrator that cannot be reached (restarting, rescheduled)
+   * before it gives up with the unreachable error; it tries again every second meanwhile.
+   * @default 30000
+   */
+  unreachableWaitMs?: number;
 }
 
 /** How many times a follow re-reads the session and attaches again before giving up. */
 const MAX_ATTACH_ATTEMPTS = 6;
+
+/** How often a follow tries an orchestrator that cannot be reached again. */
+const UNREACHABLE_RETRY_MS = 1000;
 
 type Outcome = 'ended' | 'retry';
 
@@ -125,6 +134,13 @@ function isRunningElsewhere(event: StreamResponse): boolean {
 function isHandedOver(event: StreamResponse): boolean {
   return 'statusUpdate' in event && event.statusUpdate.metadata?.['handedOver'] === true;
 }
+
+/** Failures of a resume after which the session is looked at again rather than given up. */
+const RETRY_CODES: ReadonlySet<string> = new Set([
+  'UPSTREAM_STREAM_INTERRUPTED',
+  'CONFLICT',
+  'NOT_FOUND',
+]);
 
 function isUnreachable(error: unknown): boolean {
   return FleetError.isInstance(error) && error.code === 'UPSTREAM_UNREACHABLE';
@@ -177,7 +193,11 @@ async function* subscribeWhileLive({
   }
 }
 
-/** Continues the session on the orchestrator (`resumeSessionId`), streaming the rest of the run. */
+/**
+ * Continues the session on the orchestrator (`resumeSessionId`), streaming the rest of the run: on
+ * the orchestrator task that ran it, whose turn was lost with its orchestrator (a take-over, so
+ * the task keeps one history), or on a new task when that one has ended or is gone.
+ */
 async function* resumeOnOrchestrator({
   store,
   client,
@@ -189,8 +209,12 @@ async function* resumeOnOrchestrator({
   session: Session;
   signal: AbortSignal;
 }): AsyncGenerator<StreamResponse, Outcome, undefined> {
-  const events = client.sendStreamingMessage({ message: resumeMessage(session) }, { signal });
   try {
+    const taskId = await resumeTaskOf(client, session, { signal });
+    const events = client.sendStreamingMessage(
+      { message: resumeMessage(session, taskId === undefined ? {} : { taskId }) },
+      { signal },
+    );
     for await (const event of events) {
       // A resume fails when another orchestrator replica took the session first (between the
       // lease check and this request): follow that one instead of reporting a failure. The
@@ -207,9 +231,10 @@ async function* resumeOnOrchestrator({
     }
   } catch (error) {
     if (signal.aborted || isUnreachable(error) || !FleetError.isInstance(error)) throw error;
-    // The stream broke (the orchestrator died), or the orchestrator refused the resume because
-    // another replica runs the session: look at the session again.
-    if (error.code !== 'UPSTREAM_STREAM_INTERRUPTED' && error.code !== 'CONFLICT') throw error;
+    // The stream broke (the orchestrator died), the task's turn still runs (not lost yet, or
+    // taken over by another replica: -32004), or the task is gone meanwhile: look at the session
+    // again.
+    if (!RETRY_CODES.has(error.code)) throw error;
     return 'retry';
   }
   return 'ended';
@@ -229,8 +254,10 @@ export function followSession({
   sessionId,
   leaseCheckMs = 5000,
   retryDelayMs = 250,
+  unreachableWaitMs = 30_000,
 }: FollowSessionOptions): RunEventSource {
   return async function* follow(signal): AsyncGenerator<StreamResponse, void, undefined> {
+    let unreachableSince: number | undefined;
     for (let attempt = 1; attempt <= MAX_ATTACH_ATTEMPTS; attempt++) {
       if (attempt > 1) await delay(retryDelayMs, undefined, { signal });
       const session = await store.get(sessionId);
@@ -246,10 +273,28 @@ export function followSession({
         return;
       }
       const taskId = session.taskId;
-      const outcome =
-        taskId !== undefined && (await isRunnerLive(store, sessionId))
-          ? yield* subscribeWhileLive({ store, client, session, taskId, signal, leaseCheckMs })
-          : yield* resumeOnOrchestrator({ store, client, session, signal });
+      let outcome: Outcome;
+      try {
+        outcome =
+          taskId !== undefined && (await isRunnerLive(store, sessionId))
+            ? yield* subscribeWhileLive({ store, client, session, taskId, signal, leaseCheckMs })
+            : yield* resumeOnOrchestrator({ store, client, session, signal });
+        unreachableSince = undefined;
+      } catch (error) {
+        // No orchestrator answers (one restarting, a pod rescheduled): the session is durable,
+        // so wait a while for one instead of failing at once. It does not count as an attempt.
+        unreachableSince ??= Date.now();
+        if (
+          signal.aborted ||
+          !isUnreachable(error) ||
+          Date.now() - unreachableSince >= unreachableWaitMs
+        ) {
+          throw error;
+        }
+        attempt -= 1;
+        await delay(UNREACHABLE_RETRY_MS, undefined, { signal });
+        continue;
+      }
       if (outcome === 'ended') return;
     }
     throw new ServiceUnavailableError(

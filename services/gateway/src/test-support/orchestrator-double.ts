@@ -19,6 +19,7 @@ import {
   type AgentContext,
   type AgentEvent,
 } from '@fleet/a2a/server';
+import type { Task } from '@fleet/a2a';
 import { a2aRouter } from '@fleet/a2a/server/express';
 
 /** The token the double and its clients share. */
@@ -45,7 +46,26 @@ export interface OrchestratorDouble {
   calls: DoubleCall[];
   /** Resolves with the first call that matches, received already or still to come. */
   waitForCall(match: (call: DoubleCall) => boolean): Promise<DoubleCall>;
+  /** Puts a task into the double's store as it stands, running nowhere (a dead replica's). */
+  saveTask(task: Task): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * The double's task store: one process, so a turn runs nowhere but here, and a task whose record
+ * says WORKING while no turn of it runs here has lost its turn (its lease reads as lapsed). That
+ * lets the orchestrator's take-over of lost turns (`lostTurns: 'take-over'`) be played here.
+ */
+class OneProcessTaskStore extends InMemoryTaskStore {
+  holdTurn(): Promise<void> {
+    return Promise.resolve();
+  }
+  releaseTurn(): Promise<void> {
+    return Promise.resolve();
+  }
+  turnHeld(): Promise<boolean> {
+    return Promise.resolve(false);
+  }
 }
 
 /** A status update carrying a progress event and its readable line, as the orchestrator sends them. */
@@ -73,11 +93,14 @@ export async function startOrchestratorDouble(execute: DoubleExecute): Promise<O
     url,
     skills: [],
   });
+  const store = new OneProcessTaskStore();
   const handler = createA2AHandler({
     card,
-    store: new InMemoryTaskStore(),
-    // As the orchestrator: a run does not belong to the stream that started it.
+    store,
+    // As the orchestrator: a run does not belong to the stream that started it, and a task whose
+    // orchestrator died is taken over by a resume sent to it.
     cancelOnDisconnect: false,
+    lostTurns: 'take-over',
     execute: (context) => {
       const call: DoubleCall = {
         taskId: context.taskId,
@@ -101,6 +124,9 @@ export async function startOrchestratorDouble(execute: DoubleExecute): Promise<O
       const seen = calls.find(match);
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise((resolve) => waiters.push({ match, resolve }));
+    },
+    async saveTask(task) {
+      await store.save({ task, version: 1 }, { expectedVersion: 0 });
     },
     async close() {
       await handler.close();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   dataPart,
   RESULT_ARTIFACT_NAME,
@@ -35,8 +36,8 @@ export interface ScriptedSessionOrchestrator {
    */
   startLiveRun(sessionId: string): Promise<{ taskId: string }>;
   /**
-   * Starts a task that stays WORKING and never moves on, holding no lease: the task of an
-   * orchestrator that died mid-run, as the shared task store still shows it.
+   * Puts a task into the store that says WORKING and runs nowhere, unchanged for a minute: the task
+   * of an orchestrator that died mid-run, as the shared task store still shows it.
    */
   startZombieTask(sessionId: string): Promise<{ taskId: string }>;
   /**
@@ -48,7 +49,6 @@ export interface ScriptedSessionOrchestrator {
 }
 
 const LIVE_RUN = 'live-run:';
-const ZOMBIE = 'zombie:';
 
 /**
  * An orchestrator double for session tests. Resume requests (`resumeSessionId`) follow the
@@ -146,18 +146,6 @@ export async function startScriptedSessionOrchestrator(
   }
 
   const double = await startOrchestratorDouble(async function* execute(context, call) {
-    if (call.text.startsWith(ZOMBIE)) {
-      yield progressStatus(
-        'mail started (n1).',
-        { type: 'node-start', nodeId: 'n1', agent: 'mail', attempt: 1 },
-        call.text.slice(ZOMBIE.length),
-      );
-      reported.get(call.text.slice(ZOMBIE.length))?.open();
-      await new Promise<void>((resolve) =>
-        context.signal.addEventListener('abort', () => resolve(), { once: true }),
-      );
-      return;
-    }
     const live = call.text.startsWith(LIVE_RUN);
     const sessionId = live ? call.text.slice(LIVE_RUN.length) : call.input?.resumeSessionId;
     if (sessionId === undefined) {
@@ -235,11 +223,30 @@ export async function startScriptedSessionOrchestrator(
       return held.open;
     },
     startLiveRun,
-    async startZombieTask(sessionId) {
-      const started = gate();
-      reported.set(sessionId, started);
-      const taskId = await send(`${ZOMBIE}${sessionId}`);
-      await started.promise;
+    async startZombieTask(_sessionId) {
+      const taskId = randomUUID();
+      const contextId = randomUUID();
+      await double.saveTask({
+        id: taskId,
+        contextId,
+        status: {
+          state: 'TASK_STATE_WORKING',
+          timestamp: new Date(Date.now() - 60_000).toISOString(),
+          message: {
+            messageId: randomUUID(),
+            role: 'ROLE_AGENT',
+            taskId,
+            contextId,
+            parts: [
+              textPart('mail started (n1).'),
+              dataPart({
+                progress: { type: 'node-start', nodeId: 'n1', agent: 'mail', attempt: 1 },
+              }),
+            ],
+          },
+        },
+        history: [],
+      });
       return { taskId };
     },
     raceOnResume(sessionId) {

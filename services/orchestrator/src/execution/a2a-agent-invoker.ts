@@ -20,9 +20,10 @@ import {
   type TokenUsage,
 } from '@fleet/a2a';
 import { A2AClient } from '@fleet/a2a/client';
-import { NotFoundError, StreamInterruptedError } from '@fleet/errors';
+import { FleetError, NotFoundError, StreamInterruptedError } from '@fleet/errors';
 import type { AvailableAgent } from '../discovery';
 import type {
+  AgentTaskState,
   CancelAgentTask,
   ExistingTask,
   InvokeAgent,
@@ -34,7 +35,10 @@ import { renderNodeText } from './render-node-text';
 import { isRunHandover } from './run-handover';
 
 /** The A2A invoker: an {@link InvokeAgent} that can also cancel a node's agent task. */
-export type A2AAgentInvoker = InvokeAgent & { cancelTask: CancelAgentTask };
+export type A2AAgentInvoker = InvokeAgent & {
+  cancelTask: CancelAgentTask;
+  taskState: AgentTaskState;
+};
 
 /** How often a follow of an existing task re-reads it when its stream ends early. */
 const FOLLOW_ROUNDS = 3;
@@ -177,7 +181,26 @@ export function createA2AAgentInvoker({
     }
   };
 
-  return Object.assign(invokeAgent, { cancelTask });
+  const taskState: AgentTaskState = async ({ agent, taskId, signal }) => {
+    let client: A2AClient;
+    try {
+      client = await clientForAgent(agent);
+    } catch {
+      return undefined;
+    }
+    try {
+      const task = await client.getTask(
+        { id: taskId, historyLength: 0 },
+        { timeoutMs: cancelTimeoutMs, ...(signal === undefined ? {} : { signal }) },
+      );
+      return task.status.state;
+    } catch (error) {
+      if (FleetError.isInstance(error) && error.code === 'NOT_FOUND') return 'gone';
+      logger.debug({ taskId, agent, err: error }, 'could not read the agent task');
+      return undefined;
+    }
+  };
+  return Object.assign(invokeAgent, { cancelTask, taskState });
 }
 
 /**

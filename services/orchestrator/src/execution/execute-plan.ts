@@ -105,9 +105,10 @@ export interface ApprovalVerdict {
   approvalId: string;
   /**
    * `approve` / `deny` for an approval (a time-out is a `deny`), `answer` for an answered question,
-   * `unanswered` for a question nobody answered in time (its task was canceled; nothing is sent).
+   * `unanswered` for a question nobody answered in time (its task was canceled; nothing is sent),
+   * `withdrawn` when the agent's task ended before anyone decided (nothing is sent).
    */
-  result: 'approve' | 'deny' | 'answer' | 'unanswered';
+  result: 'approve' | 'deny' | 'answer' | 'unanswered' | 'withdrawn';
   /** The continuation to send (or sent already, when `deliver` is false). */
   continuation: Continuation | undefined;
   /** The status the continuation answers: a snapshot of it is not a new request. */
@@ -582,7 +583,7 @@ async function decideAndContinue(
   }
   run.approvalId = verdict.approvalId;
   if (verdict.effectiveTask !== undefined) run.effectiveTask = verdict.effectiveTask;
-  if (verdict.result === 'unanswered') {
+  if (verdict.result === 'unanswered' || verdict.result === 'withdrawn') {
     run.state = 'rejected';
     run.error = verdict.reason ?? 'its question was not answered';
     return undefined;

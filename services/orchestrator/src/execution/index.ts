@@ -19,6 +19,7 @@ export type {
 } from './execute-plan';
 export { isRunHandover, RunHandover } from './run-handover';
 export type {
+  AgentTaskState,
   CancelAgentTask,
   Continuation,
   DependencyOutputs,

@@ -1,4 +1,11 @@
-import type { DependencyOutput, NodeInput, Part, PlanNode, TokenUsage } from '@fleet/a2a';
+import type {
+  DependencyOutput,
+  NodeInput,
+  Part,
+  PlanNode,
+  TaskState,
+  TokenUsage,
+} from '@fleet/a2a';
 
 /**
  * How a task status is recognised again (after a restart, or in a snapshot the agent re-sends):
@@ -113,6 +120,16 @@ export interface InvokeAgentRequest {
 
 /** Cancels a node's agent task, best-effort (a run canceled while the node waits for approval). */
 export type CancelAgentTask = (request: { agent: string; taskId: string }) => Promise<void>;
+
+/**
+ * Where a node's agent task stands now (`GetTask`): its state, `gone` when the agent no longer
+ * has it, undefined when the agent could not be asked (unreachable, a failed call).
+ */
+export type AgentTaskState = (request: {
+  agent: string;
+  taskId: string;
+  signal?: AbortSignal | undefined;
+}) => Promise<TaskState | 'gone' | undefined>;
 
 /**
  * Runs one attempt of one node on its agent. The executor's seam: production passes the A2A

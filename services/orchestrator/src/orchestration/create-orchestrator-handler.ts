@@ -1,12 +1,32 @@
+import { dataPart, textPart } from '@fleet/a2a';
 import {
   buildAgentCard,
   createA2AHandler,
+  endLostTurn,
   type A2AHandler,
   type A2ALogger,
   type TaskStore,
 } from '@fleet/a2a/server';
+import { guardTaskMessages } from './guard-task-messages';
 import { createOrchestratorAgent } from './orchestrator-agent';
-import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
+import type { OrchestratorAgentOptions, SupersededTask } from './orchestrator-agent-options';
+
+/** Ends a task whose session went on under another one (its turn was lost: see `endLostTurn`). */
+function supersedeTaskIn(store: TaskStore) {
+  return async ({ taskId, sessionId, runnerTaskId }: SupersededTask): Promise<void> => {
+    await endLostTurn({
+      store,
+      taskId,
+      message: [
+        textPart(
+          `Session ${sessionId} goes on under task ${runnerTaskId}; follow that task (SubscribeToTask).`,
+        ),
+        dataPart({ handedOver: { sessionId, taskId: runnerTaskId } }),
+      ],
+      metadata: { sessionId, handedOver: true, runnerTaskId },
+    });
+  };
+}
 
 /** Options for {@link createOrchestratorHandler}. */
 export interface CreateOrchestratorHandlerOptions {
@@ -24,7 +44,10 @@ export interface CreateOrchestratorHandlerOptions {
 /**
  * The orchestrator's A2A handler: its card (bearer token required) and the orchestrator agent.
  * A caller that goes away does not cancel the run (`cancelOnDisconnect: false`): it completes and
- * is recorded in its session; CancelTask stops it. `close()` first hands the running sessions
+ * is recorded in its session; CancelTask stops it. A task whose orchestrator died mid-run stays
+ * WORKING (`lostTurns: 'take-over'`): a resume of its session sent to that task (`taskId` and
+ * `resumeSessionId`) takes it over, so its followers get the rest of the run; any other message
+ * to an existing task is refused (-32602). `close()` first hands the running sessions
  * over (they stay resumable, their leases are released), then closes the handler. With
  * `agent.scheduler` and `agent.admission`, runs are admitted fairly (docs/architecture.md §5,
  * "Scheduling") and a new run whose tenant's queue is full is refused with `RATE_LIMITED`.
@@ -56,14 +79,22 @@ export function createOrchestratorHandler({
       },
     ],
   });
-  const orchestrator = createOrchestratorAgent(agent);
-  const inner = createA2AHandler({
-    card,
-    execute: orchestrator.execute,
-    store,
-    cancelOnDisconnect: false,
-    ...(logger === undefined ? {} : { logger }),
+  const orchestrator = createOrchestratorAgent({
+    supersedeTask: supersedeTaskIn(store),
+    ...agent,
   });
+  // A run's work is durable (its session): a task whose orchestrator died is never failed for its
+  // lost turn; a resume sent to it takes it over (docs/a2a.md §3, "Lost turns").
+  const inner = guardTaskMessages(
+    createA2AHandler({
+      card,
+      execute: orchestrator.execute,
+      store,
+      cancelOnDisconnect: false,
+      lostTurns: 'take-over',
+      ...(logger === undefined ? {} : { logger }),
+    }),
+  );
   // New runs reserve their tenant's place (or are refused, 429) before their task exists.
   const handler = agent.admission?.guard(inner) ?? inner;
   return {

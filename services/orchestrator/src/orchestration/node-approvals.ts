@@ -69,11 +69,12 @@ export function createAwaitApproval(run: RunContext): AwaitApproval {
         if (kind === 'input') announceQuestion(run, decided);
         else announceApproval(run, decided);
         const pending = decided;
-        const wait = (): Promise<Approval> => waitForDecision(run, { approval: pending, signal });
+        const wait = (): Promise<Approval> =>
+          waitForDecision(run, { approval: pending, signal, agent: node.agent, taskId });
         // Waiting for a person takes no slot: the tenant's other runs go on meanwhile.
         decided = run.slot === undefined ? await wait() : await run.slot.parkWhile(wait);
       }
-      if (kind === 'input' && decided.status !== 'answered') {
+      if (kind === 'input' && decided.status !== 'answered' && decided.status !== 'withdrawn') {
         void run.cancelAgentTask?.({ agent: node.agent, taskId }).catch(() => undefined);
       }
       return await deliverDecision(run, { node, task, approval: decided, signal });
@@ -195,17 +196,112 @@ export function announceDecision(
   });
 }
 
-/** Waits until the approval is decided, or marks it `timed_out` at its expiry. */
-export function waitForDecision(
+/**
+ * Waits until the approval is decided, or marks it `timed_out` at its expiry. With the node's
+ * agent task (`agent`, `taskId`), also reads that task every `agentTaskCheckMs`: one that ended at
+ * the agent (canceled, failed, rejected) or is gone makes the approval `withdrawn` at once, so
+ * nobody is asked to approve what can no longer happen.
+ */
+export async function waitForDecision(
   run: RunContext,
-  { approval, signal }: { approval: Approval; signal: AbortSignal },
+  {
+    approval,
+    signal,
+    agent,
+    taskId,
+  }: { approval: Approval; signal: AbortSignal; agent?: string; taskId?: string },
 ): Promise<Approval> {
-  return run.watch.waitForDecision({
+  const watching = new AbortController();
+  const decided = run.watch.waitForDecision({
     approvalId: approval.id,
     expiresAt: approval.expiresAt,
-    signal,
+    signal: AbortSignal.any([signal, watching.signal]),
     onExpired: () => timeOut(run, approval.id),
   });
+  if (run.agentTaskState === undefined || agent === undefined || taskId === undefined) {
+    return decided;
+  }
+  const ended = watchAgentTask(run, { agent, taskId, signal: watching.signal }).then((state) =>
+    state === undefined ? undefined : withdraw(run, { approvalId: approval.id, state }),
+  );
+  try {
+    const first = await Promise.race([decided, ended]);
+    if (first !== undefined) return first;
+    return await decided;
+  } finally {
+    watching.abort();
+    decided.catch(() => undefined);
+    ended.catch(() => undefined);
+  }
+}
+
+/** Agent task states after which nothing the agent asked can happen. */
+const ENDED_AGENT_STATES: ReadonlySet<string> = new Set([
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_REJECTED',
+  'gone',
+]);
+
+/** Reads the agent task until it has ended (its state) or `signal` aborts (undefined). */
+async function watchAgentTask(
+  run: RunContext,
+  { agent, taskId, signal }: { agent: string; taskId: string; signal: AbortSignal },
+): Promise<string | undefined> {
+  const every = run.agentTaskCheckMs ?? 5000;
+  while (!signal.aborted) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, every);
+      timer.unref();
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+    if (signal.aborted) return undefined;
+    const state = await run.agentTaskState?.({ agent, taskId, signal }).catch(() => undefined);
+    if (state !== undefined && ENDED_AGENT_STATES.has(state)) return state;
+  }
+  return undefined;
+}
+
+/**
+ * Marks a still-pending approval `withdrawn` (its agent task ended as `state`) and says so on the
+ * session's channel; the approval as it stands when someone decided first.
+ */
+async function withdraw(
+  run: RunContext,
+  { approvalId, state }: { approvalId: string; state: string },
+): Promise<Approval | undefined> {
+  const outcome = await updateWithRetry(run.sessions, {
+    id: run.sessionId,
+    mutate: (draft) => {
+      const approval = draft.approvals[approvalId];
+      if (approval === undefined) return undefined;
+      const changed = approval.status === 'pending';
+      if (changed) {
+        approval.status = 'withdrawn';
+        approval.decidedAt = new Date().toISOString();
+        syncStatus(draft);
+      }
+      return { approval: { ...approval }, changed };
+    },
+  });
+  if (outcome?.changed === true) {
+    run.logger.info(
+      { ...run.log, approvalId, agentTaskState: state },
+      'approval withdrawn: its agent task ended',
+    );
+    await run.sessions
+      .publish(run.sessionId, { type: 'approval-decided', approvalId, status: 'withdrawn' })
+      .catch(() => undefined);
+  }
+  return outcome?.approval;
 }
 
 /** Marks a still-pending approval `timed_out` (and says so on the session's channel). */
@@ -235,6 +331,9 @@ async function timeOut(run: RunContext, approvalId: string): Promise<Approval | 
 /** Why a step was not done, for an approval that was not granted (or a question not answered). */
 export function refusalReason(approval: Approval): string {
   if (approval.kind === 'input') {
+    if (approval.status === 'withdrawn') {
+      return 'its agent ended the task before anyone answered its question';
+    }
     return approval.status === 'expired'
       ? 'its question expired before anyone answered'
       : 'its question was not answered in time';
@@ -248,6 +347,8 @@ export function refusalReason(approval: Approval): string {
       return 'approval timed out';
     case 'expired':
       return 'approval expired before anyone decided';
+    case 'withdrawn':
+      return 'its agent ended the task before anyone decided, so nothing was done';
     case 'approved':
     case 'answered':
     case 'pending':
@@ -313,7 +414,10 @@ async function deliverDecision(
   let reason: string | undefined;
   let result: ApprovalVerdict['result'];
   const instructions = approval.instructions?.trim();
-  if (approval.kind === 'input') {
+  if (approval.status === 'withdrawn') {
+    result = 'withdrawn';
+    reason = refusalReason(approval);
+  } else if (approval.kind === 'input') {
     result = approval.status === 'answered' ? 'answer' : 'unanswered';
     if (result === 'unanswered') reason = refusalReason(approval);
   } else if (approval.status === 'approved') {

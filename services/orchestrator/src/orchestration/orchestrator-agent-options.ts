@@ -3,6 +3,7 @@ import type { ComposerLlm } from '../composing';
 import type { AvailableAgent } from '../discovery';
 import type {
   AgentBreakers,
+  AgentTaskState,
   CancelAgentTask,
   InvokeAgent,
   RetryOptions,
@@ -22,6 +23,13 @@ export interface OrchestratorAgentOptions {
   invokeAgent: InvokeAgent;
   /** Cancels a node's agent task (a run canceled while the node waits for approval). */
   cancelAgentTask?: CancelAgentTask | undefined;
+  /**
+   * Reads a node's agent task while a person is to decide on it, so an approval whose task ended
+   * at the agent is `withdrawn` at once instead of pending until it expires.
+   */
+  agentTaskState?: AgentTaskState | undefined;
+  /** How often a waiting node's agent task is read. @default 5000 */
+  agentTaskCheckMs?: number | undefined;
   /** Shared by every run of this process. */
   breakers: AgentBreakers;
   /**
@@ -53,4 +61,19 @@ export interface OrchestratorAgentOptions {
   scheduler?: RunScheduler | undefined;
   /** The places reserved for new runs at the A2A edge (`createRunAdmission(scheduler)`). */
   admission?: RunAdmission | undefined;
+  /**
+   * Ends the orchestrator task that ran a session before, when a resume carries the session on
+   * under another task and that one's turn was lost (its orchestrator died): it must not stay
+   * WORKING for ever. Undefined: such tasks are left as they are.
+   */
+  supersedeTask?: ((superseded: SupersededTask) => Promise<void>) | undefined;
+}
+
+/** A task whose session goes on under another task (see `supersedeTask`). */
+export interface SupersededTask {
+  /** The task that ran the session before. */
+  taskId: string;
+  sessionId: string;
+  /** The task the session goes on under. */
+  runnerTaskId: string;
 }

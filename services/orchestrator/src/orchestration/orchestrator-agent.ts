@@ -74,6 +74,25 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
   } = options;
   const active = new Map<string, { stop: (reason: RunHandover) => void; done: Promise<void> }>();
 
+  /**
+   * A resume carries the session on under `taskId`, not under the task that ran it before (a
+   * client resumed it as a new task): that task is ended, pointing here, if its turn was lost.
+   */
+  function supersede(session: Session, taskId: string): void {
+    const previous = session.taskId;
+    if (previous === undefined || previous === taskId || options.supersedeTask === undefined) {
+      return;
+    }
+    options
+      .supersedeTask({ taskId: previous, sessionId: session.id, runnerTaskId: taskId })
+      .catch((error: unknown) => {
+        logger.warn(
+          { sessionId: session.id, taskId: previous, err: error },
+          'could not end the task the session left',
+        );
+      });
+  }
+
   async function* execute(context: AgentContext): AsyncGenerator<AgentEvent> {
     // The place kept for this run at the A2A edge; given back unless the run starts.
     const reservation = options.admission?.take(context.message.messageId);
@@ -147,6 +166,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
         return;
       }
       session = current;
+      supersede(session, context.taskId);
     }
 
     const queue = new EventQueue<AgentEvent>();

@@ -1,7 +1,7 @@
 import type { ProgressEvent } from '@fleet/a2a';
 import type { SessionStore } from '@fleet/sessions';
 import type { ClassifierLlm } from '../approvals';
-import type { CancelAgentTask } from '../execution';
+import type { AgentTaskState, CancelAgentTask } from '../execution';
 import type { RunUsageLedger } from '../usage';
 import type { SessionWatch } from './session-watch';
 import type { SessionWriter } from './session-writer';
@@ -47,6 +47,13 @@ export interface RunContext {
   llm: ClassifierLlm | undefined;
   /** Cancels a waiting node's agent task when the run is canceled. */
   cancelAgentTask: CancelAgentTask | undefined;
+  /**
+   * Reads a waiting node's agent task, to notice one that ended at the agent while a person was
+   * still to decide (its approval is then `withdrawn`); undefined: not watched.
+   */
+  agentTaskState?: AgentTaskState | undefined;
+  /** How often a waiting node's agent task is read. @default 5000 */
+  agentTaskCheckMs?: number | undefined;
   logger: RunLogger;
   /** The run's model usage, step by step (recorded in the session as it grows). */
   usage: RunUsageLedger;

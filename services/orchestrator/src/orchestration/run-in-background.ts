@@ -90,6 +90,8 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
         slot: held.slot,
         llm: options.llm,
         cancelAgentTask: options.cancelAgentTask,
+        agentTaskState: options.agentTaskState,
+        agentTaskCheckMs: options.agentTaskCheckMs,
         logger,
         usage: createRunUsageLedger({
           recorded: session.usage,

@@ -50,6 +50,8 @@ export interface StartTestOrchestratorOptions {
   memory?: MemoryServices;
   /** Fair admission of runs (with its admission at the A2A edge). @default none: no limit */
   scheduler?: RunScheduler;
+  /** How often a waiting node's agent task is read. @default 5000 */
+  agentTaskCheckMs?: number;
 }
 
 /** A running orchestrator for a test: a real HTTP server over real Redis. */
@@ -76,6 +78,7 @@ export async function startTestOrchestrator({
   runnerLeaseMs = 15_000,
   memory,
   scheduler,
+  agentTaskCheckMs,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -108,6 +111,8 @@ export async function startTestOrchestrator({
       askPlanner: planner.askPlanner,
       invokeAgent,
       cancelAgentTask: invokeAgent.cancelTask,
+      agentTaskState: invokeAgent.taskState,
+      agentTaskCheckMs,
       breakers: createAgentBreakers(),
       llm:
         llmBaseUrl === undefined

@@ -30,7 +30,12 @@ import { followTask } from './follow-task';
 import type { CallMethod, MethodOutcome } from './handle-json-rpc';
 import { prepareTurn } from './prepare-turn';
 import type { TaskTurns } from './task-turns';
-import { failLostTurn, isRunningState, type FailLostTurnOptions } from './turn-lease';
+import {
+  failLostTurn,
+  isRunningState,
+  type FailLostTurnOptions,
+  type LostTurnPolicy,
+} from './turn-lease';
 import { abortTurn } from './turn';
 
 /** Options for {@link createA2AMethods}. */
@@ -47,11 +52,31 @@ export interface A2AMethodsOptions {
   maxStoredPartBytes: number;
   /** A running turn's lease (see turn-lease.ts). */
   turnLeaseMs: number;
+  /** What becomes of a task whose turn was lost (see turn-lease.ts). */
+  lostTurnPolicy: LostTurnPolicy;
 }
 
-/** How followers and readers tell a lost turn (its replica died) from one running elsewhere. */
-function lostTurns({ store, turns, turnLeaseMs }: A2AMethodsOptions): FailLostTurnOptions {
+/** How this replica tells a lost turn (its replica died) from one running elsewhere. */
+function turnLeases({ store, turns, turnLeaseMs }: A2AMethodsOptions): FailLostTurnOptions {
   return { store, isRunningHere: (id) => turns.get(id) !== undefined, leaseMs: turnLeaseMs };
+}
+
+/**
+ * What followers and readers end when they meet a lost turn: every such task with the `fail`
+ * policy, none with `take-over` (the agent carries the turn on when a message reaches the task).
+ */
+function lostTurns(options: A2AMethodsOptions): FailLostTurnOptions | undefined {
+  return options.lostTurnPolicy === 'fail' ? turnLeases(options) : undefined;
+}
+
+/** What {@link prepareTurn} needs from these options. */
+function turnPreparation(options: A2AMethodsOptions) {
+  return {
+    store: options.store,
+    logger: options.logger,
+    maxStoredPartBytes: options.maxStoredPartBytes,
+    ...(options.lostTurnPolicy === 'take-over' ? { takeOver: turnLeases(options) } : {}),
+  };
 }
 
 const DEFAULT_PAGE_SIZE = 50;
@@ -103,7 +128,7 @@ async function sendMessage(
 ): Promise<SendMessageResponse> {
   const request = parseSendMessageParams(params);
   const { historyLength, returnImmediately } = request.configuration ?? {};
-  const prepared = await prepareTurn(request, options);
+  const prepared = await prepareTurn(request, turnPreparation(options));
   if (prepared.type === 'duplicate') {
     return { task: withHistoryLength(prepared.record.task, historyLength) };
   }
@@ -134,7 +159,7 @@ async function* sendStreamingMessage(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<StreamResponse, void, undefined> {
   const request = parseSendMessageParams(params);
-  const prepared = await prepareTurn(request, options);
+  const prepared = await prepareTurn(request, turnPreparation(options));
   if (prepared.type === 'duplicate') {
     yield* followTask(prepared.record.task.id, {
       store: options.store,
@@ -184,8 +209,9 @@ async function getTask(options: A2AMethodsOptions, params: unknown): Promise<Tas
   const { id, historyLength } = parseParams(getTaskRequestSchema, params);
   let record = await options.store.load(id);
   if (record === undefined) throw new TaskNotFoundError(`Task ${id} was not found.`);
-  if (isRunningState(record.task.status.state)) {
-    record = (await failLostTurn(id, lostTurns(options))) ?? record;
+  const lost = lostTurns(options);
+  if (lost !== undefined && isRunningState(record.task.status.state)) {
+    record = (await failLostTurn(id, lost)) ?? record;
   }
   return withHistoryLength(record.task, historyLength);
 }

@@ -11,6 +11,7 @@ import type { A2ALogger } from '../../handler-types';
 import type { TaskRecord, TaskStore } from '../../task-store';
 import { timestamp, withStatus } from '../task-updates';
 import { CAS_ATTEMPTS } from './turn';
+import { isRunningState, isTurnLost, type FailLostTurnOptions } from './turn-lease';
 
 /**
  * What a message leads to: a new turn, or (`duplicate`) nothing, because the message is already
@@ -26,6 +27,11 @@ export interface PrepareTurnOptions {
   logger: A2ALogger | undefined;
   /** File parts (`raw`) longer than this are kept in the history without their bytes. */
   maxStoredPartBytes: number;
+  /**
+   * Set when the agent takes lost turns over (`lostTurns: 'take-over'`): a message to a task whose
+   * turn was lost starts a new turn of it instead of being refused.
+   */
+  takeOver?: FailLostTurnOptions | undefined;
 }
 
 /**
@@ -73,12 +79,40 @@ async function createTask(
 }
 
 /**
- * Continues an interrupted task with the message (compare-and-set, WORKING), or answers
- * `duplicate` when the message is already in its history (docs/a2a.md §3).
+ * Why a task takes no message now, or undefined when it does: it is interrupted, or (with
+ * `takeOver`) its turn was lost.
+ */
+async function refusal(
+  record: TaskRecord,
+  takeOver: FailLostTurnOptions | undefined,
+): Promise<UnsupportedOperationError | undefined> {
+  const { id, status } = record.task;
+  const { state } = status;
+  if (isTerminalState(state)) {
+    return new UnsupportedOperationError(
+      `Task ${id} is ${state} and takes no more messages; start a new task (the contextId can stay).`,
+    );
+  }
+  if (isInterruptedState(state)) return undefined;
+  if (takeOver !== undefined && isRunningState(state)) {
+    if (await isTurnLost(record, takeOver)) return undefined;
+    return new UnsupportedOperationError(
+      `Task ${id} is ${state}: its turn is still running, here or on another replica; follow it with SubscribeToTask.`,
+    );
+  }
+  return new UnsupportedOperationError(
+    `Task ${id} is ${state}: it takes a message only when it is input- or auth-required.`,
+  );
+}
+
+/**
+ * Continues an interrupted task with the message (compare-and-set, WORKING), or one whose turn was
+ * lost when the agent takes such turns over; answers `duplicate` when the message is already in
+ * its history (docs/a2a.md §3).
  */
 async function continueTask(
   message: Message & { taskId: string },
-  { store, logger, maxStoredPartBytes }: PrepareTurnOptions,
+  { store, logger, maxStoredPartBytes, takeOver }: PrepareTurnOptions,
 ): Promise<PreparedTurn> {
   const { taskId } = message;
   for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt += 1) {
@@ -100,17 +134,8 @@ async function continueTask(
       );
       return { type: 'duplicate', record: current };
     }
-    const { state } = task.status;
-    if (isTerminalState(state)) {
-      throw new UnsupportedOperationError(
-        `Task ${taskId} is ${state} and takes no more messages; start a new task (the contextId can stay).`,
-      );
-    }
-    if (!isInterruptedState(state)) {
-      throw new UnsupportedOperationError(
-        `Task ${taskId} is ${state}: it takes a message only when it is input- or auth-required.`,
-      );
-    }
+    const refused = await refusal(current, takeOver);
+    if (refused !== undefined) throw refused;
     const stored: Message = { ...message, taskId, contextId: task.contextId };
     const next = withStatus(task, { state: 'TASK_STATE_WORKING' });
     const record = {

@@ -1,4 +1,4 @@
-import type { TaskState } from '../../../schemas/core';
+import type { Part, TaskState } from '../../../schemas/core';
 import type { A2ALogger } from '../../handler-types';
 import type { TaskRecord, TaskStore } from '../../task-store';
 import { agentMessage, withStatus } from '../task-updates';
@@ -50,7 +50,19 @@ export function holdTurnLease(
   };
 }
 
-/** Options for {@link failLostTurn}. */
+/**
+ * What becomes of a task whose turn was lost (its replica died mid-turn):
+ * - `fail`: `GetTask` and `SubscribeToTask` end it FAILED ({@link LOST_TURN_MESSAGE}). For agents
+ *   whose turn lives only in the process running it: the agent may have acted, and nothing can
+ *   carry the turn on.
+ * - `take-over`: it is never failed for it. The agent keeps its work somewhere durable and can
+ *   carry any turn on from there, so the task stays WORKING and a message sent to it (its
+ *   `taskId`) starts a new turn on the replica that receives it: the take-over. Followers of the
+ *   task see that turn's events as the rest of the task.
+ */
+export type LostTurnPolicy = 'fail' | 'take-over';
+
+/** Options for {@link isTurnLost} and {@link failLostTurn}. */
 export interface FailLostTurnOptions {
   store: TaskStore;
   /** Whether the turn runs on this replica (then it is not lost). */
@@ -60,33 +72,61 @@ export interface FailLostTurnOptions {
 }
 
 /**
- * Ends a task whose turn is lost: its record says a turn runs it, none runs here, its lease has
- * lapsed and it has not changed for a whole lease. It is marked FAILED (compare-and-set, so a
+ * Whether the task in `record` has lost its turn: its record says a turn runs it, none runs here,
+ * it has not changed for a whole lease (a turn that has just started may not hold its lease yet)
+ * and its lease has lapsed. False for a store without leases (one process).
+ */
+export async function isTurnLost(
+  record: TaskRecord,
+  { store, isRunningHere, leaseMs, now = Date.now }: FailLostTurnOptions,
+): Promise<boolean> {
+  const { task } = record;
+  if (store.turnHeld === undefined || isRunningHere(task.id)) return false;
+  if (!isRunningState(task.status.state)) return false;
+  const changedAt = Date.parse(task.status.timestamp ?? '');
+  if (Number.isFinite(changedAt) && now() - changedAt < leaseMs) return false;
+  return !(await store.turnHeld(task.id));
+}
+
+/** How {@link failLostTurn} ends a task. */
+export interface LostTurnEnd {
+  /** The status message. @default {@link LOST_TURN_MESSAGE} */
+  message?: string | Part[] | undefined;
+  /** The status update's metadata. */
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/**
+ * Ends a task whose turn is lost ({@link isTurnLost}). It is marked FAILED (compare-and-set, so a
  * live writer wins) and the status is published, so followers on every replica see the end.
  * Returns the new record, or undefined when the task is not lost (or the store has no leases).
  */
 export async function failLostTurn(
   taskId: string,
-  { store, isRunningHere, leaseMs, now = Date.now }: FailLostTurnOptions,
+  options: FailLostTurnOptions & LostTurnEnd,
 ): Promise<TaskRecord | undefined> {
-  if (store.turnHeld === undefined || isRunningHere(taskId)) return undefined;
+  const { store, message = LOST_TURN_MESSAGE, metadata } = options;
+  if (store.turnHeld === undefined || options.isRunningHere(taskId)) return undefined;
   for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt += 1) {
     const current = await store.load(taskId);
-    if (current === undefined || !isRunningState(current.task.status.state)) return undefined;
-    // A turn that has just started may not hold its lease yet.
-    const changedAt = Date.parse(current.task.status.timestamp ?? '');
-    if (Number.isFinite(changedAt) && now() - changedAt < leaseMs) return undefined;
-    if (await store.turnHeld(taskId)) return undefined;
+    if (current === undefined || !(await isTurnLost(current, options))) return undefined;
     const task = withStatus(current.task, {
       state: 'TASK_STATE_FAILED',
-      message: agentMessage(current.task, LOST_TURN_MESSAGE),
+      message: agentMessage(current.task, message),
     });
     const version = current.version + 1;
     if (await store.save({ task, version }, { expectedVersion: current.version })) {
       await store.publish(taskId, {
         type: 'event',
         version,
-        event: { statusUpdate: { taskId, contextId: task.contextId, status: task.status } },
+        event: {
+          statusUpdate: {
+            taskId,
+            contextId: task.contextId,
+            status: task.status,
+            ...(metadata === undefined ? {} : { metadata }),
+          },
+        },
       });
       return { task, version };
     }
