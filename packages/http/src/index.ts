@@ -21,6 +21,8 @@ export { addLogFields, observeRequests, observeResponse } from './observe-reques
 export type { ObserveOptions, ObservedRequest } from './observe-requests';
 export { encodedBodyError, discardBody, DISCARD_LIMIT, readBody, readJsonBody } from './read-body';
 export type { JsonBody, ReadBodyOptions, ReadJsonBodyOptions } from './read-body';
+export { assertHeadersSentOnce, readSingleHeader } from './read-single-header';
+export type { SingleHeaderOptions } from './read-single-header';
 export { assignRequestId, getRequestId, requestId } from './request-id';
 export type { RequestIdOptions } from './request-id';
 export { DEFAULT_MAX_HEADER_SIZE, startServer } from './start-server';

@@ -93,7 +93,7 @@ export async function orchestrate({
   const input: OrchestrateRequest = { tenant, history, planApproval };
   // Whose long-term memory the run reads and extends (docs/memory.md): the OpenAI `user` field,
   // else X-Fleet-User, else the tenant's default user. The tenant is always the API key's.
-  const user = resolveMemoryUser({ bodyUser: request['user'], headers: res.req.headers });
+  const user = resolveMemoryUser({ bodyUser: request['user'], req: res.req });
   const message: Message = {
     messageId: randomUUID(),
     role: 'ROLE_USER',
