@@ -18,6 +18,7 @@ import {
   ServiceUnavailableError,
   StreamInterruptedError,
   UpstreamError,
+  UpstreamTimeoutError,
 } from '@fleet/errors';
 import { setLlmAttributes, setSessionAttributes, setSpanOutput, type Span } from '@fleet/telemetry';
 import { chatAnswerChannel, type AnswerChannelFactory } from '../openai';
@@ -222,6 +223,18 @@ function describeFailure(
         : ` Session ${sessionId} goes on once an orchestrator takes it up again: send the request with the header X-Session-ID: ${sessionId} to follow it, or see GET /v1/sessions/${sessionId}.`;
     return new StreamInterruptedError(
       `The orchestrator stopped answering in the middle of the run.${resume}`,
+      { cause: error },
+    );
+  }
+  if (FleetError.isInstance(error) && error.code === 'UPSTREAM_TIMEOUT') {
+    // Silent past the idle limit (GATEWAY_AGENT_IDLE_TIMEOUT_MS): keep-alives stopped too, so the
+    // orchestrator is stuck or gone; the session itself is durable.
+    const follow =
+      sessionId === undefined
+        ? ''
+        : ` Session ${sessionId} is kept: send the request with the header X-Session-ID: ${sessionId} to follow it, or see GET /v1/sessions/${sessionId}.`;
+    return new UpstreamTimeoutError(
+      `The orchestrator went silent (GATEWAY_AGENT_IDLE_TIMEOUT_MS): ${error.message}${follow}`,
       { cause: error },
     );
   }
