@@ -144,7 +144,7 @@ async function routeToOrchestrator(
     ...call
   }: AgentCall & { planApproval: PlanApproval | undefined; gatewaySteps: StepUsage[] },
 ): Promise<void> {
-  const { orchestratorClient, redisGate, agentTextLimit, bodyLimit } = options;
+  const { orchestratorClient, redisGate, agentTextLimit, bodyLimit, sessions } = options;
   // The client's mistakes are 400s here, before a session or an A2A call exists.
   assertAgentRequest(call.request, 'orchestration', agentTextLimit);
   if (orchestratorClient === undefined) {
@@ -163,6 +163,7 @@ async function routeToOrchestrator(
     onUsage: (usage) => limits.recordTokens(usage?.totalTokens),
     span: getActiveSpan(),
     api: apiOption(api),
+    sessions,
   }).catch((error: unknown) => {
     throw asGatewayLimit(error, { service: 'the orchestrator', bodyLimit });
   });

@@ -75,6 +75,12 @@ export interface AnswerRunOptions {
    */
   beforeEnd?: (() => Promise<void>) | undefined;
   /**
+   * Awaited when the run names its session, before anything of it goes to the client (whose
+   * `X-Session-ID` header is the first thing that could tell another client the id): the request
+   * that starts a run takes the session's attach lease here.
+   */
+  onSession?: ((sessionId: string) => Promise<void>) | undefined;
+  /**
    * Gets the run's usage (gateway steps included; undefined when the result carries none) once the
    * run finished and the client is still there, e.g. for the tenant's token budget.
    */
@@ -294,6 +300,7 @@ async function collectRun({
   writer,
   send,
   gatewaySteps,
+  onSession,
 }: {
   events: AsyncIterable<StreamResponse>;
   run: CollectedRun;
@@ -301,6 +308,7 @@ async function collectRun({
   writer: ChunkWriter;
   send: ((chunk: FleetChunk) => void) | undefined;
   gatewaySteps: readonly StepUsage[];
+  onSession: AnswerRunOptions['onSession'];
 }): Promise<void> {
   for await (const event of events) {
     for (const found of interpret(event, run.sessionId)) {
@@ -312,6 +320,7 @@ async function collectRun({
         case 'session':
           run.sessionId = happening.sessionId;
           if (span?.isRecording()) setSessionAttributes(span, { sessionId: happening.sessionId });
+          await onSession?.(happening.sessionId);
           break;
         case 'progress':
           if (happening.line !== '') run.lines.push(happening.line);
@@ -369,6 +378,7 @@ export async function answerRun({
   sessionId,
   keepAliveMs = 15_000,
   beforeEnd,
+  onSession,
   channel = chatAnswerChannel,
   onUsage,
 }: AnswerRunOptions): Promise<void> {
@@ -389,6 +399,7 @@ export async function answerRun({
       writer,
       send: stream ? send : undefined,
       gatewaySteps,
+      onSession,
     });
   } catch (error) {
     if (abort.signal.aborted) {

@@ -9,6 +9,7 @@ import {
   type StepUsage,
 } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
+import type { SessionStore } from '@fleet/sessions';
 import {
   Attributes,
   SpanKind,
@@ -20,6 +21,7 @@ import type { ChatCompletionRequest } from '../chat/chat-completion-request';
 import type { AnswerChannelFactory } from '../openai';
 import { messageText } from '../chat/message-text';
 import { resolveMemoryUser } from '../memory';
+import { holdAttachLease, type HeldAttachLease } from '../sessions/hold-attach-lease';
 import { answerRun, type AnswerRunOptions } from './answer-run';
 
 /** Whether a person approves the plan before any agent runs (`X-Plan-Approval`). */
@@ -48,6 +50,12 @@ export interface OrchestrateOptions {
   gatewaySteps?: readonly StepUsage[] | undefined;
   /** Gets the run's usage once it finished (see {@link AnswerRunOptions.onUsage}). */
   onUsage?: AnswerRunOptions['onUsage'];
+  /**
+   * The sessions, whose attach lease this request takes once the run names its session and
+   * holds while it answers: a client continuing it with `X-Session-ID` meanwhile gets 409, as
+   * when another resume streams it. Undefined: no lease is taken.
+   */
+  sessions?: SessionStore | undefined;
 }
 
 /** The request is the last user message; everything before it is history. */
@@ -88,6 +96,7 @@ export async function orchestrate({
   gatewaySteps,
   api,
   onUsage,
+  sessions,
 }: OrchestrateOptions): Promise<void> {
   const { text, history } = splitConversation(request.messages);
   const input: OrchestrateRequest = { tenant, history, planApproval };
@@ -106,18 +115,36 @@ export async function orchestrate({
     setSpanInput(span, text);
   }
 
-  await answerRun({
-    events: (signal) => client.sendStreamingMessage({ message }, { signal }),
-    orchestratorUrl: client.url,
-    model: request.model,
-    stream: request.stream === true,
-    includeUsage: request.stream_options?.include_usage === true,
-    gatewaySteps,
-    res,
-    responseHeaders,
-    span,
-    keepAliveMs,
-    channel: api?.channel,
-    onUsage,
-  });
+  let attach: HeldAttachLease | undefined;
+  const release = async (): Promise<void> => {
+    await attach?.release();
+  };
+  try {
+    await answerRun({
+      events: (signal) => client.sendStreamingMessage({ message }, { signal }),
+      orchestratorUrl: client.url,
+      model: request.model,
+      stream: request.stream === true,
+      includeUsage: request.stream_options?.include_usage === true,
+      gatewaySteps,
+      res,
+      responseHeaders,
+      span,
+      keepAliveMs,
+      channel: api?.channel,
+      onUsage,
+      onSession: async (sessionId) => {
+        if (sessions === undefined || attach !== undefined) return;
+        // The starting request answers whatever happens: a lease it cannot take (Redis gone,
+        // or a client that guessed the id first) costs the 409 guarantee, never the answer.
+        attach = await holdAttachLease(sessions, {
+          sessionId,
+          owner: `gateway:start:${randomUUID()}`,
+        }).catch(() => undefined);
+      },
+      beforeEnd: release,
+    });
+  } finally {
+    await release();
+  }
 }
