@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BadRequestError } from '@fleet/errors';
+import { boundedArray, stringOr } from '@fleet/http';
 import type { ChatCompletionRequest } from '../chat';
 import type { RoutableRequest } from '../routing';
 
@@ -11,16 +12,20 @@ import type { RoutableRequest } from '../routing';
  */
 export const responsesRequestSchema = z.looseObject({
   model: z.string({ error: 'model is required' }).min(1, 'model must not be empty'),
-  input: z
-    .union([z.string(), z.array(z.looseObject({ type: z.string().optional() }))], {
-      error: 'input must be a string or an array of input items',
-    })
-    .optional(),
+  // Checked item by item until the first few problems (boundedArray), as chat's messages.
+  input: stringOr(
+    boundedArray(
+      z.looseObject({ type: z.string().optional() }, { error: 'an input item must be an object' }),
+      { error: 'input must be a string or an array of input items' },
+    ),
+    { error: 'input must be a string or an array of input items' },
+  ).optional(),
   instructions: z.string({ error: 'instructions must be a string' }).nullish(),
   stream: z.boolean({ error: 'stream must be a boolean' }).nullish(),
-  tools: z
-    .array(z.looseObject({ type: z.string() }), { error: 'tools must be an array of tools' })
-    .nullish(),
+  tools: boundedArray(
+    z.looseObject({ type: z.string() }, { error: 'a tool must be an object with a type' }),
+    { error: 'tools must be an array of tools' },
+  ).nullish(),
   text: z
     .looseObject(
       {
