@@ -63,6 +63,11 @@ const messageItemSchema = z.looseObject({
   content: z.unknown(),
 });
 
+/** An input item that may be a message: `type` absent or `message`, and a string `role`. */
+function isMessageLike(item: { type?: string | undefined; [key: string]: unknown }): boolean {
+  return (item.type === undefined || item.type === 'message') && typeof item['role'] === 'string';
+}
+
 /**
  * The conversation of a Responses request as chat messages: `instructions` as a system message, a
  * string `input` as one user message, message items (`{ role, content }`, content a string or
@@ -84,8 +89,10 @@ export function responsesMessages(
     return messages;
   }
   for (const [index, item] of (input ?? []).entries()) {
-    const parsed = messageItemSchema.safeParse(item);
-    if (parsed.success) {
+    // Other items (tool calls and outputs, reasoning…) are told apart without zod: a failed
+    // parse builds an error, and `auto` reads every item of a request that may hold 100 000.
+    const parsed = isMessageLike(item) ? messageItemSchema.safeParse(item) : undefined;
+    if (parsed?.success === true) {
       messages.push({ role: parsed.data.role, content: parsed.data.content });
     } else if (strict) {
       throw new BadRequestError(
