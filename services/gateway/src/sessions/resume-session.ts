@@ -15,7 +15,7 @@ import { messageText } from '../chat/message-text';
 import type { AnswerChannelFactory } from '../openai';
 import { answerRun } from '../orchestration';
 import { answerTextSchema, MAX_ANSWER_CHARS, oldestAnswerableInput } from './answer-input';
-import { holdAttachLease } from './hold-attach-lease';
+import { ATTACH_WAIT_MS, holdAttachLease } from './hold-attach-lease';
 import { ENDED_STATUSES } from './resume-in-background';
 import { followSession, storedAnswerEvents } from './session-events';
 
@@ -149,6 +149,7 @@ export async function resumeSession({
   const attach = await holdAttachLease(store, {
     sessionId,
     owner: `gateway:${requestId}:${randomUUID()}`,
+    waitMs: ATTACH_WAIT_MS,
   });
   if (attach === undefined) {
     throw new ConflictError('Another request is already streaming this session.', {

@@ -119,4 +119,33 @@ describe('the request that starts a run holds its session (one attached client a
       await lease?.release();
     },
   );
+
+  it('lets the client of a starting stream it dropped attach at once, as a reload does', async () => {
+    const seeded = await seedSession(sessions.store, { approvalExpiresInMs: HOUR });
+    sessionId = seeded.id;
+    held = gate();
+    const abort = new AbortController();
+    const starting = await fetch(`${served.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${TEST_KEY}`,
+        'content-type': 'application/json',
+        'x-routing-mode': 'orchestration',
+      },
+      body: JSON.stringify({
+        model: 'fleet-orchestration',
+        stream: true,
+        messages: [{ role: 'user', content: 'Send the report to Bob' }],
+      }),
+      signal: abort.signal,
+    });
+    expect(starting.headers.get('x-session-id')).toBe(seeded.id);
+    await starting.body?.getReader().read();
+    // Gone, and back at once: the gateway may not have seen the close yet.
+    abort.abort();
+    const again = await post({ 'x-session-id': seeded.id }, true);
+    expect(again.status).toBe(200);
+    held.open();
+    await again.text();
+  });
 });
