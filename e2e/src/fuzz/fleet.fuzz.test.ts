@@ -18,7 +18,12 @@ import OpenAI from 'openai';
 import type { FleetServiceName } from '../support/start-fleet';
 import { eventsOf, streamChat } from '../support/gateway-api';
 import { a2aCase } from './arbitraries/a2a';
-import { chatCompletionCase, oversizedChatCase } from './arbitraries/gateway';
+import {
+  chatCompletionCase,
+  hugeArrayCase,
+  hugeArrayExamples,
+  oversizedChatCase,
+} from './arbitraries/gateway';
 import { documentUploadCase } from './arbitraries/multipart';
 import { describeRequest, printable, type RequestCase } from './arbitraries/request-case';
 import { sessionsCase, type KnownIds } from './arbitraries/sessions';
@@ -332,6 +337,23 @@ describe('fuzz: hostile input against the running fleet', () => {
       );
     },
     propertyTimeout(oversizedRuns, 4000),
+  );
+
+  // Found by a hostile-input probe: 1.6 million invalid embeddings inputs (4.8 MB) cost the
+  // gateway a gigabyte and 15 s of validation; three at once froze it for every tenant. Validation
+  // now stops at the first problems, and a body holds at most 100 000 objects and arrays.
+  const hugeArrayRuns = runs(0.2);
+  it(
+    `hot paths: arrays of hundreds of thousands to millions of invalid items (${hugeArrayRuns} runs)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(hugeArrayCase(FUZZ_KEY), (request) =>
+          send(request, { property: 'huge-arrays', allowRunFailed: true }),
+        ),
+        { ...settings(hugeArrayRuns), examples: hugeArrayExamples(FUZZ_KEY) },
+      );
+    },
+    propertyTimeout(hugeArrayRuns, 3000),
   );
 
   // Found by this suite: a session kept its whole request (up to 8 MiB) in Redis for days, and

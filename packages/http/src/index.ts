@@ -19,8 +19,27 @@ export { createMetrics } from './metrics';
 export type { CreateMetricsOptions, Metrics, RecordedResponse } from './metrics';
 export { addLogFields, observeRequests, observeResponse } from './observe-requests';
 export type { ObserveOptions, ObservedRequest } from './observe-requests';
-export { encodedBodyError, discardBody, DISCARD_LIMIT, readBody, readJsonBody } from './read-body';
+export { boundedArray, MAX_ITEM_ISSUES, stringOr } from './bounded-array';
+export type { BoundedArrayOptions, StringOrOptions, UncheckedItemsParams } from './bounded-array';
+export {
+  boundedValidationError,
+  MAX_ISSUE_MESSAGE_LENGTH,
+  MAX_REPORTED_ISSUES,
+  NAMED_ISSUES,
+} from './bounded-validation-error';
+export type { BoundedValidationErrorOptions } from './bounded-validation-error';
+export { countJsonContainers } from './count-json-containers';
+export {
+  encodedBodyError,
+  discardBody,
+  DISCARD_LIMIT,
+  MAX_JSON_CONTAINERS,
+  readBody,
+  readJsonBody,
+} from './read-body';
 export type { JsonBody, ReadBodyOptions, ReadJsonBodyOptions } from './read-body';
+export { assertHeadersSentOnce, readSingleHeader } from './read-single-header';
+export type { SingleHeaderOptions } from './read-single-header';
 export { assignRequestId, getRequestId, requestId } from './request-id';
 export type { RequestIdOptions } from './request-id';
 export { DEFAULT_MAX_HEADER_SIZE, startServer } from './start-server';

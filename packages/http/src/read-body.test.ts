@@ -10,6 +10,7 @@ describe('readBody / readJsonBody', () => {
   let server: http.Server;
   let port: number;
   const outcomes: unknown[] = [];
+  let schemaCalls = 0;
   beforeAll(async () => {
     server = http.createServer((req, res) => {
       const work =
@@ -17,7 +18,16 @@ describe('readBody / readJsonBody', () => {
           ? readJsonBody(req, { limit: 64, schema: z.object({ n: z.number() }) }).then(
               (body) => body.value,
             )
-          : readBody(req, { limit: 64 }).then((buffer) => buffer.toString());
+          : req.url === '/many'
+            ? readJsonBody(req, {
+                limit: 8 * 1024 * 1024,
+                maxContainers: 1000,
+                schema: z.array(z.unknown()).refine(() => {
+                  schemaCalls += 1;
+                  return true;
+                }),
+              }).then((body) => body.value.length)
+            : readBody(req, { limit: 64 }).then((buffer) => buffer.toString());
       work.then(
         (value) => {
           outcomes.push(value);
@@ -125,5 +135,24 @@ describe('readBody / readJsonBody', () => {
     expect(await response.json()).toEqual({ code: 'UNSUPPORTED_MEDIA_TYPE' });
     const identity = await send('/raw', 'plain', { 'content-encoding': 'identity' });
     expect(identity).toEqual({ status: 200, body: { ok: 'plain' } });
+  });
+
+  it('refuses a body of more objects and arrays than allowed with 413, before parsing it', async () => {
+    schemaCalls = 0;
+    const many = `[${new Array<string>(500_000).fill('{}').join(',')}]`;
+    expect(await send('/many', many, { 'content-type': 'application/json' })).toEqual({
+      status: 413,
+      body: { code: 'PAYLOAD_TOO_LARGE' },
+    });
+    expect(outcomes.at(-1)).toMatchObject({
+      message: 'The request body holds more than 1000 JSON objects and arrays; send fewer items.',
+    });
+    expect(schemaCalls).toBe(0);
+    // Brackets inside strings are text, and scalars are not counted.
+    const fine = `["${'[{'.repeat(5000)}", ${new Array<string>(100_000).fill('1').join(',')}]`;
+    expect(await send('/many', fine, { 'content-type': 'application/json' })).toEqual({
+      status: 200,
+      body: { ok: 100_001 },
+    });
   });
 });

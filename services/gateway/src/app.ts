@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
 import type { A2AClient } from '@fleet/a2a/client';
 import {
+  assertHeadersSentOnce,
   assignRequestId,
   createMetrics,
   createServiceApp,
@@ -13,7 +14,13 @@ import {
 } from '@fleet/http';
 import type { MemoryStore } from '@fleet/memory';
 import type { SessionStore } from '@fleet/sessions';
-import { authenticate, authenticateRequest, createApiKeyRing, type ApiKeyEntry } from './auth';
+import {
+  authenticate,
+  authenticateRequest,
+  createApiKeyRing,
+  SINGLE_HEADERS,
+  type ApiKeyEntry,
+} from './auth';
 import { createChatCompletionsHandler, type ChatCompletionsOptions } from './chat';
 import { consoleRouter } from './console';
 import { documentsRouter, type DocumentsClient } from './documents';
@@ -143,6 +150,7 @@ function createHotPathHandler({
     const id = assignRequestId(req, res);
     observeResponse({ req, res, path, route: () => path }, observe);
     try {
+      assertHeadersSentOnce(req, SINGLE_HEADERS);
       const tenant = authenticateRequest(keyRing, {
         authorization: req.headers.authorization,
         res,

@@ -132,6 +132,14 @@ export const configSpec = {
     description:
       'How long an upload may wait for the RAG agent to parse, embed and store the document (504 after it). At most 300000 (5 minutes): no upload waits longer.',
   }),
+  agentIdleTimeoutMs: envVar({
+    name: 'GATEWAY_AGENT_IDLE_TIMEOUT_MS',
+    schema: positiveIntSchema
+      .min(16_000, 'expected at least 16000: fleet services send a keep-alive every 15 s')
+      .default(60_000),
+    description:
+      "Longest silence the gateway accepts on a stream from the orchestrator or the reasoning agent: no event and no keep-alive for this long, and the request ends with 504 (an `event: error` mid-stream). An idle limit, not a total: fleet services send a keep-alive every 15 s, so a run that waits for a person's approval (HITL_TIMEOUT_SECONDS) or for a model call (LLM_TIMEOUT_MS) keeps its client, streamed or not, as long as that wait may last. Also the time the orchestrator or the reasoning agent has to start answering. At least 16000.",
+  }),
   internalToken: envVar({
     name: 'FLEET_INTERNAL_TOKEN',
     schema: z.string().min(16, 'expected at least 16 characters').optional(),

@@ -27,16 +27,17 @@ function createAgentClients() {
     orchestratorClient: new A2AClient({
       url: `${config.orchestratorUrl}/a2a`,
       token,
-      // A run's events can be minutes apart (slow agents, approvals); the orchestrator sends
-      // keep-alives every 15 s, which reset this idle timeout.
-      timeoutMs: 60_000,
+      // An idle limit: a run's events can be minutes apart (slow agents, approvals), and the
+      // orchestrator's keep-alives (every 15 s) reset it, so a waiting run keeps its client.
+      timeoutMs: config.agentIdleTimeoutMs,
     }),
     reasoningAgent: {
       client: new A2AClient({
         url: `${config.reasoningAgentUrl}/a2a`,
         token,
-        // Steps can be a model call apart; the agent's keep-alives (every 15 s) reset this.
-        timeoutMs: 60_000,
+        // Steps can be a model call apart (LLM_TIMEOUT_MS); the agent's keep-alives (every 15 s)
+        // reset this idle limit.
+        timeoutMs: config.agentIdleTimeoutMs,
       }),
       url: config.reasoningAgentUrl,
     },

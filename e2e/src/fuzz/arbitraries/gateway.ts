@@ -131,6 +131,32 @@ const extraHeader = fc.oneof(
     .map((size): [string, string] => ['X-Fuzz-Padding', 'p'.repeat(size)]),
 );
 
+/**
+ * The identity and routing headers the gateway reads, each sent 2–3 times with values that would
+ * mean something joined (`alice, bob` is a third user) or when only the first or last is read.
+ */
+export const repeatedIdentityHeader = fc
+  .record({
+    name: fc.constantFrom(
+      'Authorization',
+      'X-Fleet-User',
+      'X-Routing-Mode',
+      'X-Session-ID',
+      'X-Plan-Approval',
+    ),
+    count: fc.integer({ min: 2, max: 3 }),
+  })
+  .map(({ name, count }): [string, string][] => {
+    const values: Record<string, string[]> = {
+      Authorization: ['Bearer sk-wrong-0123456789abcdef', 'Bearer sk-other-0123456789abcdef'],
+      'X-Fleet-User': ['alice', 'bob', 'mallory'],
+      'X-Routing-Mode': ['orchestration', 'passthrough', 'reasoning'],
+      'X-Session-ID': ['sess-does-not-exist', 'sess-other', 'sess-third'],
+      'X-Plan-Approval': ['none', 'required', 'none'],
+    };
+    return (values[name] ?? []).slice(0, count).map((value) => [name, value]);
+  });
+
 /** A value that can travel in a header line: UTF-8 bytes as latin1, no CR, LF or NUL. */
 export function asHeaderValue(value: string): string {
   return Buffer.from(value, 'utf8')
@@ -218,6 +244,7 @@ const mutation = (key: string, maxHugeBytes: number) =>
     fc.record({ kind: fc.constant('content-encoding' as const), values: badContentEncoding }),
     fc.record({ kind: fc.constant('routing-mode' as const), values: badRoutingMode }),
     fc.record({ kind: fc.constant('header' as const), header: extraHeader }),
+    fc.record({ kind: fc.constant('repeated' as const), headers: repeatedIdentityHeader }),
     fc.record({
       kind: fc.constant('framing' as const),
       framing: fc.constantFrom('chunked', 'gzip', 'cut', 'short'),
@@ -337,6 +364,12 @@ export const chatCompletionCase = (
             break;
           case 'header':
             extra.push(each.header);
+            break;
+          case 'repeated':
+            // A right key first, so a repeated Authorization is refused as such, not as wrong.
+            if (each.headers[0]?.[0] === 'Authorization') {
+              auth = [`Bearer ${key}`, ...each.headers.map(([, value]) => value)];
+            } else extra.push(...each.headers);
             break;
           case 'framing':
             framing = each.framing;
@@ -466,6 +499,93 @@ export const oversizedChatCase = (key: string): fc.Arbitrary<RequestCase> =>
         stopOn: WAITS_FOR_A_PERSON,
       });
     });
+
+/** The hot paths and the array of each that a client fills. */
+const HUGE_ARRAY_TARGETS = [
+  { path: '/v1/embeddings', field: 'input', valid: '"hello"' },
+  { path: '/v1/chat/completions', field: 'messages', valid: '{"role":"user","content":"hi"}' },
+  { path: '/v1/responses', field: 'input', valid: '{"role":"user","content":"hi"}' },
+] as const;
+
+/** Items no route accepts in those arrays: empty objects and arrays, scalars, bad roles. */
+const INVALID_ITEMS = ['{}', '[]', '1', 'null', '"x"', '{"role":"x"}', '[[]]', 'true'] as const;
+
+/** Largest body the huge-array property builds: around the gateway's 8 MiB limit. */
+const MAX_HUGE_ARRAY_BYTES = 9 * 1024 * 1024;
+
+/**
+ * A hot-path body holding one array of hundreds of thousands to millions of invalid items
+ * (embeddings `input`, chat `messages`, Responses `input`), sometimes after a few valid ones:
+ * validation work must follow the first few problems, not the array (1.6 million `{}` once cost
+ * the gateway a gigabyte and 15 s). The count is cut so the body stays near the 8 MiB limit.
+ */
+export const hugeArrayCase = (key: string): fc.Arbitrary<RequestCase> =>
+  fc
+    .record({
+      target: fc.constantFrom(...HUGE_ARRAY_TARGETS),
+      item: fc.constantFrom(...INVALID_ITEMS),
+      count: fc.constantFrom(100_000, 300_000, 1_000_000, 1_600_000, 3_000_000),
+      validFirst: fc.nat(3),
+      mode: fc.constantFrom<string[]>([], ['orchestration'], ['passthrough'], ['auto']),
+      stream: fc.boolean(),
+    })
+    .map((shape) => hugeArrayRequest(key, shape));
+
+/** One shape of {@link hugeArrayCase}. */
+interface HugeArrayShape {
+  target: (typeof HUGE_ARRAY_TARGETS)[number];
+  item: string;
+  count: number;
+  validFirst: number;
+  mode: string[];
+  stream: boolean;
+}
+
+/**
+ * The bodies a hostile-input probe found, run first by the huge-array property (fast-check
+ * `examples`): 1.6 million `{}` as embeddings `input` (4.8 MB: a gigabyte and 15 s), 330 000
+ * messages with a bad role (1.3 million issues), 1.6 million `[]` as Responses `input`.
+ */
+export function hugeArrayExamples(key: string): [RequestCase][] {
+  const [embeddings, chat, responses] = HUGE_ARRAY_TARGETS;
+  const plain = { validFirst: 0, mode: [], stream: false };
+  return [
+    { target: embeddings, item: '{}', count: 1_600_000 },
+    { target: chat, item: '{"role":"x"}', count: 330_000 },
+    { target: responses, item: '[]', count: 1_600_000 },
+  ].map((shape) => [hugeArrayRequest(key, { ...plain, ...shape })]);
+}
+
+function hugeArrayRequest(
+  key: string,
+  { target, item, count, validFirst, mode, stream }: HugeArrayShape,
+): RequestCase {
+  const items = Math.max(1, Math.min(count, Math.floor(MAX_HUGE_ARRAY_BYTES / (item.length + 1))));
+  const array = [
+    ...new Array<string>(validFirst).fill(target.valid),
+    ...new Array<string>(items).fill(item),
+  ].join(',');
+  const model = target.path === '/v1/embeddings' ? 'text-embedding-3-small' : 'fleet-auto';
+  const body = Buffer.from(
+    `{"model":"${model}","stream":${String(stream)},"${target.field}":[${array}]}`,
+  );
+  const headers: [string, string][] = [
+    ['Host', '127.0.0.1'],
+    ['Connection', 'close'],
+    ['Authorization', `Bearer ${key}`],
+    ['Content-Type', 'application/json'],
+    ['Content-Length', String(body.length)],
+  ];
+  for (const value of mode) headers.push(['X-Routing-Mode', value]);
+  return printable({
+    label: `${target.field} of ${items} × ${item} (${body.length} bytes)`,
+    method: 'POST',
+    path: target.path,
+    headers,
+    body,
+    stopOn: WAITS_FOR_A_PERSON,
+  });
+}
 
 function hugeTextOf(bytes: number): string {
   return 'Pay invoice INV-7 please. '.repeat(Math.ceil(bytes / 26)).slice(0, bytes);

@@ -64,14 +64,13 @@ export interface FuzzFleet {
 }
 
 /**
- * Deletes the fuzz tenant's sessions from the fleet's Redis (127.0.0.1:6379, as the services use
- * it): they keep each request's text for days, and a listing reads them, so what one run leaves
- * would slow the next. Only the `fuzz` tenant's keys are touched.
+ * Deletes the fuzz tenant's sessions from the fleet's Redis (`REDIS_URL`, which the services
+ * inherit, else 127.0.0.1:6379 as they use it): they keep each request's text for days, and a
+ * listing reads them, so what one run leaves would slow the next. Only the `fuzz` tenant's keys
+ * are touched.
  */
 export async function deleteFuzzSessions(): Promise<number> {
-  const redis = new Redis({
-    host: '127.0.0.1',
-    port: 6379,
+  const redis = new Redis(process.env['REDIS_URL'] || 'redis://127.0.0.1:6379', {
     lazyConnect: true,
     maxRetriesPerRequest: 1,
   });

@@ -41,8 +41,9 @@ export interface A2AClientOptions {
   /** Sent as `Authorization: Bearer <token>`. */
   token?: string | undefined;
   /**
-   * Per call: the time to the response (unary calls: to the whole body); for streams, also the
-   * longest silence between two chunks (keep-alives count). @default 60000
+   * Per call: the time to the response (unary calls: to the whole body); for streams, the time to
+   * the response's headers, then the longest silence between two chunks (keep-alives count, so a
+   * stream that keeps sending them lasts as long as its task). @default 60000
    */
   timeoutMs?: number | undefined;
   /** Retries of idempotent reads, and of any call whose connection failed before sending. @default 2 */
@@ -444,13 +445,25 @@ export class A2AClient {
     // Only a connection that failed before sending is retried: a started stream is never replayed.
     const response = await withRetries(
       async () => {
-        const connectTimeout = AbortSignal.timeout(timeoutMs);
-        return this.post({
-          body,
-          accept: 'text/event-stream',
-          idempotencyKey,
-          signal: AbortSignal.any([signal, connectTimeout]),
-        });
+        // The time to the response's headers only. fetch keeps its signal on the body too, so an
+        // `AbortSignal.timeout` here would end the whole stream after `timeoutMs` however many
+        // keep-alives came; past the headers, the idle limit of `parseSseStream` applies alone.
+        const connect = new AbortController();
+        const timer = setTimeout(
+          () =>
+            connect.abort(new DOMException('The agent did not answer in time.', 'TimeoutError')),
+          timeoutMs,
+        );
+        try {
+          return await this.post({
+            body,
+            accept: 'text/event-stream',
+            idempotencyKey,
+            signal: AbortSignal.any([signal, connect.signal]),
+          });
+        } finally {
+          clearTimeout(timer);
+        }
       },
       { maxRetries: this.maxRetries, idempotent: false, signal },
     );

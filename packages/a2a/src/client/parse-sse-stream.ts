@@ -92,7 +92,11 @@ export async function* parseSseStream(
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         idleTimedOut = true;
-        reject(new UpstreamTimeoutError(`No event arrived for ${idleTimeoutMs} ms.`));
+        reject(
+          new UpstreamTimeoutError(
+            `No event, not even a keep-alive, arrived for ${idleTimeoutMs} ms.`,
+          ),
+        );
       }, idleTimeoutMs);
     });
     return Promise.race([reader.read(), timeout]).finally(() => clearTimeout(timer));

@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { UnauthenticatedError } from '@fleet/errors';
-import { addLogFields } from '@fleet/http';
+import { addLogFields, assertHeadersSentOnce } from '@fleet/http';
 import type { ApiKeyRing } from './api-key-ring';
+import { SINGLE_HEADERS } from './single-headers';
 
 const TENANT = Symbol.for('fleet.tenant');
 
@@ -43,7 +44,8 @@ export function authenticateRequest(
 
 /**
  * Express middleware requiring a configured key (see {@link authenticateRequest}); failures go to
- * the error middleware as 401s.
+ * the error middleware as 401s. A request that repeats an identity or routing header
+ * ({@link SINGLE_HEADERS}) is refused with 400 first.
  *
  * @example
  * v1.use(authenticate(createApiKeyRing(config.apiKeys)));
@@ -51,6 +53,7 @@ export function authenticateRequest(
 export function authenticate(keyRing: ApiKeyRing) {
   return function authenticateMiddleware(req: Request, res: Response, next: NextFunction): void {
     try {
+      assertHeadersSentOnce(req, SINGLE_HEADERS);
       authenticateRequest(keyRing, { authorization: req.headers.authorization, res });
       next();
     } catch (error) {

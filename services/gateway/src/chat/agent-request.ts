@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { BadRequestError, validationErrorFromZod } from '@fleet/errors';
+import { BadRequestError } from '@fleet/errors';
+import { boundedArray, boundedValidationError, MAX_ITEM_ISSUES } from '@fleet/http';
 import type { ChatCompletionRequest } from './chat-completion-request';
 import { messageText } from './message-text';
 
@@ -12,7 +13,11 @@ const contentPartSchema = z.looseObject(
   { error: 'a content part must be an object with a type' },
 );
 
-const contentPartsSchema = z.array(contentPartSchema);
+/** Only the first problem of a message's parts is named: checking stops there. */
+const contentPartsSchema = boundedArray(contentPartSchema, {
+  error: 'content must be an array of content parts',
+  maxIssues: 1,
+});
 
 /**
  * What is wrong with a message's `content`, which OpenAI defines as a string or an array of
@@ -41,47 +46,56 @@ const CONTENT_OPTIONAL_ROLES = new Set(['assistant']);
  * this: the upstream judges what it accepts.
  */
 export const agentRequestSchema = z.looseObject({
-  messages: z
-    .array(z.looseObject({ role: z.string(), content: z.unknown() }))
-    .superRefine((messages, context) => {
-      let lastUser = -1;
-      let lastUserValid = false;
-      for (const [index, message] of messages.entries()) {
-        const optional =
-          CONTENT_OPTIONAL_ROLES.has(message.role) &&
-          (message.content === null || message.content === undefined);
-        const issue = optional ? undefined : contentIssue(message.content);
-        const valid = issue === undefined;
-        if (issue !== undefined) {
-          context.addIssue({
-            code: 'custom',
-            path: [index, 'content', ...issue.path],
-            message: issue.message,
-          });
-        }
-        if (message.role === 'user') {
-          lastUser = index;
-          lastUserValid = valid;
-        }
-      }
-      if (lastUser === -1) {
+  messages: boundedArray(z.looseObject({ role: z.string(), content: z.unknown() }), {
+    error: 'messages must be an array of messages',
+  }).superRefine((messages, context) => {
+    // Checked until the first few problems, as the request schema's arrays (boundedArray): past
+    // them only the last user message is looked for.
+    let lastUser = -1;
+    let invalid = 0;
+    for (const [index, message] of messages.entries()) {
+      if (message.role === 'user') lastUser = index;
+      if (invalid >= MAX_ITEM_ISSUES) continue;
+      const issue = messageContentIssue(message);
+      if (issue !== undefined) {
+        invalid += 1;
         context.addIssue({
           code: 'custom',
-          path: [],
-          message:
-            'messages must contain a user message: its text is the request the agents work on',
-        });
-        return;
-      }
-      if (lastUserValid && messageText(messages[lastUser]?.content).trim() === '') {
-        context.addIssue({
-          code: 'custom',
-          path: [lastUser, 'content'],
-          message: 'the last user message must have text: it is the request the agents work on',
+          path: [index, 'content', ...issue.path],
+          message: issue.message,
         });
       }
-    }),
+    }
+    const lastUserValid =
+      lastUser !== -1 && messageContentIssue(messages[lastUser] ?? {}) === undefined;
+    if (lastUser === -1) {
+      context.addIssue({
+        code: 'custom',
+        path: [],
+        message: 'messages must contain a user message: its text is the request the agents work on',
+      });
+      return;
+    }
+    if (lastUserValid && messageText(messages[lastUser]?.content).trim() === '') {
+      context.addIssue({
+        code: 'custom',
+        path: [lastUser, 'content'],
+        message: 'the last user message must have text: it is the request the agents work on',
+      });
+    }
+  }),
 });
+
+/** What is wrong with a message's `content` (see {@link contentIssue}), given its role. */
+function messageContentIssue(message: {
+  role?: string;
+  content?: unknown;
+}): ReturnType<typeof contentIssue> {
+  const optional =
+    CONTENT_OPTIONAL_ROLES.has(message.role ?? '') &&
+    (message.content === null || message.content === undefined);
+  return optional ? undefined : contentIssue(message.content);
+}
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -97,7 +111,7 @@ export const DEFAULT_AGENT_TEXT_LIMIT = 262_144;
  * a 400 naming the field (`messages[0].content`), not a failed run; text beyond `maxTextChars`
  * (all messages together) is a 400 naming `messages`.
  *
- * @throws ValidationError (400) naming the first problem; `details.issues` lists them all.
+ * @throws ValidationError (400) naming the first problems (at most five are looked for).
  * @example
  * assertAgentRequest(request, 'orchestration');
  */
@@ -108,7 +122,7 @@ export function assertAgentRequest(
 ): void {
   const parsed = agentRequestSchema.safeParse(request);
   if (!parsed.success) {
-    throw validationErrorFromZod(parsed.error, {
+    throw boundedValidationError(parsed.error, {
       subject: `The request (X-Routing-Mode: ${mode})`,
     });
   }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AClient } from '@fleet/a2a/client';
-import { readJsonBody } from '@fleet/http';
+import { readJsonBody, readSingleHeader } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
 import { getActiveSpan } from '@fleet/telemetry';
 import { parseRoutingHeader, type RouteClassifier } from '../routing';
@@ -70,9 +70,9 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
   ): Promise<void> {
     // Headers are checked before the body is read: a bad value fails fast and cheap. On plain
     // passthrough these are three header reads; nothing here touches Redis.
-    const headerMode = parseRoutingHeader(req.headers['x-routing-mode'] as string | undefined);
-    const planApproval = parsePlanApprovalHeader(req.headers['x-plan-approval']);
-    const resumeId = req.headers['x-session-id'] as string | undefined;
+    const headerMode = parseRoutingHeader(readSingleHeader(req, 'X-Routing-Mode'));
+    const planApproval = parsePlanApprovalHeader(readSingleHeader(req, 'X-Plan-Approval'));
+    const resumeId = readSingleHeader(req, 'X-Session-ID');
     const { raw, value: request } = await readJsonBody(req, {
       limit: bodyLimit,
       schema: chatCompletionRequestSchema,

@@ -166,6 +166,7 @@ async function routeToOrchestrator(
     onUsage: (usage) => limits.recordTokens(usage?.totalTokens),
     span: getActiveSpan(),
     api: apiOption(api),
+    sessions,
   }).catch((error: unknown) => {
     throw asGatewayLimit(error, { service: 'the orchestrator', bodyLimit });
   });

@@ -22,7 +22,7 @@ export interface MemoryView {
 
 function ownerOf(req: Request, res: Response): { tenant: string; user: string } {
   const tenant = getTenant(res);
-  const user = resolveMemoryUser({ headers: req.headers });
+  const user = resolveMemoryUser({ req });
   addLogFields(res, { memoryUser: user });
   setSessionAttributes(getActiveSpan(), { userId: user });
   return { tenant, user };

@@ -1,5 +1,6 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { ValidationError } from '@fleet/errors';
+import { readSingleHeader } from '@fleet/http';
 import { DEFAULT_USER_ID, userIdSchema } from '@fleet/memory';
 
 /** The header that names the user when the request body cannot (`GET`, `DELETE`, or no `user`). */
@@ -9,7 +10,8 @@ export const MEMORY_USER_HEADER = 'x-fleet-user';
 export interface ResolveMemoryUserOptions {
   /** The OpenAI request's standard `user` field, when the request has a body. */
   bodyUser?: unknown;
-  headers: IncomingHttpHeaders;
+  /** The request, for `X-Fleet-User`. */
+  req: IncomingMessage;
 }
 
 function check(value: unknown, where: string): string {
@@ -26,16 +28,14 @@ function check(value: unknown, where: string): string {
  * `X-Fleet-User` header, else the tenant's default user ({@link DEFAULT_USER_ID}). User ids are
  * 1–128 characters without control characters.
  *
- * @throws ValidationError (400) for an empty, too long or malformed user id.
+ * @throws ValidationError (400) for an empty, too long or malformed user id; BadRequestError (400)
+ *   for `X-Fleet-User` sent more than once (Node would join the values into a third user id).
  * @example
- * resolveMemoryUser({ bodyUser: request['user'], headers: req.headers }); // 'ada@example.com'
+ * resolveMemoryUser({ bodyUser: request['user'], req }); // 'ada@example.com'
  */
-export function resolveMemoryUser({ bodyUser, headers }: ResolveMemoryUserOptions): string {
+export function resolveMemoryUser({ bodyUser, req }: ResolveMemoryUserOptions): string {
   if (bodyUser !== undefined && bodyUser !== null) return check(bodyUser, 'user');
-  const header = headers[MEMORY_USER_HEADER];
-  if (Array.isArray(header)) {
-    throw new ValidationError('X-Fleet-User must be sent once.');
-  }
+  const header = readSingleHeader(req, MEMORY_USER_HEADER, { label: 'X-Fleet-User' });
   if (header !== undefined) return check(header, 'X-Fleet-User');
   return DEFAULT_USER_ID;
 }

@@ -18,6 +18,7 @@ import {
   ServiceUnavailableError,
   StreamInterruptedError,
   UpstreamError,
+  UpstreamTimeoutError,
 } from '@fleet/errors';
 import { setLlmAttributes, setSessionAttributes, setSpanOutput, type Span } from '@fleet/telemetry';
 import { chatAnswerChannel, type AnswerChannelFactory } from '../openai';
@@ -73,6 +74,12 @@ export interface AnswerRunOptions {
    * its attach lease back here, so the client's next request never finds it still taken.
    */
   beforeEnd?: (() => Promise<void>) | undefined;
+  /**
+   * Awaited when the run names its session, before anything of it goes to the client (whose
+   * `X-Session-ID` header is the first thing that could tell another client the id): the request
+   * that starts a run takes the session's attach lease here.
+   */
+  onSession?: ((sessionId: string) => Promise<void>) | undefined;
   /**
    * Gets the run's usage (gateway steps included; undefined when the result carries none) once the
    * run finished and the client is still there, e.g. for the tenant's token budget.
@@ -225,6 +232,18 @@ function describeFailure(
       { cause: error },
     );
   }
+  if (FleetError.isInstance(error) && error.code === 'UPSTREAM_TIMEOUT') {
+    // Silent past the idle limit (GATEWAY_AGENT_IDLE_TIMEOUT_MS): keep-alives stopped too, so the
+    // orchestrator is stuck or gone; the session itself is durable.
+    const follow =
+      sessionId === undefined
+        ? ''
+        : ` Session ${sessionId} is kept: send the request with the header X-Session-ID: ${sessionId} to follow it, or see GET /v1/sessions/${sessionId}.`;
+    return new UpstreamTimeoutError(
+      `The orchestrator went silent (GATEWAY_AGENT_IDLE_TIMEOUT_MS): ${error.message}${follow}`,
+      { cause: error },
+    );
+  }
   return FleetError.isInstance(error)
     ? error
     : new UpstreamError('The orchestrator failed.', { status: 502, cause: error });
@@ -281,6 +300,7 @@ async function collectRun({
   writer,
   send,
   gatewaySteps,
+  onSession,
 }: {
   events: AsyncIterable<StreamResponse>;
   run: CollectedRun;
@@ -288,6 +308,7 @@ async function collectRun({
   writer: ChunkWriter;
   send: ((chunk: FleetChunk) => void) | undefined;
   gatewaySteps: readonly StepUsage[];
+  onSession: AnswerRunOptions['onSession'];
 }): Promise<void> {
   for await (const event of events) {
     for (const found of interpret(event, run.sessionId)) {
@@ -299,6 +320,7 @@ async function collectRun({
         case 'session':
           run.sessionId = happening.sessionId;
           if (span?.isRecording()) setSessionAttributes(span, { sessionId: happening.sessionId });
+          await onSession?.(happening.sessionId);
           break;
         case 'progress':
           if (happening.line !== '') run.lines.push(happening.line);
@@ -356,6 +378,7 @@ export async function answerRun({
   sessionId,
   keepAliveMs = 15_000,
   beforeEnd,
+  onSession,
   channel = chatAnswerChannel,
   onUsage,
 }: AnswerRunOptions): Promise<void> {
@@ -376,6 +399,7 @@ export async function answerRun({
       writer,
       send: stream ? send : undefined,
       gatewaySteps,
+      onSession,
     });
   } catch (error) {
     if (abort.signal.aborted) {

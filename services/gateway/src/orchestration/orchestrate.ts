@@ -9,6 +9,7 @@ import {
   type StepUsage,
 } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
+import type { SessionStore } from '@fleet/sessions';
 import {
   Attributes,
   SpanKind,
@@ -20,6 +21,7 @@ import type { ChatCompletionRequest } from '../chat/chat-completion-request';
 import type { AnswerChannelFactory } from '../openai';
 import { messageText } from '../chat/message-text';
 import { resolveMemoryUser } from '../memory';
+import { holdAttachLease, type HeldAttachLease } from '../sessions/hold-attach-lease';
 import { answerRun, type AnswerRunOptions, type RunEventSource } from './answer-run';
 import { followAfterCut } from './follow-after-cut';
 
@@ -56,6 +58,12 @@ export interface OrchestrateOptions {
    * session.
    */
   follow?: ((sessionId: string) => RunEventSource) | undefined;
+  /**
+   * The sessions, whose attach lease this request takes once the run names its session and
+   * holds while it answers: a client continuing it with `X-Session-ID` meanwhile gets 409, as
+   * when another resume streams it. Undefined: no lease is taken.
+   */
+  sessions?: SessionStore | undefined;
 }
 
 /** The request is the last user message; everything before it is history. */
@@ -97,12 +105,13 @@ export async function orchestrate({
   api,
   onUsage,
   follow,
+  sessions,
 }: OrchestrateOptions): Promise<void> {
   const { text, history } = splitConversation(request.messages);
   const input: OrchestrateRequest = { tenant, history, planApproval };
   // Whose long-term memory the run reads and extends (docs/memory.md): the OpenAI `user` field,
   // else X-Fleet-User, else the tenant's default user. The tenant is always the API key's.
-  const user = resolveMemoryUser({ bodyUser: request['user'], headers: res.req.headers });
+  const user = resolveMemoryUser({ bodyUser: request['user'], req: res.req });
   const message: Message = {
     messageId: randomUUID(),
     role: 'ROLE_USER',
@@ -115,19 +124,37 @@ export async function orchestrate({
     setSpanInput(span, text);
   }
 
+  let attach: HeldAttachLease | undefined;
+  const release = async (): Promise<void> => {
+    await attach?.release();
+  };
   const start: RunEventSource = (signal) => client.sendStreamingMessage({ message }, { signal });
-  await answerRun({
-    events: follow === undefined ? start : followAfterCut(start, follow),
-    orchestratorUrl: client.url,
-    model: request.model,
-    stream: request.stream === true,
-    includeUsage: request.stream_options?.include_usage === true,
-    gatewaySteps,
-    res,
-    responseHeaders,
-    span,
-    keepAliveMs,
-    channel: api?.channel,
-    onUsage,
-  });
+  try {
+    await answerRun({
+      events: follow === undefined ? start : followAfterCut(start, follow),
+      orchestratorUrl: client.url,
+      model: request.model,
+      stream: request.stream === true,
+      includeUsage: request.stream_options?.include_usage === true,
+      gatewaySteps,
+      res,
+      responseHeaders,
+      span,
+      keepAliveMs,
+      channel: api?.channel,
+      onUsage,
+      onSession: async (sessionId) => {
+        if (sessions === undefined || attach !== undefined) return;
+        // The starting request answers whatever happens: a lease it cannot take (Redis gone,
+        // or a client that guessed the id first) costs the 409 guarantee, never the answer.
+        attach = await holdAttachLease(sessions, {
+          sessionId,
+          owner: `gateway:start:${randomUUID()}`,
+        }).catch(() => undefined);
+      },
+      beforeEnd: release,
+    });
+  } finally {
+    await release();
+  }
 }

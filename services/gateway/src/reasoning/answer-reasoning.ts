@@ -8,7 +8,13 @@ import {
   type StreamResponse,
   type TaskStatus,
 } from '@fleet/a2a';
-import { BadRequestError, FleetError, ServiceUnavailableError, UpstreamError } from '@fleet/errors';
+import {
+  BadRequestError,
+  FleetError,
+  ServiceUnavailableError,
+  UpstreamError,
+  UpstreamTimeoutError,
+} from '@fleet/errors';
 import { setSpanOutput, type Span } from '@fleet/telemetry';
 import { chatAnswerChannel, type AnswerChannelFactory, type ChatChunkLike } from '../openai';
 import { createChunkWriter, type ChunkWriter, type FleetChunk } from '../orchestration';
@@ -156,6 +162,14 @@ function describeFailure(error: unknown, agentUrl: string): FleetError {
   if (FleetError.isInstance(error) && error.code === 'UPSTREAM_UNREACHABLE') {
     return new ServiceUnavailableError(
       `The reasoning agent is not reachable (${agentUrl}); start the fleet with \`pnpm fleet up\` or set REASONING_AGENT_URL.`,
+      { cause: error },
+    );
+  }
+  if (FleetError.isInstance(error) && error.code === 'UPSTREAM_TIMEOUT') {
+    // Silent past the idle limit: keep-alives stopped too, so the agent is stuck or gone (a slow
+    // model call alone keeps its keep-alives coming, up to LLM_TIMEOUT_MS).
+    return new UpstreamTimeoutError(
+      `The reasoning agent went silent (GATEWAY_AGENT_IDLE_TIMEOUT_MS): ${error.message}`,
       { cause: error },
     );
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { BadRequestError } from '@fleet/errors';
+import { boundedArray, stringOr } from '@fleet/http';
 import type { ChatCompletionRequest } from '../chat';
 import type { RoutableRequest } from '../routing';
 
@@ -11,16 +12,20 @@ import type { RoutableRequest } from '../routing';
  */
 export const responsesRequestSchema = z.looseObject({
   model: z.string({ error: 'model is required' }).min(1, 'model must not be empty'),
-  input: z
-    .union([z.string(), z.array(z.looseObject({ type: z.string().optional() }))], {
-      error: 'input must be a string or an array of input items',
-    })
-    .optional(),
+  // Checked item by item until the first few problems (boundedArray), as chat's messages.
+  input: stringOr(
+    boundedArray(
+      z.looseObject({ type: z.string().optional() }, { error: 'an input item must be an object' }),
+      { error: 'input must be a string or an array of input items' },
+    ),
+    { error: 'input must be a string or an array of input items' },
+  ).optional(),
   instructions: z.string({ error: 'instructions must be a string' }).nullish(),
   stream: z.boolean({ error: 'stream must be a boolean' }).nullish(),
-  tools: z
-    .array(z.looseObject({ type: z.string() }), { error: 'tools must be an array of tools' })
-    .nullish(),
+  tools: boundedArray(
+    z.looseObject({ type: z.string() }, { error: 'a tool must be an object with a type' }),
+    { error: 'tools must be an array of tools' },
+  ).nullish(),
   text: z
     .looseObject(
       {
@@ -58,6 +63,11 @@ const messageItemSchema = z.looseObject({
   content: z.unknown(),
 });
 
+/** An input item that may be a message: `type` absent or `message`, and a string `role`. */
+function isMessageLike(item: { type?: string | undefined; [key: string]: unknown }): boolean {
+  return (item.type === undefined || item.type === 'message') && typeof item['role'] === 'string';
+}
+
 /**
  * The conversation of a Responses request as chat messages: `instructions` as a system message, a
  * string `input` as one user message, message items (`{ role, content }`, content a string or
@@ -79,8 +89,10 @@ export function responsesMessages(
     return messages;
   }
   for (const [index, item] of (input ?? []).entries()) {
-    const parsed = messageItemSchema.safeParse(item);
-    if (parsed.success) {
+    // Other items (tool calls and outputs, reasoning…) are told apart without zod: a failed
+    // parse builds an error, and `auto` reads every item of a request that may hold 100 000.
+    const parsed = isMessageLike(item) ? messageItemSchema.safeParse(item) : undefined;
+    if (parsed?.success === true) {
       messages.push({ role: parsed.data.role, content: parsed.data.content });
     } else if (strict) {
       throw new BadRequestError(

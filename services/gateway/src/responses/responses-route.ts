@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError } from '@fleet/errors';
-import { readJsonBody } from '@fleet/http';
+import { readJsonBody, readSingleHeader } from '@fleet/http';
 import { getActiveSpan } from '@fleet/telemetry';
 import {
   messageText,
@@ -73,9 +73,9 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
       limits = NO_REQUEST_LIMITS,
     }: { res: ServerResponse; requestId: string; tenant: string; limits?: RequestLimits },
   ): Promise<void> {
-    const headerMode = parseRoutingHeader(req.headers['x-routing-mode'] as string | undefined);
-    const planApproval = parsePlanApprovalHeader(req.headers['x-plan-approval']);
-    const resumeId = req.headers['x-session-id'] as string | undefined;
+    const headerMode = parseRoutingHeader(readSingleHeader(req, 'X-Routing-Mode'));
+    const planApproval = parsePlanApprovalHeader(readSingleHeader(req, 'X-Plan-Approval'));
+    const resumeId = readSingleHeader(req, 'X-Session-ID');
     const { raw, value: request } = await readJsonBody(req, {
       limit: bodyLimit,
       schema: responsesRequestSchema,

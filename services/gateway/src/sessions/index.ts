@@ -9,6 +9,8 @@ export {
   oldestAnswerableInput,
 } from './answer-input';
 export { cancelSession, CANCELED_INSTRUCTIONS } from './cancel-session';
+export { ATTACH_TTL_MS, ATTACH_WAIT_MS, holdAttachLease } from './hold-attach-lease';
+export type { HeldAttachLease, HoldAttachLeaseOptions } from './hold-attach-lease';
 export type { CancelSessionOptions } from './cancel-session';
 export { ENDED_STATUSES, resumeInBackground } from './resume-in-background';
 export type { BackgroundResume, ResumeInBackgroundOptions } from './resume-in-background';

@@ -15,6 +15,7 @@ import { messageText } from '../chat/message-text';
 import type { AnswerChannelFactory } from '../openai';
 import { answerRun } from '../orchestration';
 import { answerTextSchema, MAX_ANSWER_CHARS, oldestAnswerableInput } from './answer-input';
+import { ATTACH_WAIT_MS, holdAttachLease } from './hold-attach-lease';
 import { ENDED_STATUSES } from './resume-in-background';
 import { followSession, storedAnswerEvents } from './session-events';
 
@@ -56,9 +57,6 @@ export interface ResumeSessionOptions {
 
 /** Session ids the store creates are UUIDs; anything far from an id is refused before Redis. */
 const SESSION_ID_PATTERN = /^[\w.:-]{1,128}$/;
-
-/** How long the attach lease lives without renewal; renewed every third of it while streaming. */
-const ATTACH_TTL_MS = 15_000;
 
 /**
  * The text of the request's last user message as the answer to a question.
@@ -148,30 +146,17 @@ export async function resumeSession({
   // An answer that cannot be recorded fails before the attach lease is taken.
   const waiting = isActiveStatus(before.status) ? oldestAnswerableInput(before) : undefined;
   if (waiting !== undefined) chatAnswer(request.messages, waiting);
-  const attach = await store.acquireAttach(
+  const attach = await holdAttachLease(store, {
     sessionId,
-    `gateway:${requestId}:${randomUUID()}`,
-    ATTACH_TTL_MS,
-  );
+    owner: `gateway:${requestId}:${randomUUID()}`,
+    waitMs: ATTACH_WAIT_MS,
+  });
   if (attach === undefined) {
     throw new ConflictError('Another request is already streaming this session.', {
       details: { sessionId },
     });
   }
-  const renewal = setInterval(
-    () => {
-      attach.renew().catch(() => undefined);
-    },
-    Math.floor(ATTACH_TTL_MS / 3),
-  );
-  renewal.unref();
-  let released = false;
-  const release = async (): Promise<void> => {
-    if (released) return;
-    released = true;
-    clearInterval(renewal);
-    await attach.release().catch(() => undefined);
-  };
+  const release = (): Promise<void> => attach.release();
   try {
     // Read again under the lease: the session may have moved on since the tenant check.
     const session = await store.getForTenant(sessionId, tenant);

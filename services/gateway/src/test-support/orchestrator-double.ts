@@ -74,11 +74,22 @@ export function progressStatus(line: string, event: ProgressEvent, sessionId: st
   return { type: 'status', state: 'TASK_STATE_WORKING', message: parts, metadata: { sessionId } };
 }
 
+/** Options for {@link startOrchestratorDouble}. */
+export interface OrchestratorDoubleOptions {
+  /** The double's SSE keep-alive interval; 0 sends none. @default 15000, as every fleet service */
+  keepAliveMs?: number;
+  /** The client's `timeoutMs`: time to headers, then longest silence on a stream. @default 60000 */
+  clientTimeoutMs?: number;
+}
+
 /**
  * Starts a small A2A agent (built with `@fleet/a2a/server`) standing in for the orchestrator: the
  * gateway's side is what is under test; the real orchestrator runs in e2e/.
  */
-export async function startOrchestratorDouble(execute: DoubleExecute): Promise<OrchestratorDouble> {
+export async function startOrchestratorDouble(
+  execute: DoubleExecute,
+  { keepAliveMs, clientTimeoutMs }: OrchestratorDoubleOptions = {},
+): Promise<OrchestratorDouble> {
   const calls: DoubleCall[] = [];
   const waiters: { match: (call: DoubleCall) => boolean; resolve: (call: DoubleCall) => void }[] =
     [];
@@ -116,9 +127,20 @@ export async function startOrchestratorDouble(execute: DoubleExecute): Promise<O
       return execute(context, call);
     },
   });
-  app.use(a2aRouter({ handler, internalToken: DOUBLE_TOKEN }));
+  app.use(
+    a2aRouter({
+      handler,
+      internalToken: DOUBLE_TOKEN,
+      ...(keepAliveMs === undefined ? {} : { keepAliveMs }),
+    }),
+  );
   return {
-    client: new A2AClient({ url: `${url}/a2a`, token: DOUBLE_TOKEN, maxRetries: 0 }),
+    client: new A2AClient({
+      url: `${url}/a2a`,
+      token: DOUBLE_TOKEN,
+      maxRetries: 0,
+      ...(clientTimeoutMs === undefined ? {} : { timeoutMs: clientTimeoutMs }),
+    }),
     calls,
     waitForCall(match) {
       const seen = calls.find(match);

@@ -1,5 +1,10 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { AbortError, StreamInterruptedError, UpstreamTimeoutError } from '@fleet/errors';
+import {
+  AbortError,
+  StreamInterruptedError,
+  UpstreamTimeoutError,
+  type FleetError,
+} from '@fleet/errors';
 import { renderOpenAIError } from '../openai';
 import { createStreamEndCheck } from './stream-end-check';
 import {
@@ -35,7 +40,9 @@ export interface ForwardRequestOptions {
   observer?: ForwardObserver | undefined;
 }
 
-// Hop-by-hop headers (RFC 9110 §7.6.1) and ones the gateway owns.
+// Hop-by-hop headers (RFC 9110 §7.6.1) and ones the gateway owns: its origin's policies (CORS,
+// HSTS, Alt-Svc, cross-origin and reporting policies) are decided by the gateway, never by the
+// upstream's origin (docs/security.md).
 const DROPPED_RESPONSE_HEADERS = new Set([
   'connection',
   'keep-alive',
@@ -49,18 +56,39 @@ const DROPPED_RESPONSE_HEADERS = new Set([
   'x-request-id',
   'date',
   'server',
+  'timing-allow-origin',
+  'alt-svc',
+  'strict-transport-security',
+  'nel',
+  'report-to',
+  'reporting-endpoints',
 ]);
+const DROPPED_RESPONSE_PREFIXES = ['proxy-', 'access-control-', 'cross-origin-'];
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 
+/** The header names the upstream's `Connection` header lists: hop-by-hop too (RFC 9110 §7.6.1). */
+function connectionOptions(from: IncomingHttpHeaders): Set<string> | undefined {
+  const value = from['connection'];
+  if (value === undefined) return undefined;
+  return new Set(value.split(',').map((name) => name.trim().toLowerCase()));
+}
+
 /**
- * The upstream's headers onto the client's response. The gateway's own `x-ratelimit-*` (the
- * tenant's limits, already set) win over the upstream's, which describe the fleet's upstream key,
- * shared by every tenant (docs/limits.md); without tenant limits the upstream's pass through.
+ * The upstream's headers onto the client's response, without hop-by-hop ones and the gateway's
+ * own. The gateway's own `x-ratelimit-*` (the tenant's limits, already set) win over the
+ * upstream's, which describe the fleet's upstream key, shared by every tenant (docs/limits.md);
+ * without tenant limits the upstream's pass through.
  */
 function copyResponseHeaders(from: IncomingHttpHeaders, to: ServerResponse): void {
+  const listed = connectionOptions(from);
   for (const [name, value] of Object.entries(from)) {
-    if (value === undefined || DROPPED_RESPONSE_HEADERS.has(name) || name.startsWith('proxy-')) {
+    if (
+      value === undefined ||
+      DROPPED_RESPONSE_HEADERS.has(name) ||
+      DROPPED_RESPONSE_PREFIXES.some((prefix) => name.startsWith(prefix)) ||
+      listed?.has(name) === true
+    ) {
       continue;
     }
     if (name.startsWith('x-ratelimit-') && to.hasHeader(name)) continue;
@@ -77,6 +105,12 @@ function copyResponseHeaders(from: IncomingHttpHeaders, to: ServerResponse): voi
  * so a cut-off stream never looks like a finished one. Resolves when the client's response is
  * over; rejects (before anything was sent) with UpstreamError for HTTP errors, ConnectionError or
  * UpstreamTimeoutError.
+ *
+ * `timeoutMs` (LLM_TIMEOUT_MS) bounds every silence of the upstream: before its headers, and
+ * between its body's bytes. A JSON answer's status and headers are held until its first body
+ * bytes, so an upstream that sends headers and then nothing is still a 504 (or a 502 when it
+ * closes); a stream's headers go out at once (the client sees the 200), so a stream that falls
+ * silent ends with an OpenAI `event: error` frame naming the time-out (docs/security.md).
  */
 export function forwardRequest(
   connection: UpstreamConnection,
@@ -86,6 +120,7 @@ export function forwardRequest(
   const { timeoutMs, logger } = connection;
   return new Promise<void>((resolve, reject) => {
     let responded = false;
+    let silence: UpstreamTimeoutError | undefined;
 
     const upstreamRequest = connection.transport.request({
       ...connection.targets[endpoint],
@@ -99,11 +134,10 @@ export function forwardRequest(
       }),
     });
     upstreamRequest.setTimeout(timeoutMs, () => {
-      upstreamRequest.destroy(
-        new UpstreamTimeoutError(
-          `The upstream LLM sent nothing for ${Math.round(timeoutMs / 1000)} s (LLM_TIMEOUT_MS).`,
-        ),
+      silence = new UpstreamTimeoutError(
+        `The upstream LLM sent nothing for ${Math.round(timeoutMs / 1000)} s (LLM_TIMEOUT_MS).`,
       );
+      upstreamRequest.destroy(silence);
     });
 
     // A client that disconnects aborts the upstream request (no tokens burnt for nobody). The
@@ -146,7 +180,15 @@ export function forwardRequest(
         return;
       }
       responded = true;
-      pipeAnswer({ upstreamResponse, client, options, logger, done: resolve });
+      pipeAnswer({
+        upstreamResponse,
+        client,
+        options,
+        logger,
+        done: resolve,
+        fail: reject,
+        silence: () => silence,
+      });
     });
 
     upstreamRequest.end(body);
@@ -155,9 +197,12 @@ export function forwardRequest(
 
 /**
  * Sends the upstream's answer on: its status and headers, then its bytes with back-pressure.
- * Ends the client's response as the upstream's ended: complete; a stream without its end (`[DONE]`,
- * or a Responses terminal event) with an `event: error` frame; a JSON body cut short by resetting
- * the connection. Calls `done` once.
+ * A stream's status and headers go out at once; a JSON answer's with its first bytes, so an
+ * upstream that fails before any (silent past the time-out, or closing) still gets the client an
+ * HTTP error through `fail`. Ends the client's response as the upstream's ended: complete; a
+ * stream without its end (`[DONE]`, or a Responses terminal event) with an `event: error` frame
+ * (naming the time-out when the upstream fell silent); a JSON body cut short by resetting the
+ * connection. Calls `done` or `fail` once.
  */
 function pipeAnswer({
   upstreamResponse,
@@ -165,21 +210,31 @@ function pipeAnswer({
   options: { endpoint, res, responseHeaders, observer, requestId },
   logger,
   done,
+  fail,
+  silence,
 }: {
   upstreamResponse: IncomingMessage;
   client: { gone: boolean };
   options: ForwardRequestOptions;
   logger: UpstreamConnection['logger'];
   done: () => void;
+  fail: (error: FleetError) => void;
+  /** The time-out that ended the upstream request, if it was one. */
+  silence: () => UpstreamTimeoutError | undefined;
 }): void {
-  const status = upstreamResponse.statusCode ?? 502;
-  res.statusCode = status;
-  copyResponseHeaders(upstreamResponse.headers, res);
-  for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
   const contentType = upstreamResponse.headers['content-type'] ?? '';
   const isEventStream = contentType.startsWith('text/event-stream');
+  let started = false;
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    res.statusCode = upstreamResponse.statusCode ?? 502;
+    copyResponseHeaders(upstreamResponse.headers, res);
+    for (const [name, value] of Object.entries(responseHeaders)) res.setHeader(name, value);
+    if (isEventStream) res.setHeader('x-accel-buffering', 'no');
+  };
   if (isEventStream) {
-    res.setHeader('x-accel-buffering', 'no');
+    start();
     // Headers normally leave with the first chunk in one write. If the upstream sent its headers
     // alone (a model still thinking), flush them so the client sees the 200 now.
     setImmediate(() => {
@@ -195,6 +250,7 @@ function pipeAnswer({
     upstreamResponse.resume();
   };
   upstreamResponse.on('data', (chunk: Buffer) => {
+    start();
     endCheck?.push(chunk);
     observer?.chunk(chunk);
     if (!res.write(chunk)) {
@@ -215,17 +271,31 @@ function pipeAnswer({
       done();
       return;
     }
+    const timedOut = silence();
     if (!interrupted) {
+      start();
       res.end();
+    } else if (!started) {
+      // Nothing of the answer went out: the client still gets a status of its own.
+      fail(
+        timedOut ??
+          new StreamInterruptedError(
+            'The upstream LLM closed the connection before sending its answer.',
+          ),
+      );
+      return;
     } else if (isEventStream) {
       logger.warn(
-        { requestId },
+        { requestId, timedOut: timedOut !== undefined },
         'upstream stream ended before its end event; ending the client stream with an error',
       );
       // The same `event: error` frame the gateway's own streams end with (renderOpenAIError).
-      const error = new StreamInterruptedError(
-        'The upstream LLM stream was cut off before it finished; the answer is incomplete.',
-      );
+      const error =
+        timedOut === undefined
+          ? new StreamInterruptedError(
+              'The upstream LLM stream was cut off before it finished; the answer is incomplete.',
+            )
+          : new UpstreamTimeoutError(`${timedOut.message} The answer is incomplete.`);
       res.end(`event: error\ndata: ${JSON.stringify(renderOpenAIError(error))}\n\n`);
     } else {
       // A JSON body cut short cannot be repaired; tear the connection down so the client sees a failure.
