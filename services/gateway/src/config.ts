@@ -203,6 +203,12 @@ export const configSpec = {
     description:
       'The window GATEWAY_LIMIT_RPM counts in, in seconds (a fixed window starting at its first request).',
   }),
+  limitSyncMs: envVar({
+    name: 'GATEWAY_LIMIT_SYNC_MS',
+    schema: positiveIntSchema.default(1000),
+    description:
+      "How often each replica sends the requests and tokens it counted to Redis and reads every replica's counts, in milliseconds. Between two syncs a replica admits a tenant's requests from memory, at most ⌈rpm × sync / window⌉ of them unconfirmed, and asks Redis near the limit; a window admits at most rpm + (replicas − 1) × ⌈rpm × sync / window⌉ requests (docs/limits.md). Shorter: a tighter bound, more Redis commands.",
+  }),
   limitRuns: envVar({
     name: 'GATEWAY_LIMIT_RUNS',
     schema: limitValueSchema.prefault('20'),

@@ -120,6 +120,7 @@ async function main(): Promise<void> {
           },
           tenants: mergeTenantLimits(config.tenantLimitsFile, config.tenantLimits),
           windowSeconds: config.limitWindowSeconds,
+          syncIntervalMs: config.limitSyncMs,
         }
       : undefined,
   });
