@@ -5,7 +5,7 @@ import { setDefaultMaxValueLength } from './internal/serialize-value';
 import { setTraceHideConfig, type TraceHideConfig } from './internal/trace-config';
 import type { SamplerSettings } from './sampler-settings';
 import { DEFAULT_PROJECT_NAME } from './semantic-conventions';
-import { createRequestTracer } from './trace-requests';
+import { createRequestTracer, type RequestTracerOptions } from './trace-requests';
 
 /** OTLP encodings. Phoenix accepts only `http/protobuf`; `http/json` is for tests. */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -77,12 +77,16 @@ export interface Telemetry {
   /**
    * With `lightServerSpans`, wraps a request listener so each request gets a light SERVER span
    * (`createRequestTracer`); otherwise (export off, or `instrumentation-http` records incoming
-   * requests) returns the listener unchanged.
+   * requests) returns the listener unchanged. `enterContext` chooses the requests that run inside
+   * their span's context (default: all); the others carry it explicitly (`requestSpan`).
    *
    * @example
    * startServer({ app: telemetry.traceRequests(app), ... });
    */
-  traceRequests(listener: RequestListener): RequestListener;
+  traceRequests(
+    listener: RequestListener,
+    options?: Pick<RequestTracerOptions, 'enterContext'>,
+  ): RequestListener;
 }
 
 /** Incoming paths that get no span unless `ignoreIncomingPaths` says otherwise. */
@@ -156,7 +160,8 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     flush: () => (stopping === undefined ? batchProcessor.forceFlush() : stopping),
     shutdown: () => (stopping ??= sdk.shutdown()),
     traceRequests: lightServerSpans
-      ? createRequestTracer({ ignorePaths: ignoreIncomingPaths })
+      ? (listener, tracerOptions) =>
+          createRequestTracer({ ignorePaths: ignoreIncomingPaths, ...tracerOptions })(listener)
       : unchanged,
   };
   running = telemetry;

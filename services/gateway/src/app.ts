@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
 import type { A2AClient } from '@fleet/a2a/client';
 import {
+  addLogFields,
   assignRequestId,
   createMetrics,
   createServiceApp,
@@ -13,6 +14,7 @@ import {
 } from '@fleet/http';
 import type { MemoryStore } from '@fleet/memory';
 import type { SessionStore } from '@fleet/sessions';
+import { requestLogFields } from '@fleet/telemetry';
 import { authenticate, authenticateRequest, createApiKeyRing, type ApiKeyEntry } from './auth';
 import { createChatCompletionsHandler, type ChatCompletionsOptions } from './chat';
 import { consoleRouter } from './console';
@@ -109,6 +111,14 @@ type HotRouteHandler = (
 const HOT_PATHS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings'] as const;
 type HotPath = (typeof HOT_PATHS)[number];
 
+/**
+ * Whether a request is for one of the hot paths. Their trace context is carried explicitly rather
+ * than entered (`telemetry.traceRequests(app, { enterContext })` in main.ts, docs/tracing.md §7).
+ */
+export function isHotPathRequest(req: IncomingMessage): boolean {
+  return hotPathOf(req) !== undefined;
+}
+
 /** The hot path a request is for (the path exactly, or followed by a query), or undefined. */
 function hotPathOf(req: IncomingMessage): HotPath | undefined {
   if (req.method !== 'POST' || req.url === undefined) return undefined;
@@ -142,6 +152,9 @@ function createHotPathHandler({
   ): Promise<void> {
     const id = assignRequestId(req, res);
     observeResponse({ req, res, path, route: () => path }, observe);
+    // The access log line is written outside the request's trace context: it gets the ids here.
+    const traceFields = requestLogFields(req);
+    if (traceFields['trace_id'] !== undefined) addLogFields(res, traceFields);
     try {
       const tenant = authenticateRequest(keyRing, {
         authorization: req.headers.authorization,

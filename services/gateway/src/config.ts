@@ -246,6 +246,14 @@ export const configSpec = {
       'A JSON file of per-tenant overrides, read at start: `{ "acme": { "rpm": 60, "runs": 2, "tokens_per_day": "unlimited" } }` (the names of GATEWAY_TENANT_LIMITS).',
     defaultText: 'unset',
   }),
+  traceContext: envVar({
+    name: 'GATEWAY_TRACE_CONTEXT',
+    schema: z
+      .enum(['explicit', 'active'], { error: 'expected explicit or active' })
+      .default('explicit'),
+    description:
+      "How the request's trace context travels when tracing is on (docs/tracing.md §7). `explicit`: on `POST /v1/chat/completions`, `/v1/responses` and `/v1/embeddings` the gateway passes its span along and writes the upstream call's `traceparent` itself, entering the context (AsyncLocalStorage) only for orchestration, reasoning, resumes and `auto`'s classifier; every other route runs inside it. `active`: every request runs inside it, as before (for comparison: `pnpm bench gateway --tracing`). The spans are the same either way.",
+  }),
   ...redisEnv,
   ...llmEnv,
   ...telemetryEnv,

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AbortError, StreamInterruptedError, UpstreamTimeoutError } from '@fleet/errors';
+import { injectRequestContext } from '@fleet/telemetry';
 import { renderOpenAIError } from '../openai';
 import { createStreamEndCheck } from './stream-end-check';
 import {
@@ -87,16 +88,20 @@ export function forwardRequest(
   return new Promise<void>((resolve, reject) => {
     let responded = false;
 
+    const headers = connection.headers({
+      'content-type': 'application/json',
+      'content-length': body.length,
+      accept: stream ? 'text/event-stream' : 'application/json',
+      'x-client-request-id': requestId,
+    });
+    // The hot path does not enter the request's trace context: its `traceparent` is written here,
+    // from the request's span (docs/tracing.md §7).
+    injectRequestContext(res.req, headers);
     const upstreamRequest = connection.transport.request({
       ...connection.targets[endpoint],
       method: 'POST',
       agent: connection.agent,
-      headers: connection.headers({
-        'content-type': 'application/json',
-        'content-length': body.length,
-        accept: stream ? 'text/event-stream' : 'application/json',
-        'x-client-request-id': requestId,
-      }),
+      headers,
     });
     upstreamRequest.setTimeout(timeoutMs, () => {
       upstreamRequest.destroy(
