@@ -64,6 +64,14 @@ export interface TelemetryOptions {
    * this is, passes true. @default false
    */
   lightServerSpans?: boolean | undefined;
+  /**
+   * Starts the context storage (`AsyncLocalStorage`) only when a context carrying a span or
+   * baggage is first entered, not for the batch span processor's exports. On Node 20 the storage's
+   * promise hook slows every promise of the process once started; a service whose hot path carries
+   * its trace context explicitly (the gateway: `traceRequests` with `enterContext`) then does not
+   * pay it until a request that needs an active context comes (docs/tracing.md §7). @default false
+   */
+  deferContextStorage?: boolean | undefined;
 }
 
 /** A started (or deliberately not started) telemetry pipeline. */
@@ -152,6 +160,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     sampler: options.sampler,
     outgoingHttpSpans: options.outgoingHttpSpans ?? true,
     lightServerSpans,
+    deferContextStorage: options.deferContextStorage ?? false,
   });
   sdk.start();
   let stopping: Promise<void> | undefined;
