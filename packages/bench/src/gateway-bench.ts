@@ -60,6 +60,8 @@ export interface LoadTarget {
   ratioToProxy: number;
   /** CPU time of the target's process per completed request in the load phases (Linux only). */
   cpuMicrosPerRequest: number | undefined;
+  /** The kernel's part of it (system calls: sockets). */
+  systemCpuMicrosPerRequest: number | undefined;
   p50Ms: number;
   p99Ms: number;
   errors: number;
@@ -325,18 +327,24 @@ async function loadPhase(options: {
   return { samples, elapsedSeconds };
 }
 
+/** A process's CPU time so far, in microseconds. */
+interface CpuTime {
+  user: number;
+  system: number;
+}
+
 /**
- * A process's CPU time (user + system) in microseconds, from /proc (Linux; undefined elsewhere).
- * CPU per request is steadier than throughput on a shared machine: other load slows both targets
- * but does not add to their CPU time.
+ * A process's CPU time (user and system), from /proc (Linux; undefined elsewhere). CPU per request
+ * is steadier than throughput on a shared machine: other load slows both targets but does not add
+ * to their CPU time.
  */
-function cpuMicros(pid: number): number | undefined {
+function cpuTime(pid: number): CpuTime | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command (which may hold spaces) start after the last ')'; utime and stime
     // are fields 14 and 15, in clock ticks (100 per second on Linux).
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+    return { user: Number(fields[11]) * 10_000, system: Number(fields[12]) * 10_000 };
   } catch {
     return undefined;
   }
@@ -425,8 +433,10 @@ async function measure({
 
   const perTarget = new Map<
     string,
-    { samples: Sample[]; rates: number[]; cpuMicros: number | undefined }
-  >(targets.map((target) => [target.name, { samples: [], rates: [], cpuMicros: 0 }]));
+    { samples: Sample[]; rates: number[]; cpu: CpuTime | undefined }
+  >(
+    targets.map((target) => [target.name, { samples: [], rates: [], cpu: { user: 0, system: 0 } }]),
+  );
   const progress = createProgress({
     label: `load: ${options.concurrency} streaming clients`,
     total: options.loadRepeats * targets.length,
@@ -435,18 +445,21 @@ async function measure({
     // Alternate the order so no target always runs on a warmer or cooler machine.
     const order = repeat % 2 === 0 ? targets : [...targets].reverse();
     for (const target of order) {
-      const cpuBefore = cpuMicros(target.pid);
+      const cpuBefore = cpuTime(target.pid);
       const { samples, elapsedSeconds } = await loadPhase({
         target,
         concurrency: options.concurrency,
         seconds: options.loadSeconds,
       });
-      const cpuAfter = cpuMicros(target.pid);
+      const cpuAfter = cpuTime(target.pid);
       const entry = perTarget.get(target.name)!;
-      entry.cpuMicros =
-        entry.cpuMicros === undefined || cpuBefore === undefined || cpuAfter === undefined
+      entry.cpu =
+        entry.cpu === undefined || cpuBefore === undefined || cpuAfter === undefined
           ? undefined
-          : entry.cpuMicros + cpuAfter - cpuBefore;
+          : {
+              user: entry.cpu.user + cpuAfter.user - cpuBefore.user,
+              system: entry.cpu.system + cpuAfter.system - cpuBefore.system,
+            };
       countSent(sent, target, samples.length);
       entry.samples.push(...samples);
       entry.rates.push(samples.filter((sample) => sample.ok).length / elapsedSeconds);
@@ -458,13 +471,16 @@ async function measure({
   // drift between repeats (other load, CPU frequency).
   const proxyRates = perTarget.get(proxy.name)!.rates;
   const load = targets.map((target): LoadTarget => {
-    const { samples, rates, cpuMicros: cpu } = perTarget.get(target.name)!;
+    const { samples, rates, cpu } = perTarget.get(target.name)!;
     const ok = samples.filter((sample) => sample.ok).map((sample) => sample.ms);
     return {
       target: target.name,
       requestsPerSecond: median(rates),
       ratioToProxy: median(rates.map((rate, index) => rate / (proxyRates[index] ?? Number.NaN))),
-      cpuMicrosPerRequest: cpu === undefined || ok.length === 0 ? undefined : cpu / ok.length,
+      cpuMicrosPerRequest:
+        cpu === undefined || ok.length === 0 ? undefined : (cpu.user + cpu.system) / ok.length,
+      systemCpuMicrosPerRequest:
+        cpu === undefined || ok.length === 0 ? undefined : cpu.system / ok.length,
       p50Ms: percentile(ok, 0.5),
       p99Ms: percentile(ok, 0.99),
       errors: samples.length - ok.length,
@@ -529,12 +545,14 @@ export function formatGatewayBench(
   lines.push(`Load (${options.concurrency} concurrent streaming clients)`);
   lines.push('');
   lines.push(
-    '| target | requests/s (median of phases) | ÷ minimal proxy (median of phases) | p50 | p99 | errors | CPU per request |',
+    '| target | requests/s (median of phases) | ÷ minimal proxy (median of phases) | p50 | p99 | errors | CPU per request (system) |',
   );
   lines.push('|---|---|---|---|---|---|---|');
   for (const row of result.load) {
     const cpu =
-      row.cpuMicrosPerRequest === undefined ? '–' : `${row.cpuMicrosPerRequest.toFixed(0)} µs`;
+      row.cpuMicrosPerRequest === undefined
+        ? '–'
+        : `${row.cpuMicrosPerRequest.toFixed(0)} µs (${(row.systemCpuMicrosPerRequest ?? 0).toFixed(0)} µs)`;
     lines.push(
       `| ${row.target} | ${row.requestsPerSecond.toFixed(0)} | ${(row.ratioToProxy * 100).toFixed(1)} % | ${formatMs(row.p50Ms)} | ${formatMs(row.p99Ms)} | ${row.errors} of ${row.completed + row.errors} | ${cpu} |`,
     );
