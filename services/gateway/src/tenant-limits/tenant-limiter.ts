@@ -194,20 +194,19 @@ export function createTenantLimiter({
   };
 }
 
-/** Redis is not connected: nothing can be checked, so the request is let through. */
-class RedisNotReady extends Error {
-  constructor() {
-    super('Redis is not connected');
-  }
-}
+/** Logged while Redis is not connected: nothing is checked, requests are let through. */
+const REDIS_NOT_READY = new Error('Redis is not connected');
 
 /** Counts the request; the bucket's state, or undefined when Redis failed (let through). */
 async function countRequest(
   context: LimiterContext,
   { tenant, route, points }: { tenant: string; route: LimitedRoute; points: number },
 ): Promise<CountedRequest | undefined> {
+  if (context.redis.status !== 'ready') {
+    context.warnUnchecked(REDIS_NOT_READY, 'request limits not checked');
+    return undefined;
+  }
   try {
-    if (context.redis.status !== 'ready') throw new RedisNotReady();
     return await context.requests.count(`${tenant}:${route}`, points);
   } catch (error) {
     context.warnUnchecked(error, 'request limits not checked');
@@ -220,8 +219,11 @@ async function readBudget(
   context: LimiterContext,
   { tenant, budget }: { tenant: string; budget: number },
 ): Promise<LimitState | undefined> {
+  if (context.redis.status !== 'ready') {
+    context.warnUnchecked(REDIS_NOT_READY, 'token budgets not checked');
+    return undefined;
+  }
   try {
-    if (context.redis.status !== 'ready') throw new RedisNotReady();
     const { spent, resetMs } = await context.tokens.spent(tenant);
     return { limit: budget, remaining: budget - spent, resetMs };
   } catch (error) {
