@@ -132,5 +132,16 @@ describe('gateway tracing', () => {
       'llm.token_count.prompt': expect.any(Number),
     });
     expect(JSON.stringify(embeddings.attributes)).not.toMatch(/embedding\.vector/);
+
+    // Each upstream call carries its own request's trace, the span as parent.
+    for (const [path, span] of [
+      ['/v1/responses', responses],
+      ['/v1/embeddings', embeddings],
+    ] as const) {
+      const traceparent = llm.requests.findLast((request) => request.path === path)?.headers[
+        'traceparent'
+      ];
+      expect(traceparent).toBe(`00-${span.traceId}-${span.spanId}-01`);
+    }
   });
 });

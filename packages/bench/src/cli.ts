@@ -17,9 +17,10 @@ import { formatTtftBench, runTtftBench, type TtftBenchOptions } from './ttft-ben
 const HELP = `Usage: pnpm bench <benchmark> [options]
 
 Benchmarks:
-  gateway        Added latency of the gateway's passthrough vs straight to a scripted upstream,
-                 and throughput under concurrent streaming load vs a minimal Node reverse proxy;
-                 then the ttft benchmark below (unless --skip-ttft).
+  gateway        Added latency of the gateway's passthrough (tenant limits on) vs straight to a
+                 scripted upstream, and throughput and CPU per request under concurrent
+                 streaming load vs a minimal Node reverse proxy, in one run; then the ttft
+                 benchmark below (unless --skip-ttft).
   ttft           Time to first token through the gateway for passthrough, reasoning,
                  orchestration and auto (cached and uncached classifier decisions), side by side
                  with ratios to passthrough, everything behind one scripted model. Reasoning is
@@ -44,8 +45,13 @@ Options (gateway):
   --chunks N        streamed deltas per answer                              (default 20)
   --quick           a short smoke run (3 rounds, 1 s phases; 3 orchestration runs; 5 ttft rounds)
   --skip-ttft       leave out the time-to-first-token section
-  --tracing         run the gateway with tracing on, exporting OTLP/protobuf to a local sink
-                    the bench starts (counts export requests and bytes)
+  --limits on|off|both  the gateway's tenant limits (default on, with a request limit out of the
+                    load's reach unless GATEWAY_LIMIT_RPM is set); both: a second gateway with
+                    them off, side by side
+  --tracing         the gateway traced, exporting OTLP/protobuf to a local sink the bench starts
+                    (counts export requests and bytes), side by side with the same gateway with
+                    the context entered for every request (GATEWAY_TRACE_CONTEXT=active) and
+                    untraced: CPU per request of each
   --gateway-node-args "A B"  extra node arguments for the gateway process, space-separated
                     (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"; also BENCH_GATEWAY_NODE_ARGS)
 
@@ -85,6 +91,14 @@ Common:
 
 Results go in docs/benchmarks.md with the machine and the command.`;
 
+/** `--limits`: on (default), off or both. */
+function limitsOption(value: string | undefined): 'on' | 'off' | 'both' {
+  if (value === undefined || value === 'on' || value === 'off' || value === 'both') {
+    return value ?? 'on';
+  }
+  throw new Error(`--limits expects on, off or both, got '${value}'`);
+}
+
 /** `"A B"` → `['A', 'B']`: extra node arguments, space-separated. */
 function splitArgs(value: string | undefined): string[] {
   return (value ?? '').split(' ').filter((arg) => arg !== '');
@@ -106,6 +120,7 @@ async function main(): Promise<number> {
       'agent-latency-ms': { type: 'string' },
       'skip-ttft': { type: 'boolean', default: false },
       tracing: { type: 'boolean', default: false },
+      limits: { type: 'string' },
       'gateway-node-args': { type: 'string' },
       'orchestrator-node-args': { type: 'string' },
       runs: { type: 'string' },
@@ -232,6 +247,7 @@ async function main(): Promise<number> {
     loadRepeats: number(values['load-repeats'], values.quick ? 1 : 5),
     chunks: number(values.chunks, 20),
     tracing: values.tracing,
+    limits: limitsOption(values.limits),
     gatewayNodeArgs: splitArgs(
       values['gateway-node-args'] ?? process.env['BENCH_GATEWAY_NODE_ARGS'],
     ),

@@ -1,7 +1,14 @@
 /** OpenTelemetry start-up for every service, OpenInference span helpers, JSON logs with trace ids. */
 export { DEFAULT_IGNORED_PATHS, resolveTracesUrl, startTelemetry } from './start-telemetry';
 export type { OtlpProtocol, Telemetry, TelemetryOptions } from './start-telemetry';
-export { createRequestTracer, SERVER_TRACER_NAME } from './trace-requests';
+export {
+  createRequestTracer,
+  injectRequestContext,
+  requestLogFields,
+  requestSpan,
+  SERVER_TRACER_NAME,
+  withRequestContext,
+} from './trace-requests';
 export type { RequestTracerOptions } from './trace-requests';
 export { telemetryOptionsFromConfig } from './telemetry-options-from-config';
 export type { TelemetryConfig, TelemetryDefaults } from './telemetry-options-from-config';

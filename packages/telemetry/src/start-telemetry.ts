@@ -5,7 +5,7 @@ import { setDefaultMaxValueLength } from './internal/serialize-value';
 import { setTraceHideConfig, type TraceHideConfig } from './internal/trace-config';
 import type { SamplerSettings } from './sampler-settings';
 import { DEFAULT_PROJECT_NAME } from './semantic-conventions';
-import { createRequestTracer } from './trace-requests';
+import { createRequestTracer, type RequestTracerOptions } from './trace-requests';
 
 /** OTLP encodings. Phoenix accepts only `http/protobuf`; `http/json` is for tests. */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -64,6 +64,14 @@ export interface TelemetryOptions {
    * this is, passes true. @default false
    */
   lightServerSpans?: boolean | undefined;
+  /**
+   * Starts the context storage (`AsyncLocalStorage`) only when a context carrying a span or
+   * baggage is first entered, not for the batch span processor's exports. On Node 20 the storage's
+   * promise hook slows every promise of the process once started; a service whose hot path carries
+   * its trace context explicitly (the gateway: `traceRequests` with `enterContext`) then does not
+   * pay it until a request that needs an active context comes (docs/tracing.md §7). @default false
+   */
+  deferContextStorage?: boolean | undefined;
 }
 
 /** A started (or deliberately not started) telemetry pipeline. */
@@ -77,12 +85,16 @@ export interface Telemetry {
   /**
    * With `lightServerSpans`, wraps a request listener so each request gets a light SERVER span
    * (`createRequestTracer`); otherwise (export off, or `instrumentation-http` records incoming
-   * requests) returns the listener unchanged.
+   * requests) returns the listener unchanged. `enterContext` chooses the requests that run inside
+   * their span's context (default: all); the others carry it explicitly (`requestSpan`).
    *
    * @example
    * startServer({ app: telemetry.traceRequests(app), ... });
    */
-  traceRequests(listener: RequestListener): RequestListener;
+  traceRequests(
+    listener: RequestListener,
+    options?: Pick<RequestTracerOptions, 'enterContext'>,
+  ): RequestListener;
 }
 
 /** Incoming paths that get no span unless `ignoreIncomingPaths` says otherwise. */
@@ -148,6 +160,7 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     sampler: options.sampler,
     outgoingHttpSpans: options.outgoingHttpSpans ?? true,
     lightServerSpans,
+    deferContextStorage: options.deferContextStorage ?? false,
   });
   sdk.start();
   let stopping: Promise<void> | undefined;
@@ -156,7 +169,8 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
     flush: () => (stopping === undefined ? batchProcessor.forceFlush() : stopping),
     shutdown: () => (stopping ??= sdk.shutdown()),
     traceRequests: lightServerSpans
-      ? createRequestTracer({ ignorePaths: ignoreIncomingPaths })
+      ? (listener, tracerOptions) =>
+          createRequestTracer({ ignorePaths: ignoreIncomingPaths, ...tracerOptions })(listener)
       : unchanged,
   };
   running = telemetry;

@@ -1,7 +1,9 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import {
   type Attributes,
+  type Context,
   context,
+  isSpanContextValid,
   propagation,
   ROOT_CONTEXT,
   type Span,
@@ -21,6 +23,61 @@ export interface RequestTracerOptions {
   ignorePaths: readonly string[];
   /** @default the global provider's tracer named {@link SERVER_TRACER_NAME} */
   tracer?: Tracer | undefined;
+  /**
+   * Which requests run inside their span's context (`context.with`: an `AsyncLocalStorage` store
+   * that every promise the request creates carries). The others are not entered: their handlers
+   * pass the span on explicitly ({@link requestSpan}, {@link injectRequestContext}) and enter it
+   * only for the work that needs an active context ({@link withRequestContext}).
+   * @default every request
+   */
+  enterContext?: ((req: IncomingMessage) => boolean) | undefined;
+}
+
+/** Each traced request's context (its span, on the extracted parent), until the request is gone. */
+const requestContexts = new WeakMap<IncomingMessage, Context>();
+
+/**
+ * The light server span of a request traced by {@link createRequestTracer}, whether or not its
+ * context was entered; undefined when the request is not traced (tracing off, an ignored path).
+ */
+export function requestSpan(req: IncomingMessage): Span | undefined {
+  const traced = requestContexts.get(req);
+  return traced === undefined ? undefined : trace.getSpan(traced);
+}
+
+/**
+ * Runs `fn` with the request's span context active, for work that relies on the active context:
+ * child spans (`withSpan`), `withBaggage`, log lines' `trace_id`, outgoing calls instrumented by
+ * OpenTelemetry. A request that is not traced, or whose context is already active, just runs `fn`.
+ *
+ * @example
+ * await withRequestContext(req, () => orchestrate({ ... }));
+ */
+export function withRequestContext<T>(req: IncomingMessage, fn: () => T): T {
+  const traced = requestContexts.get(req);
+  if (traced === undefined || context.active() === traced) return fn();
+  return context.with(traced, fn);
+}
+
+/**
+ * Writes the request's trace context into outgoing headers with the global propagator (W3C
+ * `traceparent`/`tracestate`, and `baggage`), as the instrumentation does for calls made inside
+ * an active context: the callee's spans continue this request's trace. Nothing for a request that
+ * is not traced.
+ */
+export function injectRequestContext(req: IncomingMessage, headers: Record<string, unknown>): void {
+  const traced = requestContexts.get(req);
+  if (traced !== undefined) propagation.inject(traced, headers);
+}
+
+/**
+ * `trace_id` and `span_id` of the request's span, for a log line written outside its context
+ * (the gateway's access log on the hot path); empty when the request is not traced.
+ */
+export function requestLogFields(req: IncomingMessage): Record<string, string> {
+  const spanContext = requestSpan(req)?.spanContext();
+  if (spanContext === undefined || !isSpanContextValid(spanContext)) return {};
+  return { trace_id: spanContext.traceId, span_id: spanContext.spanId };
 }
 
 const headerGetter: TextMapGetter<IncomingMessage['headers']> = {
@@ -50,12 +107,15 @@ export function pathOf(url: string | undefined): string {
  * - has status ERROR for a 5xx answer, and `fleet.http.aborted: true` when the connection closed
  *   before the response was complete;
  * - is the active span while the listener runs (`context.with`), so handlers' `getActiveSpan()`,
- *   child spans, log lines and outgoing calls (which carry `traceparent`) see it;
+ *   child spans, log lines and outgoing calls (which carry `traceparent`) see it — unless
+ *   `enterContext` says otherwise for the request, whose handler then carries it explicitly
+ *   ({@link requestSpan}, {@link injectRequestContext}, {@link withRequestContext});
  * - ends when the response closes.
  */
 export function createRequestTracer({
   ignorePaths,
   tracer = trace.getTracer(SERVER_TRACER_NAME),
+  enterContext,
 }: RequestTracerOptions) {
   const ignored = new Set(ignorePaths);
   return function traceRequests(listener: RequestListener): RequestListener {
@@ -73,7 +133,13 @@ export function createRequestTracer({
         parent,
       );
       if (span.isRecording()) res.once('close', () => endServerSpan(span, res));
-      context.with(trace.setSpan(parent, span), listener, undefined, req, res);
+      const traced = trace.setSpan(parent, span);
+      requestContexts.set(req, traced);
+      if (enterContext === undefined || enterContext(req)) {
+        context.with(traced, listener, undefined, req, res);
+      } else {
+        listener(req, res);
+      }
     };
   };
 }

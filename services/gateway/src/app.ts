@@ -5,6 +5,7 @@ import { Counter } from 'prom-client';
 import type { A2AClient } from '@fleet/a2a/client';
 import {
   assertHeadersSentOnce,
+  addLogFields,
   assignRequestId,
   createMetrics,
   createServiceApp,
@@ -14,6 +15,7 @@ import {
 } from '@fleet/http';
 import type { MemoryStore } from '@fleet/memory';
 import type { SessionStore } from '@fleet/sessions';
+import { requestLogFields } from '@fleet/telemetry';
 import {
   authenticate,
   authenticateRequest,
@@ -116,6 +118,14 @@ type HotRouteHandler = (
 const HOT_PATHS = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings'] as const;
 type HotPath = (typeof HOT_PATHS)[number];
 
+/**
+ * Whether a request is for one of the hot paths. Their trace context is carried explicitly rather
+ * than entered (`telemetry.traceRequests(app, { enterContext })` in main.ts, docs/tracing.md §7).
+ */
+export function isHotPathRequest(req: IncomingMessage): boolean {
+  return hotPathOf(req) !== undefined;
+}
+
 /** The hot path a request is for (the path exactly, or followed by a query), or undefined. */
 function hotPathOf(req: IncomingMessage): HotPath | undefined {
   if (req.method !== 'POST' || req.url === undefined) return undefined;
@@ -149,6 +159,9 @@ function createHotPathHandler({
   ): Promise<void> {
     const id = assignRequestId(req, res);
     observeResponse({ req, res, path, route: () => path }, observe);
+    // The access log line is written outside the request's trace context: it gets the ids here.
+    const traceFields = requestLogFields(req);
+    if (traceFields['trace_id'] !== undefined) addLogFields(res, traceFields);
     try {
       assertHeadersSentOnce(req, SINGLE_HEADERS);
       const tenant = authenticateRequest(keyRing, {

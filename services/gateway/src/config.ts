@@ -211,6 +211,12 @@ export const configSpec = {
     description:
       'The window GATEWAY_LIMIT_RPM counts in, in seconds (a fixed window starting at its first request).',
   }),
+  limitSyncMs: envVar({
+    name: 'GATEWAY_LIMIT_SYNC_MS',
+    schema: positiveIntSchema.default(1000),
+    description:
+      "How often each replica sends the requests and tokens it counted to Redis and reads every replica's counts, in milliseconds. Between two syncs a replica admits a tenant's requests from memory, at most ⌈rpm × sync / window⌉ of them unconfirmed, and asks Redis near the limit; a window admits at most rpm + (replicas − 1) × ⌈rpm × sync / window⌉ requests (docs/limits.md). Shorter: a tighter bound, more Redis commands.",
+  }),
   limitRuns: envVar({
     name: 'GATEWAY_LIMIT_RUNS',
     schema: limitValueSchema.prefault('20'),
@@ -247,6 +253,14 @@ export const configSpec = {
     description:
       'A JSON file of per-tenant overrides, read at start: `{ "acme": { "rpm": 60, "runs": 2, "tokens_per_day": "unlimited" } }` (the names of GATEWAY_TENANT_LIMITS).',
     defaultText: 'unset',
+  }),
+  traceContext: envVar({
+    name: 'GATEWAY_TRACE_CONTEXT',
+    schema: z
+      .enum(['explicit', 'active'], { error: 'expected explicit or active' })
+      .default('explicit'),
+    description:
+      "How the request's trace context travels when tracing is on (docs/tracing.md §7). `explicit`: on `POST /v1/chat/completions`, `/v1/responses` and `/v1/embeddings` the gateway passes its span along and writes the upstream call's `traceparent` itself, entering the context (AsyncLocalStorage) only for orchestration, reasoning, resumes and `auto`'s classifier; every other route runs inside it. `active`: every request runs inside it, as before (for comparison: `pnpm bench gateway --tracing`). The spans are the same either way.",
   }),
   ...redisEnv,
   ...llmEnv,

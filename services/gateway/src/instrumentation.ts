@@ -22,4 +22,7 @@ export const telemetry = startTelemetry({
   // Its one server span per request is recorded by `telemetry.traceRequests` (main.ts), not by
   // instrumentation-http, whose per-request work was most of tracing's cost (docs/tracing.md §7).
   lightServerSpans: true,
+  // The hot paths enter no context (main.ts): nor should the exports, or every promise would pay
+  // AsyncLocalStorage's hook from the first export on.
+  deferContextStorage: config.traceContext === 'explicit',
 });

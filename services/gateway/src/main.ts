@@ -10,7 +10,7 @@ import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
 import { createMemoryStore } from '@fleet/memory';
 import { createSessionStore } from '@fleet/sessions';
 import { createLogger } from '@fleet/telemetry';
-import { createApp } from './app';
+import { createApp, isHotPathRequest } from './app';
 import { createDocumentsClient } from './documents';
 import { GATEWAY_REDIS_OPTIONS } from './redis';
 import { createRouteClassifier } from './routing';
@@ -121,6 +121,7 @@ async function main(): Promise<void> {
           },
           tenants: mergeTenantLimits(config.tenantLimitsFile, config.tenantLimits),
           windowSeconds: config.limitWindowSeconds,
+          syncIntervalMs: config.limitSyncMs,
         }
       : undefined,
   });
@@ -131,7 +132,10 @@ async function main(): Promise<void> {
     );
   }
   const running = await startServer({
-    app: telemetry.traceRequests(app),
+    // The hot paths carry their trace context explicitly (docs/tracing.md §7).
+    app: telemetry.traceRequests(app, {
+      enterContext: config.traceContext === 'active' ? undefined : (req) => !isHotPathRequest(req),
+    }),
     port: config.port,
     host: config.host,
     logger,

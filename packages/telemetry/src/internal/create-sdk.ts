@@ -37,6 +37,7 @@ import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { SamplerSettings } from '../sampler-settings';
 import { BAGGAGE_KEYS } from '../semantic-conventions';
 import { pathOf } from '../trace-requests';
+import { DeferredContextManager } from './deferred-context-manager';
 import { InjectOnlyPropagator } from './inject-only-propagator';
 import { ServiceNameSpanProcessor } from './service-name-span-processor';
 
@@ -58,6 +59,8 @@ export interface CreateSdkOptions {
    * listener with `Telemetry.traceRequests` instead (light server spans).
    */
   lightServerSpans: boolean;
+  /** True: the context storage starts with the first context that carries a span or baggage. */
+  deferContextStorage: boolean;
   /** Undefined: the SDK's own choice (`OTEL_TRACES_SAMPLER`, else parentbased_always_on). */
   sampler: SamplerSettings | undefined;
 }
@@ -118,6 +121,8 @@ export function createSdk(options: CreateSdkOptions): CreatedSdk {
     ),
     resourceDetectors: [processDetector, hostDetector],
     textMapPropagator: options.trustInboundTraceContext ? w3c : new InjectOnlyPropagator(w3c),
+    // Otherwise the SDK's own AsyncLocalStorage context manager, started at once.
+    ...(options.deferContextStorage ? { contextManager: new DeferredContextManager() } : {}),
     ...(options.sampler === undefined ? {} : { sampler: createSampler(options.sampler) }),
     spanProcessors: [
       new ServiceNameSpanProcessor(options.serviceName),

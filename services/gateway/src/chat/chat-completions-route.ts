@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AClient } from '@fleet/a2a/client';
 import { readJsonBody, readSingleHeader } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
-import { getActiveSpan } from '@fleet/telemetry';
+import { requestSpan, withRequestContext } from '@fleet/telemetry';
 import { parseRoutingHeader, type RouteClassifier } from '../routing';
 import { parsePlanApprovalHeader } from '../orchestration';
 import type { RedisGate } from '../redis';
@@ -80,17 +80,19 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
     if (resumeId !== undefined) {
       for (const [name, value] of Object.entries(RESUME_HEADERS)) res.setHeader(name, value);
       redisGate?.assertConnected();
-      await resumeSession({
-        store: sessions,
-        client: orchestratorClient,
-        sessionId: resumeId,
-        tenant,
-        requestId,
-        request,
-        res,
-        responseHeaders: RESUME_HEADERS,
-        span: getActiveSpan(),
-      });
+      await withRequestContext(req, () =>
+        resumeSession({
+          store: sessions,
+          client: orchestratorClient,
+          sessionId: resumeId,
+          tenant,
+          requestId,
+          request,
+          res,
+          responseHeaders: RESUME_HEADERS,
+          span: requestSpan(req),
+        }),
+      );
       return;
     }
     await routeRequest(options, {
@@ -113,7 +115,7 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
           requestId,
           responseHeaders,
           observer: combineObservers(
-            tracePassthrough({ span: getActiveSpan(), request, tenant }),
+            tracePassthrough({ span: requestSpan(req), request, tenant }),
             limits.usageObserver(),
           ),
         }),

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { stepUsage, type StepUsage } from '@fleet/a2a';
 import { ServiceUnavailableError } from '@fleet/errors';
-import { getActiveSpan } from '@fleet/telemetry';
+import { getActiveSpan, withRequestContext } from '@fleet/telemetry';
 import {
   FLEET_MODELS,
   resolveRoute,
@@ -215,10 +215,14 @@ export async function routeRequest(
   routed: RoutedRequest,
 ): Promise<void> {
   const requested = resolveRoute(routed.headerMode, routed.routable);
+  // Passthrough carries the request's trace context explicitly (the upstream call's
+  // `traceparent`, the span it describes); the classifier and the agent routes start child spans,
+  // set baggage and call over A2A inside it (docs/tracing.md §7).
+  const request = routed.res.req;
   // The classifier picks the route for `auto`; the headers name the route taken.
   const { decision, body, gatewaySteps } =
     requested.mode === 'auto'
-      ? await classifyAuto(options, routed)
+      ? await withRequestContext(request, () => classifyAuto(options, routed))
       : { decision: requested, body: routed.body.raw, gatewaySteps: [] };
   const responseHeaders = setRouteHeaders(routed.res, decision);
   if (decision.mode === 'passthrough') {
@@ -237,12 +241,14 @@ export async function routeRequest(
     limits: routed.limits ?? NO_REQUEST_LIMITS,
   };
   if (decision.mode === 'orchestration') {
-    await routeToOrchestrator(options, {
-      ...call,
-      planApproval: routed.planApproval,
-      gatewaySteps,
-    });
+    await withRequestContext(request, () =>
+      routeToOrchestrator(options, {
+        ...call,
+        planApproval: routed.planApproval,
+        gatewaySteps,
+      }),
+    );
   } else {
-    await routeToReasoning(options, call);
+    await withRequestContext(request, () => routeToReasoning(options, call));
   }
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ServiceUnavailableError } from '@fleet/errors';
 import { readJsonBody } from '@fleet/http';
-import { getActiveSpan } from '@fleet/telemetry';
+import { requestSpan } from '@fleet/telemetry';
 import type { UpstreamClient } from '../upstream';
 import { combineObservers, NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
 import { embeddingsRequestSchema } from './embeddings-request';
@@ -49,7 +49,7 @@ export function createEmbeddingsHandler({
       requestId,
       responseHeaders: {},
       observer: combineObservers(
-        traceEmbeddings({ span: getActiveSpan(), request, tenant }),
+        traceEmbeddings({ span: requestSpan(req), request, tenant }),
         limits.usageObserver(),
       ),
     });

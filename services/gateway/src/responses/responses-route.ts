@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BadRequestError } from '@fleet/errors';
 import { readJsonBody, readSingleHeader } from '@fleet/http';
-import { getActiveSpan } from '@fleet/telemetry';
+import { requestSpan, withRequestContext } from '@fleet/telemetry';
 import {
   messageText,
   RESUME_HEADERS,
@@ -84,18 +84,20 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
     if (resumeId !== undefined) {
       for (const [name, value] of Object.entries(RESUME_HEADERS)) res.setHeader(name, value);
       redisGate?.assertConnected();
-      await resumeSession({
-        store: sessions,
-        client: orchestratorClient,
-        sessionId: resumeId,
-        tenant,
-        requestId,
-        request: { ...request, messages: responsesMessages(request, { strict: false }) },
-        res,
-        responseHeaders: RESUME_HEADERS,
-        span: getActiveSpan(),
-        api,
-      });
+      await withRequestContext(req, () =>
+        resumeSession({
+          store: sessions,
+          client: orchestratorClient,
+          sessionId: resumeId,
+          tenant,
+          requestId,
+          request: { ...request, messages: responsesMessages(request, { strict: false }) },
+          res,
+          responseHeaders: RESUME_HEADERS,
+          span: requestSpan(req),
+          api,
+        }),
+      );
       return;
     }
     await routeRequest(options, {
@@ -118,7 +120,7 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
           requestId,
           responseHeaders,
           observer: combineObservers(
-            traceResponsesPassthrough({ span: getActiveSpan(), request, tenant }),
+            traceResponsesPassthrough({ span: requestSpan(req), request, tenant }),
             limits.usageObserver(),
           ),
         }),

@@ -1,11 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitError } from '@fleet/errors';
 import type { HttpLogger } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
 import { setRateLimitHeaders, setRetryAfterMs, type LimitState } from './rate-limit-headers';
+import { createRequestCounter, type CountedRequest, type RequestCounter } from './request-counter';
 import { createRunSlots, type RunSlot, type RunSlots } from './run-slots';
+import { createTokenCounter, type TokenCounter } from './token-counter';
 import type { TenantLimitOverrides, TenantLimits, TenantLimitTable } from './tenant-limits-spec';
 
 /** The request buckets: each hot route its own, the rest of `/v1` one together. */
@@ -26,6 +27,12 @@ export interface TenantLimiterOptions {
   tenants?: TenantLimitTable;
   /** The `rpm` window in seconds (GATEWAY_LIMIT_WINDOW_SECONDS). @default 60 */
   windowSeconds?: number;
+  /**
+   * How often each replica sends its request and token counts to Redis and reads every replica's
+   * (GATEWAY_LIMIT_SYNC_MS). Between two syncs a replica admits from memory within its share of
+   * the limit; the overshoot across replicas is bounded by it (docs/limits.md). @default 1000
+   */
+  syncIntervalMs?: number;
   /** Seconds a refused run is told to wait (`Retry-After`). @default 5 */
   runRetryAfterSeconds?: number;
   /** How long a run slot outlives its holder's last renewal. @default 30000 */
@@ -35,7 +42,7 @@ export interface TenantLimiterOptions {
   logger: HttpLogger;
   /** Told about every refused request (the metric). */
   onLimited?: (tenant: string, limit: LimitName) => void;
-  /** The clock for the token day (UTC). @default Date.now */
+  /** The clock for the windows and the token day (UTC). @default Date.now */
   now?: () => number;
 }
 
@@ -51,7 +58,9 @@ export interface TenantLimiter {
   limitsOf(tenant: string): TenantLimits;
   /**
    * Counts one request in its bucket and, unless `budget` is false, checks the tenant's token
-   * budget (both in one round trip); sets the `x-ratelimit-*` headers either way.
+   * budget; sets the `x-ratelimit-*` headers either way. Far from the limits this is answered
+   * from memory (the counts reach Redis with the background sync); near a request limit it asks
+   * Redis (docs/limits.md).
    * @throws RateLimitError (429, `Retry-After`) when the bucket or the day's budget is spent
    */
   admit(request: {
@@ -68,9 +77,10 @@ export interface TenantLimiter {
   acquireRun(request: { tenant: string; res: ServerResponse }): Promise<RunSlot>;
   /** Adds an answer's tokens to the tenant's day (nothing for unknown usage); never throws. */
   recordTokens(tenant: string, tokens: number | undefined): void;
+  /** Sends this replica's counts to Redis now (what the background sync does every interval). */
+  sync(): Promise<void>;
 }
 
-const DAY_MS = 86_400_000;
 const NO_SLOT: RunSlot = { release: () => undefined };
 
 const ROUTE_NAMES: Record<LimitedRoute, string> = {
@@ -83,15 +93,14 @@ const ROUTE_NAMES: Record<LimitedRoute, string> = {
 /** What the limiter's steps share. */
 interface LimiterContext {
   limitsOf: (tenant: string) => TenantLimits;
-  requestLimiter: (points: number) => RateLimiterRedis;
-  tokenLimiter: RateLimiterRedis;
+  redis: Pick<Redis, 'status'>;
+  requests: RequestCounter;
+  tokens: TokenCounter;
   slots: RunSlots;
   sessions: TenantLimiterOptions['sessions'];
   windowSeconds: number;
   runRetryAfterSeconds: number;
   logger: HttpLogger;
-  /** The tenant's token-day key and the milliseconds until 00:00 UTC. */
-  dayOf: (tenant: string) => { key: string; resetMs: number };
   /** Counts the refusal and throws it. */
   refuse: (tenant: string, limit: LimitName, error: RateLimitError) => never;
   /** Logs that Redis failed a check, at most once per 10 s (every request fails while it is down). */
@@ -101,11 +110,13 @@ interface LimiterContext {
 const WARN_INTERVAL_MS = 10_000;
 
 /**
- * Builds the tenant limiter: requests per window per route bucket (rate-limiter-flexible's fixed
- * window in Redis), tokens per UTC day (the same, keyed by the day, fed with each answer's usage),
+ * Builds the tenant limiter: requests per window per route bucket and tokens per UTC day, counted
+ * on this replica and reconciled with Redis every `syncIntervalMs` ({@link createRequestCounter},
+ * {@link createTokenCounter}), so a request far from its limits costs no Redis round trip;
  * concurrent orchestrated runs (expiring leases, {@link createRunSlots}) and sessions waiting for a
- * person (counted in the session store). A Redis failure while counting requests or reading the
- * budget lets the request through (logged): passthrough does not depend on Redis.
+ * person (counted in the session store), both checked in Redis when a run starts. While Redis is
+ * not connected, or fails a check, requests and budgets are let through (logged, no
+ * `x-ratelimit-*` headers): passthrough does not depend on Redis.
  *
  * @example
  * const limiter = createTenantLimiter({ redis, sessions, defaults, logger });
@@ -117,6 +128,7 @@ export function createTenantLimiter({
   defaults,
   tenants = {},
   windowSeconds = 60,
+  syncIntervalMs = 1000,
   runRetryAfterSeconds = 5,
   runLeaseMs = 30_000,
   keyPrefix = 'fleet:limits',
@@ -125,7 +137,6 @@ export function createTenantLimiter({
   now = Date.now,
 }: TenantLimiterOptions): TenantLimiter {
   const resolved = new Map<string, TenantLimits>();
-  const requestLimiters = new Map<number, RateLimiterRedis>();
   let lastWarning = -Infinity;
   const context: LimiterContext = {
     limitsOf(tenant) {
@@ -136,31 +147,15 @@ export function createTenantLimiter({
       }
       return limits;
     },
-    requestLimiter(points) {
-      let limiter = requestLimiters.get(points);
-      if (limiter === undefined) {
-        limiter = new RateLimiterRedis({
-          storeClient: redis,
-          keyPrefix: `${keyPrefix}:requests`,
-          points,
-          duration: windowSeconds,
-          rejectIfRedisNotReady: true,
-          // A bucket found spent is refused from memory until its window ends: a client that
-          // keeps sending after its 429 costs this replica no Redis call.
-          inMemoryBlockOnConsumed: points + 1,
-        });
-        requestLimiters.set(points, limiter);
-      }
-      return limiter;
-    },
-    // The day is in the key; the window only has to outlive it. Points are never compared.
-    tokenLimiter: new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix: `${keyPrefix}:tokens`,
-      points: Number.MAX_SAFE_INTEGER,
-      duration: 2 * 86_400,
-      rejectIfRedisNotReady: true,
+    redis,
+    requests: createRequestCounter({
+      redis,
+      keyPrefix: `${keyPrefix}:requests`,
+      windowMs: windowSeconds * 1000,
+      syncIntervalMs,
+      now,
     }),
+    tokens: createTokenCounter({ redis, keyPrefix: `${keyPrefix}:tokens`, now }),
     slots: createRunSlots({
       redis,
       keyPrefix: `${keyPrefix}:runs`,
@@ -171,13 +166,6 @@ export function createTenantLimiter({
     windowSeconds,
     runRetryAfterSeconds,
     logger,
-    dayOf(tenant) {
-      const time = now();
-      return {
-        key: `${tenant}:${new Date(time).toISOString().slice(0, 10)}`,
-        resetMs: DAY_MS - (time % DAY_MS),
-      };
-    },
     refuse(tenant, limit, error) {
       onLimited(tenant, limit);
       throw error;
@@ -189,24 +177,38 @@ export function createTenantLimiter({
       logger.warn({ err: error }, `${what}: Redis failed; requests are let through meanwhile`);
     },
   };
+  const sync = async (): Promise<void> => {
+    await Promise.all([context.requests.sync(), context.tokens.sync()]);
+  };
+  // One timer per limiter; unref'd, so it never keeps a process alive.
+  const timer = setInterval(() => {
+    sync().catch((error: unknown) => context.warnUnchecked(error, 'limit counts not synced'));
+  }, syncIntervalMs);
+  timer.unref();
   return {
     limitsOf: context.limitsOf,
     admit: (request) => admit(context, request),
     acquireRun: (request) => acquireRun(context, request),
     recordTokens: (tenant, tokens) => recordTokens(context, { tenant, tokens }),
+    sync,
   };
 }
+
+/** Logged while Redis is not connected: nothing is checked, requests are let through. */
+const REDIS_NOT_READY = new Error('Redis is not connected');
 
 /** Counts the request; the bucket's state, or undefined when Redis failed (let through). */
 async function countRequest(
   context: LimiterContext,
   { tenant, route, points }: { tenant: string; route: LimitedRoute; points: number },
-): Promise<{ state: LimitState; limited: boolean } | undefined> {
+): Promise<CountedRequest | undefined> {
+  if (context.redis.status !== 'ready') {
+    context.warnUnchecked(REDIS_NOT_READY, 'request limits not checked');
+    return undefined;
+  }
   try {
-    const result = await context.requestLimiter(points).consume(`${tenant}:${route}`);
-    return { state: stateOf(result, points), limited: false };
+    return await context.requests.count(`${tenant}:${route}`, points);
   } catch (error) {
-    if (error instanceof RateLimiterRes) return { state: stateOf(error, points), limited: true };
     context.warnUnchecked(error, 'request limits not checked');
     return undefined;
   }
@@ -217,10 +219,13 @@ async function readBudget(
   context: LimiterContext,
   { tenant, budget }: { tenant: string; budget: number },
 ): Promise<LimitState | undefined> {
-  const { key, resetMs } = context.dayOf(tenant);
+  if (context.redis.status !== 'ready') {
+    context.warnUnchecked(REDIS_NOT_READY, 'token budgets not checked');
+    return undefined;
+  }
   try {
-    const result = await context.tokenLimiter.get(key);
-    return { limit: budget, remaining: budget - (result?.consumedPoints ?? 0), resetMs };
+    const { spent, resetMs } = await context.tokens.spent(tenant);
+    return { limit: budget, remaining: budget - spent, resetMs };
   } catch (error) {
     context.warnUnchecked(error, 'token budgets not checked');
     return undefined;
@@ -234,7 +239,7 @@ async function admit(
 ): Promise<Admission> {
   const { rpm, tokens_per_day: perDay } = context.limitsOf(tenant);
   const budgeted = budget && route !== 'api' && perDay !== null;
-  // Both commands leave together: one round trip.
+  // From memory far from the limits; when both need Redis, they ask together.
   const [requests, tokens] = await Promise.all([
     rpm === null ? undefined : countRequest(context, { tenant, route, points: rpm }),
     budgeted && perDay !== null ? readBudget(context, { tenant, budget: perDay }) : undefined,
@@ -310,11 +315,7 @@ function recordTokens(
   if (tokens === undefined || tokens <= 0 || context.limitsOf(tenant).tokens_per_day === null) {
     return;
   }
-  context.tokenLimiter
-    .penalty(context.dayOf(tenant).key, Math.round(tokens))
-    .catch((error: unknown) => {
-      context.logger.warn({ err: error, tenant, tokens }, 'tokens not recorded: Redis failed');
-    });
+  context.tokens.add(tenant, Math.round(tokens));
 }
 
 /** The defaults with the limits a tenant overrides. */
@@ -328,8 +329,4 @@ function withOverrides(
     if (value !== undefined) limits[name] = value;
   }
   return limits;
-}
-
-function stateOf(result: RateLimiterRes, points: number): LimitState {
-  return { limit: points, remaining: result.remainingPoints, resetMs: result.msBeforeNext };
 }

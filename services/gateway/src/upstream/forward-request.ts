@@ -5,6 +5,7 @@ import {
   UpstreamTimeoutError,
   type FleetError,
 } from '@fleet/errors';
+import { injectRequestContext } from '@fleet/telemetry';
 import { renderOpenAIError } from '../openai';
 import { createStreamEndCheck } from './stream-end-check';
 import {
@@ -122,16 +123,20 @@ export function forwardRequest(
     let responded = false;
     let silence: UpstreamTimeoutError | undefined;
 
+    const headers = connection.headers({
+      'content-type': 'application/json',
+      'content-length': body.length,
+      accept: stream ? 'text/event-stream' : 'application/json',
+      'x-client-request-id': requestId,
+    });
+    // The hot path does not enter the request's trace context: its `traceparent` is written here,
+    // from the request's span (docs/tracing.md §7).
+    injectRequestContext(res.req, headers);
     const upstreamRequest = connection.transport.request({
       ...connection.targets[endpoint],
       method: 'POST',
       agent: connection.agent,
-      headers: connection.headers({
-        'content-type': 'application/json',
-        'content-length': body.length,
-        accept: stream ? 'text/event-stream' : 'application/json',
-        'x-client-request-id': requestId,
-      }),
+      headers,
     });
     upstreamRequest.setTimeout(timeoutMs, () => {
       silence = new UpstreamTimeoutError(
