@@ -24,6 +24,23 @@ describe('FairQueue', () => {
     expect(takeAll(queue)).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'a4']);
   });
 
+  it('serves a tenant that arrived later before the next item of the tenant just served', () => {
+    const queue = new FairQueue<string>({
+      maxQueued: 10,
+      maxQueuedPerTenant: 10,
+      maxRunningPerTenant: 1,
+    });
+    queue.push('a', 'a1');
+    const first = queue.take();
+    expect(first?.item).toBe('a1');
+    // While a1 runs, a queues two more, then b one.
+    queue.push('a', 'a2');
+    queue.push('a', 'a3');
+    queue.push('b', 'b1');
+    queue.done('a');
+    expect(takeAll(queue)).toEqual(['b1', 'a2', 'a3']);
+  });
+
   it('holds back a tenant at its running cap and serves the others', () => {
     const queue = new FairQueue<string>({
       maxQueued: 10,

@@ -13,7 +13,8 @@ export type QueueRefusal = 'pool' | 'tenant';
 
 /**
  * A queue of work served fairly between tenants: one FIFO per tenant, served round-robin (the
- * tenant served last goes to the back of the line), and a tenant never has more than
+ * next item is the oldest of the tenant served least recently, so a tenant that just had its turn
+ * waits behind one that arrived after it), and a tenant never has more than
  * `maxRunningPerTenant` items running. A tenant that queues ten heavy items therefore delays only
  * its own: another tenant's item is taken as soon as a runner is free. Admission is bounded in
  * all and per tenant, so memory held by waiting items is bounded and one tenant cannot fill the
@@ -25,9 +26,12 @@ export type QueueRefusal = 'pool' | 'tenant';
  * const next = queue.take(); // … later: queue.done(next.tenant)
  */
 export class FairQueue<T> {
-  /** Waiting items per tenant; the map's order is the serving order. */
+  /** Waiting items per tenant, in the order the tenants first queued. */
   private readonly waiting = new Map<string, T[]>();
   private readonly running = new Map<string, number>();
+  /** When each tenant with work waiting or running was last served (a rising serial). */
+  private readonly served = new Map<string, number>();
+  private serial = 0;
   private count = 0;
   private readonly options: FairQueueOptions;
 
@@ -85,25 +89,31 @@ export class FairQueue<T> {
     line.splice(index, 1);
     if (line.length === 0) this.waiting.delete(tenant);
     this.count -= 1;
+    this.forgetIdle(tenant);
     return true;
   }
 
   /**
-   * The next item to run: the oldest of the first tenant in line that is under its running cap.
-   * That tenant goes to the back of the line. Undefined when nothing may run now.
+   * The next item to run: the oldest of the tenant served least recently (never served first)
+   * among those under their running cap. Undefined when nothing may run now.
    */
   take(): { tenant: string; item: T } | undefined {
+    let chosen: { tenant: string; line: T[]; served: number } | undefined;
     for (const [tenant, line] of this.waiting) {
       if (this.runningFor(tenant) >= this.options.maxRunningPerTenant) continue;
-      const item = line.shift();
-      if (item === undefined) continue;
-      this.waiting.delete(tenant);
-      if (line.length > 0) this.waiting.set(tenant, line);
-      this.count -= 1;
-      this.running.set(tenant, this.runningFor(tenant) + 1);
-      return { tenant, item };
+      const served = this.served.get(tenant) ?? -1;
+      if (chosen === undefined || served < chosen.served) chosen = { tenant, line, served };
     }
-    return undefined;
+    if (chosen === undefined) return undefined;
+    const { tenant, line } = chosen;
+    const item = line.shift();
+    if (item === undefined) return undefined;
+    if (line.length === 0) this.waiting.delete(tenant);
+    this.count -= 1;
+    this.running.set(tenant, this.runningFor(tenant) + 1);
+    this.serial += 1;
+    this.served.set(tenant, this.serial);
+    return { tenant, item };
   }
 
   /** Marks one of `tenant`'s taken items finished. */
@@ -111,6 +121,12 @@ export class FairQueue<T> {
     const count = this.runningFor(tenant) - 1;
     if (count > 0) this.running.set(tenant, count);
     else this.running.delete(tenant);
+    this.forgetIdle(tenant);
+  }
+
+  /** A tenant with nothing waiting or running has no turn to remember. */
+  private forgetIdle(tenant: string): void {
+    if (!this.waiting.has(tenant) && !this.running.has(tenant)) this.served.delete(tenant);
   }
 
   /** Removes and returns every waiting item (the pool is closing). */
