@@ -24,6 +24,7 @@ import {
   nodeParts,
   type RunningRagAgent,
 } from './test-support/boot-rag-agent';
+import { loadDemoDocuments } from './test-support/demo-corpus';
 
 const SLOW = 180_000;
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -118,6 +119,30 @@ describe('reading uploads on the parse pool', () => {
     );
     return { agent, reader, send, ingest };
   }
+
+  it(
+    'reads every format on its worker threads: PDF, DOCX, XLSX, CSV, Markdown, HTML and text',
+    async () => {
+      const { ingest } = await boot({ workers: 2 });
+      const files = await loadDemoDocuments();
+      const tasks = await Promise.all(
+        files.map((file) =>
+          ingest(
+            `formats-${file.filename}`,
+            filePart({
+              filename: file.filename,
+              bytes: file.bytes,
+              ...(file.mediaType === undefined ? {} : { mediaType: file.mediaType }),
+            }),
+          ),
+        ),
+      );
+      expect(tasks.map((task) => task.status.state)).toEqual(
+        files.map(() => 'TASK_STATE_COMPLETED'),
+      );
+    },
+    SLOW,
+  );
 
   it(
     'keeps answering another tenant while a monster is read, and stops the monster at its time budget with a 413',

@@ -7,6 +7,7 @@ import {
   contentHash,
   detectDocType,
   inProcessDocumentReader,
+  resolveLimits,
   truncationWarning,
   type DocumentReader,
   type IngestLimits,
@@ -152,12 +153,14 @@ export function createDocumentService({
   checkEmbeddings,
   llm,
   maxBytes = 25 * 1024 * 1024,
-  limits,
+  limits: givenLimits,
   reader = inProcessDocumentReader,
   batchSize = 64,
   logger,
   tracer,
 }: CreateDocumentServiceOptions): DocumentService {
+  // Checked here, at start-up, rather than on a reading thread at the first upload.
+  const limits = givenLimits === undefined ? undefined : resolveLimits(givenLimits);
   async function embedChildren(
     texts: readonly string[],
     signal: AbortSignal | undefined,
