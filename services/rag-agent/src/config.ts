@@ -162,9 +162,9 @@ export const configSpec = {
   }),
   parseMemoryMb: envVar({
     name: 'RAG_PARSE_MEMORY_MB',
-    schema: positiveIntSchema.min(64, 'expected at least 64').default(512),
+    schema: positiveIntSchema.min(64, 'expected at least 64').default(1024),
     description:
-      "Heap of each reading worker thread, in MiB (V8's old generation). A document that needs more ends only its worker (replaced), and the upload fails with 413 naming this variable.",
+      "Heap of each reading worker thread, in MiB (V8's old generation). A document that needs more ends only its worker (replaced), and the upload fails with 413 naming this variable. mammoth holds a DOCX's whole XML: a 45 MB `word/document.xml` (a 7 MB file) needs about 800 MiB.",
   }),
   parseQueueLength: envVar({
     name: 'RAG_PARSE_QUEUE_LENGTH',

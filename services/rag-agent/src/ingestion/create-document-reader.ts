@@ -49,7 +49,7 @@ export interface CreateDocumentReaderOptions {
   workers?: number;
   /** Time to read one document (RAG_PARSE_TIMEOUT_MS). @default 60000 */
   timeoutMs?: number;
-  /** Heap of each worker thread, MiB (RAG_PARSE_MEMORY_MB). @default 512 */
+  /** Heap of each worker thread, MiB (RAG_PARSE_MEMORY_MB). @default 1024 */
   maxMemoryMb?: number;
   /** Uploads waiting, every tenant together (RAG_PARSE_QUEUE_LENGTH). @default 32 */
   maxQueued?: number;
@@ -96,7 +96,7 @@ function documentError(error: unknown, filename: string): unknown {
 export function createDocumentReader({
   workers = 2,
   timeoutMs = 60_000,
-  maxMemoryMb = 512,
+  maxMemoryMb = 1024,
   maxQueued = 32,
   maxRunningPerTenant = 1,
   idleTimeoutMs,
