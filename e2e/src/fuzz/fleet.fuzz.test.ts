@@ -311,9 +311,9 @@ describe('fuzz: hostile input against the running fleet', () => {
     );
   }, 180_000);
 
-  // Found by a hostile-input probe: documents and pages whose parsing costs far more than their
-  // size (wide sheets, amplified shared strings, deep pages, huge Markdown) stalled the RAG and
-  // web agents for every tenant. Each must get a typed answer within the bound while another
+  // Found by hostile inputs sent by hand: documents and pages whose parsing costs far more than
+  // their size (wide sheets, amplified shared strings, deep pages, huge Markdown) stalled the RAG
+  // and web agents for every tenant. Each must get a typed answer within the bound while another
   // tenant's request to the same agent is answered too.
   const hostileRuns = runs(0.25);
   it(
