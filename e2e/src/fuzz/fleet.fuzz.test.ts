@@ -19,6 +19,13 @@ import type { FleetServiceName } from '../support/start-fleet';
 import { eventsOf, streamChat } from '../support/gateway-api';
 import { a2aCase } from './arbitraries/a2a';
 import {
+  hostileDocument,
+  hostilePage,
+  hostilePagePath,
+  readPageRequest,
+  uploadRequest,
+} from './arbitraries/documents';
+import {
   chatCompletionCase,
   hugeArrayCase,
   hugeArrayExamples,
@@ -32,6 +39,7 @@ import {
   deleteFuzzSessions,
   E2E_INTERNAL_TOKEN,
   FUZZ_KEY,
+  FUZZ_TENANT,
   FUZZED_SERVICES,
   rssKiB,
   startFuzzFleet,
@@ -47,6 +55,7 @@ import {
   runs,
 } from './support/fuzz-settings';
 import { checkResponse, describeResponse, FuzzStats, type ErrorShape } from './support/invariants';
+import { probeOtherTenant, startHostilePages } from './support/hostile-pages';
 import { rawRequest } from './support/raw-http';
 
 /** RSS may grow this much over a run (caches, JIT, pools) before it counts as a leak. */
@@ -306,6 +315,57 @@ describe('fuzz: hostile input against the running fleet', () => {
       { ...settings(3), examples: [] },
     );
   }, 180_000);
+
+  // Found by hostile inputs sent by hand: documents and pages whose parsing costs far more than
+  // their size (wide sheets, amplified shared strings, deep pages, huge Markdown) stalled the RAG
+  // and web agents for every tenant. Each must get a typed answer within the bound while another
+  // tenant's request to the same agent is answered too.
+  const hostileRuns = runs(0.25);
+  it(
+    `hostile documents and pages: a typed answer, and another tenant still answered (${hostileRuns} runs)`,
+    async () => {
+      const pages = await startHostilePages();
+      const hostile = fc.oneof(
+        hostileDocument.map((document) => ({
+          agent: 'rag-agent' as const,
+          request: uploadRequest(FUZZ_KEY, document),
+        })),
+        hostilePage.map((page) => ({
+          agent: 'web-agent' as const,
+          request: readPageRequest({
+            token: E2E_INTERNAL_TOKEN,
+            url: `${pages.url}${hostilePagePath(page)}`,
+            tenant: FUZZ_TENANT,
+          }),
+        })),
+      );
+      try {
+        await fc.assert(
+          fc.asyncProperty(hostile, async ({ agent, request }) => {
+            const other = new Promise((resolve) => setTimeout(resolve, 500)).then(() =>
+              probeOtherTenant({
+                agent,
+                port: fuzz.service(agent).port,
+                token: E2E_INTERNAL_TOKEN,
+                plainPageUrl: `${pages.url}/plain`,
+                timeoutMs: FUZZ_TIMEOUT_MS,
+              }),
+            );
+            await send(request, {
+              property: 'hostile-docs',
+              ...(agent === 'web-agent' ? { target: agent, shape: 'json-rpc' as const } : {}),
+            });
+            const problem = await other;
+            if (problem !== undefined) throw new Error(`${describeRequest(request)}\n  ${problem}`);
+          }),
+          settings(hostileRuns),
+        );
+      } finally {
+        await pages.close();
+      }
+    },
+    propertyTimeout(hostileRuns, 15_000),
+  );
 
   const a2aRuns = runs(1.5);
   it(

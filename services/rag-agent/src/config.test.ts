@@ -37,6 +37,8 @@ describe('loadRagAgentConfig', () => {
       RAG_HNSW_EF_SEARCH: '800',
       RAG_MAX_UPLOAD_BYTES: '2mb',
       RAG_MAX_ROWS: '100',
+      RAG_MAX_COLUMNS: '40',
+      RAG_MAX_CELLS: '4000',
       RAG_MAX_PDF_PAGES: '50',
       RAG_MAX_TEXT_CHARS: '200000',
       RAG_MAX_CHUNKS: '300',
@@ -45,9 +47,16 @@ describe('loadRagAgentConfig', () => {
       RAG_MAX_ARCHIVE_ENTRIES: '500',
       RAG_MAX_COMPRESSION_RATIO: '50',
       RAG_MAX_NESTING_DEPTH: '40',
+      RAG_PARSE_WORKERS: '4',
+      RAG_PARSE_TIMEOUT_MS: '20000',
+      RAG_PARSE_MEMORY_MB: '768',
+      RAG_PARSE_QUEUE_LENGTH: '10',
+      RAG_PARSE_TENANT_CONCURRENCY: '2',
     });
     expect(ingestLimits(config)).toEqual({
       maxRows: 100,
+      maxColumns: 40,
+      maxCells: 4000,
       maxPdfPages: 50,
       maxTextChars: 200_000,
       maxChunks: 300,
@@ -67,6 +76,11 @@ describe('loadRagAgentConfig', () => {
       topK: 5,
       efSearch: 800,
       maxUploadBytes: 2 * 1024 * 1024,
+      parseWorkers: 4,
+      parseTimeoutMs: 20_000,
+      parseMemoryMb: 768,
+      parseQueueLength: 10,
+      parseTenantConcurrency: 2,
     });
     expect(publicUrlOf(config)).toBe('http://rag-agent:9000');
   });

@@ -89,6 +89,18 @@ export const configSpec = {
     description:
       'Data rows indexed per CSV file or XLSX sheet. The rows past it are counted but not indexed: the document is stored in part, and the ingest result says so (`truncated: true`, `warnings`).',
   }),
+  maxColumns: envVar({
+    name: 'RAG_MAX_COLUMNS',
+    schema: positiveIntSchema.default(256),
+    description:
+      'Columns indexed per CSV file or XLSX sheet; the columns past it are left out and the ingest result says so (`truncated: true`, `warnings`).',
+  }),
+  maxCells: envVar({
+    name: 'RAG_MAX_CELLS',
+    schema: positiveIntSchema.default(500_000),
+    description:
+      "Table cells read per document (CSV and XLSX, every sheet together; a short row counts as wide as its table's header). The rows past it are not read, before a spreadsheet library builds them: the document is stored in part and the ingest result says so (`truncated`, `warnings`).",
+  }),
   maxPdfPages: envVar({
     name: 'RAG_MAX_PDF_PAGES',
     schema: positiveIntSchema.default(1000),
@@ -99,7 +111,7 @@ export const configSpec = {
     name: 'RAG_MAX_TEXT_CHARS',
     schema: positiveIntSchema.default(5_000_000),
     description:
-      'Characters of text indexed per document (about 1.2 million tokens); the rest is not indexed and the ingest result says so (`truncated`, `warnings`).',
+      "Characters of text indexed per document (about 1.2 million tokens); the rest is not indexed and the ingest result says so (`truncated`, `warnings`). Spreadsheet cells count what they expand to (a shared string as often as cells reference it) before they are read, and a table's first row longer than this is cut, not refused.",
   }),
   maxChunks: envVar({
     name: 'RAG_MAX_CHUNKS',
@@ -136,6 +148,36 @@ export const configSpec = {
     description:
       'How deep elements (HTML, the XML of DOCX and XLSX) and Markdown lists, quotes and emphasis may nest; deeper documents are refused with 400 before a parser recurses into them.',
   }),
+  parseWorkers: envVar({
+    name: 'RAG_PARSE_WORKERS',
+    schema: positiveIntSchema.max(64, 'expected at most 64').default(2),
+    description:
+      "Worker threads that read uploads (parse and chunk them) beside the agent's event loop, which keeps answering questions and `/readyz` meanwhile. Each reads one document at a time.",
+  }),
+  parseTimeoutMs: envVar({
+    name: 'RAG_PARSE_TIMEOUT_MS',
+    schema: positiveIntSchema.default(60_000),
+    description:
+      'How long reading one document (parse and chunk) may take; past it its worker thread is terminated and replaced, and the upload fails with 413 naming this variable.',
+  }),
+  parseMemoryMb: envVar({
+    name: 'RAG_PARSE_MEMORY_MB',
+    schema: positiveIntSchema.min(64, 'expected at least 64').default(1024),
+    description:
+      "Heap of each reading worker thread, in MiB (V8's old generation). A document that needs more ends only its worker (replaced), and the upload fails with 413 naming this variable. mammoth holds a DOCX's whole XML: a 45 MB `word/document.xml` (a 7 MB file) needs about 800 MiB.",
+  }),
+  parseQueueLength: envVar({
+    name: 'RAG_PARSE_QUEUE_LENGTH',
+    schema: positiveIntSchema.default(32),
+    description:
+      'Uploads waiting for a reading worker, every tenant together; one tenant may fill at most half. Past it an upload fails at once with 503 and `Retry-After` (an A2A ingest task FAILS with `SERVICE_UNAVAILABLE` and `{ retryable: true }`).',
+  }),
+  parseTenantConcurrency: envVar({
+    name: 'RAG_PARSE_TENANT_CONCURRENCY',
+    schema: positiveIntSchema.default(1),
+    description:
+      "Uploads of one tenant read at once; the tenant's others wait their turn, served round-robin with the other tenants', so one tenant's large uploads never hold up another's.",
+  }),
   ...llmEnv,
   ...redisEnv,
   ...telemetryEnv,
@@ -150,6 +192,8 @@ export function ingestLimits(
   config: Pick<
     RagAgentConfig,
     | 'maxRows'
+    | 'maxColumns'
+    | 'maxCells'
     | 'maxPdfPages'
     | 'maxTextChars'
     | 'maxChunks'
@@ -162,6 +206,8 @@ export function ingestLimits(
 ): IngestLimits {
   return {
     maxRows: config.maxRows,
+    maxColumns: config.maxColumns,
+    maxCells: config.maxCells,
     maxPdfPages: config.maxPdfPages,
     maxTextChars: config.maxTextChars,
     maxChunks: config.maxChunks,

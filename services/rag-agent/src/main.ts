@@ -14,6 +14,7 @@ import { a2aBodyLimit } from './app';
 import { embeddingSettings, ingestLimits, type EmbeddingSettings } from './config';
 import { createDocumentService } from './documents';
 import { describeOutage, openEmbeddings, type EmbeddingGate } from './embeddings';
+import { createDocumentReader } from './ingestion';
 import { createRetriever } from './retrieval';
 import {
   createDocumentStore,
@@ -103,8 +104,19 @@ async function main(): Promise<void> {
   const store = createDocumentStore({ pool: database.pool });
   const { llm } = model;
   const rerank = config.rerank ?? true;
+  // Uploads are read (parsed and chunked) on worker threads, under time and memory budgets,
+  // served fairly between tenants: the event loop stays free for questions and /readyz.
+  const reader = createDocumentReader({
+    workers: config.parseWorkers,
+    timeoutMs: config.parseTimeoutMs,
+    maxMemoryMb: config.parseMemoryMb,
+    maxQueued: config.parseQueueLength,
+    maxRunningPerTenant: config.parseTenantConcurrency,
+    logger,
+  });
   const documents = createDocumentService({
     store,
+    reader,
     embedder,
     checkEmbeddings: () => embeddings.assertAvailable(),
     llm,
@@ -144,7 +156,7 @@ async function main(): Promise<void> {
       database: databaseReadinessCheck(database.pool),
       embeddings: embeddings.readinessCheck,
     },
-    onShutdown: [() => embeddings.close(), () => database.close()],
+    onShutdown: [() => reader.close(), () => embeddings.close(), () => database.close()],
     describe: {
       ...describeUpstream(model, config.llmModel),
       embeddingModel: embedder.model,
@@ -152,6 +164,7 @@ async function main(): Promise<void> {
       degraded: embeddings.outage() !== undefined,
       database: database.embedded ? `embedded (${resolve(config.dataDir)})` : 'DATABASE_URL',
       rerank: llm !== undefined && rerank,
+      parseWorkers: config.parseWorkers,
     },
   });
   if (model.upstream.offline) {

@@ -19,6 +19,12 @@ describe('loadWebAgentConfig', () => {
       fetchTimeoutMs: 10_000,
       fetchMaxRedirects: 5,
       fetchAllowlist: [],
+      readWorkers: 2,
+      readTimeoutMs: 10_000,
+      readMemoryMb: 256,
+      readQueueLength: 32,
+      readTenantConcurrency: 1,
+      readMaxNestingDepth: 150,
       redisUrl: 'redis://127.0.0.1:6379',
     });
     expect(publicUrlOf(config)).toBe('http://127.0.0.1:8084');
@@ -36,6 +42,12 @@ describe('loadWebAgentConfig', () => {
       WEB_FETCH_MAX_REDIRECTS: '0',
       WEB_FETCH_PAGES: '0',
       WEB_FETCH_ALLOWLIST: 'intranet.example.com, *.corp.internal,,',
+      WEB_READ_WORKERS: '3',
+      WEB_READ_TIMEOUT_MS: '4000',
+      WEB_READ_MEMORY_MB: '128',
+      WEB_READ_QUEUE_LENGTH: '8',
+      WEB_READ_TENANT_CONCURRENCY: '2',
+      WEB_READ_MAX_NESTING_DEPTH: '60',
     });
     expect(config).toMatchObject({
       port: 9084,
@@ -46,6 +58,12 @@ describe('loadWebAgentConfig', () => {
       fetchMaxRedirects: 0,
       fetchPages: 0,
       fetchAllowlist: ['intranet.example.com', '*.corp.internal'],
+      readWorkers: 3,
+      readTimeoutMs: 4000,
+      readMemoryMb: 128,
+      readQueueLength: 8,
+      readTenantConcurrency: 2,
+      readMaxNestingDepth: 60,
     });
     expect(publicUrlOf(config)).toBe('http://web-agent:8084');
   });

@@ -121,6 +121,42 @@ export const configSpec = {
     defaultText: 'empty: every such address is refused',
     example: 'intranet.example.com,*.docs.internal',
   }),
+  readWorkers: envVar({
+    name: 'WEB_READ_WORKERS',
+    schema: positiveIntSchema.max(64, 'expected at most 64').default(2),
+    description:
+      "Worker threads that extract fetched pages' readable text (Readability over linkedom) beside the agent's event loop, which keeps answering other tasks meanwhile. Each reads one page at a time.",
+  }),
+  readTimeoutMs: envVar({
+    name: 'WEB_READ_TIMEOUT_MS',
+    schema: positiveIntSchema.default(10_000),
+    description:
+      'How long extracting one page may take; past it its worker thread is terminated and replaced, and the page counts as unreadable (its error names this variable).',
+  }),
+  readMemoryMb: envVar({
+    name: 'WEB_READ_MEMORY_MB',
+    schema: positiveIntSchema.min(64, 'expected at least 64').default(256),
+    description:
+      "Heap of each page-reading worker thread, in MiB (V8's old generation). A page that needs more ends only its worker (replaced) and counts as unreadable.",
+  }),
+  readQueueLength: envVar({
+    name: 'WEB_READ_QUEUE_LENGTH',
+    schema: positiveIntSchema.default(32),
+    description:
+      'Pages waiting for a reading worker, every tenant together; one tenant may fill at most half. Past it a page is refused at once (a task that only reads pages FAILS with `SERVICE_UNAVAILABLE` and `{ retryable: true }`; a search keeps the result snippets).',
+  }),
+  readTenantConcurrency: envVar({
+    name: 'WEB_READ_TENANT_CONCURRENCY',
+    schema: positiveIntSchema.default(1),
+    description:
+      "Pages of one tenant read at once; the tenant's others wait their turn, served round-robin with the other tenants', so one tenant's heavy pages never hold up another's.",
+  }),
+  readMaxNestingDepth: envVar({
+    name: 'WEB_READ_MAX_NESTING_DEPTH',
+    schema: positiveIntSchema.max(1000, 'expected at most 1000').default(150),
+    description:
+      "How deep a page may nest its elements (estimated before any DOM is built; `li`, `td`, `p` and other elements whose end tag is optional do not count). A deeper page is not read (Readability's time grows with the cube of the depth: 800 nested `<div>`s took 6.5 s, 2,000 about a minute) and counts as unreadable.",
+  }),
   ...llmEnv,
   ...redisEnv,
   ...telemetryEnv,

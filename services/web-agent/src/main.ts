@@ -14,7 +14,7 @@ import {
   searchProviderSettings,
   type SearchProviderSettings,
 } from './config';
-import { createHostAllowlist, createPageFetcher } from './fetching';
+import { createHostAllowlist, createPageFetcher, createPageReader } from './fetching';
 import { createResearcher } from './research';
 import { createSearchProvider } from './search';
 
@@ -42,9 +42,21 @@ async function main(): Promise<void> {
     timeoutMs: config.fetchTimeoutMs,
     maxRedirects: config.fetchMaxRedirects,
   });
+  // Pages' readable text is extracted on worker threads, under time and memory budgets, served
+  // fairly between tenants: the event loop stays free for other tasks.
+  const pageReader = createPageReader({
+    workers: config.readWorkers,
+    timeoutMs: config.readTimeoutMs,
+    maxMemoryMb: config.readMemoryMb,
+    maxQueued: config.readQueueLength,
+    maxRunningPerTenant: config.readTenantConcurrency,
+    maxNestingDepth: config.readMaxNestingDepth,
+    logger,
+  });
   const researcher = createResearcher({
     provider,
     fetchPage,
+    pageReader,
     answerer: createWebAnswerer({ llm: model.llm, logger }),
     maxResults: config.maxResults,
     fetchPages: config.fetchPages,
@@ -56,10 +68,12 @@ async function main(): Promise<void> {
     telemetry,
     createHandler: ({ store, url }) =>
       createWebHandler({ researcher, store, url, internalToken: true, logger }),
+    onShutdown: [() => pageReader.close()],
     describe: {
       searchProvider: settings.provider,
       ...describeUpstream(model, config.llmModel),
       fetchAllowlist: config.fetchAllowlist,
+      readWorkers: config.readWorkers,
     },
   });
   if (provider === undefined) logger.warn({}, NO_SEARCH_PROVIDER_HINT);

@@ -123,7 +123,8 @@ export async function startFuzzFleet(): Promise<FuzzFleet> {
     ],
     ragAgent: true,
     agentServices: {
-      'web-agent': {},
+      // The hostile-pages property serves its pages on loopback; reading stops within the bound.
+      'web-agent': { WEB_FETCH_ALLOWLIST: '127.0.0.1', WEB_READ_TIMEOUT_MS: '4000' },
       'mail-agent': {},
       'code-agent': {},
       'reasoning-agent': {},
@@ -133,6 +134,8 @@ export async function startFuzzFleet(): Promise<FuzzFleet> {
       // default requests per minute and leaves many runs waiting for a person.
       gateway: { GATEWAY_API_KEYS: `${FUZZ_KEY}:${FUZZ_TENANT}`, GATEWAY_LIMITS: 'false' },
       orchestrator: { NODE_TIMEOUT_MS: '20000', HITL_TIMEOUT_SECONDS: String(FUZZ_HITL_SECONDS) },
+      // Reading a hostile document stops well within the request bound (a 413 naming it).
+      'rag-agent': { RAG_PARSE_TIMEOUT_MS: '4000' },
     },
   });
   const deaths: Death[] = [];

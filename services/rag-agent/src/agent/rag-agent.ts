@@ -12,7 +12,9 @@ import {
   resultEnd,
   working,
   type AgentEvents as Events,
+  type ErrorStatusOptions,
 } from '@fleet/agent-kit';
+import { toFleetError } from '@fleet/errors';
 import { getActiveSpan, setSessionAttributes } from '@fleet/telemetry';
 import { groupSources, type Answerer } from '../answering';
 import { shorten } from '../text';
@@ -49,6 +51,19 @@ function searchModeData(retrieval: Retrieval): Pick<SearchResultData, 'searchMod
   };
 }
 
+/**
+ * The fleet's mark of a failure worth sending again (docs/a2a.md, "Retryable failures"): the data
+ * part carries `retryable: true` beside the error when the agent is only busy or a dependency is
+ * briefly unreachable (a `SERVICE_UNAVAILABLE` that says it is retryable: too many uploads waiting
+ * to be read, the database down), so the orchestrator tries the step again.
+ */
+function retryHint(error: unknown): ErrorStatusOptions {
+  const fleetError = toFleetError(error);
+  return fleetError.code === 'SERVICE_UNAVAILABLE' && fleetError.isRetryable
+    ? { extra: { retryable: true } }
+    : {};
+}
+
 function describeIngest(documents: readonly DocumentInfo[]): string {
   const lines = documents.map((document) => {
     const stored =
@@ -73,10 +88,11 @@ function describeList(documents: readonly DocumentInfo[]): string {
  * - A documents command (`{ documents: { op, tenant, id? } }`): `ingest` the file parts (all or
  *   none), `list`, or `delete`; the `result` artifact's data part is `{ documents: DocumentInfo[] }`
  *   or `{ deleted }`. A file that cannot be stored (too big, unpacking past the limits,
- *   unsupported, damaged, empty, nested too deep) fails the task with the reason in text and
- *   `{ error: { code, message, details } }`, and nothing is stored; one stored in part says so
- *   (`truncated`, `warnings`). A database that cannot be reached fails any command or question
- *   with `SERVICE_UNAVAILABLE` (retryable; `details.retryAfterSeconds`).
+ *   unsupported, damaged, empty, nested too deep, too long or too big to read within the parse
+ *   budgets) fails the task with the reason in text and `{ error: { code, message, details } }`,
+ *   and nothing is stored; one stored in part says so (`truncated`, `warnings`). A database that
+ *   cannot be reached, or a parse queue that is full, fails any command or question with
+ *   `SERVICE_UNAVAILABLE`, `details.retryAfterSeconds` and `retryable: true` in the data part.
  * - A plan node (question in the text part, `{ fleet: … }` with the tenant): skill `search` returns
  *   the passages found; `answer` (the default) writes a cited answer, with the earlier steps'
  *   answers as context, streamed as chunks of the `result` artifact while the model writes it
@@ -222,7 +238,7 @@ export function createRagAgent({
       }
     } catch (error) {
       if (context.signal.aborted) throw error;
-      yield failed(error);
+      yield failed(error, retryHint(error));
     }
   };
 }

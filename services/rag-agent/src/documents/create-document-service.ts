@@ -4,47 +4,14 @@ import { PayloadTooLargeError, ValidationError } from '@fleet/errors';
 import type { Embedder } from '@fleet/llm';
 import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
 import {
-  chunkDocument,
   contentHash,
   detectDocType,
-  DocumentParseError,
-  parseDocument,
+  inProcessDocumentReader,
   resolveLimits,
   truncationWarning,
-  type Chunk,
+  type DocumentReader,
   type IngestLimits,
-  type ParsedDocument,
-  type Truncation,
 } from '../ingestion';
-
-/** Characters of unbroken non-space text a document may hold before it counts as encoded data. */
-const MAX_UNBROKEN_CHARS = 200_000;
-
-/**
- * Refuses documents that are mostly long runs without spaces (base64, hex dumps, minified data):
- * they hold nothing to search, and tokenizing them costs ~15 s a megabyte of the agent's time
- * (chunking is synchronous), so one upload could stall the agent for minutes.
- */
-function assertIndexable(document: ParsedDocument, filename: string): void {
-  let unbroken = 0;
-  for (const section of document.sections) {
-    for (const block of section.blocks) {
-      const text =
-        block.kind === 'table'
-          ? block.rows.flat().join(' ')
-          : block.kind === 'list'
-            ? block.items.join(' ')
-            : block.text;
-      for (const run of text.matchAll(/\S{2000,}/g)) unbroken += run[0].length;
-    }
-  }
-  if (unbroken > MAX_UNBROKEN_CHARS) {
-    throw new DocumentParseError(
-      filename,
-      `${filename} is mostly unbroken runs of characters without spaces (${unbroken} characters, e.g. encoded data), which cannot be searched; upload the decoded text instead.`,
-    );
-  }
-}
 import { chunkBody } from '../retrieval';
 import type { DocumentRecord, DocumentStore } from '../store';
 import { describeDocument, openingDescription } from './describe-document';
@@ -73,6 +40,12 @@ export interface CreateDocumentServiceOptions {
    * @default never throws
    */
   checkEmbeddings?: (() => void) | undefined;
+  /**
+   * Reads (parses and chunks) each new file. The service passes `createDocumentReader`'s, which
+   * reads on worker threads under time and memory budgets, fairly between tenants.
+   * @default {@link inProcessDocumentReader} (the calling thread, no budgets)
+   */
+  reader?: DocumentReader | undefined;
   /** Absent offline: descriptions are the documents' openings. */
   llm?: { client: OpenAI; model: string } | undefined;
   /** Largest file accepted, in bytes. @default 26214400 (25 MiB) */
@@ -99,10 +72,11 @@ export interface DocumentService {
    * A document longer than a row, page, text or chunk limit is stored in part: its
    * `DocumentInfo` says `truncated: true` with `warnings`, and a warning is logged.
    *
-   * @throws PayloadTooLargeError (413) for a file over the limit or one that unpacks past the
-   *   archive limits (`DocumentLimitError`), UnsupportedDocumentError (415) for a type the agent
-   *   cannot read, DocumentParseError (400) for a damaged, empty or too deeply nested file,
-   *   ServiceUnavailableError (503, retryable) while the database cannot be reached.
+   * @throws PayloadTooLargeError (413) for a file over the limit, one that unpacks past the
+   *   archive limits or whose reading ran past its time or memory (`DocumentLimitError`),
+   *   UnsupportedDocumentError (415) for a type the agent cannot read, DocumentParseError (400)
+   *   for a damaged, empty or too deeply nested file, ServiceUnavailableError (503, retryable)
+   *   while the database cannot be reached or too many uploads wait to be read.
    */
   ingest(input: {
     tenant: string;
@@ -152,32 +126,6 @@ export function toDocumentInfo(record: DocumentRecord, duplicate?: boolean): Doc
   };
 }
 
-/**
- * The chunks up to and including the `maxChildren`-th child; parents left without a child are
- * dropped. Ordinals stay dense (a prefix is kept).
- */
-function limitChunks(
-  chunks: readonly Chunk[],
-  maxChildren: number,
-): { chunks: Chunk[]; truncation?: Truncation } {
-  const children = chunks.filter((chunk) => chunk.kind === 'child').length;
-  if (children <= maxChildren) return { chunks: [...chunks] };
-  const kept: Chunk[] = [];
-  let seen = 0;
-  for (const chunk of chunks) {
-    if (chunk.kind === 'child') {
-      if (seen === maxChildren) break;
-      seen++;
-    }
-    kept.push(chunk);
-  }
-  while (kept.length > 0 && kept[kept.length - 1]?.kind === 'parent') kept.pop();
-  return {
-    chunks: kept,
-    truncation: { limit: 'maxChunks', kept: maxChildren, total: children },
-  };
-}
-
 /** A file parsed, chunked, described and embedded, ready to store. */
 interface PreparedDocument {
   filename: string;
@@ -206,11 +154,13 @@ export function createDocumentService({
   llm,
   maxBytes = 25 * 1024 * 1024,
   limits: givenLimits,
+  reader = inProcessDocumentReader,
   batchSize = 64,
   logger,
   tracer,
 }: CreateDocumentServiceOptions): DocumentService {
-  const limits = resolveLimits(givenLimits);
+  // Checked here, at start-up, rather than on a reading thread at the first upload.
+  const limits = givenLimits === undefined ? undefined : resolveLimits(givenLimits);
   async function embedChildren(
     texts: readonly string[],
     signal: AbortSignal | undefined,
@@ -262,26 +212,17 @@ export function createDocumentService({
           return { filename, hash, existing };
         }
         checkEmbeddings?.();
-        const parsed = await parseDocument({
+        const parsed = await reader.read({
+          tenant,
           filename,
           bytes,
-          limits,
+          signal,
+          ...(limits === undefined ? {} : { limits }),
           ...(mediaType === undefined ? {} : { mediaType }),
         });
-        assertIndexable(parsed, filename);
-        const limited = limitChunks(chunkDocument(parsed), limits.maxChunks);
-        const chunks = limited.chunks;
-        const truncations = [
-          ...(parsed.truncations ?? []),
-          ...(limited.truncation ? [limited.truncation] : []),
-        ];
+        const { chunks, truncations } = parsed;
         const warnings = truncations.map(truncationWarning);
         const children = chunks.filter((chunk) => chunk.kind === 'child');
-        if (children.length === 0) {
-          throw new ValidationError(`${filename} has no text to index.`, {
-            details: { filename },
-          });
-        }
         // The chunks' text without their heading prefixes, led by the document's title.
         const body = children.map((chunk) => chunkBody(chunk)).join('\n\n');
         const title = parsed.title?.trim() ?? '';

@@ -278,6 +278,17 @@ describe('chunkDocument', () => {
     }
   });
 
+  it('stops after the section in which the children pass stopAfterChildren', () => {
+    const sections = Array.from({ length: 1000 }, (_, index) => ({
+      path: [`Heading ${index}`],
+      level: 1,
+      blocks: [{ kind: 'paragraph' as const, text: `Paragraph number ${index}.` }],
+    }));
+    const chunks = chunkDocument({ docType: 'md', sections }, { stopAfterChildren: 10 });
+    expect(children(chunks)).toHaveLength(11);
+    expect(chunks.at(-1)?.section).toBe('Heading 10');
+  });
+
   it('returns no chunks for a document without sections', () => {
     expect(chunkDocument({ docType: 'txt', sections: [] })).toEqual([]);
   });

@@ -276,7 +276,7 @@ function sectionChunks(
  * spans pages), `partial` (a child holding a piece of a split block), `children` (on parents).
  *
  * @param doc - A document from {@link parseDocument}.
- * @param options - Token budgets.
+ * @param options - Token budgets, and where to stop.
  * @returns The chunks, parents and children interleaved in document order.
  * @throws {@link ValidationError} for a budget below 32 tokens.
  *
@@ -289,6 +289,7 @@ export function chunkDocument(
   {
     maxTokens = DEFAULT_MAX_TOKENS,
     parentMaxTokens = DEFAULT_PARENT_MAX_TOKENS,
+    stopAfterChildren = Number.POSITIVE_INFINITY,
   }: ChunkOptions = {},
 ): Chunk[] {
   if (!Number.isInteger(maxTokens) || maxTokens < MIN_MAX_TOKENS) {
@@ -298,13 +299,16 @@ export function chunkDocument(
   }
   const budgets = { maxTokens, parentMaxTokens: Math.max(parentMaxTokens, maxTokens) };
   const chunks: Chunk[] = [];
+  let children = 0;
   for (const section of doc.sections) {
+    if (children > stopAfterChildren) break;
     // A loop, not push(...spread): one long section can yield more chunks than a call takes arguments.
     for (const chunk of sectionChunks(
       { section, title: doc.title, ordinal: chunks.length },
       budgets,
     )) {
       chunks.push(chunk);
+      if (chunk.kind === 'child') children++;
     }
   }
   return chunks;

@@ -24,8 +24,14 @@ function cutBlock(block: Block, budget: number): Block | undefined {
       const rows: string[][] = [];
       let used = 0;
       for (const row of block.rows) {
-        used += row.reduce((cells, cell) => cells + cell.length, 0);
-        if (used > budget && rows.length > 0) break;
+        const length = row.reduce((cells, cell) => cells + cell.length, 0);
+        if (used + length > budget) {
+          // The header and the first data row are cut to fit rather than dropped: a table whose
+          // first row is longer than the budget still has its start indexed.
+          if (rows.length < 2) rows.push(cutRow(row, budget - used));
+          break;
+        }
+        used += length;
         rows.push(row);
       }
       // A header alone says nothing.
@@ -47,6 +53,16 @@ function cutBlock(block: Block, budget: number): Block | undefined {
       return text.trim() === '' ? undefined : { ...block, text };
     }
   }
+}
+
+/** A row's cells, left to right, within `budget` characters in all (the rest of the row empty). */
+function cutRow(row: readonly string[], budget: number): string[] {
+  let left = Math.max(budget, 0);
+  return row.map((cell) => {
+    const kept = cell.length <= left ? cell : cutText(cell, left);
+    left -= kept.length;
+    return kept;
+  });
 }
 
 /** The first `budget` characters of `text`, cut back to the last space if one is near. */

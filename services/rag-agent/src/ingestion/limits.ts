@@ -7,6 +7,13 @@
 export interface IngestLimits {
   /** Data rows kept per CSV table or XLSX sheet (RAG_MAX_ROWS); more are cut. */
   maxRows: number;
+  /** Columns kept per CSV table or XLSX sheet (RAG_MAX_COLUMNS); more are cut. */
+  maxColumns: number;
+  /**
+   * Table cells read per document, CSV and XLSX, empty cells of padded rows included
+   * (RAG_MAX_CELLS); the rows past it are cut.
+   */
+  maxCells: number;
   /** PDF pages read (RAG_MAX_PDF_PAGES); more are cut. */
   maxPdfPages: number;
   /** Characters of text kept per document (RAG_MAX_TEXT_CHARS); more are cut. */
@@ -31,6 +38,8 @@ export interface IngestLimits {
 /** The defaults (the configuration's defaults, docs/configuration.md). */
 export const DEFAULT_INGEST_LIMITS: Readonly<IngestLimits> = {
   maxRows: 5000,
+  maxColumns: 256,
+  maxCells: 500_000,
   maxPdfPages: 1000,
   maxTextChars: 5_000_000,
   maxChunks: 5000,
@@ -47,6 +56,8 @@ export const RATIO_GRACE_BYTES = 1024 * 1024;
 /** The environment variable of each limit, as messages and error details name it. */
 export const LIMIT_NAMES = {
   maxRows: 'RAG_MAX_ROWS',
+  maxColumns: 'RAG_MAX_COLUMNS',
+  maxCells: 'RAG_MAX_CELLS',
   maxPdfPages: 'RAG_MAX_PDF_PAGES',
   maxTextChars: 'RAG_MAX_TEXT_CHARS',
   maxChunks: 'RAG_MAX_CHUNKS',
@@ -56,6 +67,18 @@ export const LIMIT_NAMES = {
   maxCompressionRatio: 'RAG_MAX_COMPRESSION_RATIO',
   maxNestingDepth: 'RAG_MAX_NESTING_DEPTH',
 } as const satisfies Record<keyof IngestLimits, string>;
+
+/**
+ * The budgets of one document's reading job (parse and chunk, on a worker thread of the parse
+ * pool) and their environment variables: the job is stopped past them.
+ */
+export const PARSE_BUDGET_NAMES = {
+  parseTimeoutMs: 'RAG_PARSE_TIMEOUT_MS',
+  parseMemoryMb: 'RAG_PARSE_MEMORY_MB',
+} as const;
+
+/** A budget of {@link PARSE_BUDGET_NAMES}. */
+export type ParseBudget = keyof typeof PARSE_BUDGET_NAMES;
 
 /** The limits in effect: the defaults, overridden by what is given. */
 export function resolveLimits(limits: Partial<IngestLimits> | undefined): IngestLimits {
@@ -72,7 +95,7 @@ export function resolveLimits(limits: Partial<IngestLimits> | undefined): Ingest
 
 /** A part of a document left out because it exceeded a limit. */
 export interface Truncation {
-  limit: 'maxRows' | 'maxPdfPages' | 'maxTextChars' | 'maxChunks';
+  limit: 'maxRows' | 'maxColumns' | 'maxCells' | 'maxPdfPages' | 'maxTextChars' | 'maxChunks';
   /** How many units were kept. */
   kept: number;
   /** How many there were, when known. */
@@ -83,6 +106,8 @@ export interface Truncation {
 
 const UNITS: Readonly<Record<Truncation['limit'], string>> = {
   maxRows: 'rows',
+  maxColumns: 'columns',
+  maxCells: 'rows',
   maxPdfPages: 'pages',
   maxTextChars: 'characters of text',
   maxChunks: 'chunks',

@@ -3,6 +3,7 @@ import JSZip from 'jszip';
 import { buildDocx, buildPdf, buildXlsx, lockPdf, utf8 } from './__fixtures__/build-fixtures';
 import { DocumentParseError } from './document-parse-error';
 import { parseDocument } from './parse-document';
+import { MAX_INLINE_CHARS } from './parsers/parse-markdown';
 import type { Block, ParsedDocument, Section } from './types';
 import { UnsupportedDocumentError } from './unsupported-document-error';
 
@@ -431,6 +432,18 @@ describe('parseDocument', () => {
         { kind: 'paragraph', text: 'Café – 5 € ✓ &unknown; AT&T' },
         { kind: 'paragraph', text: 'Résumé <draft>' },
       ]);
+    });
+
+    it('keeps an inline run longer than MAX_INLINE_CHARS as plain text, without inline parsing', async () => {
+      // marked's emphasis scan is quadratic in such a run: 256 KiB of `a_b_` took two minutes.
+      const long = Array.from({ length: 800 }, (_, index) => `*word${index}*`).join(' ');
+      const markdown = `Some *short* text.\n\n${long}\n`;
+      const doc = await parseDocument({ filename: 'long.md', bytes: utf8(markdown) });
+      expect(doc.sections[0]?.blocks).toEqual([
+        { kind: 'paragraph', text: 'Some short text.' },
+        { kind: 'paragraph', text: long },
+      ]);
+      expect(long.length).toBeGreaterThan(MAX_INLINE_CHARS);
     });
   });
 

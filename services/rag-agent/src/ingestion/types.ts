@@ -69,6 +69,12 @@ export interface ChunkOptions {
   maxTokens?: number | undefined;
   /** Token budget of a parent chunk. Raised to `maxTokens` if smaller. @default 1200 */
   parentMaxTokens?: number | undefined;
+  /**
+   * Stop after the section in which the children pass this many: the rest of the document is
+   * not chunked (a document of a million tiny sections costs no more than the chunks kept).
+   * @default no limit
+   */
+  stopAfterChildren?: number | undefined;
 }
 
 /**

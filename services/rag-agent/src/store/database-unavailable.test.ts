@@ -145,6 +145,8 @@ describe('the RAG database unreachable', () => {
             code: 'SERVICE_UNAVAILABLE',
             details: expect.objectContaining({ retryAfterSeconds: expect.any(Number) }),
           }),
+          // The fleet's mark of a step worth sending again (docs/a2a.md).
+          retryable: true,
         },
       }),
     );

@@ -9,6 +9,7 @@ import { createAnswerer } from '../answering';
 import { a2aBodyLimit } from '../app';
 import { createDocumentService } from '../documents';
 import type { EmbeddingGate } from '../embeddings';
+import type { DocumentReader, IngestLimits } from '../ingestion';
 import { createRetriever } from '../retrieval';
 import type { DocumentStore } from '../store';
 
@@ -36,6 +37,10 @@ export interface BootRagAgentOptions {
   maxUploadBytes?: number;
   /** `/readyz` checks besides Redis. */
   readinessChecks?: Record<string, ReadinessCheck>;
+  /** How uploads are read; `createDocumentReader` for the worker pool, as `main.ts` wires it. @default the calling thread */
+  reader?: DocumentReader;
+  /** Ingestion limits (RAG_MAX_*). @default the defaults */
+  limits?: Partial<IngestLimits>;
 }
 
 /** Boots the RAG agent service in-process, as `main.ts` does, on 127.0.0.1 and a free port. */
@@ -49,6 +54,8 @@ export function bootRagAgent({
   rerank = true,
   maxUploadBytes = 256 * 1024,
   readinessChecks = {},
+  reader,
+  limits,
 }: BootRagAgentOptions): Promise<RunningRagAgent> {
   const embedder = embeddings?.embedder ?? givenEmbedder;
   if (embedder === undefined) throw new TypeError('bootRagAgent needs an embedder or embeddings.');
@@ -73,6 +80,8 @@ export function bootRagAgent({
           llm,
           maxBytes: maxUploadBytes,
           checkEmbeddings,
+          reader,
+          limits,
         }),
         retriever: createRetriever({
           store,

@@ -10,7 +10,9 @@ import {
   resultEnd,
   working,
   type AgentEvents,
+  type ErrorStatusOptions,
 } from '@fleet/agent-kit';
+import { toFleetError } from '@fleet/errors';
 import { getActiveSpan, setSessionAttributes } from '@fleet/telemetry';
 import { chooseMode, type Research, type Researcher, type ResearchMode } from '../research';
 import { readWebInput } from './read-web-input';
@@ -36,6 +38,18 @@ function workingMessage(mode: ResearchMode): string {
     case 'basic':
       return 'Searching the web…';
   }
+}
+
+/**
+ * The fleet's mark of a failure worth sending again (docs/a2a.md, "Retryable failures"): when the
+ * agent is only busy (too many pages waiting to be read), the data part carries `retryable: true`
+ * beside the error, so the orchestrator tries the step again.
+ */
+function retryHint(error: unknown): ErrorStatusOptions {
+  const fleetError = toFleetError(error);
+  return fleetError.code === 'SERVICE_UNAVAILABLE' && fleetError.isRetryable
+    ? { extra: { retryable: true } }
+    : {};
 }
 
 function resultData(research: Research): WebResultData {
@@ -92,6 +106,7 @@ export function createWebAgent({ researcher }: CreateWebAgentOptions): AgentExec
         artifactId,
         researcher.stream({
           question,
+          tenant: node?.tenant,
           mode,
           context: dependencyContext(node),
           signal: context.signal,
@@ -101,7 +116,7 @@ export function createWebAgent({ researcher }: CreateWebAgentOptions): AgentExec
       yield completed(summary(research));
     } catch (error) {
       if (context.signal.aborted) throw error;
-      yield failed(error);
+      yield failed(error, retryHint(error));
     }
   };
 }

@@ -1,5 +1,7 @@
 import { createRequire } from 'node:module';
 import { Readability } from '@mozilla/readability';
+import { htmlNestsDeeperThan } from './html-nesting-depth';
+import { PageLimitError } from './page-limit-error';
 
 /** The part of the DOM the extraction uses (linkedom's types need the DOM lib, which is not loaded). */
 interface DomElement {
@@ -63,6 +65,16 @@ export interface ExtractReadableTextOptions {
   url: string;
   /** Longest text kept, in characters. @default 20000 */
   maxChars?: number;
+  /**
+   * How deep the page may nest its elements (estimated before any DOM is built; elements whose
+   * end tag is optional, like `li` and `td`, do not count). @default 150
+   */
+  maxNestingDepth?: number;
+  /**
+   * Elements Readability scores at most; a larger page is read as its body's text (without
+   * Readability's choice of the article). @default 20000
+   */
+  maxElements?: number;
 }
 
 const BLOCK_TAGS = 'p, li, h1, h2, h3, h4, h5, h6, pre, blockquote, td, th, dt, dd, figcaption';
@@ -107,6 +119,16 @@ function meta(document: DomDocument, selectors: readonly string[]): string | und
   return undefined;
 }
 
+/** Readability's article, or null when it finds none or the page has more than `maxElements` elements. */
+function readArticle(document: DomDocument, maxElements: number) {
+  try {
+    return new Readability(document, { charThreshold: 100, maxElemsToParse: maxElements }).parse();
+  } catch {
+    // "Aborting parsing document; N elements found": the body text is read instead.
+    return null;
+  }
+}
+
 function truncate(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   const cut = text.lastIndexOf(' ', maxChars);
@@ -116,8 +138,14 @@ function truncate(text: string, maxChars: number): string {
 /**
  * The readable text of a fetched page: Mozilla Readability over a linkedom DOM for HTML (the
  * article, without navigation, ads and scripts), the whole body's text when Readability finds no
- * article, and plain text as it is. Character references are decoded by linkedom's parser.
+ * article (or the page has more than `maxElements` elements), and plain text as it is. Character
+ * references are decoded by linkedom's parser. A page nested deeper than `maxNestingDepth` is
+ * refused before it is parsed (Readability's time grows with the cube of the depth).
  *
+ * CPU-heavy on large or odd pages: the service runs it on the page-reading pool's worker threads
+ * (`createPageReader`), under a time and memory budget.
+ *
+ * @throws {@link PageLimitError} for a page nested too deep.
  * @example
  * const { title, text } = extractReadableText({ body: html, mediaType: 'text/html', url });
  */
@@ -126,6 +154,8 @@ export function extractReadableText({
   mediaType,
   url,
   maxChars = 20_000,
+  maxNestingDepth = 150,
+  maxElements = 20_000,
 }: ExtractReadableTextOptions): ReadableText {
   if (mediaType !== 'text/html' && mediaType !== 'application/xhtml+xml') {
     const text = body
@@ -138,6 +168,14 @@ export function extractReadableText({
       excerpt: undefined,
       publishedTime: undefined,
     };
+  }
+  if (htmlNestsDeeperThan(body, maxNestingDepth)) {
+    throw new PageLimitError({
+      url,
+      limit: 'maxNestingDepth',
+      max: maxNestingDepth,
+      reason: `its elements nest more than ${maxNestingDepth} deep, more than a page is written`,
+    });
   }
   const parseHTML = loadDomParser();
   const { document } = parseHTML(asDocument(body));
@@ -152,7 +190,7 @@ export function extractReadableText({
   ]);
   // Readability changes the document it reads; the fallback below reads a fresh one. The DOM lib
   // is not loaded (a Node service), so Readability's `Document` parameter type is opaque.
-  const article = new Readability(document, { charThreshold: 100 }).parse();
+  const article = readArticle(document, maxElements);
   const articleText = article?.content ? paragraphsOf(parseHTML, article.content) : '';
   let text = articleText;
   if (text.length < 200) {

@@ -8,7 +8,7 @@ import type {
   WebSource,
 } from '../answering';
 import { NO_SEARCH_PROVIDER_HINT } from '../config';
-import { extractReadableText, type PageFetcher } from '../fetching';
+import { inProcessPageReader, type PageFetcher, type PageReader } from '../fetching';
 import type { SearchMode, SearchProvider, SearchResult } from '../search';
 import { deriveQuery, urlsIn, type ResearchMode } from './derive-query';
 
@@ -42,6 +42,8 @@ export interface Research {
 /** What a {@link Researcher} is asked. */
 export interface ResearchRequest {
   question: string;
+  /** Whose task it is: pages are read fairly between tenants. @default 'anonymous' */
+  tenant?: string | undefined;
   mode: ResearchMode;
   context?: readonly AnswerContext[];
   signal?: AbortSignal | undefined;
@@ -62,6 +64,12 @@ export interface CreateResearcherOptions {
   /** Undefined when none is configured: search tasks fail with how to configure one. */
   provider: SearchProvider | undefined;
   fetchPage: PageFetcher;
+  /**
+   * Extracts each fetched page's readable text. The service passes `createPageReader`'s (worker
+   * threads, time and memory budgets, fair between tenants).
+   * @default the calling thread (`inProcessPageReader`)
+   */
+  pageReader?: PageReader;
   answerer: WebAnswerer;
   /** Results per search in basic and news modes (deep: twice, up to 20). @default 5 */
   maxResults?: number;
@@ -91,12 +99,13 @@ function snippetOf(text: string): string {
 export function createResearcher({
   provider,
   fetchPage,
+  pageReader = inProcessPageReader(),
   answerer,
   maxResults = 5,
   fetchPages = 3,
   tracer,
 }: CreateResearcherOptions): Researcher {
-  async function readPage(url: string, signal: AbortSignal | undefined) {
+  async function readPage(url: string, tenant: string, signal: AbortSignal | undefined) {
     return withSpan(
       {
         name: 'web.fetch',
@@ -107,10 +116,12 @@ export function createResearcher({
       },
       async (span) => {
         const page = await fetchPage(url, { signal });
-        const readable = extractReadableText({
+        const readable = await pageReader.read({
+          tenant,
           body: page.body,
           mediaType: page.mediaType,
           url: page.finalUrl,
+          signal,
         });
         setSpanOutput(span, {
           finalUrl: page.finalUrl,
@@ -123,8 +134,8 @@ export function createResearcher({
     );
   }
 
-  async function readAll(urls: readonly string[], signal: AbortSignal | undefined) {
-    const settled = await Promise.allSettled(urls.map((url) => readPage(url, signal)));
+  async function readAll(urls: readonly string[], tenant: string, signal: AbortSignal | undefined) {
+    const settled = await Promise.allSettled(urls.map((url) => readPage(url, tenant, signal)));
     return settled.map((outcome, index) => {
       const url = urls[index] ?? '';
       if (outcome.status === 'fulfilled') {
@@ -174,12 +185,13 @@ export function createResearcher({
 
   async function* stream({
     question,
+    tenant = 'anonymous',
     mode,
     context = [],
     signal,
   }: ResearchRequest): AsyncGenerator<string, Research, undefined> {
     if (mode === 'read') {
-      const pages = await readAll(urlsIn(question), signal);
+      const pages = await readAll(urlsIn(question), tenant, signal);
       const read = pages.filter((page) => page.readable !== undefined);
       if (read.length === 0) {
         throw pages[0]?.error ?? new ServiceUnavailableError('The task names no URL to read.');
@@ -217,6 +229,7 @@ export function createResearcher({
     const toRead = mode === 'deep' ? Math.min(10, fetchPages * 2) : fetchPages;
     const pages = await readAll(
       response.results.slice(0, toRead).map((result) => result.url),
+      tenant,
       signal,
     );
     const byUrl = new Map(pages.map((page) => [page.url, page]));

@@ -5,7 +5,12 @@ import { bootAgent, nodeParts as kitNodeParts, type BootedAgent } from '@fleet/a
 import type { WithSpanOptions } from '@fleet/telemetry';
 import { createWebHandler } from '../agent';
 import { createWebAnswerer } from '../answering';
-import { createHostAllowlist, createPageFetcher, type ResolveHost } from '../fetching';
+import {
+  createHostAllowlist,
+  createPageFetcher,
+  type PageReader,
+  type ResolveHost,
+} from '../fetching';
 import { createResearcher } from '../research';
 import type { SearchProvider } from '../search';
 
@@ -26,6 +31,8 @@ export interface BootWebAgentOptions {
   llm?: { client: OpenAI; model: string } | undefined;
   tracer?: WithSpanOptions['tracer'];
   fetchPages?: number;
+  /** How pages are read; `createPageReader` for the worker pool, as `main.ts` wires it. @default the calling thread */
+  pageReader?: PageReader;
 }
 
 /** Boots the web agent service in-process, as `main.ts` does, on 127.0.0.1 and a free port. */
@@ -38,6 +45,7 @@ export function bootWebAgent({
   llm,
   tracer,
   fetchPages,
+  pageReader,
 }: BootWebAgentOptions): Promise<RunningWebAgent> {
   const researcher = createResearcher({
     provider,
@@ -48,6 +56,7 @@ export function bootWebAgent({
     }),
     answerer: createWebAnswerer({ llm, tracer }),
     ...(fetchPages === undefined ? {} : { fetchPages }),
+    ...(pageReader === undefined ? {} : { pageReader }),
     tracer,
   });
   return bootAgent({
@@ -63,12 +72,14 @@ export function bootWebAgent({
 export function nodeParts(options: {
   question: string;
   skill?: string;
+  tenant?: string;
   dependencyOutputs?: Record<string, { agent: string; summary: string; partial?: boolean }>;
 }): Part[] {
   return kitNodeParts({
     text: options.question,
     nodeId: 'web',
     ...(options.skill === undefined ? {} : { skill: options.skill }),
+    ...(options.tenant === undefined ? {} : { tenant: options.tenant }),
     ...(options.dependencyOutputs === undefined
       ? {}
       : { dependencyOutputs: options.dependencyOutputs }),

@@ -3,6 +3,7 @@ import { DocumentParseError } from '../document-parse-error';
 import type { IngestLimits } from '../limits';
 import type { ParsedBody } from './parsed-body';
 import { tableBlocks } from './table-blocks';
+import { TableGrid } from './table-grid';
 
 const DELIMITERS = [',', ';', '\t', '|'] as const;
 
@@ -28,9 +29,12 @@ function sniffDelimiter(text: string): string {
 }
 
 /**
- * Parses CSV into one table (first row = header) in blocks of 50 rows with the header repeated;
- * rows past `limits.maxRows` are counted as the parser reads them but not kept, and noted (in the
- * text, `metadata.truncatedRows` and `truncations`). The delimiter (`,` `;` tab `|`) is sniffed.
+ * Parses CSV into one table (first row = header) in blocks of 50 rows with the header repeated.
+ * The rows are kept under the limits as the parser reads them ({@link TableGrid}): at most
+ * `maxColumns` columns and `maxRows` data rows, within `maxCells` cells and `maxTextChars`
+ * characters (a first row longer than that is cut, not refused); the rest is counted but not
+ * kept, and noted (in the text, `metadata.truncatedRows` and `truncations`). The delimiter (`,`
+ * `;` tab `|`) is sniffed.
  *
  * @param options - The file's name (for errors), decoded text and the limits.
  * @throws {@link DocumentParseError} for malformed CSV, naming the line.
@@ -42,22 +46,22 @@ export function parseCsv({
 }: {
   filename: string;
   text: string;
-  limits: Pick<IngestLimits, 'maxRows'>;
+  limits: Pick<IngestLimits, 'maxRows' | 'maxColumns' | 'maxCells' | 'maxTextChars'>;
 }): ParsedBody {
-  let grid: string[][];
-  let rows = 0;
+  const grid = new TableGrid({ limits });
   try {
-    grid = parse(text, {
+    parse(text, {
       delimiter: sniffDelimiter(text),
       bom: true,
       relax_column_count: true,
       relax_quotes: true,
       skip_empty_lines: true,
-      // Rows with a value are counted; only the header and the first maxRows are kept.
+      // Each record goes to the grid as the parser reads it; none is collected.
       on_record: (record: string[]) => {
         if (!record.some((cell) => /\S/.test(cell))) return null;
-        rows++;
-        return rows <= limits.maxRows + 1 ? record : null;
+        if (grid.full) grid.count(record.length);
+        else grid.add(record);
+        return null;
       },
     });
   } catch (error) {
@@ -71,15 +75,13 @@ export function parseCsv({
       },
     );
   }
-  const table = tableBlocks(grid, { maxRows: limits.maxRows, totalRows: Math.max(rows - 1, 0) });
-  const truncated = table.keptRows < table.totalRows;
+  const table = tableBlocks(grid.rows, { maxRows: limits.maxRows, totalRows: grid.dataRows });
+  const truncations = grid.truncations();
   return {
     sections: table.blocks.length > 0 ? [{ path: [], level: 0, blocks: table.blocks }] : [],
-    ...(truncated
-      ? {
-          metadata: { truncatedRows: { rows: table.totalRows, keptRows: table.keptRows } },
-          truncations: [{ limit: 'maxRows', kept: table.keptRows, total: table.totalRows }],
-        }
+    ...(table.keptRows < table.totalRows
+      ? { metadata: { truncatedRows: { rows: table.totalRows, keptRows: table.keptRows } } }
       : {}),
+    ...(truncations.length > 0 ? { truncations } : {}),
   };
 }

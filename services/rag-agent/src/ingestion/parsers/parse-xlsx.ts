@@ -5,9 +5,10 @@ import { DamagedArchiveError, writeStoredZip, ZipArchive } from '../archive';
 import { DocumentParseError } from '../document-parse-error';
 import type { IngestLimits, Truncation } from '../limits';
 import type { Section } from '../types';
-import { cutSheetRows } from './cut-sheet-rows';
+import { cutSheetRows, sharedStringLengths } from './cut-sheet-rows';
 import type { ParsedBody } from './parsed-body';
 import { tableBlocks } from './table-blocks';
+import { TableGrid, type TableCut, type TableUsage } from './table-grid';
 
 function formatDate(date: Date): string {
   const iso = date.toISOString();
@@ -38,6 +39,7 @@ function formatCell(value: CellValue): string {
 
 const WORKSHEET = /^xl\/worksheets\/[^/]+\.xml$/i;
 const XML_PART = /\.(xml|rels|vml)$/i;
+const SHARED_STRINGS = 'xl/sharedStrings.xml';
 
 function xmlAttribute(tag: string, name: string): string | undefined {
   const match = new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`).exec(tag);
@@ -78,21 +80,33 @@ function invalidWorkbook(filename: string, error: unknown): DocumentParseError {
   );
 }
 
+/** A worksheet as {@link cutSheetRows} left it: its rows with a value, and the limit that cut it. */
+interface SheetCount {
+  rows: number;
+  cut?: TableCut | undefined;
+}
+
 /**
  * Unpacks the workbook under the limits for exceljs: XML parts read through {@link ZipArchive}
- * (bounded, depth-checked), worksheets cut after `maxRows` data rows (counted first), pictures and
- * other binary parts left empty (nothing of them is indexed), all stored uncompressed in a new
- * archive, so exceljs's own unzipping has nothing to inflate.
+ * (bounded, depth-checked), worksheets cut ({@link cutSheetRows}) after `maxRows` data rows or
+ * before the document's cells pass `maxCells` or its text `maxTextChars` characters (shared
+ * strings counted at their full length for every reference, from `xl/sharedStrings.xml`),
+ * pictures and other binary parts left empty (nothing of them is indexed), all stored
+ * uncompressed in a new archive, so exceljs's own unzipping has nothing to inflate.
  *
- * @returns The archive for exceljs and the rows (with a value, header included) of each sheet by name.
+ * @returns The archive for exceljs and each sheet's rows (with a value, header included) by name.
  */
 async function boundedWorkbook(
   bytes: Uint8Array,
   { filename, limits }: { filename: string; limits: IngestLimits },
-): Promise<{ archive: Buffer; rowsBySheet: Map<string, number> }> {
+): Promise<{ archive: Buffer; sheets: Map<string, SheetCount> }> {
   const archive = ZipArchive.open(bytes, { filename, limits });
   const names = await sheetNamesByPart(archive);
-  const rowsBySheet = new Map<string, number>();
+  const shared = archive.has(SHARED_STRINGS)
+    ? sharedStringLengths(await archive.read(SHARED_STRINGS))
+    : [];
+  const usage: TableUsage = { cells: 0, chars: 0 };
+  const sheets = new Map<string, SheetCount>();
   const parts: { name: string; data: Uint8Array }[] = [];
   for (const name of archive.entries.keys()) {
     if (!XML_PART.test(name)) {
@@ -102,21 +116,46 @@ async function boundedWorkbook(
     let data = await archive.read(name);
     if (WORKSHEET.test(name)) {
       // The header and the rows kept; the count goes on to the end.
-      const cut = cutSheetRows(data, limits.maxRows + 1);
+      const cut = cutSheetRows(data, {
+        keepRows: limits.maxRows + 1,
+        maxCells: limits.maxCells,
+        maxChars: limits.maxTextChars,
+        usage,
+        sharedStringLength: (index) => shared[index] ?? 0,
+      });
       data = cut.xml;
       const sheet = names.get(name);
-      if (sheet !== undefined) rowsBySheet.set(sheet, cut.rows);
+      if (sheet !== undefined) sheets.set(sheet, { rows: cut.rows, cut: cut.cut });
     }
     parts.push({ name, data });
   }
-  return { archive: writeStoredZip(parts), rowsBySheet };
+  return { archive: writeStoredZip(parts), sheets };
+}
+
+/**
+ * One row's cell text from its first column, at most `maxColumns` of them (exceljs keeps a row's
+ * cells sparse: only the cells present are visited, however far apart), and how many columns
+ * the row spans.
+ */
+function rowCells(row: ExcelJS.Row, maxColumns: number): { cells: string[]; columns: number } {
+  const cells: string[] = [];
+  let columns = 0;
+  row.eachCell({ includeEmpty: false }, (cell, column) => {
+    columns = Math.max(columns, column);
+    if (column <= maxColumns) cells[column - 1] = formatCell(cell.value);
+  });
+  for (let index = 0; index < cells.length; index++) cells[index] ??= '';
+  return { cells, columns };
 }
 
 /**
  * Parses an Excel workbook: one section per visible or hidden sheet (named after it), each sheet
  * one table whose first non-empty row is the header, in blocks of 50 rows with the header
- * repeated; rows past `limits.maxRows` are left out (exceljs never sees them), noted in the text,
- * in `metadata.truncatedSheets` and in `truncations`. The archive is read under the limits.
+ * repeated. What exceljs reads is cut first ({@link boundedWorkbook}), and the rows it built are
+ * kept under the same limits ({@link TableGrid}: `maxColumns` columns, `maxRows` rows, the
+ * document's `maxCells` cells and `maxTextChars` characters); what is left out is noted in the
+ * text, in `metadata.truncatedSheets` and in `truncations`. The archive is read under the limits.
+ * The title is the workbook's own (`docProps/core.xml`, which is optional), if it has one.
  *
  * @param options - The file's name (for errors), bytes and the limits.
  * @throws {@link DocumentParseError} when the file is not a readable .xlsx or nests too deep;
@@ -132,10 +171,10 @@ export async function parseXlsx({
   limits: IngestLimits;
 }): Promise<ParsedBody> {
   const workbook = new ExcelJS.Workbook();
-  let rowsBySheet: Map<string, number>;
+  let counts: Map<string, SheetCount>;
   try {
     const bounded = await boundedWorkbook(bytes, { filename, limits });
-    rowsBySheet = bounded.rowsBySheet;
+    counts = bounded.sheets;
     // exceljs's typings want its own Buffer interface; a Node Buffer is what it reads.
     await workbook.xlsx.load(bounded.archive as unknown as ExcelJS.Buffer);
   } catch (error) {
@@ -146,38 +185,31 @@ export async function parseXlsx({
   const sections: Section[] = [];
   const truncatedSheets: { sheet: string; rows: number; keptRows: number }[] = [];
   const truncations: Truncation[] = [];
+  const usage: TableUsage = { cells: 0, chars: 0 };
   for (const sheet of workbook.worksheets) {
     if (sheet.state === 'veryHidden') continue;
-    const grid: string[][] = [];
-    let rows = 0;
+    const grid = new TableGrid({ limits, usage });
     sheet.eachRow({ includeEmpty: false }, (row) => {
-      rows++;
-      // Header plus one row past the cap, so tableBlocks sees that rows were cut.
-      if (grid.length > limits.maxRows + 1) return;
-      const cells: string[] = [];
-      for (let column = 1; column <= row.cellCount; column++) {
-        cells.push(formatCell(row.getCell(column).value));
+      if (grid.full) {
+        grid.count();
+        return;
       }
-      grid.push(cells);
+      const { cells, columns } = rowCells(row, limits.maxColumns);
+      grid.add(cells, columns);
     });
-    const counted = Math.max(rows, rowsBySheet.get(sheet.name) ?? 0);
-    const table = tableBlocks(grid, {
-      maxRows: limits.maxRows,
-      totalRows: Math.max(counted - 1, 0),
-    });
+    const counted = counts.get(sheet.name);
+    const totalRows = Math.max((counted?.rows ?? 0) - 1, grid.dataRows);
+    const table = tableBlocks(grid.rows, { maxRows: limits.maxRows, totalRows });
     if (table.blocks.length === 0) continue;
+    const where = `sheet "${sheet.name}"`;
+    truncations.push(...grid.truncations({ where, totalRows, cutBefore: counted?.cut }));
     if (table.keptRows < table.totalRows) {
       truncatedSheets.push({ sheet: sheet.name, rows: table.totalRows, keptRows: table.keptRows });
-      truncations.push({
-        limit: 'maxRows',
-        kept: table.keptRows,
-        total: table.totalRows,
-        where: `sheet "${sheet.name}"`,
-      });
     }
     sections.push({ path: [sheet.name], level: 1, blocks: table.blocks });
   }
-  const title = workbook.title.trim();
+  // `title` comes from docProps/core.xml, a part a workbook may leave out.
+  const title = (workbook.title as string | undefined)?.trim() ?? '';
   return {
     sections,
     ...(title ? { title } : {}),
