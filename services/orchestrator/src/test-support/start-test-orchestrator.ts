@@ -50,6 +50,8 @@ export interface StartTestOrchestratorOptions {
   memory?: MemoryServices;
   /** Fair admission of runs (with its admission at the A2A edge). @default none: no limit */
   scheduler?: RunScheduler;
+  /** Wraps the session store the runs use (e.g. to slow its writes down). @default as it is */
+  wrapSessions?: (sessions: SessionStore) => SessionStore;
 }
 
 /** A running orchestrator for a test: a real HTTP server over real Redis. */
@@ -76,6 +78,7 @@ export async function startTestOrchestrator({
   runnerLeaseMs = 15_000,
   memory,
   scheduler,
+  wrapSessions = (store) => store,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -103,7 +106,7 @@ export async function startTestOrchestrator({
     url: `http://127.0.0.1:${port}`,
     store: taskStore,
     agent: {
-      sessions,
+      sessions: wrapSessions(sessions),
       availableAgents: () => directory.availableAgents(),
       askPlanner: planner.askPlanner,
       invokeAgent,
