@@ -24,8 +24,10 @@ Benchmarks:
                  orchestration and auto (cached and uncached classifier decisions), side by side
                  with ratios to passthrough, everything behind one scripted model. Reasoning is
                  included when services/reasoning-agent is built and answers.
-  orchestration  Run time of DAGs of scripted agents against their critical path, with the
-                 orchestrator's dependency scheduling and with stage-by-stage execution.
+  orchestration  The fixed cost of a run (the orchestrator's CPU per single-node run against an
+                 agent that answers at once, and runs/s), then the run time of DAGs of scripted
+                 agents against their critical path, with the orchestrator's dependency
+                 scheduling and with stage-by-stage execution.
   tenants        Fairness between tenants: one tenant's questions one at a time, alone and while
                  another tenant keeps 100 in flight, through the real gateway, orchestrator and
                  planner and a scripted agent; with fair scheduling and with no limit
@@ -58,6 +60,9 @@ Options (ttft, and the ttft section of gateway):
 
 Options (orchestration):
   --runs N          runs per DAG per scheduling mode                        (default 10)
+  --fixed-cost-runs N  single-node runs per block of the fixed-cost section (three blocks,
+                    against an agent that answers at once)                  (default 100)
+  --fixed-cost-only only the fixed-cost section (one orchestrator, no DAG table)
   --orchestrator-node-args="A B"  extra node arguments for the orchestrator processes
                     (e.g. --orchestrator-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof";
                     also BENCH_ORCHESTRATOR_NODE_ARGS)
@@ -108,6 +113,8 @@ async function main(): Promise<number> {
       tracing: { type: 'boolean', default: false },
       'gateway-node-args': { type: 'string' },
       'orchestrator-node-args': { type: 'string' },
+      'fixed-cost-runs': { type: 'string' },
+      'fixed-cost-only': { type: 'boolean', default: false },
       runs: { type: 'string' },
       flood: { type: 'string' },
       steady: { type: 'string' },
@@ -211,6 +218,8 @@ async function main(): Promise<number> {
     const orchestrationOptions: OrchestrationBenchOptions = {
       root,
       runs: number(values.runs, values.quick ? 3 : 10),
+      fixedCostRuns: number(values['fixed-cost-runs'], values.quick ? 20 : 100),
+      fixedCostOnly: values['fixed-cost-only'],
       orchestratorNodeArgs: splitArgs(
         values['orchestrator-node-args'] ?? process.env['BENCH_ORCHESTRATOR_NODE_ARGS'],
       ),
