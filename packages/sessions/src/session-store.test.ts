@@ -535,6 +535,40 @@ describe('update with expected', () => {
     expect(await store.get(created.id)).toEqual(session);
   });
 
+  it('releases the runner lease in the write that ends the session, for its owner only', async () => {
+    const leaseKey = (id: string) => `fleet:lease:session:runner:${id}`;
+    const { session, lease } = await store.createWithRunner(
+      { tenant: 'acme', request: 'r' },
+      { owner: 'run-a' },
+    );
+    const first = await store.update(session.id, (draft) => void (draft.taskId = 't5'), {
+      expected: session,
+      releaseRunner: 'run-a',
+    });
+    // Still running: the lease stays.
+    expect(await redis.get(leaseKey(session.id))).toBe('run-a');
+    const sent = countCommands(redis);
+    await store.update(session.id, (draft) => void (draft.status = 'completed'), {
+      expected: first.session,
+      releaseRunner: 'run-a',
+    });
+    sent.stop();
+    expect(sent.names).toEqual(['evalsha']);
+    expect(await redis.exists(leaseKey(session.id))).toBe(0);
+    expect(await lease.renew()).toBe(false);
+
+    // Another owner's lease is kept, on the locked path too.
+    const other = await store.createWithRunner(
+      { tenant: 'acme', request: 'r' },
+      { owner: 'run-b' },
+    );
+    await store.update(other.session.id, (draft) => void (draft.status = 'failed'), {
+      releaseRunner: 'run-a',
+    });
+    expect(await redis.get(leaseKey(other.session.id))).toBe('run-b');
+    await other.lease.release();
+  });
+
   it('keeps a change made elsewhere: a stale expected session falls back to the locked update', async () => {
     const created = await store.create({ tenant: 'acme', request: 'r' });
     const approval = await gateway.addApproval(created.id, {

@@ -108,6 +108,12 @@ export interface UpdateSessionOptions {
    * this and the lock is free, the change lands in one round trip.
    */
   expected?: Session | undefined;
+  /**
+   * The owner of the session's runner lease: when the change ends the session (no longer
+   * `running` or waiting), the lease is released in the same write, if this owner still holds
+   * it — a run's last write and its lease's release in one round trip.
+   */
+  releaseRunner?: string | undefined;
 }
 
 /** Options for {@link SessionStore.list}. */
@@ -276,9 +282,11 @@ return 1
 `);
 
 /**
- * The write both session scripts end with: the session with its TTL and its three indexes.
- * KEYS[2..5]: session, pending-approvals index, tenant index, active index. ARGV[2..7]: json, ttl
- * seconds, id, has pending approvals ('1' | '0'), createdAt ms, still active ('1' | '0').
+ * The write both session scripts end with: the session with its TTL and its three indexes, and —
+ * once it is no longer active — its runner lease, when ARGV[8] names the owner holding it.
+ * KEYS[2..6]: session, pending-approvals index, tenant index, active index, runner lease.
+ * ARGV[2..8]: json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms, still active
+ * ('1' | '0'), the runner lease's owner to release ('' for none).
  */
 const WRITE_SESSION_LUA = `redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 if ARGV[5] == '1' then
@@ -292,6 +300,7 @@ if ARGV[7] == '1' then
   redis.call('SADD', KEYS[5], ARGV[4])
 else
   redis.call('SREM', KEYS[5], ARGV[4])
+  if ARGV[8] ~= '' and redis.call('GET', KEYS[6]) == ARGV[8] then redis.call('DEL', KEYS[6]) end
 end
 return 1
 `;
@@ -299,9 +308,9 @@ return 1
 /**
  * Writes a session only while the writer still holds its lock (a fencing check, so a writer whose
  * lock expired mid-change cannot overwrite a newer write), and keeps both indexes in step.
- * KEYS: lock, session, pending-approvals index, tenant index, active index.
+ * KEYS: lock, session, pending-approvals index, tenant index, active index, runner lease.
  * ARGV: lock value, json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms,
- * still active ('1' | '0').
+ * still active ('1' | '0'), runner lease owner to release once inactive ('' for none).
  */
 const fencedWriteScript = defineRedisScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -311,7 +320,7 @@ ${WRITE_SESSION_LUA}`);
  * Writes a session without taking its lock, only when nobody holds the lock and the stored session
  * is still exactly the one the writer started from (its SHA-1): a compare-and-set that no locked
  * read-modify-write can interleave with (that one holds the lock from its read to its write).
- * KEYS: lock, session, pending-approvals index, tenant index, active index.
+ * KEYS: as {@link fencedWriteScript}.
  * ARGV: SHA-1 of the expected JSON, then as {@link fencedWriteScript}.
  * Returns 1 when written, 0 when the lock is held or the session changed, -1 when it is gone.
  */
@@ -492,14 +501,14 @@ class RedisSessionStore implements SessionStore {
   async update<T = void>(
     id: string,
     mutate: (draft: Session) => T,
-    { expected }: UpdateSessionOptions = {},
+    { expected, releaseRunner = '' }: UpdateSessionOptions = {},
   ): Promise<{ session: Session; value: T }> {
     if (expected !== undefined && expected.id === id) {
       const { session, value, json } = this.applyChange(expected, mutate);
       const written = await compareAndSetScript.run({
         redis: this.redis,
         keys: this.writeKeys(session),
-        args: [this.storedSha(expected), ...this.writeArgs(session, json)],
+        args: [this.storedSha(expected), ...this.writeArgs(session, { json, releaseRunner })],
       });
       if (written === 1) {
         this.stored.set(session, { json, exact: true });
@@ -512,7 +521,7 @@ class RedisSessionStore implements SessionStore {
       const current = await this.get(id);
       if (current === undefined) throw sessionNotFound(id);
       const { session, value, json } = this.applyChange(current, mutate);
-      await this.write(session, { lock, json });
+      await this.write(session, { lock, json, releaseRunner });
       this.stored.set(session, { json, exact: true });
       return { session, value };
     } finally {
@@ -843,11 +852,14 @@ class RedisSessionStore implements SessionStore {
     }
   }
 
-  private async write(session: Session, { lock, json }: { lock: Lock; json: string }): Promise<void> {
+  private async write(
+    session: Session,
+    { lock, json, releaseRunner }: { lock: Lock; json: string; releaseRunner: string },
+  ): Promise<void> {
     const written = await fencedWriteScript.run({
       redis: this.redis,
       keys: this.writeKeys(session),
-      args: [lock.value, ...this.writeArgs(session, json)],
+      args: [lock.value, ...this.writeArgs(session, { json, releaseRunner })],
     });
     if (written !== 1) {
       throw new ConflictError(
@@ -856,7 +868,10 @@ class RedisSessionStore implements SessionStore {
     }
   }
 
-  /** The keys both write scripts touch: lock, session, pending, tenant and active indexes. */
+  /**
+   * The keys both write scripts touch: lock, session, pending, tenant and active indexes, runner
+   * lease.
+   */
   private writeKeys(session: Session): string[] {
     return [
       this.lockKey(session.id),
@@ -864,11 +879,18 @@ class RedisSessionStore implements SessionStore {
       this.pendingIndexKey(),
       this.tenantIndexKey(session.tenant),
       this.activeIndexKey(),
+      this.leaseKey('runner', session.id),
     ];
   }
 
-  /** Both write scripts' arguments after their guard: json, ttl, id, pending, createdAt, active. */
-  private writeArgs(session: Session, json: string): (string | number)[] {
+  /**
+   * Both write scripts' arguments after their guard: json, ttl, id, pending, createdAt, active,
+   * the runner lease's owner to release once inactive.
+   */
+  private writeArgs(
+    session: Session,
+    { json, releaseRunner }: { json: string; releaseRunner: string },
+  ): (string | number)[] {
     const hasPending = Object.values(session.approvals).some((a) => a.status === 'pending');
     return [
       json,
@@ -877,6 +899,7 @@ class RedisSessionStore implements SessionStore {
       hasPending ? '1' : '0',
       Date.parse(session.createdAt) || 0,
       isActiveStatus(session.status) ? '1' : '0',
+      releaseRunner,
     ];
   }
 

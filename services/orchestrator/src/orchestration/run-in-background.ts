@@ -68,7 +68,22 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
   if (context.signal.aborted) onTaskAbort();
   const renewal = keepLease({ lease, leaseMs: options.runnerLeaseMs, logger, log, abort });
 
-  const writer = createSessionWriter({ sessions, sessionId, logger, log, session });
+  // The write that ends the session releases the runner lease too (one round trip less).
+  let runnerReleased = false;
+  const writer = createSessionWriter({
+    sessions,
+    sessionId,
+    logger,
+    log,
+    session,
+    runner: {
+      owner: lease.owner,
+      onReleased: () => {
+        runnerReleased = true;
+        renewal.stop();
+      },
+    },
+  });
   const progress = (event: ProgressEvent): void => {
     // A progress line goes out before it is saved; a state change once its session write (and
     // every one before it) is done, and its task save follows (docs/a2a.md §3).
@@ -131,7 +146,8 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
     held.release();
     renewal.stop();
     context.signal.removeEventListener('abort', onTaskAbort);
-    const release = renewal.lost ? undefined : lease.release().catch(() => undefined);
+    const release =
+      renewal.lost || runnerReleased ? undefined : lease.release().catch(() => undefined);
     // A session handed over is resumed elsewhere as soon as its client hears so: the lease goes
     // first. An ended one needs no lease to be read, so its stream ends without waiting.
     if (isRunHandover(controller.signal.reason)) await release;

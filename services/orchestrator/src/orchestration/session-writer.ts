@@ -1,4 +1,4 @@
-import { syncWaitingStatus, type Session, type SessionStore } from '@fleet/sessions';
+import { isActiveStatus, syncWaitingStatus, type Session, type SessionStore } from '@fleet/sessions';
 
 /** The logging a session writer needs. */
 export interface SessionWriterLogger {
@@ -18,6 +18,12 @@ export interface SessionWriterOptions {
    * it (`expected` of {@link SessionStore.update}); otherwise it is a locked read-modify-write.
    */
   session?: Session | undefined;
+  /**
+   * The run's runner lease: the write that ends the session (completed, failed or canceled)
+   * releases it too, in the same round trip (`releaseRunner` of {@link SessionStore.update}), and
+   * then calls `onReleased`.
+   */
+  runner?: { owner: string; onReleased: () => void } | undefined;
 }
 
 /** A run's writes to its session: in order, batched, never holding up the run. */
@@ -60,6 +66,7 @@ export function createSessionWriter({
   logger,
   log = {},
   session,
+  runner,
 }: SessionWriterOptions): SessionWriter {
   let pending: ((draft: Session) => void)[] = [];
   // What this run last wrote (or started from): the base of the next one-round-trip write.
@@ -94,11 +101,16 @@ export function createSessionWriter({
             for (const mutate of batch) mutate(draft);
             syncStatus(draft);
           },
-          { expected: last },
+          { expected: last, releaseRunner: runner?.owner },
         )
         .then(
           (written) => {
             last = written.session;
+            if (runner !== undefined && !isActiveStatus(written.session.status)) {
+              const { onReleased } = runner;
+              runner = undefined;
+              onReleased();
+            }
           },
           (error: unknown) => {
             last = undefined;
