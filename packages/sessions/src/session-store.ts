@@ -172,7 +172,10 @@ export interface SessionStore {
    * change is first tried in one round trip without the lock: one script writes it only while
    * nobody holds the lock and the stored session is still exactly `expected` (compared by SHA-1).
    * Otherwise it falls back to the locked read-modify-write, so `mutate` may run twice (first on
-   * a copy of `expected`): it must change only the draft.
+   * a copy of `expected`): it must change only the draft. That first try is not checked against
+   * the session schema: it is a run's own typed changes to its own session, several per run, and
+   * the check costs as much as the rest of the write; the locked path (every change made from
+   * outside a run) is checked.
    */
   update<T = void>(
     id: string,
@@ -504,7 +507,7 @@ class RedisSessionStore implements SessionStore {
     { expected, releaseRunner = '' }: UpdateSessionOptions = {},
   ): Promise<{ session: Session; value: T }> {
     if (expected !== undefined && expected.id === id) {
-      const { session, value, json } = this.applyChange(expected, mutate);
+      const { session, value, json } = this.applyChange(expected, mutate, { check: false });
       const written = await compareAndSetScript.run({
         redis: this.redis,
         keys: this.writeKeys(session),
@@ -520,7 +523,7 @@ class RedisSessionStore implements SessionStore {
     try {
       const current = await this.get(id);
       if (current === undefined) throw sessionNotFound(id);
-      const { session, value, json } = this.applyChange(current, mutate);
+      const { session, value, json } = this.applyChange(current, mutate, { check: true });
       await this.write(session, { lock, json, releaseRunner });
       this.stored.set(session, { json, exact: true });
       return { session, value };
@@ -549,12 +552,13 @@ class RedisSessionStore implements SessionStore {
   }
 
   /**
-   * `mutate` applied to a copy of `current`, with `updatedAt` set and the schema checked; `json`
-   * is what to store.
+   * `mutate` applied to a copy of `current`, with `updatedAt` set and (with `check`) the schema
+   * checked; `json` is what to store.
    */
   private applyChange<T>(
     current: Session,
     mutate: (draft: Session) => T,
+    { check }: { check: boolean },
   ): { session: Session; value: T; json: string } {
     const id = current.id;
     const draft = this.draftOf(current);
@@ -563,6 +567,7 @@ class RedisSessionStore implements SessionStore {
       throw new InternalError(`Session ${id}: an update may not change its id or tenant.`);
     }
     draft.updatedAt = new Date().toISOString();
+    if (!check) return { session: draft, value, json: JSON.stringify(draft) };
     const checked = sessionSchema.safeParse(draft);
     if (!checked.success) {
       throw new InternalError(`Session ${id}: the change does not match the session schema.`, {
