@@ -63,6 +63,9 @@ Options (orchestration):
   --fixed-cost-runs N  single-node runs per block of the fixed-cost section (three blocks,
                     against an agent that answers at once)                  (default 100)
   --fixed-cost-only only the fixed-cost section (one orchestrator, no DAG table)
+  --baseline DIR    another built checkout (e.g. of main): its orchestrator runs the fixed-cost
+                    section side by side with this one's, run for run, on Redis database 1 of the
+                    same server (BENCH_BASELINE_REDIS_URL to choose another)
   --orchestrator-node-args="A B"  extra node arguments for the orchestrator processes
                     (e.g. --orchestrator-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof";
                     also BENCH_ORCHESTRATOR_NODE_ARGS)
@@ -90,6 +93,13 @@ Common:
 
 Results go in docs/benchmarks.md with the machine and the command.`;
 
+/** The same Redis server, database 1 (or 2 when the URL names database 1). */
+function otherDatabase(redisUrl: string): string {
+  const url = new URL(redisUrl);
+  url.pathname = url.pathname === '/1' ? '/2' : '/1';
+  return url.toString();
+}
+
 /** `"A B"` → `['A', 'B']`: extra node arguments, space-separated. */
 function splitArgs(value: string | undefined): string[] {
   return (value ?? '').split(' ').filter((arg) => arg !== '');
@@ -115,6 +125,7 @@ async function main(): Promise<number> {
       'orchestrator-node-args': { type: 'string' },
       'fixed-cost-runs': { type: 'string' },
       'fixed-cost-only': { type: 'boolean', default: false },
+      baseline: { type: 'string' },
       runs: { type: 'string' },
       flood: { type: 'string' },
       steady: { type: 'string' },
@@ -220,6 +231,12 @@ async function main(): Promise<number> {
       runs: number(values.runs, values.quick ? 3 : 10),
       fixedCostRuns: number(values['fixed-cost-runs'], values.quick ? 20 : 100),
       fixedCostOnly: values['fixed-cost-only'],
+      baselineRoot: values.baseline === undefined ? undefined : path.resolve(values.baseline),
+      baselineRedisUrl:
+        values.baseline === undefined
+          ? undefined
+          : (process.env['BENCH_BASELINE_REDIS_URL'] ??
+            otherDatabase(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379')),
       orchestratorNodeArgs: splitArgs(
         values['orchestrator-node-args'] ?? process.env['BENCH_ORCHESTRATOR_NODE_ARGS'],
       ),

@@ -32,6 +32,14 @@ export interface OrchestrationBenchOptions {
   fixedCostRuns?: number | undefined;
   /** Only the fixed-cost section: one orchestrator, no DAG table (for profiles). @default false */
   fixedCostOnly?: boolean | undefined;
+  /**
+   * Another checkout of the repository, built (`services/orchestrator/dist`): its orchestrator
+   * runs the fixed-cost section side by side with this one's, on its own Redis database, run
+   * for run (e.g. the main branch, to see what a change does on a shared machine).
+   */
+  baselineRoot?: string | undefined;
+  /** The Redis the baseline orchestrator uses (a database of its own). */
+  baselineRedisUrl?: string | undefined;
 }
 
 /** Runs before the fixed-cost blocks: discovery, connection pools, JIT. */
@@ -44,7 +52,11 @@ const FIXED_COST_CONCURRENCY = 8;
 const FIXED_COST_BLOCKS = 3;
 
 /** The single-node plan of the fixed-cost section: one step on the agent that answers at once. */
-const FIXED_COST_PLAN: Plan = { nodes: [node('only', 'a0')], rationale: 'benchmark', confidence: 1 };
+const FIXED_COST_PLAN: Plan = {
+  nodes: [node('only', 'a0')],
+  rationale: 'benchmark',
+  confidence: 1,
+};
 
 /** The scripted agents and their fixed latencies. */
 const AGENT_LATENCIES: Record<string, number> = { a0: 0, a50: 50, a100: 100, a200: 200 };
@@ -149,14 +161,14 @@ async function cpuMs(service: RunningService): Promise<number> {
   return seconds * 1000;
 }
 
-/** One block of the fixed-cost section. */
+/** One orchestrator's figures in one block of the fixed-cost section. */
 export interface FixedCostBlock {
   runs: number;
-  /** The orchestrator's CPU time (user + system) over the block ÷ runs. */
+  /** The orchestrator's CPU time (user + system) over its runs one after the other ÷ runs. */
   cpuPerRunMs: number;
   /** Median time of one run, sent to result, as the client sees it. */
   runP50Ms: number;
-  /** Runs one after the other: runs ÷ the block's wall time. */
+  /** Runs one after the other: runs ÷ their wall time (interleaved with the other build's, if any). */
   runsPerSecond: number;
   /** The same number of runs again, {@link FIXED_COST_CONCURRENCY} at a time: runs ÷ wall time. */
   concurrentRunsPerSecond: number;
@@ -164,64 +176,89 @@ export interface FixedCostBlock {
   concurrentCpuPerRunMs: number;
 }
 
+/** One orchestrator build measured in the fixed-cost section. */
+export interface FixedCostBuild {
+  /** `this checkout`, or the baseline's directory. */
+  label: string;
+  blocks: FixedCostBlock[];
+}
+
 /** The fixed cost of an orchestrated run: single-node runs against an agent that answers at once. */
 export interface FixedCostResult {
   /** A direct streaming call to the same agent (median): what the run's one step costs anyway. */
   directCallMs: number;
-  blocks: FixedCostBlock[];
+  /** This checkout's orchestrator first, then the baseline's (when one was given). */
+  builds: FixedCostBuild[];
+}
+
+/** An orchestrator process and a client to it. */
+interface MeasuredOrchestrator {
+  label: string;
+  service: RunningService;
+  client: A2AClient;
 }
 
 /**
- * Single-node runs against `a0` (it answers at once), one after the other, in blocks: the
- * orchestrator's CPU per run (its `process.cpuUsage()`, read from `/metrics` before and after each
- * block), the run's median wall time and runs per second.
+ * Single-node runs against `a0` (it answers at once), in blocks: the orchestrator's CPU per run
+ * (its `process.cpuUsage()`, read from `/metrics` before and after each part), the run's median
+ * wall time and runs per second, one after the other and {@link FIXED_COST_CONCURRENCY} at a time.
+ * With two orchestrators (this checkout and a baseline) their runs one after the other alternate
+ * run by run, so both see the same machine; the concurrent parts follow each other.
  */
 async function measureFixedCost(
-  orchestrator: RunningService,
-  { client, runs, directCallMs }: { client: A2AClient; runs: number; directCallMs: number },
+  orchestrators: readonly MeasuredOrchestrator[],
+  { runs, directCallMs }: { runs: number; directCallMs: number },
 ): Promise<FixedCostResult> {
   for (let run = 0; run < FIXED_COST_WARMUP_RUNS; run += 1) {
-    await runOnce(client, FIXED_COST_PLAN);
+    for (const { client } of orchestrators) await runOnce(client, FIXED_COST_PLAN);
   }
   const progress = createProgress({
     label: 'fixed-cost runs',
-    total: runs * FIXED_COST_BLOCKS * 2,
+    total: runs * FIXED_COST_BLOCKS * 2 * orchestrators.length,
   });
-  const blocks: FixedCostBlock[] = [];
+  const builds: FixedCostBuild[] = orchestrators.map(({ label }) => ({ label, blocks: [] }));
   for (let block = 0; block < FIXED_COST_BLOCKS; block += 1) {
-    const times: number[] = [];
-    const cpuBefore = await cpuMs(orchestrator);
-    const started = process.hrtime.bigint();
+    const times = orchestrators.map((): number[] => []);
+    const wall = orchestrators.map(() => 0);
+    const cpuBefore = await Promise.all(orchestrators.map(({ service }) => cpuMs(service)));
     for (let run = 0; run < runs; run += 1) {
-      times.push(await runOnce(client, FIXED_COST_PLAN));
-      progress.tick();
+      // The order alternates, so neither build always runs right after the other.
+      const order = orchestrators.map((_each, index) => index);
+      if (run % 2 === 1) order.reverse();
+      for (const index of order) {
+        const elapsed = await runOnce(orchestrators[index]?.client as A2AClient, FIXED_COST_PLAN);
+        times[index]?.push(elapsed);
+        wall[index] = (wall[index] ?? 0) + elapsed;
+        progress.tick();
+      }
     }
-    const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
-    const cpuAfter = await cpuMs(orchestrator);
-    let left = runs;
-    const concurrentStarted = process.hrtime.bigint();
-    await Promise.all(
-      Array.from({ length: FIXED_COST_CONCURRENCY }, async () => {
-        while (left > 0) {
-          left -= 1;
-          await runOnce(client, FIXED_COST_PLAN);
-          progress.tick();
-        }
-      }),
-    );
-    const concurrentMs = Number(process.hrtime.bigint() - concurrentStarted) / 1e6;
-    const cpuConcurrent = await cpuMs(orchestrator);
-    blocks.push({
-      runs,
-      cpuPerRunMs: (cpuAfter - cpuBefore) / runs,
-      runP50Ms: median(times),
-      runsPerSecond: (runs * 1000) / wallMs,
-      concurrentRunsPerSecond: (runs * 1000) / concurrentMs,
-      concurrentCpuPerRunMs: (cpuConcurrent - cpuAfter) / runs,
-    });
+    const cpuAfter = await Promise.all(orchestrators.map(({ service }) => cpuMs(service)));
+    for (const [index, { client, service }] of orchestrators.entries()) {
+      let left = runs;
+      const concurrentStarted = process.hrtime.bigint();
+      await Promise.all(
+        Array.from({ length: FIXED_COST_CONCURRENCY }, async () => {
+          while (left > 0) {
+            left -= 1;
+            await runOnce(client, FIXED_COST_PLAN);
+            progress.tick();
+          }
+        }),
+      );
+      const concurrentMs = Number(process.hrtime.bigint() - concurrentStarted) / 1e6;
+      const cpuConcurrent = await cpuMs(service);
+      builds[index]?.blocks.push({
+        runs,
+        cpuPerRunMs: ((cpuAfter[index] ?? 0) - (cpuBefore[index] ?? 0)) / runs,
+        runP50Ms: median(times[index] ?? []),
+        runsPerSecond: (runs * 1000) / (wall[index] ?? Number.NaN),
+        concurrentRunsPerSecond: (runs * 1000) / concurrentMs,
+        concurrentCpuPerRunMs: (cpuConcurrent - (cpuAfter[index] ?? 0)) / runs,
+      });
+    }
   }
   progress.done();
-  return { directCallMs, blocks };
+  return { directCallMs, builds };
 }
 
 async function runOnce(client: A2AClient, plan: Plan): Promise<number> {
@@ -272,9 +309,12 @@ export async function runOrchestrationBench(
     const shared = { FLEET_INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
     const planner = await startService({ root, name: 'planner', env: shared });
     processes.push(planner);
-    const startOrchestrator = (scheduling: 'dependency' | 'stages'): Promise<RunningService> =>
+    const startOrchestrator = (
+      scheduling: 'dependency' | 'stages',
+      { from = root, redisUrl }: { from?: string; redisUrl?: string | undefined } = {},
+    ): Promise<RunningService> =>
       startService({
-        root,
+        root: from,
         name: 'orchestrator',
         nodeArgs: options.orchestratorNodeArgs,
         env: {
@@ -282,28 +322,47 @@ export async function runOrchestrationBench(
           PLANNER_URL: planner.url,
           AGENT_URLS: agentUrls.join(','),
           ORCHESTRATOR_SCHEDULING: scheduling,
+          ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }),
         },
       });
     const dependency = await startOrchestrator('dependency');
     processes.push(dependency);
-    const clients = {
-      dependency: new A2AClient({ url: `${dependency.url}/a2a`, token: TOKEN }),
-    };
-    const calibration = async (): Promise<Record<string, number>> =>
-      calibrate(agentUrlsByName);
-    if (options.fixedCostOnly === true) {
-      const measured = await calibration();
-      const fixedCost = await measureFixedCost(dependency, {
-        client: clients.dependency,
+    const measuredOrchestrators: MeasuredOrchestrator[] = [
+      {
+        label: 'this checkout',
+        service: dependency,
+        client: new A2AClient({ url: `${dependency.url}/a2a`, token: TOKEN }),
+      },
+    ];
+    if (options.baselineRoot !== undefined) {
+      const baseline = await startOrchestrator('dependency', {
+        from: options.baselineRoot,
+        redisUrl: options.baselineRedisUrl,
+      });
+      processes.push(baseline);
+      measuredOrchestrators.push({
+        label: options.baselineRoot,
+        service: baseline,
+        client: new A2AClient({ url: `${baseline.url}/a2a`, token: TOKEN }),
+      });
+    }
+    const fixedCostOf = (measured: Record<string, number>): Promise<FixedCostResult> =>
+      measureFixedCost(measuredOrchestrators, {
         runs: options.fixedCostRuns ?? 100,
         directCallMs: measured['a0'] ?? Number.NaN,
       });
+    if (options.fixedCostOnly === true) {
+      const measured = await calibrate(agentUrlsByName);
+      const fixedCost = await fixedCostOf(measured);
       return { calibration: measured, machine: machine(), results: [], fixedCost };
     }
     const stages = await startOrchestrator('stages');
     processes.push(stages);
     const stagesClient = new A2AClient({ url: `${stages.url}/a2a`, token: TOKEN });
-    const modeClients = { dependency: clients.dependency, stages: stagesClient };
+    const modeClients = {
+      dependency: measuredOrchestrators[0]?.client as A2AClient,
+      stages: stagesClient,
+    };
 
     // Warm-up: discovery, connection pools, JIT.
     for (const plan of Object.values(BENCH_DAGS)) {
@@ -311,12 +370,8 @@ export async function runOrchestrationBench(
       await runOnce(modeClients.stages, plan);
     }
 
-    const measured = await calibration();
-    const fixedCost = await measureFixedCost(dependency, {
-      client: clients.dependency,
-      runs: options.fixedCostRuns ?? 100,
-      directCallMs: measured['a0'] ?? Number.NaN,
-    });
+    const measured = await calibrate(agentUrlsByName);
+    const fixedCost = await fixedCostOf(measured);
     const results: DagResult[] = [];
     const progress = createProgress({
       label: 'orchestration runs',
@@ -424,20 +479,42 @@ export function formatOrchestrationBench(
 export const FIXED_COST_GOAL_MS = 5;
 
 function formatFixedCost(fixedCost: FixedCostResult): string[] {
-  const { blocks } = fixedCost;
-  const cpu = blocks.map((block) => block.cpuPerRunMs);
-  const worst = Math.max(...cpu);
+  const [current, baseline] = fixedCost.builds;
+  const runs = current?.blocks[0]?.runs ?? 0;
   const lines = [
-    `Fixed cost per run: single-node runs against a0 (answers at once), ${FIXED_COST_WARMUP_RUNS} warm-up runs, then ${blocks.length} blocks of ${blocks[0]?.runs ?? 0} runs one after the other and as many ${FIXED_COST_CONCURRENCY} at a time; orchestrator CPU = its process.cpuUsage() (user + system) over the part ÷ runs. A direct call to a0: ${formatMs(fixedCost.directCallMs)}.`,
+    `Fixed cost per run: single-node runs against a0 (answers at once), ${FIXED_COST_WARMUP_RUNS} warm-up runs, then ${current?.blocks.length ?? 0} blocks of ${runs} runs one after the other${baseline === undefined ? '' : ' (alternating with the baseline, run by run)'} and as many ${FIXED_COST_CONCURRENCY} at a time; orchestrator CPU = its process.cpuUsage() (user + system) over the part ÷ runs. A direct call to a0: ${formatMs(fixedCost.directCallMs)}.`,
     '',
-    `| block | orchestrator CPU per run | run (p50) | runs/s (one at a time) | CPU per run, ${FIXED_COST_CONCURRENCY} at a time | runs/s, ${FIXED_COST_CONCURRENCY} at a time |`,
-    '|---|---|---|---|---|---|',
-    ...blocks.map(
-      (block, index) =>
-        `| ${index + 1} | ${formatMs(block.cpuPerRunMs)} | ${formatMs(block.runP50Ms)} | ${block.runsPerSecond.toFixed(1)} | ${formatMs(block.concurrentCpuPerRunMs)} | ${block.concurrentRunsPerSecond.toFixed(1)} |`,
-    ),
-    '',
-    `Orchestrator CPU per single-node run: ${formatMs(median(cpu))} median, ${formatMs(Math.min(...cpu))}–${formatMs(worst)} over the blocks (goal ≤ ${FIXED_COST_GOAL_MS} ms: ${worst <= FIXED_COST_GOAL_MS ? 'met' : median(cpu) <= FIXED_COST_GOAL_MS ? 'met by the median' : 'NOT met'})`,
+    `| build | block | orchestrator CPU per run | run (p50) | runs/s (one at a time) | CPU per run, ${FIXED_COST_CONCURRENCY} at a time | runs/s, ${FIXED_COST_CONCURRENCY} at a time |`,
+    '|---|---|---|---|---|---|---|',
   ];
+  for (const build of fixedCost.builds) {
+    build.blocks.forEach((block, index) => {
+      lines.push(
+        `| ${build.label} | ${index + 1} | ${formatMs(block.cpuPerRunMs)} | ${formatMs(block.runP50Ms)} | ${block.runsPerSecond.toFixed(1)} | ${formatMs(block.concurrentCpuPerRunMs)} | ${block.concurrentRunsPerSecond.toFixed(1)} |`,
+      );
+    });
+  }
+  lines.push('');
+  for (const build of fixedCost.builds) {
+    const cpu = build.blocks.map((block) => block.cpuPerRunMs);
+    const worst = Math.max(...cpu);
+    const verdict =
+      worst <= FIXED_COST_GOAL_MS
+        ? 'met'
+        : median(cpu) <= FIXED_COST_GOAL_MS
+          ? 'met by the median'
+          : 'NOT met';
+    lines.push(
+      `Orchestrator CPU per single-node run, ${build.label}: ${formatMs(median(cpu))} median, ${formatMs(Math.min(...cpu))}–${formatMs(worst)} over the blocks (goal ≤ ${FIXED_COST_GOAL_MS} ms: ${verdict})`,
+    );
+  }
+  if (current !== undefined && baseline !== undefined) {
+    const ratios = current.blocks.map(
+      (block, index) => block.cpuPerRunMs / (baseline.blocks[index]?.cpuPerRunMs ?? Number.NaN),
+    );
+    lines.push(
+      `This checkout ÷ baseline, CPU per run one after the other: ${ratios.map((ratio) => ratio.toFixed(3)).join(', ')} (median ${median(ratios).toFixed(3)})`,
+    );
+  }
   return lines;
 }
