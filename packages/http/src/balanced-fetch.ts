@@ -127,7 +127,7 @@ export function createBalancedFetch({
         if (pool.retired || used >= maxRequestsPerConnection) return false;
         return keep(socket);
       };
-      agent.keepSocketAlive = decide as typeof agent.keepSocketAlive;
+      agent.keepSocketAlive = decide;
     }
     return pool;
   };

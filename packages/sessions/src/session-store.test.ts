@@ -510,8 +510,12 @@ describe('update with expected', () => {
   it('writes in one round trip from a session it read, even one stored before fields had defaults', async () => {
     const created = await store.create({ tenant: 'acme', request: 'r' });
     // As stored by an older version: without history, planApproval and approvals.
-    const { history: _history, planApproval: _planApproval, approvals: _approvals, ...older } =
-      created;
+    const {
+      history: _history,
+      planApproval: _planApproval,
+      approvals: _approvals,
+      ...older
+    } = created;
     await redis.set(`${keyPrefix}:${created.id}`, JSON.stringify(older), 'EX', 60);
     const read = await store.get(created.id);
     expect(read?.approvals).toEqual({});

@@ -151,7 +151,10 @@ export interface SessionStore {
    * @throws ConflictError when the id is taken, or its runner lease is held (a stale lease of a
    *   session with the same id)
    */
-  createWithRunner(init: NewSession, runner: NewRunner): Promise<{ session: Session; lease: Lease }>;
+  createWithRunner(
+    init: NewSession,
+    runner: NewRunner,
+  ): Promise<{ session: Session; lease: Lease }>;
   /** The session, or undefined when it is unknown or expired. */
   get(id: string): Promise<Session | undefined>;
   /**

@@ -628,7 +628,9 @@ describe('createA2AHandler', () => {
     ]);
     // The follower's snapshot (taken before line 1 was saved), then every later event once, in
     // order: line 1 too, with its save.
-    expect(follower.events[0]).toMatchObject({ task: { status: { state: 'TASK_STATE_SUBMITTED' } } });
+    expect(follower.events[0]).toMatchObject({
+      task: { status: { state: 'TASK_STATE_SUBMITTED' } },
+    });
     expect(follower.events.slice(1).map(text)).toEqual([first, ...rest].map(text));
   });
 });

@@ -50,20 +50,16 @@ function slowUpdates(sessions: SessionStore, delayMs: number): SessionStore {
 /** What the stored session must already hold when the run announces `event`, or undefined. */
 function missing(event: ProgressEvent, session: Session | undefined): string | undefined {
   if (session === undefined) return 'the session';
-  switch (event.type) {
-    case 'plan-end':
-      return session.plan === undefined ? 'the plan' : undefined;
-    case 'node-start':
-      return session.nodes[event.nodeId]?.state === 'pending'
-        ? `${event.nodeId} running`
-        : undefined;
-    case 'node-end':
-      return session.nodes[event.nodeId]?.state === event.state
-        ? undefined
-        : `${event.nodeId} ${event.state}`;
-    default:
-      return undefined;
+  if (event.type === 'plan-end') return session.plan === undefined ? 'the plan' : undefined;
+  if (event.type === 'node-start') {
+    return session.nodes[event.nodeId]?.state === 'pending' ? `${event.nodeId} running` : undefined;
   }
+  if (event.type === 'node-end') {
+    return session.nodes[event.nodeId]?.state === event.state
+      ? undefined
+      : `${event.nodeId} ${event.state}`;
+  }
+  return undefined;
 }
 
 describe('a run’s state changes', () => {
@@ -100,8 +96,12 @@ describe('a run’s state changes', () => {
         parts: [textPart('Look it up twice'), dataPart({ fleet: { tenant: 'acme', plan: PLAN } })],
       }),
     })) {
-      if ('artifactUpdate' in event && event.artifactUpdate.artifact.name === RESULT_ARTIFACT_NAME) {
-        const stored = sessionId === undefined ? undefined : await orchestrator.sessions.get(sessionId);
+      if (
+        'artifactUpdate' in event &&
+        event.artifactUpdate.artifact.name === RESULT_ARTIFACT_NAME
+      ) {
+        const stored =
+          sessionId === undefined ? undefined : await orchestrator.sessions.get(sessionId);
         resultStored = stored?.result !== undefined;
         continue;
       }
@@ -110,7 +110,8 @@ describe('a run’s state changes', () => {
       if (progress === undefined) continue;
       if (progress.progress.type === 'run-start') sessionId = progress.progress.sessionId;
       // Read as the event arrives: a write held back 40 ms has not landed unless it was awaited.
-      const stored = sessionId === undefined ? undefined : await orchestrator.sessions.get(sessionId);
+      const stored =
+        sessionId === undefined ? undefined : await orchestrator.sessions.get(sessionId);
       const gap = missing(progress.progress, stored);
       seen.push(progress.progress.type);
       if (gap !== undefined) gaps.push(`${progress.progress.type} before ${gap} was stored`);

@@ -1,4 +1,9 @@
-import { isActiveStatus, syncWaitingStatus, type Session, type SessionStore } from '@fleet/sessions';
+import {
+  isActiveStatus,
+  syncWaitingStatus,
+  type Session,
+  type SessionStore,
+} from '@fleet/sessions';
 
 /** The logging a session writer needs. */
 export interface SessionWriterLogger {
