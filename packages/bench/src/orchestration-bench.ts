@@ -43,7 +43,7 @@ export interface OrchestrationBenchOptions {
 }
 
 /** Runs before the fixed-cost blocks: discovery, connection pools, JIT. */
-export const FIXED_COST_WARMUP_RUNS = 100;
+export const FIXED_COST_WARMUP_RUNS = 300;
 
 /** Runs in flight in the concurrent part of a fixed-cost block. */
 const FIXED_COST_CONCURRENCY = 8;
