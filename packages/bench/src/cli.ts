@@ -25,8 +25,10 @@ Benchmarks:
                  orchestration and auto (cached and uncached classifier decisions), side by side
                  with ratios to passthrough, everything behind one scripted model. Reasoning is
                  included when services/reasoning-agent is built and answers.
-  orchestration  Run time of DAGs of scripted agents against their critical path, with the
-                 orchestrator's dependency scheduling and with stage-by-stage execution.
+  orchestration  The fixed cost of a run (the orchestrator's CPU per single-node run against an
+                 agent that answers at once, and runs/s), then the run time of DAGs of scripted
+                 agents against their critical path, with the orchestrator's dependency
+                 scheduling and with stage-by-stage execution.
   tenants        Fairness between tenants: one tenant's questions one at a time, alone and while
                  another tenant keeps 100 in flight, through the real gateway, orchestrator and
                  planner and a scripted agent; with fair scheduling and with no limit
@@ -64,6 +66,12 @@ Options (ttft, and the ttft section of gateway):
 
 Options (orchestration):
   --runs N          runs per DAG per scheduling mode                        (default 10)
+  --fixed-cost-runs N  single-node runs per block of the fixed-cost section (three blocks,
+                    against an agent that answers at once)                  (default 100)
+  --fixed-cost-only only the fixed-cost section (one orchestrator, no DAG table)
+  --baseline DIR    another built checkout (e.g. of main): its orchestrator runs the fixed-cost
+                    section side by side with this one's, run for run, on Redis database 1 of the
+                    same server (BENCH_BASELINE_REDIS_URL to choose another)
   --orchestrator-node-args="A B"  extra node arguments for the orchestrator processes
                     (e.g. --orchestrator-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof";
                     also BENCH_ORCHESTRATOR_NODE_ARGS)
@@ -99,6 +107,13 @@ function limitsOption(value: string | undefined): 'on' | 'off' | 'both' {
   throw new Error(`--limits expects on, off or both, got '${value}'`);
 }
 
+/** The same Redis server, database 1 (or 2 when the URL names database 1). */
+function otherDatabase(redisUrl: string): string {
+  const url = new URL(redisUrl);
+  url.pathname = url.pathname === '/1' ? '/2' : '/1';
+  return url.toString();
+}
+
 /** `"A B"` → `['A', 'B']`: extra node arguments, space-separated. */
 function splitArgs(value: string | undefined): string[] {
   return (value ?? '').split(' ').filter((arg) => arg !== '');
@@ -123,6 +138,9 @@ async function main(): Promise<number> {
       limits: { type: 'string' },
       'gateway-node-args': { type: 'string' },
       'orchestrator-node-args': { type: 'string' },
+      'fixed-cost-runs': { type: 'string' },
+      'fixed-cost-only': { type: 'boolean', default: false },
+      baseline: { type: 'string' },
       runs: { type: 'string' },
       flood: { type: 'string' },
       steady: { type: 'string' },
@@ -226,6 +244,14 @@ async function main(): Promise<number> {
     const orchestrationOptions: OrchestrationBenchOptions = {
       root,
       runs: number(values.runs, values.quick ? 3 : 10),
+      fixedCostRuns: number(values['fixed-cost-runs'], values.quick ? 20 : 100),
+      fixedCostOnly: values['fixed-cost-only'],
+      baselineRoot: values.baseline === undefined ? undefined : path.resolve(values.baseline),
+      baselineRedisUrl:
+        values.baseline === undefined
+          ? undefined
+          : (process.env['BENCH_BASELINE_REDIS_URL'] ??
+            otherDatabase(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379')),
       orchestratorNodeArgs: splitArgs(
         values['orchestrator-node-args'] ?? process.env['BENCH_ORCHESTRATOR_NODE_ARGS'],
       ),

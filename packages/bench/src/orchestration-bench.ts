@@ -25,10 +25,41 @@ export interface OrchestrationBenchOptions {
   runs: number;
   /** Extra arguments for the orchestrators' `node`, e.g. `['--cpu-prof', '--cpu-prof-dir=/tmp/prof']`. */
   orchestratorNodeArgs?: readonly string[] | undefined;
+  /**
+   * Single-node runs against an agent that answers at once, per block of the fixed-cost section
+   * (three blocks, after {@link FIXED_COST_WARMUP_RUNS} warm-up runs). @default 100
+   */
+  fixedCostRuns?: number | undefined;
+  /** Only the fixed-cost section: one orchestrator, no DAG table (for profiles). @default false */
+  fixedCostOnly?: boolean | undefined;
+  /**
+   * Another checkout of the repository, built (`services/orchestrator/dist`): its orchestrator
+   * runs the fixed-cost section side by side with this one's, on its own Redis database, run
+   * for run (e.g. the main branch, to see what a change does on a shared machine).
+   */
+  baselineRoot?: string | undefined;
+  /** The Redis the baseline orchestrator uses (a database of its own). */
+  baselineRedisUrl?: string | undefined;
 }
 
+/** Runs before the fixed-cost blocks: discovery, connection pools, JIT. */
+export const FIXED_COST_WARMUP_RUNS = 300;
+
+/** Runs in flight in the concurrent part of a fixed-cost block. */
+const FIXED_COST_CONCURRENCY = 8;
+
+/** Blocks of fixed-cost runs, each measured on its own, for the spread. */
+const FIXED_COST_BLOCKS = 3;
+
+/** The single-node plan of the fixed-cost section: one step on the agent that answers at once. */
+const FIXED_COST_PLAN: Plan = {
+  nodes: [node('only', 'a0')],
+  rationale: 'benchmark',
+  confidence: 1,
+};
+
 /** The scripted agents and their fixed latencies. */
-const AGENT_LATENCIES: Record<string, number> = { a50: 50, a100: 100, a200: 200 };
+const AGENT_LATENCIES: Record<string, number> = { a0: 0, a50: 50, a100: 100, a200: 200 };
 
 const TOKEN = 'bench-internal-token-0123456789';
 
@@ -114,6 +145,122 @@ async function calibrate(agentUrls: Record<string, string>): Promise<Record<stri
   return measured;
 }
 
+/** The process's CPU time so far (user + system, from its `/metrics`: `process.cpuUsage()`), in ms. */
+async function cpuMs(service: RunningService): Promise<number> {
+  const response = await fetch(`${service.url}/metrics`);
+  const text = await response.text();
+  let seconds = 0;
+  let found = 0;
+  for (const line of text.split('\n')) {
+    const match = /^process_cpu_(?:user|system)_seconds_total(?:\{[^}]*\})? (\S+)$/.exec(line);
+    if (match === null) continue;
+    seconds += Number(match[1]);
+    found += 1;
+  }
+  if (found !== 2) throw new Error(`${service.name}'s /metrics has no process CPU counters`);
+  return seconds * 1000;
+}
+
+/** One orchestrator's figures in one block of the fixed-cost section. */
+export interface FixedCostBlock {
+  runs: number;
+  /** The orchestrator's CPU time (user + system) over its runs one after the other ÷ runs. */
+  cpuPerRunMs: number;
+  /** Median time of one run, sent to result, as the client sees it. */
+  runP50Ms: number;
+  /** Runs one after the other: runs ÷ their wall time (interleaved with the other build's, if any). */
+  runsPerSecond: number;
+  /** The same number of runs again, {@link FIXED_COST_CONCURRENCY} at a time: runs ÷ wall time. */
+  concurrentRunsPerSecond: number;
+  /** The orchestrator's CPU per run in the concurrent part. */
+  concurrentCpuPerRunMs: number;
+}
+
+/** One orchestrator build measured in the fixed-cost section. */
+export interface FixedCostBuild {
+  /** `this checkout`, or the baseline's directory. */
+  label: string;
+  blocks: FixedCostBlock[];
+}
+
+/** The fixed cost of an orchestrated run: single-node runs against an agent that answers at once. */
+export interface FixedCostResult {
+  /** A direct streaming call to the same agent (median): what the run's one step costs anyway. */
+  directCallMs: number;
+  /** This checkout's orchestrator first, then the baseline's (when one was given). */
+  builds: FixedCostBuild[];
+}
+
+/** An orchestrator process and a client to it. */
+interface MeasuredOrchestrator {
+  label: string;
+  service: RunningService;
+  client: A2AClient;
+}
+
+/**
+ * Single-node runs against `a0` (it answers at once), in blocks: the orchestrator's CPU per run
+ * (its `process.cpuUsage()`, read from `/metrics` before and after each part), the run's median
+ * wall time and runs per second, one after the other and {@link FIXED_COST_CONCURRENCY} at a time.
+ * With two orchestrators (this checkout and a baseline) their runs one after the other alternate
+ * run by run, so both see the same machine; the concurrent parts follow each other.
+ */
+async function measureFixedCost(
+  orchestrators: readonly MeasuredOrchestrator[],
+  { runs, directCallMs }: { runs: number; directCallMs: number },
+): Promise<FixedCostResult> {
+  for (let run = 0; run < FIXED_COST_WARMUP_RUNS; run += 1) {
+    for (const { client } of orchestrators) await runOnce(client, FIXED_COST_PLAN);
+  }
+  const progress = createProgress({
+    label: 'fixed-cost runs',
+    total: runs * FIXED_COST_BLOCKS * 2 * orchestrators.length,
+  });
+  const builds: FixedCostBuild[] = orchestrators.map(({ label }) => ({ label, blocks: [] }));
+  for (let block = 0; block < FIXED_COST_BLOCKS; block += 1) {
+    const times = orchestrators.map((): number[] => []);
+    const wall = orchestrators.map(() => 0);
+    const cpuBefore = await Promise.all(orchestrators.map(({ service }) => cpuMs(service)));
+    for (let run = 0; run < runs; run += 1) {
+      // The order alternates, so neither build always runs right after the other.
+      const order = orchestrators.map((_each, index) => index);
+      if (run % 2 === 1) order.reverse();
+      for (const index of order) {
+        const elapsed = await runOnce(orchestrators[index]?.client as A2AClient, FIXED_COST_PLAN);
+        times[index]?.push(elapsed);
+        wall[index] = (wall[index] ?? 0) + elapsed;
+        progress.tick();
+      }
+    }
+    const cpuAfter = await Promise.all(orchestrators.map(({ service }) => cpuMs(service)));
+    for (const [index, { client, service }] of orchestrators.entries()) {
+      let left = runs;
+      const concurrentStarted = process.hrtime.bigint();
+      await Promise.all(
+        Array.from({ length: FIXED_COST_CONCURRENCY }, async () => {
+          while (left > 0) {
+            left -= 1;
+            await runOnce(client, FIXED_COST_PLAN);
+            progress.tick();
+          }
+        }),
+      );
+      const concurrentMs = Number(process.hrtime.bigint() - concurrentStarted) / 1e6;
+      const cpuConcurrent = await cpuMs(service);
+      builds[index]?.blocks.push({
+        runs,
+        cpuPerRunMs: ((cpuAfter[index] ?? 0) - (cpuBefore[index] ?? 0)) / runs,
+        runP50Ms: median(times[index] ?? []),
+        runsPerSecond: (runs * 1000) / (wall[index] ?? Number.NaN),
+        concurrentRunsPerSecond: (runs * 1000) / concurrentMs,
+        concurrentCpuPerRunMs: (cpuConcurrent - (cpuAfter[index] ?? 0)) / runs,
+      });
+    }
+  }
+  progress.done();
+  return { directCallMs, builds };
+}
+
 async function runOnce(client: A2AClient, plan: Plan): Promise<number> {
   const message = createMessage({
     parts: [textPart('benchmark run'), dataPart({ fleet: { tenant: 'bench', history: [], plan } })],
@@ -162,43 +309,69 @@ export async function runOrchestrationBench(
     const shared = { FLEET_INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
     const planner = await startService({ root, name: 'planner', env: shared });
     processes.push(planner);
-    const orchestrators: Record<'dependency' | 'stages', RunningService> = {
-      dependency: await startService({
-        root,
+    const startOrchestrator = (
+      scheduling: 'dependency' | 'stages',
+      { from = root, redisUrl }: { from?: string; redisUrl?: string | undefined } = {},
+    ): Promise<RunningService> =>
+      startService({
+        root: from,
         name: 'orchestrator',
         nodeArgs: options.orchestratorNodeArgs,
         env: {
           ...shared,
           PLANNER_URL: planner.url,
           AGENT_URLS: agentUrls.join(','),
-          ORCHESTRATOR_SCHEDULING: 'dependency',
+          ORCHESTRATOR_SCHEDULING: scheduling,
+          ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }),
         },
-      }),
-      stages: await startService({
-        root,
-        name: 'orchestrator',
-        nodeArgs: options.orchestratorNodeArgs,
-        env: {
-          ...shared,
-          PLANNER_URL: planner.url,
-          AGENT_URLS: agentUrls.join(','),
-          ORCHESTRATOR_SCHEDULING: 'stages',
-        },
-      }),
-    };
-    processes.push(orchestrators.dependency, orchestrators.stages);
-    const clients = {
-      dependency: new A2AClient({ url: `${orchestrators.dependency.url}/a2a`, token: TOKEN }),
-      stages: new A2AClient({ url: `${orchestrators.stages.url}/a2a`, token: TOKEN }),
+      });
+    const dependency = await startOrchestrator('dependency');
+    processes.push(dependency);
+    const measuredOrchestrators: MeasuredOrchestrator[] = [
+      {
+        label: 'this checkout',
+        service: dependency,
+        client: new A2AClient({ url: `${dependency.url}/a2a`, token: TOKEN }),
+      },
+    ];
+    if (options.baselineRoot !== undefined) {
+      const baseline = await startOrchestrator('dependency', {
+        from: options.baselineRoot,
+        redisUrl: options.baselineRedisUrl,
+      });
+      processes.push(baseline);
+      measuredOrchestrators.push({
+        label: options.baselineRoot,
+        service: baseline,
+        client: new A2AClient({ url: `${baseline.url}/a2a`, token: TOKEN }),
+      });
+    }
+    const fixedCostOf = (measured: Record<string, number>): Promise<FixedCostResult> =>
+      measureFixedCost(measuredOrchestrators, {
+        runs: options.fixedCostRuns ?? 100,
+        directCallMs: measured['a0'] ?? Number.NaN,
+      });
+    if (options.fixedCostOnly === true) {
+      const measured = await calibrate(agentUrlsByName);
+      const fixedCost = await fixedCostOf(measured);
+      return { calibration: measured, machine: machine(), results: [], fixedCost };
+    }
+    const stages = await startOrchestrator('stages');
+    processes.push(stages);
+    const stagesClient = new A2AClient({ url: `${stages.url}/a2a`, token: TOKEN });
+    const modeClients = {
+      dependency: measuredOrchestrators[0]?.client as A2AClient,
+      stages: stagesClient,
     };
 
     // Warm-up: discovery, connection pools, JIT.
     for (const plan of Object.values(BENCH_DAGS)) {
-      await runOnce(clients.dependency, plan);
-      await runOnce(clients.stages, plan);
+      await runOnce(modeClients.dependency, plan);
+      await runOnce(modeClients.stages, plan);
     }
 
     const measured = await calibrate(agentUrlsByName);
+    const fixedCost = await fixedCostOf(measured);
     const results: DagResult[] = [];
     const progress = createProgress({
       label: 'orchestration runs',
@@ -211,7 +384,7 @@ export async function runOrchestrationBench(
         const order =
           run % 2 === 0 ? (['dependency', 'stages'] as const) : (['stages', 'dependency'] as const);
         for (const mode of order) {
-          times[mode].push(await runOnce(clients[mode], plan));
+          times[mode].push(await runOnce(modeClients[mode], plan));
           progress.tick();
         }
       }
@@ -234,15 +407,19 @@ export async function runOrchestrationBench(
       }
     }
     progress.done();
-    const cpus = os.cpus();
-    return {
-      calibration: measured,
-      machine: `${cpus[0]?.model ?? 'unknown CPU'} × ${cpus.length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`,
-      results,
-    };
+    return { calibration: measured, machine: machine(), results, fixedCost };
   } finally {
     for (const running of processes.reverse()) await running.stop();
   }
+}
+
+/** The machine, as the results name it. */
+function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus[0]?.model ?? 'unknown CPU'} × ${cpus.length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, load average ${os
+    .loadavg()
+    .map((load) => load.toFixed(1))
+    .join(' ')}`;
 }
 
 /** What one run of the benchmark measured. */
@@ -250,7 +427,9 @@ export interface OrchestrationBenchOutcome {
   machine: string;
   /** Median direct streaming-call time per agent, in ms. */
   calibration: Record<string, number>;
+  /** The DAG table; empty with `fixedCostOnly`. */
   results: DagResult[];
+  fixedCost: FixedCostResult;
 }
 
 /** Renders the results as Markdown for docs/benchmarks.md. */
@@ -263,11 +442,18 @@ export function formatOrchestrationBench(
     .join(', ');
   const lines = [
     `Machine: ${outcome.machine}`,
-    `Settings: ${options.runs} runs per DAG per mode (median); agents a50/a100/a200 sleep 50/100/200 ms; a direct A2A call to each, measured in this run: ${calibration}`,
+    `A direct A2A call to each agent, measured in this run: ${calibration}`,
+    '',
+    ...formatFixedCost(outcome.fixedCost),
+  ];
+  if (outcome.results.length === 0) return lines.join('\n');
+  lines.push(
+    '',
+    `DAG runs: ${options.runs} runs per DAG per mode (median); agents a50/a100/a200 sleep 50/100/200 ms.`,
     '',
     '| DAG | scheduling | nodes | hops | critical path (nominal / measured calls) | run (p50) | run ÷ critical path | overhead per hop | overhead per node |',
     '|---|---|---|---|---|---|---|---|---|',
-  ];
+  );
   for (const row of outcome.results) {
     lines.push(
       `| ${row.dag} | ${row.mode} | ${row.nodes} | ${row.hops} | ${formatMs(row.criticalPathMs)} / ${formatMs(row.calibratedCriticalPathMs)} | ${formatMs(row.runMs)} | ${row.ratio.toFixed(3)} | ${formatMs(row.overheadPerHopMs)} | ${formatMs(row.overheadPerNodeMs)} |`,
@@ -287,4 +473,48 @@ export function formatOrchestrationBench(
     "Overhead = run time minus the critical path of measured direct agent calls (the agents' own time and one A2A call each), so it is what orchestration adds: session, scheduling, progress, composing, the call to the orchestrator.",
   );
   return lines.join('\n');
+}
+
+/** The goal for the orchestrator's own CPU per single-node run. */
+export const FIXED_COST_GOAL_MS = 5;
+
+function formatFixedCost(fixedCost: FixedCostResult): string[] {
+  const [current, baseline] = fixedCost.builds;
+  const runs = current?.blocks[0]?.runs ?? 0;
+  const lines = [
+    `Fixed cost per run: single-node runs against a0 (answers at once), ${FIXED_COST_WARMUP_RUNS} warm-up runs, then ${current?.blocks.length ?? 0} blocks of ${runs} runs one after the other${baseline === undefined ? '' : ' (alternating with the baseline, run by run)'} and as many ${FIXED_COST_CONCURRENCY} at a time; orchestrator CPU = its process.cpuUsage() (user + system) over the part ÷ runs. A direct call to a0: ${formatMs(fixedCost.directCallMs)}.`,
+    '',
+    `| build | block | orchestrator CPU per run | run (p50) | runs/s (one at a time) | CPU per run, ${FIXED_COST_CONCURRENCY} at a time | runs/s, ${FIXED_COST_CONCURRENCY} at a time |`,
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const build of fixedCost.builds) {
+    build.blocks.forEach((block, index) => {
+      lines.push(
+        `| ${build.label} | ${index + 1} | ${formatMs(block.cpuPerRunMs)} | ${formatMs(block.runP50Ms)} | ${block.runsPerSecond.toFixed(1)} | ${formatMs(block.concurrentCpuPerRunMs)} | ${block.concurrentRunsPerSecond.toFixed(1)} |`,
+      );
+    });
+  }
+  lines.push('');
+  for (const build of fixedCost.builds) {
+    const cpu = build.blocks.map((block) => block.cpuPerRunMs);
+    const worst = Math.max(...cpu);
+    const verdict =
+      worst <= FIXED_COST_GOAL_MS
+        ? 'met'
+        : median(cpu) <= FIXED_COST_GOAL_MS
+          ? 'met by the median'
+          : 'NOT met';
+    lines.push(
+      `Orchestrator CPU per single-node run, ${build.label}: ${formatMs(median(cpu))} median, ${formatMs(Math.min(...cpu))}–${formatMs(worst)} over the blocks (goal ≤ ${FIXED_COST_GOAL_MS} ms: ${verdict})`,
+    );
+  }
+  if (current !== undefined && baseline !== undefined) {
+    const ratios = current.blocks.map(
+      (block, index) => block.cpuPerRunMs / (baseline.blocks[index]?.cpuPerRunMs ?? Number.NaN),
+    );
+    lines.push(
+      `This checkout ÷ baseline, CPU per run one after the other: ${ratios.map((ratio) => ratio.toFixed(3)).join(', ')} (median ${median(ratios).toFixed(3)})`,
+    );
+  }
+  return lines;
 }

@@ -119,6 +119,18 @@ describe('createBalancedFetch', () => {
     expect(replicas[0]!.connections).toBe(2);
   });
 
+  it('never sends a request on a connection it retires, while other connections are idle', async () => {
+    const client = create({ maxRequestsPerConnection: 3 });
+    const url = `http://127.0.0.1:${port}/work`;
+    // Three connections at once, then one request after another: the pool hands out the last
+    // connection freed, which is the one that reaches its limit and is closed.
+    await Promise.all([1, 2, 3].map(async () => (await client.fetch(url)).text()));
+    for (let index = 0; index < 12; index += 1) {
+      await expect((await client.fetch(url)).text()).resolves.toBe('127.0.0.1');
+    }
+    expect(replicas[0]!.hosts).toHaveLength(15);
+  });
+
   it('fails with the connection error when no address answers', async () => {
     const client = create();
     await Promise.all(replicas.map((replica) => closeReplica(replica)));

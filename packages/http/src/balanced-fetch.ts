@@ -117,11 +117,17 @@ export function createBalancedFetch({
     };
     const uses = new WeakMap<Socket, number>();
     for (const agent of [pool.http, pool.https]) {
-      agent.on('free', (socket: Socket) => {
+      // Decided as the agent frees the connection, before it pools it: one destroyed after
+      // pooling (on 'free') could be handed to a request sent in the same tick.
+      // Node's agent keeps the connection only when this returns true (@types/node says void).
+      const keep = agent.keepSocketAlive.bind(agent) as (socket: Socket) => boolean;
+      const decide = (socket: Socket): boolean => {
         const used = (uses.get(socket) ?? 0) + 1;
         uses.set(socket, used);
-        if (pool.retired || used >= maxRequestsPerConnection) socket.destroy();
-      });
+        if (pool.retired || used >= maxRequestsPerConnection) return false;
+        return keep(socket);
+      };
+      agent.keepSocketAlive = decide;
     }
     return pool;
   };

@@ -41,6 +41,24 @@ export async function acquireLease({
   if (owner === '') throw new RangeError('A lease owner must not be empty.');
   const taken = await redis.set(key, owner, 'PX', ttlMs, 'NX');
   if (taken === null) return undefined;
+  return heldLease({ redis, key, owner, ttlMs });
+}
+
+/**
+ * The lease at `key` that `owner` has just taken (by {@link acquireLease}, or in a script that
+ * set it with `PX ttlMs`): renewed and released by its owner only.
+ */
+export function heldLease({
+  redis,
+  key,
+  owner,
+  ttlMs,
+}: {
+  redis: Redis;
+  key: string;
+  owner: string;
+  ttlMs: number;
+}): Lease {
   return {
     owner,
     ttlMs,

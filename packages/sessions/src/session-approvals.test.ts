@@ -41,6 +41,24 @@ function approval(id: string, overrides: Partial<NewApproval> = {}): NewApproval
   };
 }
 
+/** The connections `connection.duplicate()` makes from now on, and the commands sent on them. */
+function watchSubscriber(connection: Redis): { duplicates: Redis[]; commands: string[] } {
+  const watched = { duplicates: [] as Redis[], commands: [] as string[] };
+  const duplicate = connection.duplicate.bind(connection);
+  connection.duplicate = (...args) => {
+    const made = duplicate(...args);
+    watched.duplicates.push(made);
+    const send = made.sendCommand.bind(made);
+    // Commands once connected (not the handshake, and a command queued before is counted once).
+    made.sendCommand = (command, stream) => {
+      if (made.status === 'ready') watched.commands.push(command.name);
+      return send(command, stream);
+    };
+    return made;
+  };
+  return watched;
+}
+
 /** Resolves with the first `count` events the store delivers for the session. */
 async function collectEvents(store: SessionStore, sessionId: string, count: number) {
   const events: SessionEvent[] = [];
@@ -306,8 +324,10 @@ describe('SessionStore approvals', () => {
     it('shares one subscriber connection and stops delivering after unsubscribe', async () => {
       const options = prefixes('subscribe');
       const publisher = storeOn(redis, options);
-      const subscriber = storeOn(other, options);
-      const channel = `${options.keyPrefix}:s1:events`;
+      const connection = new Redis(REDIS_URL);
+      connections.push(connection);
+      const watched = watchSubscriber(connection);
+      const subscriber = storeOn(connection, options);
       const seenByA: SessionEvent[] = [];
       let firstForA: () => void = () => undefined;
       const aHeardOne = new Promise<void>((resolve) => {
@@ -318,20 +338,24 @@ describe('SessionStore approvals', () => {
         firstForA();
       });
       const b = await collectEvents(subscriber, 's1', 2);
-      // Both subscriptions ride one connection: Redis counts one subscriber on the channel.
-      expect(await redis.pubsub('NUMSUB', channel)).toEqual([channel, 1]);
+      const other = await collectEvents(subscriber, 's2', 1);
 
       await publisher.publish('s1', { type: 'session-updated' });
       await aHeardOne;
       await unsubscribeA();
-      expect(await redis.pubsub('NUMSUB', channel)).toEqual([channel, 1]);
       await publisher.publish('s1', { type: 'session-canceled' });
+      await publisher.publish('s2', { type: 'session-canceled' });
       expect(await b.received).toEqual([{ type: 'session-updated' }, { type: 'session-canceled' }]);
+      expect(await other.received).toEqual([{ type: 'session-canceled' }]);
       // B heard the second event, so A would have too had it still been subscribed.
       expect(seenByA).toEqual([{ type: 'session-updated' }]);
-
       await b.unsubscribe();
-      expect(await redis.pubsub('NUMSUB', channel)).toEqual([channel, 0]);
+      await other.unsubscribe();
+
+      // Three subscriptions to two sessions and their ends: one subscriber connection, and one
+      // command on it (the pattern subscription the first one took).
+      expect(watched.duplicates).toHaveLength(1);
+      expect(watched.commands).toEqual(['psubscribe']);
     });
 
     it('ignores messages on the channel that are not session events', async () => {
@@ -349,12 +373,13 @@ describe('SessionStore approvals', () => {
       const options = prefixes('subscribe-close');
       const connection = new Redis(REDIS_URL);
       connections.push(connection);
+      const watched = watchSubscriber(connection);
       const subscriber = createSessionStore({ redis: connection, ...options });
-      const channel = `${options.keyPrefix}:s1:events`;
       await subscriber.subscribe('s1', () => undefined);
-      expect(await redis.pubsub('NUMSUB', channel)).toEqual([channel, 1]);
+      expect(watched.duplicates[0]?.status).toBe('ready');
+      const ended = new Promise((resolve) => watched.duplicates[0]?.once('end', resolve));
       await subscriber.close();
-      expect(await redis.pubsub('NUMSUB', channel)).toEqual([channel, 0]);
+      await ended;
       // The command connection is the caller's, and stays open.
       expect(await connection.ping()).toBe('PONG');
     });

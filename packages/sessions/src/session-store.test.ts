@@ -122,6 +122,64 @@ describe('createSessionStore', () => {
     });
   });
 
+  describe('createWithRunner', () => {
+    it('stores the session with its task, indexes it and takes its runner lease, in one command', async () => {
+      const options = prefixes('create-runner');
+      const sessions = storeOn(redis, options);
+      const sent = countCommands(redis);
+      const { session, lease } = await sessions.createWithRunner(
+        { tenant: 'acme', request: 'Plan my trip', taskId: 'task-1' },
+        { owner: 'replica-a', ttlMs: 5000 },
+      );
+      expect(sent.names).toEqual(['evalsha']);
+      sent.stop();
+      expect(session).toMatchObject({ tenant: 'acme', status: 'running', taskId: 'task-1' });
+      expect(await sessions.get(session.id)).toEqual(session);
+      expect(await sessions.list('acme')).toEqual([session]);
+      expect(await sessions.listActive()).toContain(session.id);
+      const leaseKey = `${options.leasePrefix}:runner:${session.id}`;
+      expect(await redis.get(leaseKey)).toBe('replica-a');
+      expect(await redis.pttl(leaseKey)).toBeGreaterThan(4000);
+      // The lease is the owner's: nobody else takes it until it is released.
+      expect(await sessions.acquireRunner(session.id, 'replica-b')).toBeUndefined();
+      await redis.pexpire(leaseKey, 1000);
+      expect(await lease.renew()).toBe(true);
+      expect(await redis.pttl(leaseKey)).toBeGreaterThan(1000);
+      await lease.release();
+      expect(await redis.exists(leaseKey)).toBe(0);
+    });
+
+    it('refuses a taken id without touching the session or its lease', async () => {
+      const options = prefixes('create-runner-twice');
+      const sessions = storeOn(redis, options);
+      const first = await sessions.createWithRunner(
+        { id: 'twice', tenant: 'acme', request: 'one' },
+        { owner: 'replica-a' },
+      );
+      await expect(
+        sessions.createWithRunner(
+          { id: 'twice', tenant: 'acme', request: 'two' },
+          { owner: 'replica-b' },
+        ),
+      ).rejects.toBeInstanceOf(ConflictError);
+      expect(await sessions.get('twice')).toEqual(first.session);
+      expect(await redis.get(`${options.leasePrefix}:runner:twice`)).toBe('replica-a');
+    });
+
+    it('stores nothing while the runner lease of that id is held', async () => {
+      const options = prefixes('create-runner-held');
+      const sessions = storeOn(redis, options);
+      const held = await sessions.acquireRunner('held', 'replica-a');
+      expect(held).toBeDefined();
+      await expect(
+        sessions.createWithRunner({ id: 'held', tenant: 'acme', request: 'r' }, { owner: 'b' }),
+      ).rejects.toBeInstanceOf(ConflictError);
+      expect(await sessions.get('held')).toBeUndefined();
+      expect(await sessions.list('acme')).toEqual([]);
+      expect(await redis.get(`${options.leasePrefix}:runner:held`)).toBe('replica-a');
+    });
+  });
+
   describe('getForTenant', () => {
     it("answers another tenant's session exactly like a missing one", async () => {
       const options = prefixes('tenant');
@@ -392,10 +450,18 @@ describe('countAwaitingApprovalForTenant', () => {
   });
 });
 
-/** The names of the commands a connection sends, in order (one round trip each when awaited). */
-function countCommands(redis: Redis): { names: string[] } {
-  const sent = { names: [] as string[] };
+/**
+ * The names of the commands a connection sends, in order (one round trip each when awaited),
+ * until `stop()`.
+ */
+function countCommands(redis: Redis): { names: string[]; stop(): void } {
   const original = redis.sendCommand.bind(redis);
+  const sent = {
+    names: [] as string[],
+    stop() {
+      redis.sendCommand = original;
+    },
+  };
   redis.sendCommand = (command, stream) => {
     sent.names.push(command.name);
     return original(command, stream);
@@ -433,11 +499,78 @@ describe('update with expected', () => {
     const second = await store.update(created.id, (draft) => void (draft.status = 'completed'), {
       expected: first.session,
     });
+    sent.stop();
     expect(sent.names).toEqual(['evalsha', 'evalsha']);
     expect(await store.get(created.id)).toEqual(second.session);
     expect(second.session).toMatchObject({ taskId: 't1', status: 'completed' });
     // The indexes follow as with a locked write: an ended session leaves the active set.
     expect(await redis.sismember(`${keyPrefix}s:active`, created.id)).toBe(0);
+  });
+
+  it('writes in one round trip from a session it read, even one stored before fields had defaults', async () => {
+    const created = await store.create({ tenant: 'acme', request: 'r' });
+    // As stored by an older version: without history, planApproval and approvals.
+    const {
+      history: _history,
+      planApproval: _planApproval,
+      approvals: _approvals,
+      ...older
+    } = created;
+    await redis.set(`${keyPrefix}:${created.id}`, JSON.stringify(older), 'EX', 60);
+    const read = await store.get(created.id);
+    expect(read?.approvals).toEqual({});
+    const sent = countCommands(redis);
+    const { session } = await store.update(created.id, (draft) => void (draft.taskId = 't3'), {
+      expected: read,
+    });
+    sent.stop();
+    expect(sent.names).toEqual(['evalsha']);
+    expect(await store.get(created.id)).toEqual(session);
+    expect(session).toMatchObject({ taskId: 't3', approvals: {}, history: [] });
+  });
+
+  it('starts from the session as stored, not from changes made to the object since', async () => {
+    const created = await store.create({ tenant: 'acme', request: 'r' });
+    created.request = 'changed in memory only';
+    const { session } = await store.update(created.id, (draft) => void (draft.taskId = 't4'), {
+      expected: created,
+    });
+    expect(session).toMatchObject({ request: 'r', taskId: 't4' });
+    expect(await store.get(created.id)).toEqual(session);
+  });
+
+  it('releases the runner lease in the write that ends the session, for its owner only', async () => {
+    const leaseKey = (id: string) => `fleet:lease:session:runner:${id}`;
+    const { session, lease } = await store.createWithRunner(
+      { tenant: 'acme', request: 'r' },
+      { owner: 'run-a' },
+    );
+    const first = await store.update(session.id, (draft) => void (draft.taskId = 't5'), {
+      expected: session,
+      releaseRunner: 'run-a',
+    });
+    // Still running: the lease stays.
+    expect(await redis.get(leaseKey(session.id))).toBe('run-a');
+    const sent = countCommands(redis);
+    await store.update(session.id, (draft) => void (draft.status = 'completed'), {
+      expected: first.session,
+      releaseRunner: 'run-a',
+    });
+    sent.stop();
+    expect(sent.names).toEqual(['evalsha']);
+    expect(await redis.exists(leaseKey(session.id))).toBe(0);
+    expect(await lease.renew()).toBe(false);
+
+    // Another owner's lease is kept, on the locked path too.
+    const other = await store.createWithRunner(
+      { tenant: 'acme', request: 'r' },
+      { owner: 'run-b' },
+    );
+    await store.update(other.session.id, (draft) => void (draft.status = 'failed'), {
+      releaseRunner: 'run-a',
+    });
+    expect(await redis.get(leaseKey(other.session.id))).toBe('run-b');
+    await other.lease.release();
   });
 
   it('keeps a change made elsewhere: a stale expected session falls back to the locked update', async () => {

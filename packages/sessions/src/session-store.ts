@@ -12,7 +12,7 @@ import {
 import type { Redis } from 'ioredis';
 import Redlock, { ExecutionError, ResourceLockedError, type Lock } from 'redlock';
 import { defineRedisScript } from './internal/redis-script';
-import { acquireLease, type Lease } from './lease';
+import { acquireLease, heldLease, type Lease } from './lease';
 import {
   approvalSchema,
   isActiveStatus,
@@ -31,8 +31,9 @@ export interface SessionStoreOptions {
   /** A session expires this long after its last change. @default 604800 (7 days) */
   ttlSeconds?: number;
   /**
-   * Sessions live at `${keyPrefix}:{id}`, their events on `${keyPrefix}:{id}:events`, the indexes
-   * at `${keyPrefix}s:tenant:{tenant}` and `${keyPrefix}s:pending-approvals`.
+   * Sessions live at `${keyPrefix}:{id}`, their events on `${keyPrefix}:{id}:events` (the store
+   * listens to `${keyPrefix}:*:events`), the indexes at `${keyPrefix}s:tenant:{tenant}` and
+   * `${keyPrefix}s:pending-approvals`.
    * @default 'fleet:session'
    */
   keyPrefix?: string;
@@ -64,6 +65,16 @@ export interface NewSession {
   history?: HistoryMessage[] | undefined;
   /** @default false */
   planApproval?: boolean | undefined;
+  /** The A2A task that runs the session, when it is known from the start. */
+  taskId?: string | undefined;
+}
+
+/** The runner lease {@link SessionStore.createWithRunner} takes with the new session. */
+export interface NewRunner {
+  /** Who runs the session (one orchestrator's run). */
+  owner: string;
+  /** @default 15000 */
+  ttlMs?: number | undefined;
 }
 
 /** A new pending approval; `status` is set to `pending` and `createdAt` defaults to now. */
@@ -97,6 +108,12 @@ export interface UpdateSessionOptions {
    * this and the lock is free, the change lands in one round trip.
    */
   expected?: Session | undefined;
+  /**
+   * The owner of the session's runner lease: when the change ends the session (no longer
+   * `running` or waiting), the lease is released in the same write, if this owner still holds
+   * it — a run's last write and its lease's release in one round trip.
+   */
+  releaseRunner?: string | undefined;
 }
 
 /** Options for {@link SessionStore.list}. */
@@ -127,6 +144,17 @@ export interface ExpiredApproval {
 export interface SessionStore {
   /** Stores a new `running` session. @throws ConflictError when the id is taken */
   create(init: NewSession): Promise<Session>;
+  /**
+   * Stores a new `running` session and takes its runner lease for `runner.owner`, in one script
+   * (one round trip): the session, its tenant and active indexes, and the lease land together or
+   * not at all — what a new run does before its first event.
+   * @throws ConflictError when the id is taken, or its runner lease is held (a stale lease of a
+   *   session with the same id)
+   */
+  createWithRunner(
+    init: NewSession,
+    runner: NewRunner,
+  ): Promise<{ session: Session; lease: Lease }>;
   /** The session, or undefined when it is unknown or expired. */
   get(id: string): Promise<Session | undefined>;
   /**
@@ -147,7 +175,10 @@ export interface SessionStore {
    * change is first tried in one round trip without the lock: one script writes it only while
    * nobody holds the lock and the stored session is still exactly `expected` (compared by SHA-1).
    * Otherwise it falls back to the locked read-modify-write, so `mutate` may run twice (first on
-   * a copy of `expected`): it must change only the draft.
+   * a copy of `expected`): it must change only the draft. That first try is not checked against
+   * the session schema: it is a run's own typed changes to its own session, several per run, and
+   * the check costs as much as the rest of the write; the locked path (every change made from
+   * outside a run) is checked.
    */
   update<T = void>(
     id: string,
@@ -177,7 +208,12 @@ export interface SessionStore {
   answerInput(input: AnswerInputInput): Promise<Approval>;
   /** Publishes an event to every subscriber of the session, on any replica. */
   publish(id: string, event: SessionEvent): Promise<void>;
-  /** Listens to the session's events until the returned function is called. */
+  /**
+   * Listens to the session's events until the returned function is called. Resolves once events
+   * published from then on are heard. A store's subscriptions share one pattern subscription on
+   * its subscriber connection, taken by the first: later subscriptions, and their ends, send no
+   * Redis command.
+   */
   subscribe(id: string, listener: SessionEventListener): Promise<Unsubscribe>;
   /**
    * Marks every pending approval past its expiry `expired` and publishes `approval-decided` for
@@ -222,6 +258,12 @@ export interface SessionStore {
 const DEFAULT_LEASE_TTL_MS = 15_000;
 const DEFAULT_LIST_LIMIT = 50;
 
+/** The index entries of a new session. KEYS[2..3]: tenant index, active index. ARGV: as below. */
+const INDEX_NEW_SESSION_LUA = `redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+redis.call('SADD', KEYS[3], ARGV[3])
+`;
+
 /**
  * Creates a session atomically with its tenant-index and active-index entries. KEYS: session,
  * tenant index, active index.
@@ -229,16 +271,28 @@ const DEFAULT_LIST_LIMIT = 50;
  */
 const createScript = defineRedisScript(`
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return 0 end
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-redis.call('SADD', KEYS[3], ARGV[3])
+${INDEX_NEW_SESSION_LUA}return 1
+`);
+
+/**
+ * {@link createScript} and the session's runner lease, together or not at all. KEYS: as
+ * {@link createScript}, then the runner lease. ARGV: as {@link createScript}, then the lease's
+ * owner and TTL in ms. Returns 1 when written, 0 when the id is taken, -1 when the lease is held.
+ */
+const createWithRunnerScript = defineRedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+${INDEX_NEW_SESSION_LUA}redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[6])
 return 1
 `);
 
 /**
- * The write both session scripts end with: the session with its TTL and its three indexes.
- * KEYS[2..5]: session, pending-approvals index, tenant index, active index. ARGV[2..7]: json, ttl
- * seconds, id, has pending approvals ('1' | '0'), createdAt ms, still active ('1' | '0').
+ * The write both session scripts end with: the session with its TTL and its three indexes, and —
+ * once it is no longer active — its runner lease, when ARGV[8] names the owner holding it.
+ * KEYS[2..6]: session, pending-approvals index, tenant index, active index, runner lease.
+ * ARGV[2..8]: json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms, still active
+ * ('1' | '0'), the runner lease's owner to release ('' for none).
  */
 const WRITE_SESSION_LUA = `redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
 if ARGV[5] == '1' then
@@ -252,6 +306,7 @@ if ARGV[7] == '1' then
   redis.call('SADD', KEYS[5], ARGV[4])
 else
   redis.call('SREM', KEYS[5], ARGV[4])
+  if ARGV[8] ~= '' and redis.call('GET', KEYS[6]) == ARGV[8] then redis.call('DEL', KEYS[6]) end
 end
 return 1
 `;
@@ -259,9 +314,9 @@ return 1
 /**
  * Writes a session only while the writer still holds its lock (a fencing check, so a writer whose
  * lock expired mid-change cannot overwrite a newer write), and keeps both indexes in step.
- * KEYS: lock, session, pending-approvals index, tenant index, active index.
+ * KEYS: lock, session, pending-approvals index, tenant index, active index, runner lease.
  * ARGV: lock value, json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms,
- * still active ('1' | '0').
+ * still active ('1' | '0'), runner lease owner to release once inactive ('' for none).
  */
 const fencedWriteScript = defineRedisScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -271,7 +326,7 @@ ${WRITE_SESSION_LUA}`);
  * Writes a session without taking its lock, only when nobody holds the lock and the stored session
  * is still exactly the one the writer started from (its SHA-1): a compare-and-set that no locked
  * read-modify-write can interleave with (that one holds the lock from its read to its write).
- * KEYS: lock, session, pending-approvals index, tenant index, active index.
+ * KEYS: as {@link fencedWriteScript}.
  * ARGV: SHA-1 of the expected JSON, then as {@link fencedWriteScript}.
  * Returns 1 when written, 0 when the lock is held or the session changed, -1 when it is gone.
  */
@@ -316,6 +371,15 @@ class RedisSessionStore implements SessionStore {
   private readonly redlock: Redlock;
   private readonly listeners = new Map<string, Set<SessionEventListener>>();
   private subscriber: Redis | undefined;
+  /** The pattern subscription every `subscribe` shares, once asked for (until it fails). */
+  private listening: Promise<void> | undefined;
+  /**
+   * The JSON stored for each session object this store created, read or wrote (and its SHA-1
+   * once needed): an update from such an `expected` session compares that hash, with no
+   * serialization of the object, and — when the object is that JSON parsed with nothing added
+   * (`exact`: it was written from it, not read with defaults filled in) — starts from the text.
+   */
+  private readonly stored = new WeakMap<Session, { json: string; exact: boolean; sha?: string }>();
 
   constructor({
     redis,
@@ -348,41 +412,56 @@ class RedisSessionStore implements SessionStore {
     this.redlock.on('error', () => undefined);
   }
 
-  async create({
-    id = randomUUID(),
-    tenant,
-    request,
-    history = [],
-    planApproval = false,
-  }: NewSession): Promise<Session> {
-    if (id === '') throw new BadRequestError('A session id must not be empty.');
-    const now = new Date();
-    const session: Session = {
-      id,
-      tenant,
-      status: 'running',
-      createdAt: now.toISOString(),
-      updatedAt: now.toISOString(),
-      request,
-      history,
-      planApproval,
-      nodes: {},
-      approvals: {},
-    };
-    const checked = sessionSchema.safeParse(session);
-    if (!checked.success) throw validationErrorFromZod(checked.error, { subject: 'The session' });
+  async create(init: NewSession): Promise<Session> {
+    const { session, json, createdAtMs } = newSession(init);
     const created = await createScript.run({
       redis: this.redis,
-      keys: [this.sessionKey(id), this.tenantIndexKey(tenant), this.activeIndexKey()],
-      args: [JSON.stringify(checked.data), this.ttlSeconds, id, now.getTime()],
+      keys: [
+        this.sessionKey(session.id),
+        this.tenantIndexKey(session.tenant),
+        this.activeIndexKey(),
+      ],
+      args: [json, this.ttlSeconds, session.id, createdAtMs],
     });
-    if (created !== 1) throw new ConflictError(`Session ${id} already exists.`);
-    return checked.data;
+    if (created !== 1) throw new ConflictError(`Session ${session.id} already exists.`);
+    this.stored.set(session, { json, exact: true });
+    return session;
+  }
+
+  async createWithRunner(
+    init: NewSession,
+    { owner, ttlMs = DEFAULT_LEASE_TTL_MS }: NewRunner,
+  ): Promise<{ session: Session; lease: Lease }> {
+    if (!Number.isInteger(ttlMs) || ttlMs <= 0) {
+      throw new RangeError(`A lease TTL must be a positive integer of milliseconds, not ${ttlMs}.`);
+    }
+    if (owner === '') throw new RangeError('A lease owner must not be empty.');
+    const { session, json, createdAtMs } = newSession(init);
+    const leaseKey = this.leaseKey('runner', session.id);
+    const created = await createWithRunnerScript.run({
+      redis: this.redis,
+      keys: [
+        this.sessionKey(session.id),
+        this.tenantIndexKey(session.tenant),
+        this.activeIndexKey(),
+        leaseKey,
+      ],
+      args: [json, this.ttlSeconds, session.id, createdAtMs, owner, ttlMs],
+    });
+    if (created === 0) throw new ConflictError(`Session ${session.id} already exists.`);
+    if (created !== 1) {
+      throw new ConflictError(`Session ${session.id}: its runner lease is held by another owner.`);
+    }
+    this.stored.set(session, { json, exact: true });
+    return { session, lease: heldLease({ redis: this.redis, key: leaseKey, owner, ttlMs }) };
   }
 
   async get(id: string): Promise<Session | undefined> {
     const text = await this.redis.get(this.sessionKey(id));
-    return text === null ? undefined : this.parseSession(id, text);
+    if (text === null) return undefined;
+    const session = this.parseSession(id, text);
+    this.stored.set(session, { json: text, exact: false });
+    return session;
   }
 
   async getForTenant(id: string, tenant: string): Promise<Session> {
@@ -428,25 +507,29 @@ class RedisSessionStore implements SessionStore {
   async update<T = void>(
     id: string,
     mutate: (draft: Session) => T,
-    { expected }: UpdateSessionOptions = {},
+    { expected, releaseRunner = '' }: UpdateSessionOptions = {},
   ): Promise<{ session: Session; value: T }> {
     if (expected !== undefined && expected.id === id) {
-      const { session, value } = this.applyChange(expected, mutate);
+      const { session, value, json } = this.applyChange(expected, mutate, { check: false });
       const written = await compareAndSetScript.run({
         redis: this.redis,
         keys: this.writeKeys(session),
-        args: [sha1(JSON.stringify(expected)), ...this.writeArgs(session)],
+        args: [this.storedSha(expected), ...this.writeArgs(session, { json, releaseRunner })],
       });
-      if (written === 1) return { session, value };
+      if (written === 1) {
+        this.stored.set(session, { json, exact: true });
+        return { session, value };
+      }
       // Changed by someone else, locked, or gone: the locked path reads it again (and answers 404).
     }
     const lock = await this.lock(id);
     try {
       const current = await this.get(id);
       if (current === undefined) throw sessionNotFound(id);
-      const changed = this.applyChange(current, mutate);
-      await this.write(changed.session, lock);
-      return changed;
+      const { session, value, json } = this.applyChange(current, mutate, { check: true });
+      await this.write(session, { lock, json, releaseRunner });
+      this.stored.set(session, { json, exact: true });
+      return { session, value };
     } finally {
       // One try: a lock that is no longer ours will not become ours by retrying, and it expires on
       // its own if the release fails (lockTtlMs).
@@ -454,25 +537,47 @@ class RedisSessionStore implements SessionStore {
     }
   }
 
-  /** `mutate` applied to a copy of `current`, with `updatedAt` set and the schema checked. */
+  /** The SHA-1 of the JSON stored for `session` (as this store last saw it stored). */
+  private storedSha(session: Session): string {
+    const known = this.stored.get(session);
+    if (known === undefined) return sha1(JSON.stringify(session));
+    known.sha ??= sha1(known.json);
+    return known.sha;
+  }
+
+  /**
+   * A draft of `session` to change: parsed again from the JSON it was written as (cheaper than a
+   * deep copy), else a deep copy.
+   */
+  private draftOf(session: Session): Session {
+    const known = this.stored.get(session);
+    return known?.exact === true ? (JSON.parse(known.json) as Session) : structuredClone(session);
+  }
+
+  /**
+   * `mutate` applied to a copy of `current`, with `updatedAt` set and (with `check`) the schema
+   * checked; `json` is what to store.
+   */
   private applyChange<T>(
     current: Session,
     mutate: (draft: Session) => T,
-  ): { session: Session; value: T } {
+    { check }: { check: boolean },
+  ): { session: Session; value: T; json: string } {
     const id = current.id;
-    const draft = structuredClone(current);
+    const draft = this.draftOf(current);
     const value = mutate(draft);
     if (draft.id !== current.id || draft.tenant !== current.tenant) {
       throw new InternalError(`Session ${id}: an update may not change its id or tenant.`);
     }
     draft.updatedAt = new Date().toISOString();
+    if (!check) return { session: draft, value, json: JSON.stringify(draft) };
     const checked = sessionSchema.safeParse(draft);
     if (!checked.success) {
       throw new InternalError(`Session ${id}: the change does not match the session schema.`, {
         cause: validationErrorFromZod(checked.error, { subject: `Session ${id}` }),
       });
     }
-    return { session: checked.data, value };
+    return { session: checked.data, value, json: JSON.stringify(checked.data) };
   }
 
   async addApproval(id: string, approval: NewApproval): Promise<Approval> {
@@ -576,19 +681,37 @@ class RedisSessionStore implements SessionStore {
     }
     listeners.add(listener);
     try {
-      await this.subscriberConnection().subscribe(channel);
+      await this.listen();
     } catch (error) {
       this.removeListener(channel, listener);
       throw error;
     }
     let active = true;
-    return async () => {
-      if (!active) return;
-      active = false;
-      if (this.removeListener(channel, listener)) {
-        await this.subscriber?.unsubscribe(channel).catch(() => undefined);
+    return () => {
+      if (active) {
+        active = false;
+        this.removeListener(channel, listener);
       }
+      return Promise.resolve();
     };
+  }
+
+  /**
+   * One `PSUBSCRIBE` of every session's channel for the whole store, taken once: a run's
+   * subscription then costs no round trip, and session events (decisions, answers, cancels) are
+   * rare enough for every listener of the store to receive them all and keep its own.
+   */
+  private listen(): Promise<void> {
+    this.listening ??= this.subscriberConnection()
+      .psubscribe(this.channelPattern())
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.listening = undefined;
+          throw error;
+        },
+      );
+    return this.listening;
   }
 
   async listActive(): Promise<string[]> {
@@ -676,6 +799,7 @@ class RedisSessionStore implements SessionStore {
 
   async close(): Promise<void> {
     this.listeners.clear();
+    this.listening = undefined;
     const subscriber = this.subscriber;
     this.subscriber = undefined;
     if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
@@ -687,6 +811,11 @@ class RedisSessionStore implements SessionStore {
 
   private channel(id: string): string {
     return `${this.keyPrefix}:${id}:events`;
+  }
+
+  /** Every session's channel: the key prefix with glob characters escaped. */
+  private channelPattern(): string {
+    return `${this.keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}:*:events`;
   }
 
   private tenantIndexKey(tenant: string): string {
@@ -731,11 +860,14 @@ class RedisSessionStore implements SessionStore {
     }
   }
 
-  private async write(session: Session, lock: Lock): Promise<void> {
+  private async write(
+    session: Session,
+    { lock, json, releaseRunner }: { lock: Lock; json: string; releaseRunner: string },
+  ): Promise<void> {
     const written = await fencedWriteScript.run({
       redis: this.redis,
       keys: this.writeKeys(session),
-      args: [lock.value, ...this.writeArgs(session)],
+      args: [lock.value, ...this.writeArgs(session, { json, releaseRunner })],
     });
     if (written !== 1) {
       throw new ConflictError(
@@ -744,7 +876,10 @@ class RedisSessionStore implements SessionStore {
     }
   }
 
-  /** The keys both write scripts touch: lock, session, pending, tenant and active indexes. */
+  /**
+   * The keys both write scripts touch: lock, session, pending, tenant and active indexes, runner
+   * lease.
+   */
   private writeKeys(session: Session): string[] {
     return [
       this.lockKey(session.id),
@@ -752,19 +887,27 @@ class RedisSessionStore implements SessionStore {
       this.pendingIndexKey(),
       this.tenantIndexKey(session.tenant),
       this.activeIndexKey(),
+      this.leaseKey('runner', session.id),
     ];
   }
 
-  /** Both write scripts' arguments after their guard: json, ttl, id, pending, createdAt, active. */
-  private writeArgs(session: Session): (string | number)[] {
+  /**
+   * Both write scripts' arguments after their guard: json, ttl, id, pending, createdAt, active,
+   * the runner lease's owner to release once inactive.
+   */
+  private writeArgs(
+    session: Session,
+    { json, releaseRunner }: { json: string; releaseRunner: string },
+  ): (string | number)[] {
     const hasPending = Object.values(session.approvals).some((a) => a.status === 'pending');
     return [
-      JSON.stringify(session),
+      json,
       this.ttlSeconds,
       session.id,
       hasPending ? '1' : '0',
       Date.parse(session.createdAt) || 0,
       isActiveStatus(session.status) ? '1' : '0',
+      releaseRunner,
     ];
   }
 
@@ -781,7 +924,7 @@ class RedisSessionStore implements SessionStore {
   private subscriberConnection(): Redis {
     if (this.subscriber) return this.subscriber;
     const subscriber = this.redis.duplicate();
-    subscriber.on('message', (channel: string, text: string) => {
+    subscriber.on('pmessage', (_pattern: string, channel: string, text: string) => {
       const listeners = this.listeners.get(channel);
       if (listeners === undefined) return;
       const parsed = safeParseJson({
@@ -847,4 +990,33 @@ async function isLockContention(error: unknown): Promise<boolean> {
   return attempts.every((stats) =>
     [...stats.votesAgainst.values()].every((vote) => vote instanceof ResourceLockedError),
   );
+}
+
+/** A new session as {@link SessionStore.create} stores it, checked, with its JSON. */
+function newSession({
+  id = randomUUID(),
+  tenant,
+  request,
+  history = [],
+  planApproval = false,
+  taskId,
+}: NewSession): { session: Session; json: string; createdAtMs: number } {
+  if (id === '') throw new BadRequestError('A session id must not be empty.');
+  const now = new Date();
+  const draft: Session = {
+    id,
+    tenant,
+    status: 'running',
+    createdAt: now.toISOString(),
+    updatedAt: now.toISOString(),
+    request,
+    history,
+    planApproval,
+    nodes: {},
+    approvals: {},
+    ...(taskId === undefined ? {} : { taskId }),
+  };
+  const checked = sessionSchema.safeParse(draft);
+  if (!checked.success) throw validationErrorFromZod(checked.error, { subject: 'The session' });
+  return { session: checked.data, json: JSON.stringify(checked.data), createdAtMs: now.getTime() };
 }

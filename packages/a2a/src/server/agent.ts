@@ -29,6 +29,15 @@ export interface AgentStatusEvent {
   state: TaskState;
   message?: string | Part[];
   metadata?: Record<string, unknown>;
+  /**
+   * A progress line, not a state change (docs/a2a.md §3, "Progress lines"): the caller's stream
+   * gets it as soon as every earlier event is there, before it is saved, and its save may wait a
+   * moment to go with the next one. `GetTask` and `SubscribeToTask` may show it late, or — when
+   * the process dies before that save — never. Only for `TASK_STATE_WORKING`; any other state is
+   * saved before it is announced whatever this says.
+   * @default false
+   */
+  progressLine?: boolean;
 }
 
 /** An artifact, or more parts of one (`append: true` with the same `artifactId`). */

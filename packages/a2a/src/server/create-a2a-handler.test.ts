@@ -573,4 +573,64 @@ describe('createA2AHandler', () => {
     });
     expect(fresh.error).toMatchObject({ error: { code: -32004 } });
   });
+
+  it('streams progress lines to the caller before they are saved; a follower misses no state change and gets none twice', async () => {
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const execute: AgentExecute = async function* withProgressLines() {
+      yield { type: 'status', state: 'TASK_STATE_WORKING', message: 'line 1', progressLine: true };
+      await released;
+      yield { type: 'status', state: 'TASK_STATE_WORKING', message: 'change 2' };
+      yield { type: 'status', state: 'TASK_STATE_WORKING', message: 'line 3', progressLine: true };
+      yield { type: 'artifact', artifact: { name: 'result', parts: [textPart('done')] } };
+    };
+    const { handler } = setup(execute);
+    const result = await handler.handle(
+      {
+        jsonrpc: '2.0',
+        id: 'run',
+        method: 'SendStreamingMessage',
+        params: { message: createMessage({ parts: 'go' }) },
+      },
+      { version: '1.0' },
+    );
+    if (result.type !== 'stream') throw new Error('expected a stream');
+    const head = (await result.events.next()).value?.result as { task: Task };
+    const first = (await result.events.next()).value?.result as StreamResponse;
+    expect(first).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_WORKING' } } });
+    // The caller has the line; the stored task may not have it yet.
+    const stored = (await call(handler, 'GetTask', { id: head.task.id })).result as Task;
+    expect(stored.status.state).toBe('TASK_STATE_SUBMITTED');
+
+    const following = stream(handler, 'SubscribeToTask', { id: head.task.id });
+    await new Promise((resolve) => setImmediate(resolve));
+    release();
+    const rest: StreamResponse[] = [];
+    for await (const envelope of result.events) rest.push(envelope.result as StreamResponse);
+    const follower = await following;
+    expect(follower.error).toBeUndefined();
+
+    const text = (event: StreamResponse | undefined): string =>
+      event === undefined
+        ? ''
+        : 'statusUpdate' in event
+          ? `${event.statusUpdate.status.state}:${partsText(event.statusUpdate.status.message?.parts ?? [])}`
+          : 'artifactUpdate' in event
+            ? 'artifact'
+            : 'task';
+    expect(rest.map(text)).toEqual([
+      'TASK_STATE_WORKING:change 2',
+      'TASK_STATE_WORKING:line 3',
+      'artifact',
+      'TASK_STATE_COMPLETED:',
+    ]);
+    // The follower's snapshot (taken before line 1 was saved), then every later event once, in
+    // order: line 1 too, with its save.
+    expect(follower.events[0]).toMatchObject({
+      task: { status: { state: 'TASK_STATE_SUBMITTED' } },
+    });
+    expect(follower.events.slice(1).map(text)).toEqual([first, ...rest].map(text));
+  });
 });

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { safeParseJson } from '@fleet/errors';
-import { streamResponseSchema, type Task, taskSchema } from '../schemas/core';
+import { type StreamResponse, type Task, taskSchema } from '../schemas/core';
 import { decodePageToken, encodePageToken, matchesQuery, statusTime } from './internal/task-query';
 import type {
   SaveTaskOptions,
@@ -23,8 +23,28 @@ export interface RedisTaskStoreOptions {
   ttlSeconds?: number;
 }
 
+/**
+ * A task's channel carries what this store's `saveAndPublish`/`publish` wrote: events built by the
+ * A2A server from parts it validated. Each is read back by every subscriber of the channel, the
+ * turn's own cancel listener included (a run hears each of its events once more), so an event is
+ * checked for its shape (exactly one of the four kinds, an object), not parsed through the whole
+ * schema again.
+ */
+const streamResponseShapeSchema = z
+  .union([
+    z.object({ task: z.looseObject({}) }),
+    z.object({ message: z.looseObject({}) }),
+    z.object({ statusUpdate: z.looseObject({}) }),
+    z.object({ artifactUpdate: z.looseObject({}) }),
+  ])
+  .transform((event) => event as StreamResponse);
+
 const taskBusMessageSchema = z.union([
-  z.object({ type: z.literal('event'), version: z.number().int(), event: streamResponseSchema }),
+  z.object({
+    type: z.literal('event'),
+    version: z.number().int(),
+    event: streamResponseShapeSchema,
+  }),
   z.object({ type: z.literal('cancel'), reason: z.string().optional() }),
 ]);
 

@@ -72,9 +72,12 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   const { run, session, resumed, queue } = options;
   const { writer, progress, signal, sessionId } = run;
 
-  writer.record((draft) => {
-    draft.taskId = options.taskId;
-  });
+  // A new run's session was created with its task; a resumed one records the task that runs it.
+  if (session.taskId !== options.taskId) {
+    writer.record((draft) => {
+      draft.taskId = options.taskId;
+    });
+  }
   // Canceled or handed over while it waited for its slot: it ends without starting.
   if (signal.aborted) return endAborted(options);
   progress({ type: 'run-start', sessionId });
@@ -89,7 +92,7 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
 
   // Long-term memory: read and extracted beside planning, so it adds no latency.
   const memory = startMemory(options);
-  const planned = await choosePlan(options);
+  const planned = await choosePlan(options, memory);
   if ('ended' in planned) return planned.ended;
   const approved = await approvePlanIfRequired(options, planned.next);
   if ('ended' in approved) return approved.ended;
@@ -103,7 +106,10 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
 }
 
 /** The recorded plan, or the planner's (recorded once chosen); a failed planning ends the run. */
-async function choosePlan(options: OrchestrateRunOptions): Promise<Stage<ChosenPlan>> {
+async function choosePlan(
+  options: OrchestrateRunOptions,
+  memory: RunMemory | undefined,
+): Promise<Stage<ChosenPlan>> {
   const { run, session, input, resumed } = options;
   const { writer, progress, signal, logger, log } = run;
   const agentOptions = options.options;
@@ -135,6 +141,10 @@ async function choosePlan(options: OrchestrateRunOptions): Promise<Stage<ChosenP
     }
     const chosen = plan;
     const chosenSource = source;
+    // The stored memory (a GET sent before planning) is read by now unless the plan came with
+    // the request: then the plan is recorded with the first steps' start, in one session write,
+    // instead of one write each (the steps wait for the memory anyway).
+    await memory?.loaded;
     writer.record((draft) => {
       draft.plan = chosen;
       draft.planSource = chosenSource;

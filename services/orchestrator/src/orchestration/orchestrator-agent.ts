@@ -130,24 +130,18 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
     } else {
       const request = partsText(context.message.parts).trim();
       if (request === '') throw new ValidationError('The message has no request text.');
-      // A new id: its session and its runner lease are written side by side, one round trip.
-      const id = randomUUID();
-      const creating = sessions.create({
-        id,
-        tenant: fleet.tenant,
-        request,
-        history: fleet.history,
-        planApproval: fleet.planApproval === 'required',
-      });
-      const leasing = sessions.acquireRunner(id, owner, runnerLeaseMs);
-      const [created, leased] = await Promise.allSettled([creating, leasing]);
-      if (created.status === 'rejected') {
-        if (leased.status === 'fulfilled') await leased.value?.release().catch(() => undefined);
-        throw created.reason;
-      }
-      session = created.value;
-      if (leased.status === 'rejected') throw leased.reason;
-      lease = leased.value;
+      // One script, one round trip: the session (with the task that runs it), its indexes and
+      // its runner lease, together or not at all.
+      ({ session, lease } = await sessions.createWithRunner(
+        {
+          tenant: fleet.tenant,
+          request,
+          history: fleet.history,
+          planApproval: fleet.planApproval === 'required',
+          taskId: context.taskId,
+        },
+        { owner, ttlMs: runnerLeaseMs },
+      ));
     }
     if (lease === undefined) {
       yield runningElsewhere(session);

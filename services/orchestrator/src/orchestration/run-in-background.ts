@@ -20,6 +20,19 @@ import type { RunContext, RunLogger, RunSlot } from './run-context';
 import { watchSession } from './session-watch';
 import { createSessionWriter, type SessionWriter } from './session-writer';
 
+/**
+ * Progress events that change nothing a reader relies on: announced before they are saved, when
+ * the session has nothing unwritten (docs/a2a.md §3, "Progress lines"). Every other event — the
+ * plan, node start and end, approvals, questions, the queue position, the end of the run — is a
+ * state change: announced once the session and the task hold it.
+ */
+const PROGRESS_LINES: ReadonlySet<ProgressEvent['type']> = new Set<ProgressEvent['type']>([
+  'run-start',
+  'plan-start',
+  'compose-start',
+  'queue-end',
+]);
+
 /** The reason a run is canceled with when its session is canceled elsewhere. */
 export const SESSION_CANCELED = 'The session was canceled.';
 
@@ -55,15 +68,37 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
   if (context.signal.aborted) onTaskAbort();
   const renewal = keepLease({ lease, leaseMs: options.runnerLeaseMs, logger, log, abort });
 
+  // The write that ends the session releases the runner lease too (one round trip less).
+  let runnerReleased = false;
+  const writer = createSessionWriter({
+    sessions,
+    sessionId,
+    logger,
+    log,
+    session,
+    runner: {
+      owner: lease.owner,
+      onReleased: () => {
+        runnerReleased = true;
+        renewal.stop();
+      },
+    },
+  });
   const progress = (event: ProgressEvent): void => {
-    queue.push({
-      type: 'status',
-      state: 'TASK_STATE_WORKING',
-      message: [textPart(describeProgress(event)), dataPart({ progress: event })],
-      metadata: { sessionId },
-    });
+    // A progress line goes out before it is saved; a state change once its session write (and
+    // every one before it) is done, and its task save follows (docs/a2a.md §3).
+    const line = PROGRESS_LINES.has(event.type) && writer.idle();
+    queue.push(
+      {
+        type: 'status',
+        state: 'TASK_STATE_WORKING',
+        message: [textPart(describeProgress(event)), dataPart({ progress: event })],
+        metadata: { sessionId },
+        ...(line ? { progressLine: true } : {}),
+      },
+      { after: writer.idle() ? undefined : writer.written() },
+    );
   };
-  const writer = createSessionWriter({ sessions, sessionId, logger, log, session });
   const held = holdSlot(background, { progress, writer });
   // The watch stops listening when the run ends; the UNSUBSCRIBE is awaited after the stream ended.
   let watchClosed: Promise<void> | undefined;
@@ -113,7 +148,8 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
     held.release();
     renewal.stop();
     context.signal.removeEventListener('abort', onTaskAbort);
-    const release = renewal.lost ? undefined : lease.release().catch(() => undefined);
+    const release =
+      renewal.lost || runnerReleased ? undefined : lease.release().catch(() => undefined);
     // A session handed over is resumed elsewhere as soon as its client hears so: the lease goes
     // first. An ended one needs no lease to be read, so its stream ends without waiting.
     if (isRunHandover(controller.signal.reason)) await release;
@@ -190,10 +226,13 @@ async function waitForSlot(
   const position = ticket?.position() ?? 0;
   if (ticket === undefined || position === 0) return;
   const started = performance.now();
-  // A client that follows the session (X-Session-ID) finds the task that runs it while it waits.
-  writer.record((draft) => {
-    draft.taskId = context.taskId;
-  });
+  // A client that follows the session (X-Session-ID) finds the task that runs it while it waits
+  // (a new run's session was created with it).
+  if (session.taskId !== context.taskId) {
+    writer.record((draft) => {
+      draft.taskId = context.taskId;
+    });
+  }
   progress({
     type: 'queue-start',
     sessionId: session.id,

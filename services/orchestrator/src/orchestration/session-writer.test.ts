@@ -114,4 +114,34 @@ describe('createSessionWriter', () => {
       status: 'completed',
     });
   });
+
+  it('releases the runner lease in the write that ends the session, and says so once', async () => {
+    const { session } = await sessions.createWithRunner(
+      { tenant: 'acme', request: 'r' },
+      { owner: 'run-1' },
+    );
+    const leaseKey = `fleet:lease:session:runner:${session.id}`;
+    let released = 0;
+    const writer = createSessionWriter({
+      sessions,
+      sessionId: session.id,
+      logger,
+      session,
+      runner: { owner: 'run-1', onReleased: () => void (released += 1) },
+    });
+    writer.record((draft) => void (draft.planSource = 'request'));
+    await writer.written();
+    expect(released).toBe(0);
+    expect(await redis.get(leaseKey)).toBe('run-1');
+
+    const sent = countCommands(redis);
+    writer.record((draft) => void (draft.status = 'completed'));
+    await writer.written();
+    expect(sent).toEqual(['evalsha']);
+    expect(released).toBe(1);
+    expect(await redis.exists(leaseKey)).toBe(0);
+    writer.record((draft) => void (draft.error = 'after the end'));
+    await writer.written();
+    expect(released).toBe(1);
+  });
 });

@@ -1,4 +1,9 @@
-import { syncWaitingStatus, type Session, type SessionStore } from '@fleet/sessions';
+import {
+  isActiveStatus,
+  syncWaitingStatus,
+  type Session,
+  type SessionStore,
+} from '@fleet/sessions';
 
 /** The logging a session writer needs. */
 export interface SessionWriterLogger {
@@ -18,6 +23,12 @@ export interface SessionWriterOptions {
    * it (`expected` of {@link SessionStore.update}); otherwise it is a locked read-modify-write.
    */
   session?: Session | undefined;
+  /**
+   * The run's runner lease: the write that ends the session (completed, failed or canceled)
+   * releases it too, in the same round trip (`releaseRunner` of {@link SessionStore.update}), and
+   * then calls `onReleased`.
+   */
+  runner?: { owner: string; onReleased: () => void } | undefined;
 }
 
 /** A run's writes to its session: in order, batched, never holding up the run. */
@@ -28,8 +39,13 @@ export interface SessionWriter {
    * change the draft.
    */
   record(mutate: (draft: Session) => void): void;
-  /** Resolves once every change queued so far is written (or failed and was logged). */
+  /**
+   * Resolves once every change queued so far is written (or failed and was logged), whatever is
+   * queued after this call.
+   */
   written(): Promise<void>;
+  /** True when every change queued so far is written (or failed): nothing waits or is in flight. */
+  idle(): boolean;
   /** Drops every later change: the run was handed over and the session is no longer its own. */
   stop(): void;
 }
@@ -55,18 +71,33 @@ export function createSessionWriter({
   logger,
   log = {},
   session,
+  runner,
 }: SessionWriterOptions): SessionWriter {
   let pending: ((draft: Session) => void)[] = [];
   // What this run last wrote (or started from): the base of the next one-round-trip write.
   let last: Session | undefined = session;
   let flushing: Promise<void> | undefined;
   let stopped = false;
+  // Changes are numbered as recorded; `done` is the number of the last one written (or dropped).
+  let recorded = 0;
+  let done = 0;
+  let waiters: { upTo: number; resolve: () => void }[] = [];
+
+  const settle = (upTo: number): void => {
+    done = upTo;
+    const ready = waiters.filter((waiter) => waiter.upTo <= done);
+    if (ready.length === 0) return;
+    waiters = waiters.filter((waiter) => waiter.upTo > done);
+    for (const waiter of ready) waiter.resolve();
+  };
 
   const flush = async (): Promise<void> => {
-    // Changes recorded in the same turn of the event loop go out together.
-    await Promise.resolve();
+    // Changes recorded in the same turn of the event loop go out together: the plan and the
+    // first steps' start, a step's end and the run's result.
+    await new Promise((resolve) => setImmediate(resolve));
     while (pending.length > 0 && !stopped) {
       const batch = pending;
+      const upTo = recorded;
       pending = [];
       await sessions
         .update(
@@ -75,17 +106,23 @@ export function createSessionWriter({
             for (const mutate of batch) mutate(draft);
             syncStatus(draft);
           },
-          { expected: last },
+          { expected: last, releaseRunner: runner?.owner },
         )
         .then(
           (written) => {
             last = written.session;
+            if (runner !== undefined && !isActiveStatus(written.session.status)) {
+              const { onReleased } = runner;
+              runner = undefined;
+              onReleased();
+            }
           },
           (error: unknown) => {
             last = undefined;
             logger.warn({ ...log, err: error }, 'could not record a change of the session');
           },
         );
+      settle(upTo);
     }
     // In the same step as the last check (not in a later `finally`): a change recorded from now
     // on starts the next flush instead of waiting behind one that is over.
@@ -96,14 +133,21 @@ export function createSessionWriter({
     record(mutate) {
       if (stopped) return;
       pending.push(mutate);
+      recorded += 1;
       flushing ??= flush();
     },
-    async written() {
-      while (flushing !== undefined) await flushing;
+    written() {
+      const upTo = recorded;
+      if (done >= upTo) return Promise.resolve();
+      return new Promise((resolve) => {
+        waiters.push({ upTo, resolve });
+      });
     },
+    idle: () => done >= recorded,
     stop() {
       stopped = true;
       pending = [];
+      settle(recorded);
     },
   };
 }

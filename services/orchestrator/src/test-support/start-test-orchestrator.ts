@@ -52,6 +52,8 @@ export interface StartTestOrchestratorOptions {
   scheduler?: RunScheduler;
   /** How often a waiting node's agent task is read. @default 5000 */
   agentTaskCheckMs?: number;
+  /** Wraps the session store the runs use (e.g. to slow its writes down). @default as it is */
+  wrapSessions?: (sessions: SessionStore) => SessionStore;
 }
 
 /** A running orchestrator for a test: a real HTTP server over real Redis. */
@@ -79,6 +81,7 @@ export async function startTestOrchestrator({
   memory,
   scheduler,
   agentTaskCheckMs,
+  wrapSessions = (store) => store,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -106,7 +109,7 @@ export async function startTestOrchestrator({
     url: `http://127.0.0.1:${port}`,
     store: taskStore,
     agent: {
-      sessions,
+      sessions: wrapSessions(sessions),
       availableAgents: () => directory.availableAgents(),
       askPlanner: planner.askPlanner,
       invokeAgent,

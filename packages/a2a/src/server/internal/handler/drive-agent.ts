@@ -35,17 +35,18 @@ function writerOf(store: TaskStore, turn: Turn): TaskWriter {
 
 /**
  * Applies the next version of the turn's task. Its save and announcement (the caller's stream and
- * the task's channel, after the save) follow without holding up the agent, several events to a
- * save (see {@link TaskWriter}); an event that ends the turn — a terminal or interrupted status —
- * resolves only once it and every event before it are saved and announced.
+ * the task's channel, after the save; a progress line in the caller's stream before it) follow
+ * without holding up the agent, several events to a save (see {@link TaskWriter}); an event that
+ * ends the turn — a terminal or interrupted status — resolves only once it and every event before
+ * it are saved and announced.
  */
 async function commit(
   store: TaskStore,
   turn: Turn,
-  { task, event }: { task: Task; event: StreamResponse },
+  { task, event, progressLine }: { task: Task; event: StreamResponse; progressLine: boolean },
 ): Promise<void> {
   const writer = writerOf(store, turn);
-  await writer.apply(task, event);
+  await writer.apply(task, event, { progressLine });
   const { state } = task.status;
   if ('statusUpdate' in event && (isTerminalState(state) || isInterruptedState(state))) {
     await writer.settled();
@@ -67,6 +68,7 @@ export async function applyEvent(store: TaskStore, turn: Turn, event: AgentEvent
     const message = parts === undefined ? undefined : agentMessage(task, parts);
     const next = withStatus(task, { state: event.state, message });
     await commit(store, turn, {
+      progressLine: event.progressLine === true && event.state === 'TASK_STATE_WORKING',
       task: next,
       event: {
         statusUpdate: {
@@ -84,6 +86,7 @@ export async function applyEvent(store: TaskStore, turn: Turn, event: AgentEvent
     artifactId: event.artifact.artifactId ?? randomUUID(),
   });
   await commit(store, turn, {
+    progressLine: false,
     task: withArtifact(task, artifact, event.append === true),
     event: {
       artifactUpdate: {

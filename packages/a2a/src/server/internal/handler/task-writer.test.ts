@@ -37,6 +37,11 @@ class GatedStore extends InMemoryTaskStore {
     await super.saveAndPublish(record, messages);
   }
 
+  /** Writes asked for so far (let through or still waiting). */
+  get asked(): number {
+    return this.writes.length + this.gates.length;
+  }
+
   /** Lets the oldest waiting write through, once it is waiting. */
   async open(error?: Error): Promise<void> {
     while (this.gates.length === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -70,6 +75,7 @@ describe('TaskWriter', () => {
     const first = working(1);
     await writer.apply(first.task, first.event);
     expect(turn.record.version).toBe(2);
+    await new Promise((resolve) => setImmediate(resolve));
     // Applied while the first save is in flight.
     for (const step of [2, 3]) {
       const next = working(step);
@@ -145,5 +151,100 @@ describe('TaskWriter', () => {
     await writer.settled();
     expect(calls).toEqual(['save 3', 'publish 2', 'publish 3']);
     expect(turn.pushed).toHaveLength(2);
+  });
+
+  describe('progress lines', () => {
+    const line = { progressLine: true };
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+    it('announces a progress line at once and saves it with the next state change', async () => {
+      const store = new GatedStore();
+      const turn = turnOn();
+      const writer = new TaskWriter(store, turn);
+      const heard: number[] = [];
+      await store.subscribe(base.id, (message) => {
+        if (message.type === 'event') heard.push(message.version);
+      });
+
+      await writer.apply(working(1).task, working(1).event, line);
+      await tick();
+      expect(turn.pushed).toEqual([working(1).event]);
+      // Not saved, nor heard on the task's channel, yet.
+      expect(store.asked).toBe(0);
+      expect(heard).toEqual([]);
+      expect(await store.load(base.id)).toBeUndefined();
+
+      // A state change: one write holds both, and the state change is announced after it.
+      await writer.apply(working(2).task, working(2).event);
+      await tick();
+      expect(turn.pushed).toEqual([working(1).event]);
+      await store.open();
+      await writer.settled();
+      expect(store.writes).toEqual([{ version: 3, messages: [2, 3] }]);
+      expect(heard).toEqual([2, 3]);
+      expect(turn.pushed).toEqual([working(1).event, working(2).event]);
+    });
+
+    it('keeps the order: a line behind an unsaved state change goes out right after it', async () => {
+      const store = new GatedStore();
+      const turn = turnOn();
+      const writer = new TaskWriter(store, turn);
+      await writer.apply(working(1).task, working(1).event);
+      await tick();
+      // Applied while the state change's write is in flight.
+      await writer.apply(working(2).task, working(2).event, line);
+      expect(turn.pushed).toEqual([]);
+
+      // The state change's write returns: both are announced; the line is not saved yet.
+      await store.open();
+      expect(turn.pushed).toEqual([working(1).event, working(2).event]);
+      expect(store.writes).toEqual([{ version: 2, messages: [2] }]);
+      await writer.apply(working(3).task, working(3).event, line);
+      expect(turn.pushed).toHaveLength(3);
+
+      const settling = writer.settled();
+      await store.open();
+      await settling;
+      expect(store.writes).toEqual([
+        { version: 2, messages: [2] },
+        { version: 4, messages: [3, 4] },
+      ]);
+    });
+
+    it('saves progress lines alone a moment later, and at once when the turn settles', async () => {
+      const store = new GatedStore();
+      const turn = turnOn();
+      const writer = new TaskWriter(store, turn);
+      await writer.apply(working(1).task, working(1).event, line);
+      await tick();
+      expect(store.asked).toBe(0);
+      // Waits for the write to be asked for: the delay, not a state change, starts it.
+      await store.open();
+      expect(store.writes).toEqual([{ version: 2, messages: [2] }]);
+
+      await writer.apply(working(2).task, working(2).event, line);
+      const settling = writer.settled();
+      await store.open();
+      await settling;
+      expect(store.writes).toEqual([
+        { version: 2, messages: [2] },
+        { version: 3, messages: [3] },
+      ]);
+      expect(turn.pushed).toEqual([working(1).event, working(2).event]);
+    });
+
+    it('after a failed save of an announced line: back to the last saved version, failure surfaces', async () => {
+      const store = new GatedStore();
+      const turn = turnOn();
+      const writer = new TaskWriter(store, turn);
+      await writer.apply(working(1).task, working(1).event, line);
+      expect(turn.pushed).toEqual([working(1).event]);
+      const settling = writer.settled();
+      settling.catch(() => undefined);
+      await store.open(new Error('Redis went away'));
+      await expect(settling).rejects.toThrow('Redis went away');
+      expect(turn.record).toEqual({ task: base, version: 1 });
+      expect(await store.load(base.id)).toBeUndefined();
+    });
   });
 });
