@@ -8,6 +8,7 @@ import {
   type ScriptedAgent,
   type ScriptedAgentOptions,
 } from '@fleet/testing';
+import { Redis } from 'ioredis';
 import { E2E_KEY, REPO_ROOT } from './start-gateway';
 
 /** The token fleet services share in e2e runs. */
@@ -35,6 +36,23 @@ export interface StartFleetOptions {
    * REASONING_AGENT_URL instead). E.g. `{ 'code-agent': { CODE_AGENT_ALLOW_UNAPPROVED: 'false' } }`.
    */
   agentServices?: Partial<Record<AgentServiceName, Record<string, string | undefined>>>;
+}
+
+/**
+ * Forgets the Agent Cards cached for these URLs (`fleet:cards:<url>`, kept 60 s). The suites'
+ * agents listen on ports the system hands out, so a port an earlier fleet's agent used may come
+ * back for another agent within the minute: its cached card would make this fleet's orchestrator
+ * plan with the wrong agent.
+ */
+async function forgetCachedCards(redisUrl: string, urls: readonly string[]): Promise<void> {
+  if (urls.length === 0) return;
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    await redis.del(...urls.map((url) => `fleet:cards:${url}`));
+  } finally {
+    redis.disconnect();
+  }
 }
 
 /** Agent services `startFleet` can run as processes besides the RAG agent. */
@@ -141,17 +159,22 @@ export async function startFleet({
       if (name !== 'reasoning-agent') agentServiceUrls.push(service.url);
       started.push({ name, stop: () => services[name]!.stop() });
     }
+    const allAgentUrls = [
+      ...Object.values(agents).map((agent) => agent.url),
+      ...agentUrls,
+      ...(ragAgent === undefined ? [] : [ragAgent.url]),
+      ...agentServiceUrls,
+    ];
+    await forgetCachedCards(
+      env['REDIS_URL'] ?? process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+      allAgentUrls,
+    );
     const planner = await start('planner', { ...shared, ...serviceEnv.planner });
     started.push({ name: 'planner', stop: () => services['planner']!.stop() });
     const orchestrator = await start('orchestrator', {
       ...shared,
       PLANNER_URL: planner.url,
-      AGENT_URLS: [
-        ...Object.values(agents).map((agent) => agent.url),
-        ...agentUrls,
-        ...(ragAgent === undefined ? [] : [ragAgent.url]),
-        ...agentServiceUrls,
-      ].join(','),
+      AGENT_URLS: allAgentUrls.join(','),
       ...serviceEnv.orchestrator,
     });
     started.push({ name: 'orchestrator', stop: () => services['orchestrator']!.stop() });
