@@ -196,6 +196,39 @@ describe('resumeSession (X-Session-ID)', () => {
     expect(resumeCalls(seeded.id)).toHaveLength(0);
   });
 
+  it('does not ask again for an approval decided before the follow began (the task snapshot’s last line)', async () => {
+    const seeded = await seedSession(store(), { approvalExpiresInMs: HOUR });
+    const release = orchestrator.hold(seeded.id);
+    await orchestrator.startLiveRun(seeded.id);
+    // Decided while the live run has not moved on yet: its task still ends on approval-required.
+    await store().decideApproval({
+      sessionId: seeded.id,
+      approvalId: 'ap-1',
+      tenant: 'acme',
+      decision: 'approve',
+    });
+    const events = followSession({
+      store: store(),
+      client: orchestrator.client,
+      sessionId: seeded.id,
+    })(new AbortController().signal);
+    const types: string[] = [];
+    for await (const event of events) {
+      if (types.length === 0) release();
+      const parts =
+        'task' in event
+          ? (event.task.status.message?.parts ?? [])
+          : 'statusUpdate' in event
+            ? (event.statusUpdate.status.message?.parts ?? [])
+            : [];
+      const progress = parts.find((part) => part.data !== undefined)?.data as
+        { progress?: { type: string } } | undefined;
+      types.push(progress?.progress?.type ?? Object.keys(event)[0] ?? '?');
+    }
+    expect(types).not.toContain('approval-required');
+    expect(types).toEqual(expect.arrayContaining(['approval-end', 'node-end']));
+  });
+
   it('follows the replica that took the session when a resume races with it', async () => {
     const seeded = await seedSession(store(), { approvalExpiresInMs: HOUR });
     const release = orchestrator.hold(seeded.id);

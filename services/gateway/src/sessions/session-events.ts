@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { z } from 'zod';
 import {
   dataPart,
+  findData,
   RESULT_ARTIFACT_NAME,
   textPart,
   type Part,
@@ -146,6 +148,30 @@ function isUnreachable(error: unknown): boolean {
   return FleetError.isInstance(error) && error.code === 'UPSTREAM_UNREACHABLE';
 }
 
+const askedSchema = z.object({
+  progress: z.union([
+    z.object({ type: z.literal('approval-required'), approvalId: z.string() }),
+    z.object({ type: z.literal('input-required'), inputId: z.string() }),
+  ]),
+});
+
+/**
+ * A task snapshot as a follower should see it: its last status line stands for where the run is,
+ * unless that line asks for an approval or an answer the session shows as settled (decided before
+ * the run moved on and wrote anything newer); such a line would ask the person again for what they
+ * already gave, so it is left out.
+ */
+function withoutSettledAsk(event: StreamResponse, session: Session): StreamResponse {
+  if (!('task' in event)) return event;
+  const parts = event.task.status.message?.parts ?? [];
+  const asked = findData(parts, askedSchema)?.progress;
+  if (asked === undefined) return event;
+  const id = asked.type === 'approval-required' ? asked.approvalId : asked.inputId;
+  if (session.approvals[id]?.status === 'pending') return event;
+  const { message: _settled, ...status } = event.task.status;
+  return { task: { ...event.task, status } };
+}
+
 /** Follows the task a live orchestrator runs the session under, while that orchestrator lives. */
 async function* subscribeWhileLive({
   store,
@@ -180,7 +206,7 @@ async function* subscribeWhileLive({
     for await (const event of events) {
       // A graceful hand-over is not the run's end: attach to whoever resumes it.
       if (isHandedOver(event)) return 'retry';
-      yield event;
+      yield withoutSettledAsk(event, session);
     }
     return 'ended';
   } catch (error) {
@@ -227,7 +253,7 @@ async function* resumeOnOrchestrator({
       ) {
         return 'retry';
       }
-      yield event;
+      yield withoutSettledAsk(event, session);
     }
   } catch (error) {
     if (signal.aborted || isUnreachable(error) || !FleetError.isInstance(error)) throw error;
