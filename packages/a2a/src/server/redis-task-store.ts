@@ -39,6 +39,8 @@ const streamResponseShapeSchema = z
   ])
   .transform((event) => event as StreamResponse);
 
+const cancelRequestSchema = z.object({ taskId: z.string(), reason: z.string().optional() });
+
 const taskBusMessageSchema = z.union([
   z.object({
     type: z.literal('event'),
@@ -134,6 +136,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly ttlSeconds: number;
   private subscriber: Redis | undefined;
   private readonly listeners = new Map<string, Set<(message: TaskBusMessage) => void>>();
+  private readonly cancelListeners = new Set<(taskId: string, reason?: string) => void>();
   /** Per task, publishes sent whose reply has not been read yet (see {@link RedisTaskStore.publish}). */
   private readonly unconfirmed = new Map<string, Set<Promise<unknown>>>();
 
@@ -251,6 +254,17 @@ export class RedisTaskStore implements TaskStore {
    * A publish that fails rejects the task's next `save`.
    */
   async publish(taskId: string, message: TaskBusMessage): Promise<void> {
+    if (message.type === 'cancel') {
+      // Turns listen on the store's cancel channel; a replica of an earlier version listens on
+      // the task's own channel, where the request goes too.
+      await this.redis.publish(
+        this.cancelChannel(),
+        JSON.stringify({
+          taskId,
+          ...(message.reason === undefined ? {} : { reason: message.reason }),
+        }),
+      );
+    }
     const sent = this.redis.publish(this.channel(taskId), JSON.stringify(message));
     let pending = this.unconfirmed.get(taskId);
     if (pending === undefined) {
@@ -310,9 +324,33 @@ export class RedisTaskStore implements TaskStore {
     };
   }
 
+  async listenForCancels(
+    listener: (taskId: string, reason?: string) => void,
+  ): Promise<Unsubscribe> {
+    this.cancelListeners.add(listener);
+    try {
+      if (this.cancelListeners.size === 1) {
+        await this.subscriberConnection().subscribe(this.cancelChannel());
+      }
+    } catch (error) {
+      this.cancelListeners.delete(listener);
+      throw error;
+    }
+    let active = true;
+    return async () => {
+      if (!active) return;
+      active = false;
+      this.cancelListeners.delete(listener);
+      if (this.cancelListeners.size === 0) {
+        await this.subscriber?.unsubscribe(this.cancelChannel()).catch(() => undefined);
+      }
+    };
+  }
+
   async close(): Promise<void> {
     await this.confirmPublishes().catch(() => undefined);
     this.listeners.clear();
+    this.cancelListeners.clear();
     const subscriber = this.subscriber;
     this.subscriber = undefined;
     if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
@@ -332,6 +370,18 @@ export class RedisTaskStore implements TaskStore {
     if (this.subscriber) return this.subscriber;
     const subscriber = this.redis.duplicate();
     subscriber.on('message', (channel: string, text: string) => {
+      if (channel === this.cancelChannel()) {
+        const request = safeParseJson({
+          text,
+          schema: cancelRequestSchema,
+          subject: 'A cancel request',
+        });
+        if (!request.success) return;
+        for (const listener of [...this.cancelListeners]) {
+          listener(request.value.taskId, request.value.reason);
+        }
+        return;
+      }
       const listeners = this.listeners.get(channel);
       if (listeners === undefined) return;
       const parsed = safeParseJson({ text, schema: taskBusMessageSchema, subject: 'A task event' });
@@ -384,5 +434,10 @@ export class RedisTaskStore implements TaskStore {
 
   private channel(taskId: string): string {
     return `${this.keyPrefix}:events:${taskId}`;
+  }
+
+  /** The one channel cancel requests of every task of this store go on. */
+  private cancelChannel(): string {
+    return `${this.keyPrefix}:cancels`;
   }
 }

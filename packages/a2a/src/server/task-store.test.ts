@@ -213,7 +213,13 @@ describe('RedisTaskStore (real Redis)', () => {
         });
       jest.spyOn(connection, 'publish').mockImplementation(publish);
       const entry = task();
-      const message: TaskBusMessage = { type: 'cancel' };
+      const message: TaskBusMessage = {
+        type: 'event',
+        version: 1,
+        event: {
+          statusUpdate: { taskId: entry.id, contextId: entry.contextId, status: entry.status },
+        },
+      };
       // Resolves although Redis has not answered the publish.
       await store.publish(entry.id, message);
       let saved: boolean | undefined;

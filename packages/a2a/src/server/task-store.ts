@@ -81,6 +81,14 @@ export interface TaskStore {
   releaseTurn?(taskId: string): Promise<void>;
   /** Whether a live turn holds the task's lease. */
   turnHeld?(taskId: string): Promise<boolean>;
+  /**
+   * Listens for cancel requests of every task of this store on one channel: `listener` gets the
+   * task id of each `{ type: 'cancel' }` published from now on. A store shared between replicas
+   * implements it so a running turn needs no subscription of its own (one per replica instead of a
+   * SUBSCRIBE and an UNSUBSCRIBE per turn, and the turn does not hear its own events back); without
+   * it each turn subscribes to its task's channel.
+   */
+  listenForCancels?(listener: (taskId: string, reason?: string) => void): Promise<Unsubscribe>;
   /** Releases connections the store opened itself (not the ones it was given). */
   close(): Promise<void>;
 }

@@ -52,6 +52,42 @@ export interface TaskTurns {
 interface TurnRunner extends TaskTurnsOptions {
   readonly running: Map<string, Turn>;
   readonly observers: Set<TurnObserver>;
+  /**
+   * The handler's one listener for cancel requests from other replicas, when the store has a
+   * channel for them (`listenForCancels`): started with the first turn, kept while turns run.
+   */
+  cancels: Promise<Unsubscribe | undefined> | undefined;
+}
+
+/**
+ * Listens for the cancel requests of this turn's task: through the handler's one listener on the
+ * store's cancel channel when there is one (set up once, by the first turn), else by subscribing
+ * to the task's own channel. Resolves to what stops the turn's own subscription, if it has one.
+ */
+function listenForCancel(runner: TurnRunner, turn: Turn): Promise<Unsubscribe | undefined> {
+  const { store, logger, running } = runner;
+  const { taskId } = turn;
+  if (store.listenForCancels !== undefined) {
+    runner.cancels ??= store
+      .listenForCancels((id) => {
+        const target = running.get(id);
+        if (target !== undefined) abortTurn(target, 'cancel');
+      })
+      .catch((error: unknown) => {
+        logger?.warn({ err: error }, 'cannot listen for cancel requests');
+        runner.cancels = undefined;
+        return undefined;
+      });
+    return Promise.resolve(undefined);
+  }
+  return store
+    .subscribe(taskId, (busMessage: TaskBusMessage) => {
+      if (busMessage.type === 'cancel') abortTurn(turn, 'cancel');
+    })
+    .catch((error: unknown) => {
+      logger?.warn({ taskId, err: error }, 'cannot listen for cancel requests');
+      return undefined;
+    });
 }
 
 /** Calls every observer; one that throws is logged, never allowed to break a turn. */
@@ -117,17 +153,11 @@ async function runTurn(runner: TurnRunner, turn: Turn, context: AgentContext): P
   // The observers that saw the start see the end, whatever is added or removed meanwhile.
   const observers = [...runner.observers];
   notify(observers, logger, (observer) => observer.started());
-  // Cancel requests from other replicas arrive on the task's channel. The agent starts while the
-  // SUBSCRIBE is on its way: a request published before the SUBSCRIBE took effect went unheard
-  // when the agent waited for it too, so no request is heard later or missed more than before.
-  const subscribing: Promise<Unsubscribe | undefined> = store
-    .subscribe(taskId, (busMessage: TaskBusMessage) => {
-      if (busMessage.type === 'cancel') abortTurn(turn, 'cancel');
-    })
-    .catch((error: unknown) => {
-      logger?.warn({ taskId, err: error }, 'cannot listen for cancel requests');
-      return undefined;
-    });
+  // Cancel requests from other replicas arrive on the store's cancel channel (or the task's). The
+  // agent starts while the SUBSCRIBE is on its way: a request published before the SUBSCRIBE took
+  // effect went unheard when the agent waited for it too, so no request is heard later or missed
+  // more than before.
+  const subscribing = listenForCancel(runner, turn);
   try {
     await runInSpan(runner, turn, context);
   } catch (error) {
@@ -196,7 +226,12 @@ function startTurn(
  * from other replicas.
  */
 export function createTaskTurns(options: TaskTurnsOptions): TaskTurns {
-  const runner: TurnRunner = { ...options, running: new Map(), observers: new Set() };
+  const runner: TurnRunner = {
+    ...options,
+    running: new Map(),
+    observers: new Set(),
+    cancels: undefined,
+  };
   return {
     start: (record, startOptions) => startTurn(runner, record, startOptions),
     get: (taskId) => runner.running.get(taskId),
@@ -204,6 +239,9 @@ export function createTaskTurns(options: TaskTurnsOptions): TaskTurns {
       const turns = [...runner.running.values()];
       for (const turn of turns) abortTurn(turn, 'shutdown');
       await Promise.all(turns.map((turn) => turn.done));
+      const cancels = runner.cancels;
+      runner.cancels = undefined;
+      await (await cancels)?.().catch(() => undefined);
     },
     observe(observer) {
       runner.observers.add(observer);
