@@ -126,6 +126,7 @@ export type { FromJsonRpcErrorOptions } from './errors/json-rpc-error';
 export {
   agentSummaryOf,
   agentSummarySchema,
+  agentAvailabilitySchema,
   answerMessageId,
   decisionMessageId,
   decisionParts,
@@ -170,6 +171,7 @@ export {
 } from './fleet';
 export type {
   AgentSummary,
+  AgentAvailability,
   InterruptionSource,
   ApprovalDecision,
   ApprovalRequest,

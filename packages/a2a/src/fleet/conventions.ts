@@ -6,10 +6,27 @@ import { planSchema } from './plan';
  * a data part (`mediaType: application/json`) of a message or artifact.
  */
 
+/**
+ * Whether an agent can do its work now, as its card (the availability extension) or its readiness
+ * says: `ready`; `degraded` (it answers, with less than its card promises: `reason` says what is
+ * missing); `unconfigured` (it needs settings before it can do anything: `reason` says which).
+ * `unavailableSkills` lists skills that cannot work while the rest can (a mail agent with IMAP but
+ * no SMTP cannot send).
+ */
+export const agentAvailabilitySchema = z.object({
+  state: z.enum(['ready', 'degraded', 'unconfigured']),
+  /** For people: what is missing and what to set, e.g. "No mailbox is configured: set MAIL_IMAP_HOST …". */
+  reason: z.string().max(2000).optional(),
+  unavailableSkills: z.array(z.string()).max(100).optional(),
+});
+export type AgentAvailability = z.infer<typeof agentAvailabilitySchema>;
+
 /** A short description of an agent, from its card, as the planner sees it. */
 export const agentSummarySchema = z.object({
   name: z.string(),
   description: z.string(),
+  /** Absent: the agent did not say, and counts as ready. */
+  availability: agentAvailabilitySchema.optional(),
   skills: z
     .array(
       z.object({
@@ -25,20 +42,24 @@ export const agentSummarySchema = z.object({
 export type AgentSummary = z.infer<typeof agentSummarySchema>;
 
 /** The planner's view of an Agent Card: its name, description and skills. */
-export function agentSummaryOf(card: {
-  name: string;
-  description: string;
-  skills: readonly {
-    id: string;
+export function agentSummaryOf(
+  card: {
     name: string;
     description: string;
-    tags: readonly string[];
-    examples?: readonly string[] | undefined;
-  }[];
-}): AgentSummary {
+    skills: readonly {
+      id: string;
+      name: string;
+      description: string;
+      tags: readonly string[];
+      examples?: readonly string[] | undefined;
+    }[];
+  },
+  availability?: AgentAvailability,
+): AgentSummary {
   return agentSummarySchema.parse({
     name: card.name,
     description: card.description,
+    ...(availability === undefined ? {} : { availability }),
     skills: card.skills.map((skill) => ({
       id: skill.id,
       name: skill.name,

@@ -2,6 +2,7 @@
 export {
   agentSummaryOf,
   agentSummarySchema,
+  agentAvailabilitySchema,
   approvalDecisionSchema,
   approvalRequestSchema,
   approvalStatusSchema,
@@ -27,6 +28,7 @@ export {
 } from './conventions';
 export type {
   AgentSummary,
+  AgentAvailability,
   ApprovalDecision,
   ApprovalRequest,
   ApprovalStatus,

@@ -1,0 +1,2 @@
+export { runPlannerEval } from './planner';
+export { runAnswersEval } from './answers';
