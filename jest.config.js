@@ -40,8 +40,8 @@ const shared = {
   ],
   moduleNameMapper: {
     // A service exposes only its config module, for the configuration docs (e2e/src/config-docs.ts).
-    '^@fleet/(gateway|orchestrator|planner|[a-z]+-agent)/config$':
-      '<rootDir>/services/$1/src/config.ts',
+    '^@fleet/(gateway|orchestrator|planner|[a-z]+-agent)/(config|in-process)$':
+      '<rootDir>/services/$1/src/$2.ts',
     '^@fleet/([a-z0-9-]+)$': '<rootDir>/packages/$1/src/index.ts',
     '^@fleet/([a-z0-9-]+)/(.+)$': '<rootDir>/packages/$1/src/$2/index.ts',
   },

@@ -3,6 +3,7 @@ import type { Answer } from './answer';
 import { groupSources, keepCitedSources } from './group-sources';
 import {
   contentTerms,
+  documentWording,
   isStopword,
   removePhrases,
   shorten,
@@ -36,6 +37,8 @@ const HEADING_WEIGHT = 0.5;
  * the part is about, but alone it does not answer the part.
  */
 const CONTEXT_WEIGHT = 0.35;
+/** How much a term of the documents' wording for the question counts, against its own terms. */
+const WORDING_WEIGHT = 0.8;
 /**
  * Share of a part's own term weight a sentence must match to answer that part, when the question
  * has several: one shared common word ("capital") does not answer "what is the capital of France".
@@ -52,7 +55,23 @@ const LOW_CONFIDENCE = 0.3;
 const WANTS_NUMBER =
   /\b(how\s+(many|much|long|often|old)|when|what\s+(year|date|time|day|price|percentage|number)|price|cost|fee|limit|deadline|date|amount|number|budget)\b/i;
 const WANTS_PERSON = /\b(who|whom|whose)\b/i;
-const WANTS_DURATION = /\bhow\s+long\b/i;
+/** A length of time answers it: how long, how soon, a deadline, how much warning. */
+const WANTS_DURATION =
+  /\b(how\s+(long|soon|quickly|fast|often|far\s+in\s+advance)|deadline|by\s+when|until\s+when|within\s+how|how\s+much\s+(warning|notice|time)|at\s+what\s+point|from\s+(which|what)\s+day|after\s+how\s+many)\b/i;
+/** A clock time answers it. */
+const WANTS_TIME = /\b(what\s+time|which\s+hours|by\s+what\s+time|during\s+which\s+hours)\b/i;
+/** A clock time: `9:30`, `08:12`. */
+const CLOCK_TIME = /\b\d{1,2}:\d{2}\b/;
+/** Who answers it: a role, a team or an address, not only a person's name. */
+const ROLE =
+  /\b(manager|team|officer|lead|head|operations|owner|department|finance|people|ciso|cto|ceo)\b|@/i;
+/** A day counted from a start: `from the fourth day`, `the 3rd day`. */
+const DAY_COUNT =
+  /\b(first|second|third|fourth|fifth|sixth|seventh|\d+(st|nd|rd|th))\s+(day|week|month)\b/i;
+/** How much answers it: an amount of money or a share. */
+const WANTS_AMOUNT = /\b(how\s+much|cost|price|budget|allowance|discount|fee|credit)\b/i;
+/** An amount: `1,200 EUR`, `25%`, `EUR 89`, `Price (EUR): 89`. */
+const AMOUNT = /(\d[\d,.]*\s*(%|eur|euro|usd|\$|€)|(eur|€|\$)\s*\)?\s*:?\s*\d)/i;
 const WANTS_DATE = /\b(when|what\s+(year|date|day))\b/i;
 /** A length of time: `47 minutes`, `18 weeks`, `four months`. */
 const DURATION =
@@ -103,6 +122,13 @@ interface PartTerms {
   wantsPerson: boolean;
   wantsDuration: boolean;
   wantsDate: boolean;
+  wantsTime: boolean;
+  wantsAmount: boolean;
+  /**
+   * The documents' wording for the part (`documentWording`): a sentence containing one of these
+   * answers the part as if it contained a term of the part's own.
+   */
+  wording: string[];
 }
 
 /** The standard answers when nothing was found. */
@@ -114,7 +140,8 @@ export function emptyAnswerText(retrieval: Pick<Retrieval, 'documents'>): string
 
 /**
  * A content term reduced further for matching a question against sentences, so that "owns" meets
- * "owner" and "paid" meets "pays": irregular forms, then `-ership`, `-er` and a final `-e` removed.
+ * "owner", "paid" meets "pays" and "submitting" meets "submit": irregular forms, then `-ership`,
+ * `-er`, a final `-e` and a doubled final consonant removed.
  */
 function matchKey(term: string): string {
   let key = IRREGULAR[term] ?? term;
@@ -122,6 +149,8 @@ function matchKey(term: string): string {
   if (key.length > 7 && key.endsWith('ership')) key = key.slice(0, -6);
   else if (key.length > 4 && key.endsWith('er')) key = key.slice(0, -2);
   if (key.length > 4 && key.endsWith('e')) key = key.slice(0, -1);
+  // "submitted"/"submitting" stem to "submitt": the doubled consonant of the inflection goes.
+  if (key.length > 4 && /([bdgmnprt])\1$/.test(key)) key = key.slice(0, -1);
   return key;
 }
 
@@ -267,7 +296,14 @@ function scoreCandidates({
         matched += HEADING_WEIGHT * weight(term);
       }
     }
-    const inSentence = part.own.some((term) => present.has(term));
+    for (const term of part.wording) {
+      if (present.has(term)) {
+        score += WORDING_WEIGHT * weight(term);
+        matched += WORDING_WEIGHT * weight(term);
+      }
+    }
+    const inSentence =
+      part.own.some((term) => present.has(term)) || part.wording.some((term) => present.has(term));
     // A section whose headings name the whole part ("Root cause") answers it in its sentences.
     const inHeading =
       part.own.length > 0 && part.own.every((term) => candidate.headingTerms.has(term));
@@ -284,8 +320,15 @@ function scoreCandidates({
       if (joined.includes(` ${part.own[position]} ${part.own[position + 1]} `)) score += 0.5;
     }
     if (part.wantsNumber && /\d/.test(candidate.sentence)) score *= 1.25;
-    if (part.wantsPerson && PERSON_NAME.test(candidate.sentence)) score *= 1.25;
-    if (part.wantsDuration && DURATION.test(candidate.sentence)) score *= 1.5;
+    if (part.wantsPerson && (PERSON_NAME.test(candidate.sentence) || ROLE.test(candidate.sentence)))
+      score *= 1.25;
+    if (
+      part.wantsDuration &&
+      (DURATION.test(candidate.sentence) || DAY_COUNT.test(candidate.sentence))
+    )
+      score *= 1.5;
+    if (part.wantsTime && CLOCK_TIME.test(candidate.sentence)) score *= 1.5;
+    if (part.wantsAmount && AMOUNT.test(candidate.sentence)) score *= 1.25;
     if (part.wantsDate && DATE.test(candidate.sentence)) score *= 1.25;
     // Very long sentences match by volume; short headings match without saying anything.
     if (candidate.terms.length > 40) score *= 0.8;
@@ -450,6 +493,11 @@ export function composeExtractiveAnswer({
         wantsPerson: WANTS_PERSON.test(part),
         wantsDuration: WANTS_DURATION.test(part),
         wantsDate: WANTS_DATE.test(part),
+        wantsTime: WANTS_TIME.test(part),
+        wantsAmount: WANTS_AMOUNT.test(part),
+        wording: [...new Set(matchKeys(documentWording(part).join(' ')))].filter(
+          (term) => !own.includes(term),
+        ),
       },
       weight,
       coverage: several ? PART_COVERAGE : 0,

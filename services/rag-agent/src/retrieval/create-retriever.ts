@@ -7,7 +7,7 @@ import {
   withSpan,
   type WithSpanOptions,
 } from '@fleet/telemetry';
-import { removePhrases } from '../text';
+import { documentWording, removePhrases } from '../text';
 import { retrievalConfidence } from './confidence';
 import { describeFilters, extractFilters, hasFilters, type QueryFilters } from './extract-filters';
 import { keywordQuery } from './keyword-query';
@@ -223,7 +223,10 @@ export function createRetriever({
                 : { mode: 'text' as const };
             notice = 'notice' in vector ? vector.notice : undefined;
             const limit = reranker ? candidates : Math.max(topK, candidates);
-            const text = keywordQuery(removePhrases(question, extracted.mentions));
+            // The documents' wording for what the question asks ("expense claims" for "expense
+            // reports") joins the full-text arm, so a question in other words still meets them.
+            const asked = removePhrases(question, extracted.mentions);
+            const text = keywordQuery([asked, ...documentWording(asked)].join(' '));
             if (hasFilters(extracted.filters)) {
               found = await store.search({
                 tenant,

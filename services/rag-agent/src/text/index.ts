@@ -9,3 +9,4 @@ export {
   words,
 } from './text-units';
 export { splitQuestion } from './split-question';
+export { documentWording } from './document-wording';
