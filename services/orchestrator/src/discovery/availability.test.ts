@@ -180,12 +180,17 @@ describe('discovery of availability', () => {
       },
       findAgent: (name) => directory.findAgent(name),
     });
-    const request = (
-      id: string,
-      agent: string,
-      skill?: string,
-      existing?: boolean,
-    ): InvokeAgentRequest => ({
+    const request = ({
+      id,
+      agent,
+      skill,
+      existing,
+    }: {
+      id: string;
+      agent: string;
+      skill?: string;
+      existing?: boolean;
+    }): InvokeAgentRequest => ({
       node: { id, agent, task: 'do it', dependsOn: [], ...(skill === undefined ? {} : { skill }) },
       input: {
         fleet: {
@@ -202,12 +207,16 @@ describe('discovery of availability', () => {
       ...(existing === true ? { existingTask: { taskId: 'task-1' } } : {}),
     });
 
-    await expect(invoke(request('mail-1', 'mail-agent', 'search'))).resolves.toEqual({
+    await expect(
+      invoke(request({ id: 'mail-1', agent: 'mail-agent', skill: 'search' })),
+    ).resolves.toEqual({
       status: 'failed',
       error: `mail-agent is not configured, so the step was not sent to it: ${MAILBOX}`,
       retryable: false,
     });
-    await expect(invoke(request('web-1', 'web-agent', 'web-search'))).resolves.toEqual({
+    await expect(
+      invoke(request({ id: 'web-1', agent: 'web-agent', skill: 'web-search' })),
+    ).resolves.toEqual({
       status: 'failed',
       error: `web-agent cannot do "web-search" now, so the step was not sent to it: ${NO_SEARCH}`,
       retryable: false,
@@ -216,10 +225,10 @@ describe('discovery of availability', () => {
 
     // What still works is sent: another skill, no skill on a degraded agent, an agent that does
     // not say, and the continuation of a task the agent has.
-    await invoke(request('web-2', 'web-agent', 'read-page'));
-    await invoke(request('web-3', 'web-agent'));
-    await invoke(request('plain-1', 'plain-agent', 'pay'));
-    await invoke(request('mail-2', 'mail-agent', 'search', true));
+    await invoke(request({ id: 'web-2', agent: 'web-agent', skill: 'read-page' }));
+    await invoke(request({ id: 'web-3', agent: 'web-agent' }));
+    await invoke(request({ id: 'plain-1', agent: 'plain-agent', skill: 'pay' }));
+    await invoke(request({ id: 'mail-2', agent: 'mail-agent', skill: 'search', existing: true }));
     expect(sent).toEqual(['web-2', 'web-3', 'plain-1', 'mail-2']);
     directory.close();
   });
