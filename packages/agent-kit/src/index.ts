@@ -24,6 +24,13 @@ export type { NodeInputRead } from './read-node-input';
 export { agentModel, describeUpstream } from './agent-model';
 export type { AgentModel, AgentModelConfig } from './agent-model';
 export { reportUsage } from './report-usage';
+export {
+  AVAILABILITY_EXTENSION_URI,
+  availabilityExtension,
+  availabilityReadiness,
+  describeAvailability,
+  withAvailability,
+} from './availability';
 export { startAgentService } from './start-agent-service';
 export type {
   AgentHandlerParts,

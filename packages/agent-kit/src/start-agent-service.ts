@@ -7,8 +7,10 @@ import {
   type TaskStore,
 } from '@fleet/a2a/server';
 import { serveAgent } from '@fleet/a2a/server/express';
+import type { AgentAvailability } from '@fleet/a2a';
 import type { ReadinessCheck, RunningServer, ShutdownHook } from '@fleet/http';
 import type { Logger } from '@fleet/telemetry';
+import { availabilityReadiness, describeAvailability } from './availability';
 
 /** The variables {@link startAgentService} reads: `a2aServerEnv`, `redisEnv`, `runtimeEnv`. */
 export interface AgentServiceConfig {
@@ -42,6 +44,13 @@ export interface StartAgentServiceOptions {
   bodyLimit?: number;
   /** `/readyz` checks besides Redis (e.g. the database). */
   readinessChecks?: Record<string, ReadinessCheck>;
+  /**
+   * Whether the agent can do its work with the configuration it has (docs/agents.md, "Saying
+   * whether it can work"): reported by `/readyz` as the check `availability` (degraded, never
+   * failing, unless `ready`) and logged once at start. Put the same value on the card with
+   * `withAvailability`. Absent: the agent does not say (counts as ready).
+   */
+  availability?: AgentAvailability | undefined;
   /** Run on shutdown after the handler, the task store and Redis, before telemetry. */
   onShutdown?: ShutdownHook[];
   /** Extra fields for the "listening" log line (model, limits, …). */
@@ -74,6 +83,7 @@ export async function startAgentService({
   createHandler,
   bodyLimit,
   readinessChecks,
+  availability,
   onShutdown = [],
   describe = {},
 }: StartAgentServiceOptions): Promise<RunningAgentService> {
@@ -83,6 +93,10 @@ export async function startAgentService({
   const taskStore = new RedisTaskStore({ redis, keyPrefix: `fleet:a2a:${serviceName}` });
   const url = publicUrlOf(config);
   const handler = createHandler({ store: taskStore, url });
+  const checks = {
+    ...readinessChecks,
+    ...(availability === undefined ? {} : { availability: availabilityReadiness(availability) }),
+  };
   const server = await serveAgent({
     serviceName,
     handler,
@@ -91,7 +105,7 @@ export async function startAgentService({
     internalToken: config.internalToken,
     logger,
     ...(bodyLimit === undefined ? {} : { bodyLimit }),
-    ...(readinessChecks === undefined ? {} : { readinessChecks }),
+    readinessChecks: checks,
     port: config.port,
     host: config.host,
     production: config.nodeEnv === 'production',
@@ -101,5 +115,8 @@ export async function startAgentService({
     { url: server.url, card: url, ...describe, tracing: telemetry.enabled },
     `${serviceName} listening`,
   );
+  if (availability !== undefined && availability.state !== 'ready') {
+    logger.warn({ availability }, `${serviceName} ${describeAvailability(availability)}`);
+  }
   return { server, handler, url };
 }

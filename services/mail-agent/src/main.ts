@@ -8,8 +8,8 @@ import { runMain } from '@fleet/http';
 import { OFFLINE_HINT } from '@fleet/llm';
 import { createLogger } from '@fleet/telemetry';
 import { createActionChooser } from './actions';
-import { createMailHandler } from './agent';
-import { MAILBOX_HINT, mailAccountFromConfig } from './config';
+import { createMailHandler, mailAvailability } from './agent';
+import { mailAccountFromConfig } from './config';
 import { createMailClients, type MailAccount, type MailServer } from './mail';
 
 /** The configured mailbox; a half-configured one stops the boot saying what is missing. */
@@ -37,12 +37,15 @@ async function main(): Promise<void> {
   const account = mailAccount();
   const model = agentModel(config);
   const { mailbox, sender } = createMailClients(account);
+  // Said on the card and by /readyz; the kit logs it once when it is not `ready`.
+  const availability = mailAvailability(account);
 
   await startAgentService({
     serviceName: 'mail-agent',
     config,
     logger,
     telemetry,
+    availability,
     createHandler: ({ store, url }) =>
       createMailHandler({
         account,
@@ -57,6 +60,7 @@ async function main(): Promise<void> {
         url,
         internalToken: true,
         a2aLogger: logger,
+        availability,
       }),
     describe: {
       imap: describeServer(account?.imap),
@@ -65,7 +69,6 @@ async function main(): Promise<void> {
       ...describeUpstream(model, config.llmModel),
     },
   });
-  if (account === undefined) logger.warn({}, MAILBOX_HINT);
   if (model.upstream.offline) {
     logger.warn(
       {},

@@ -80,6 +80,24 @@ export const configSpec = {
     description:
       'How long a person has to decide an approval (an agent’s, or the plan’s with X-Plan-Approval: required) before it times out; a time-out counts as a denial. An agent may ask for a shorter expiry.',
   }),
+  planConfidenceThreshold: envVar({
+    name: 'ORCHESTRATOR_PLAN_CONFIDENCE_THRESHOLD',
+    schema: z.coerce
+      .number({ error: 'expected a number from 0 to 1' })
+      .min(0, 'expected a number from 0 to 1')
+      .max(1, 'expected a number from 0 to 1')
+      .default(0.5),
+    description:
+      'A plan with steps whose confidence (0–1, from the planner) is below this is uncertain: the stream says so and the run does what ORCHESTRATOR_LOW_CONFIDENCE (or the request’s X-Low-Confidence) says. 0.5 is the middle of the heuristic planner’s 0.2–0.8 and the confidence of keyword matches half as strong as two tags: a plan made from weak matches, or the fallback to the knowledge skill (0.2), is flagged. Plans given with the request are never flagged; 0 flags nothing.',
+  }),
+  lowConfidence: envVar({
+    name: 'ORCHESTRATOR_LOW_CONFIDENCE',
+    schema: z
+      .enum(['run', 'approve', 'ask'], { error: 'expected run, approve or ask' })
+      .default('run'),
+    description:
+      'What an uncertain plan gets when the request does not say (X-Low-Confidence): run (run it anyway, saying it is uncertain), approve (show it for approval as with X-Plan-Approval: required) or ask (ask the person; the reply re-plans, "go ahead" runs it).',
+  }),
   recoveryIntervalMs: envVar({
     name: 'SESSION_RECOVERY_INTERVAL_MS',
     schema: z.coerce.number().int().min(0).default(5000),

@@ -12,7 +12,7 @@ import { createMemoryExtractor, createMemoryStore } from '@fleet/memory';
 import { createSessionStore, type SessionStore } from '@fleet/sessions';
 import { createLogger, type Logger } from '@fleet/telemetry';
 import { createApp } from './app';
-import { createAgentDirectory } from './discovery';
+import { createAgentDirectory, guardAvailability } from './discovery';
 import { createA2AAgentInvoker, createAgentBreakers } from './execution';
 import { createOrchestratorHandler, resumeSessions } from './orchestration';
 import { createPlannerClient } from './planning';
@@ -89,7 +89,11 @@ function createRunHandler({
       sessions,
       availableAgents: () => directory.availableAgents(),
       askPlanner: planner.askPlanner,
-      invokeAgent,
+      // A step for an agent whose card says it cannot do it fails with its reason, unsent.
+      invokeAgent: guardAvailability({
+        invokeAgent,
+        findAgent: (name) => directory.findAgent(name),
+      }),
       cancelAgentTask: invokeAgent.cancelTask,
       agentTaskState: invokeAgent.taskState,
       breakers,
@@ -99,6 +103,7 @@ function createRunHandler({
       nodeTimeoutMs: config.nodeTimeoutMs,
       retry: { maxAttempts: config.nodeMaxAttempts },
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,
+      planConfidence: { threshold: config.planConfidenceThreshold, mode: config.lowConfidence },
       instanceId,
       memory,
       scheduler,
@@ -230,6 +235,7 @@ async function main(): Promise<void> {
       composer: llm === undefined ? 'offline' : config.llmModel,
       tracing: telemetry.enabled,
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,
+      planConfidence: `${config.lowConfidence} below ${config.planConfidenceThreshold}`,
       instanceId,
       memory: memory === undefined ? 'off' : llm === undefined ? 'rules' : 'llm',
     },

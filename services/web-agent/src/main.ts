@@ -7,13 +7,9 @@ import { ConfigError } from '@fleet/errors';
 import { runMain } from '@fleet/http';
 import { OFFLINE_HINT } from '@fleet/llm';
 import { createLogger } from '@fleet/telemetry';
-import { createWebHandler } from './agent';
+import { createWebHandler, webAvailability } from './agent';
 import { createWebAnswerer } from './answering';
-import {
-  NO_SEARCH_PROVIDER_HINT,
-  searchProviderSettings,
-  type SearchProviderSettings,
-} from './config';
+import { searchProviderSettings, type SearchProviderSettings } from './config';
 import { createHostAllowlist, createPageFetcher, createPageReader } from './fetching';
 import { createResearcher } from './research';
 import { createSearchProvider } from './search';
@@ -61,13 +57,16 @@ async function main(): Promise<void> {
     maxResults: config.maxResults,
     fetchPages: config.fetchPages,
   });
+  // Said on the card and by /readyz; the kit logs it once when it is not `ready`.
+  const availability = webAvailability(settings);
   await startAgentService({
     serviceName: 'web-agent',
     config,
     logger,
     telemetry,
+    availability,
     createHandler: ({ store, url }) =>
-      createWebHandler({ researcher, store, url, internalToken: true, logger }),
+      createWebHandler({ researcher, store, url, internalToken: true, logger, availability }),
     onShutdown: [() => pageReader.close()],
     describe: {
       searchProvider: settings.provider,
@@ -76,7 +75,6 @@ async function main(): Promise<void> {
       readWorkers: config.readWorkers,
     },
   });
-  if (provider === undefined) logger.warn({}, NO_SEARCH_PROVIDER_HINT);
   if (model.upstream.offline) {
     logger.warn({}, `${OFFLINE_HINT} The web agent answers with the pages' own sentences, cited.`);
   }

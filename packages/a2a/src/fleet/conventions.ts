@@ -195,6 +195,13 @@ export const orchestrateRequestSchema = z.object({
     /** Show the plan and wait for a person's approval before any agent runs (`X-Plan-Approval`). */
     planApproval: z.enum(['required', 'none']).default('none'),
     /**
+     * What to do with a plan whose confidence is below the orchestrator's threshold
+     * (`X-Low-Confidence`): `run` it anyway, `approve` (show it for approval, as with
+     * `planApproval: 'required'`) or `ask` the person a question first. Absent: the
+     * orchestrator's default (ORCHESTRATOR_LOW_CONFIDENCE).
+     */
+    lowConfidence: z.enum(['run', 'approve', 'ask']).optional(),
+    /**
      * Continue this session instead of starting a run: after a restart, or to stream the rest of a
      * run whose client went away (`X-Session-ID`). The text part is then ignored.
      */

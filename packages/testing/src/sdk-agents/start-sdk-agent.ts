@@ -69,6 +69,16 @@ export interface StartSdkAgentOptions {
    * some SDKs still). @default '.well-known/agent-card.json' (the SDK's AGENT_CARD_PATH)
    */
   cardPath?: string;
+  /**
+   * `capabilities.extensions` of the card (A2A v1.0 `AgentExtension`s as wire JSON), e.g. the
+   * fleet's availability extension. @default none
+   */
+  extensions?: {
+    uri: string;
+    description?: string | undefined;
+    required?: boolean | undefined;
+    params?: unknown;
+  }[];
   /** @default 0 (a free port) */
   port?: number;
   /** @default '127.0.0.1' */
@@ -110,6 +120,7 @@ export async function startSdkAgent({
   healthz = true,
   streaming = true,
   cardPath = AGENT_CARD_PATH,
+  extensions,
   port = 0,
   host = '127.0.0.1',
 }: StartSdkAgentOptions): Promise<SdkAgent> {
@@ -126,7 +137,7 @@ export async function startSdkAgent({
     supportedInterfaces: [
       { url: `${url}/a2a`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
     ],
-    capabilities: { streaming },
+    capabilities: { streaming, ...(extensions === undefined ? {} : { extensions }) },
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain', 'application/json'],
     skills: skills.map((skill) => ({

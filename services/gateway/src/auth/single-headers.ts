@@ -11,4 +11,5 @@ export const SINGLE_HEADERS = [
   'X-Routing-Mode',
   'X-Session-ID',
   'X-Plan-Approval',
+  'X-Low-Confidence',
 ] as const;

@@ -4,7 +4,7 @@ import { readJsonBody, readSingleHeader } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
 import { requestSpan, withRequestContext } from '@fleet/telemetry';
 import { parseRoutingHeader, type RouteClassifier } from '../routing';
-import { parsePlanApprovalHeader } from '../orchestration';
+import { parseLowConfidenceHeader, parsePlanApprovalHeader } from '../orchestration';
 import type { RedisGate } from '../redis';
 import { resumeSession } from '../sessions';
 import type { UpstreamClient } from '../upstream';
@@ -72,6 +72,7 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
     // passthrough these are three header reads; nothing here touches Redis.
     const headerMode = parseRoutingHeader(readSingleHeader(req, 'X-Routing-Mode'));
     const planApproval = parsePlanApprovalHeader(readSingleHeader(req, 'X-Plan-Approval'));
+    const lowConfidence = parseLowConfidenceHeader(readSingleHeader(req, 'X-Low-Confidence'));
     const resumeId = readSingleHeader(req, 'X-Session-ID');
     const { raw, value: request } = await readJsonBody(req, {
       limit: bodyLimit,
@@ -98,6 +99,7 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
     await routeRequest(options, {
       headerMode,
       planApproval,
+      lowConfidence,
       routable: request,
       messages: () => request.messages,
       agentRequest: () => request,

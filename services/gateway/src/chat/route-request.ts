@@ -11,7 +11,7 @@ import {
   type RoutingMode,
 } from '../routing';
 import { ownPayloadLimit } from '../limits';
-import { orchestrate, type PlanApproval } from '../orchestration';
+import { orchestrate, type LowConfidence, type PlanApproval } from '../orchestration';
 import type { AnswerChannelFactory } from '../openai';
 import { reason } from '../reasoning';
 import { followSession } from '../sessions';
@@ -35,6 +35,8 @@ export interface RoutedRequest {
   headerMode: RoutingMode | undefined;
   /** `X-Plan-Approval`, parsed. */
   planApproval: PlanApproval | undefined;
+  /** `X-Low-Confidence`, parsed (undefined: the orchestrator's default). */
+  lowConfidence?: LowConfidence | undefined;
   /** What routing reads: the model, and `tools` or a structured output format. */
   routable: RoutableRequest;
   /** The conversation the `auto` classifier reads (called only for `auto`). */
@@ -139,11 +141,16 @@ async function routeToOrchestrator(
   options: ChatCompletionsOptions,
   {
     planApproval,
+    lowConfidence,
     api,
     gatewaySteps,
     limits,
     ...call
-  }: AgentCall & { planApproval: PlanApproval | undefined; gatewaySteps: StepUsage[] },
+  }: AgentCall & {
+    planApproval: PlanApproval | undefined;
+    lowConfidence: LowConfidence | undefined;
+    gatewaySteps: StepUsage[];
+  },
 ): Promise<void> {
   const { orchestratorClient, sessions, redisGate, agentTextLimit, bodyLimit } = options;
   // The client's mistakes are 400s here, before a session or an A2A call exists.
@@ -160,6 +167,7 @@ async function routeToOrchestrator(
     client: orchestratorClient,
     ...call,
     planApproval,
+    lowConfidence,
     gatewaySteps,
     follow: (sessionId) =>
       followSession({ store: sessions, client: orchestratorClient, sessionId }),
@@ -245,6 +253,7 @@ export async function routeRequest(
       routeToOrchestrator(options, {
         ...call,
         planApproval: routed.planApproval,
+        lowConfidence: routed.lowConfidence,
         gatewaySteps,
       }),
     );

@@ -281,6 +281,54 @@ describe('orchestration through the gateway', () => {
     expect(received).toHaveLength(before);
   });
 
+  it('forwards X-Low-Confidence (any case), and leaves the choice to the orchestrator without it', async () => {
+    for (const [header, expected] of [
+      ['ask', 'ask'],
+      [' Approve ', 'approve'],
+      ['RUN', 'run'],
+    ] as const) {
+      const response = await request(gateway.app)
+        .post('/v1/chat/completions')
+        .auth(TEST_KEY, { type: 'bearer' })
+        .set('x-routing-mode', 'orchestration')
+        .set('x-low-confidence', header)
+        .send({ model: 'm', messages: [{ role: 'user', content: 'Find news' }] });
+      expect(response.status).toBe(200);
+      expect(received.at(-1)).toMatchObject({ input: { lowConfidence: expected } });
+    }
+    await request(gateway.app)
+      .post('/v1/chat/completions')
+      .auth(TEST_KEY, { type: 'bearer' })
+      .set('x-routing-mode', 'orchestration')
+      .send({ model: 'm', messages: [{ role: 'user', content: 'Find news' }] })
+      .expect(200);
+    expect((received.at(-1) as { input: object }).input).not.toHaveProperty('lowConfidence');
+  });
+
+  it('answers 400 naming the allowed values for any other X-Low-Confidence', async () => {
+    const before = received.length;
+    for (const path of ['/v1/chat/completions', '/v1/responses']) {
+      const response = await request(gateway.app)
+        .post(path)
+        .auth(TEST_KEY, { type: 'bearer' })
+        .set('x-routing-mode', 'orchestration')
+        .set('x-low-confidence', 'maybe')
+        .send(
+          path === '/v1/responses'
+            ? { model: 'm', input: 'Find news' }
+            : { model: 'm', messages: [{ role: 'user', content: 'Find news' }] },
+        );
+      expect(response.status).toBe(400);
+      expect(response.body.error).toEqual({
+        message: "Unknown X-Low-Confidence 'maybe'. Allowed values: run, approve, ask.",
+        type: 'invalid_request_error',
+        param: 'X-Low-Confidence',
+        code: 'bad_request',
+      });
+    }
+    expect(received).toHaveLength(before);
+  });
+
   it('answers in one chat.completion when not streaming, with the same fleet object', async () => {
     const response = await request(gateway.app)
       .post('/v1/chat/completions')

@@ -28,6 +28,9 @@ import { followAfterCut } from './follow-after-cut';
 /** Whether a person approves the plan before any agent runs (`X-Plan-Approval`). */
 export type PlanApproval = OrchestrateRequest['planApproval'];
 
+/** What the orchestrator does with a plan below its confidence threshold (`X-Low-Confidence`). */
+export type LowConfidence = NonNullable<OrchestrateRequest['lowConfidence']>;
+
 /** What one orchestrated request needs. */
 export interface OrchestrateOptions {
   client: A2AClient;
@@ -35,6 +38,8 @@ export interface OrchestrateOptions {
   tenant: string;
   /** `required` (`X-Plan-Approval`): a person approves the plan before any agent runs. @default 'none' */
   planApproval?: PlanApproval | undefined;
+  /** `X-Low-Confidence`; undefined: the orchestrator's default (ORCHESTRATOR_LOW_CONFIDENCE). */
+  lowConfidence?: LowConfidence | undefined;
   res: ServerResponse;
   /** Headers every answer carries (the route taken). */
   responseHeaders: Record<string, string>;
@@ -97,6 +102,7 @@ export async function orchestrate({
   request,
   tenant,
   planApproval = 'none',
+  lowConfidence,
   res,
   responseHeaders,
   span,
@@ -108,7 +114,12 @@ export async function orchestrate({
   sessions,
 }: OrchestrateOptions): Promise<void> {
   const { text, history } = splitConversation(request.messages);
-  const input: OrchestrateRequest = { tenant, history, planApproval };
+  const input: OrchestrateRequest = {
+    tenant,
+    history,
+    planApproval,
+    ...(lowConfidence === undefined ? {} : { lowConfidence }),
+  };
   // Whose long-term memory the run reads and extends (docs/memory.md): the OpenAI `user` field,
   // else X-Fleet-User, else the tenant's default user. The tenant is always the API key's.
   const user = resolveMemoryUser({ bodyUser: request['user'], req: res.req });

@@ -9,7 +9,7 @@ import {
   type ChatCompletionRequest,
   type ChatCompletionsOptions,
 } from '../chat';
-import { parsePlanApprovalHeader } from '../orchestration';
+import { parseLowConfidenceHeader, parsePlanApprovalHeader } from '../orchestration';
 import { parseRoutingHeader } from '../routing';
 import { resumeSession } from '../sessions';
 import { responsesChannel } from './responses-channel';
@@ -75,6 +75,7 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
   ): Promise<void> {
     const headerMode = parseRoutingHeader(readSingleHeader(req, 'X-Routing-Mode'));
     const planApproval = parsePlanApprovalHeader(readSingleHeader(req, 'X-Plan-Approval'));
+    const lowConfidence = parseLowConfidenceHeader(readSingleHeader(req, 'X-Low-Confidence'));
     const resumeId = readSingleHeader(req, 'X-Session-ID');
     const { raw, value: request } = await readJsonBody(req, {
       limit: bodyLimit,
@@ -103,6 +104,7 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
     await routeRequest(options, {
       headerMode,
       planApproval,
+      lowConfidence,
       routable: routableResponsesRequest(request),
       messages: () => responsesMessages(request, { strict: false }),
       agentRequest: (mode) => asAgentRequest(request, mode),

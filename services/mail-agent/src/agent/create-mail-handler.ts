@@ -5,6 +5,7 @@ import {
   type A2ALogger,
   type TaskStore,
 } from '@fleet/a2a/server';
+import type { AgentAvailability } from '@fleet/a2a';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import { buildMailCard } from './mail-card';
 import { createMailAgent, type CreateMailAgentOptions } from './mail-agent';
@@ -18,6 +19,8 @@ export interface CreateMailHandlerOptions extends CreateMailAgentOptions {
   /** Whether `/a2a` requires the internal token (declared on the card). @default true */
   internalToken?: boolean;
   a2aLogger?: A2ALogger | undefined;
+  /** Declared on the card (`mailAvailability(account)`); absent: the card does not say. */
+  availability?: AgentAvailability | undefined;
   tracer?: WithSpanOptions['tracer'];
 }
 
@@ -33,11 +36,12 @@ export function createMailHandler({
   url,
   internalToken = true,
   a2aLogger,
+  availability,
   tracer,
   ...agent
 }: CreateMailHandlerOptions): A2AHandler {
   return createA2AHandler({
-    card: buildMailCard({ url, internalToken }),
+    card: buildMailCard({ url, internalToken, availability }),
     execute: reportUsage(createMailAgent(agent)),
     store,
     logger: a2aLogger,

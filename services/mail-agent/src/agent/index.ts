@@ -2,6 +2,7 @@
 export { createMailHandler } from './create-mail-handler';
 export type { CreateMailHandlerOptions } from './create-mail-handler';
 export { createMailAgent } from './mail-agent';
+export { mailAvailability } from './mail-availability';
 export type { CreateMailAgentOptions } from './mail-agent';
 export { SEND_CLAIM_KEY } from './send-approved';
 export { buildMailCard, MAIL_AGENT_VERSION, MAIL_SKILLS } from './mail-card';

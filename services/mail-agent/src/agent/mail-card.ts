@@ -1,5 +1,6 @@
-import type { AgentCard } from '@fleet/a2a';
+import type { AgentAvailability, AgentCard } from '@fleet/a2a';
 import { buildAgentCard } from '@fleet/a2a/server';
+import { withAvailability } from '@fleet/agent-kit';
 
 /** The mail agent's version, as its Agent Card states it. */
 export const MAIL_AGENT_VERSION = '0.1.0';
@@ -20,6 +21,11 @@ export interface BuildMailCardOptions {
   url: string;
   /** Declares the fleet's bearer scheme; set when `/a2a` needs FLEET_INTERNAL_TOKEN. @default true */
   internalToken?: boolean;
+  /**
+   * What the configured account allows (`mailAvailability`), declared with the card's availability
+   * extension. Absent: the card does not say.
+   */
+  availability?: AgentAvailability | undefined;
 }
 
 const INPUT =
@@ -31,13 +37,18 @@ const MODES = {
 
 /**
  * The mail agent's Agent Card: name `mail-agent`, streaming, skills `search`, `send`, `reply`
- * (these two wait for a person's approval), `draft` and `read`, and the internal-token scheme.
+ * (these two wait for a person's approval), `draft` and `read`, the internal-token scheme, and
+ * the availability extension when `availability` is given.
  *
  * @example
  * const card = buildMailCard({ url: 'http://127.0.0.1:8085' });
  */
-export function buildMailCard({ url, internalToken = true }: BuildMailCardOptions): AgentCard {
-  return buildAgentCard({
+export function buildMailCard({
+  url,
+  internalToken = true,
+  availability,
+}: BuildMailCardOptions): AgentCard {
+  const card = buildAgentCard({
     name: 'mail-agent',
     description:
       "Works on the user's own e-mail account over IMAP and SMTP (Gmail with OAuth2, or any mail server): searches the inbox, sent mail and drafts, reads messages and reports them with [n] citations, saves drafts, sends new mail and replies in the original thread. Sending and replying always show the full message (from, to, cc, subject, body) for a person's approval first; a denied mail is never sent.",
@@ -107,4 +118,5 @@ export function buildMailCard({ url, internalToken = true }: BuildMailCardOption
       },
     ],
   });
+  return availability === undefined ? card : withAvailability(card, availability);
 }

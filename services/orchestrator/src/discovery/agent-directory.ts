@@ -1,7 +1,14 @@
 import type { Redis } from 'ioredis';
-import { agentCardSchema, agentSummaryOf, type AgentCard, type AgentSummary } from '@fleet/a2a';
+import {
+  agentCardSchema,
+  agentSummaryOf,
+  type AgentAvailability,
+  type AgentCard,
+  type AgentSummary,
+} from '@fleet/a2a';
 import { discoverAgentCard } from '@fleet/a2a/client';
 import { safeParseJson } from '@fleet/errors';
+import { readAvailability } from './read-availability';
 
 /** One agent the orchestrator can use: a card name, with one or more replicas behind it. */
 export interface AvailableAgent {
@@ -11,10 +18,22 @@ export interface AvailableAgent {
   url: string;
   /** The first replica's card. */
   card: AgentCard;
-  /** What the planner sees. */
+  /** What the planner sees (with `availability`). */
   summary: AgentSummary;
+  /**
+   * What the first replica's card says about whether it can work (its availability extension,
+   * docs/a2a.md §2.1); undefined: it does not say, or said it in a malformed way (counts as ready).
+   */
+  availability?: AgentAvailability | undefined;
   /** Every healthy base URL serving a card with this name, in AGENT_URLS order. */
-  replicas: { url: string; card: AgentCard }[];
+  replicas: Replica[];
+}
+
+/** One healthy URL of an agent. */
+interface Replica {
+  url: string;
+  card: AgentCard;
+  availability?: AgentAvailability | undefined;
 }
 
 /** The logging discovery needs. */
@@ -82,6 +101,7 @@ export function createAgentDirectory({
     keyPrefix,
     logger,
     lastProblem: new Map(),
+    lastAvailabilityProblem: new Map(),
   };
   let agents: AvailableAgent[] = [];
   let loadedAt = 0;
@@ -174,6 +194,8 @@ interface Prober {
   logger: DiscoveryLogger;
   /** The last failure reason per URL, so a dropped agent is logged once, not every refresh. */
   lastProblem: Map<string, string | undefined>;
+  /** The last problem with a URL's availability extension, logged once too. */
+  lastAvailabilityProblem: Map<string, string | undefined>;
 }
 
 async function cachedCard(
@@ -220,10 +242,7 @@ async function checkHealth(url: string, timeoutMs: number): Promise<void> {
 }
 
 /** One URL's card (cached, or read) and health; logs when its availability changes. */
-async function probe(
-  prober: Prober,
-  url: string,
-): Promise<{ url: string; card: AgentCard } | undefined> {
+async function probe(prober: Prober, url: string): Promise<Replica | undefined> {
   const { token, timeoutMs, logger, lastProblem } = prober;
   let problem: string | undefined;
   let card: AgentCard | undefined;
@@ -253,13 +272,29 @@ async function probe(
     else logger.warn({ url, reason: problem }, `agent dropped: ${problem}`);
   }
   lastProblem.set(url, problem);
-  return problem === undefined && card !== undefined ? { url, card } : undefined;
+  if (problem !== undefined || card === undefined) return undefined;
+  return { url, card, availability: availabilityOf(prober, { url, card }) };
+}
+
+/**
+ * The card's availability extension; a malformed one (a foreign agent's, say) is ignored with one
+ * log line per URL and problem: discovery never fails on it.
+ */
+function availabilityOf(
+  { logger, lastAvailabilityProblem }: Prober,
+  { url, card }: { url: string; card: AgentCard },
+): AgentAvailability | undefined {
+  const read = readAvailability(card);
+  const problem = 'problem' in read ? read.problem : undefined;
+  if (problem !== undefined && problem !== lastAvailabilityProblem.get(url)) {
+    logger.warn({ url, agent: card.name, reason: problem }, `agent card: ${problem}`);
+  }
+  lastAvailabilityProblem.set(url, problem);
+  return read.availability;
 }
 
 /** Replicas — URLs whose cards share a name — as one agent each, in AGENT_URLS order. */
-function groupReplicas(
-  found: readonly ({ url: string; card: AgentCard } | undefined)[],
-): AvailableAgent[] {
+function groupReplicas(found: readonly (Replica | undefined)[]): AvailableAgent[] {
   const byName = new Map<string, AvailableAgent>();
   for (const replica of found) {
     if (replica === undefined) continue;
@@ -272,7 +307,8 @@ function groupReplicas(
       name: replica.card.name,
       url: replica.url,
       card: replica.card,
-      summary: summaryOf(replica.card),
+      summary: summaryOf(replica.card, replica.availability),
+      availability: replica.availability,
       replicas: [replica],
     });
   }
@@ -288,8 +324,9 @@ const FRESH_VIEW_MS = 1000;
 /** The longest a request waits for a look at missing agents before using what is known. */
 const MISSING_AGENT_WAIT_MS = 1500;
 
-/** The planner's view of a card: name, description and skills. */
-export const summaryOf = (card: AgentCard): AgentSummary => agentSummaryOf(card);
+/** The planner's view of a card: name, description, skills and, when it says, availability. */
+export const summaryOf = (card: AgentCard, availability?: AgentAvailability): AgentSummary =>
+  agentSummaryOf(card, availability);
 
 function reasonOf(error: unknown): string {
   if (error instanceof Error) {

@@ -6,3 +6,11 @@ export type {
   AvailableAgent,
   DiscoveryLogger,
 } from './agent-directory';
+export { guardAvailability } from './guard-availability';
+export type { GuardAvailabilityOptions } from './guard-availability';
+export {
+  AVAILABILITY_EXTENSION_URI,
+  readAvailability,
+  unavailableReason,
+} from './read-availability';
+export type { AvailabilityRead } from './read-availability';

@@ -55,6 +55,9 @@ export function describeProgress(event: ProgressEvent): string {
       return `${what} needs your approval (${risk}): ${trimEnd(event.summary)}. Approve or deny ${event.approvalId} before ${event.expiresAt}.`;
     }
     case 'input-required':
+      if (event.nodeId === 'plan' && event.agent === 'orchestrator') {
+        return `${event.question.trim()} Answer ${event.inputId} before ${event.expiresAt} (reply in the chat with X-Session-ID, or POST the answer to the session's inputs).`;
+      }
       return `Step ${event.nodeId} (${event.agent}) asks: ${event.question.trim()} Answer ${event.inputId} before ${event.expiresAt} (reply in the chat with X-Session-ID, or POST the answer to the session's inputs).`;
     case 'input-end':
       return event.status === 'answered'

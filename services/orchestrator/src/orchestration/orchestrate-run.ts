@@ -27,6 +27,7 @@ import type { EventQueue } from './event-queue';
 import { createAwaitApproval } from './node-approvals';
 import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
 import { approvePlan, pendingNodes, type PlanSource } from './plan-approval';
+import { confirmPlanConfidence, DEFAULT_PLAN_CONFIDENCE } from './plan-confidence';
 import type { RunContext, RunLogger } from './run-context';
 import { describeResume, resumedNodes, toNodeReport } from './run-result';
 import type { SessionWriter } from './session-writer';
@@ -92,9 +93,12 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
 
   // Long-term memory: read and extracted beside planning, so it adds no latency.
   const memory = startMemory(options);
+  const fresh = session.plan === undefined;
   const planned = await choosePlan(options, memory);
   if ('ended' in planned) return planned.ended;
-  const approved = await approvePlanIfRequired(options, planned.next);
+  const confident = await confirmConfidence(options, { ...planned.next, fresh });
+  if ('ended' in confident) return confident.ended;
+  const approved = await approvePlanIfRequired(options, confident.next, confident.approve);
   if ('ended' in approved) return approved.ended;
   const { plan } = approved.next;
   // The answer streams as the `result` artifact in chunks: a single step's own answer while it is
@@ -155,13 +159,62 @@ async function choosePlan(
   return { next: { plan, source } };
 }
 
+/**
+ * The plan-confidence step (`confirmPlanConfidence`): an uncertain plan is run, put up for approval
+ * (`approve`) or asked about; nothing running when nobody answered ends the run like a plan not
+ * approved.
+ */
+async function confirmConfidence(
+  options: OrchestrateRunOptions,
+  { fresh, ...chosen }: ChosenPlan & { fresh: boolean },
+): Promise<{ ended: string | undefined } | { next: ChosenPlan; approve: boolean }> {
+  const { run, session, input, queue } = options;
+  const confirm = () =>
+    confirmPlanConfidence(run, {
+      ...chosen,
+      fresh,
+      settings: options.options.planConfidence ?? DEFAULT_PLAN_CONFIDENCE,
+      requested: input.lowConfidence,
+      request: session.request,
+      history: session.history,
+      askPlanner: meteredPlanner(options.options.askPlanner, run),
+      availableAgents: options.options.availableAgents,
+      say: (message) =>
+        queue.push({
+          type: 'status',
+          state: 'TASK_STATE_WORKING',
+          message,
+          metadata: { sessionId: run.sessionId },
+        }),
+    });
+  let outcome: Awaited<ReturnType<typeof confirmPlanConfidence>>;
+  try {
+    // A question to the person frees the run's slot while it waits, as plan approval does.
+    outcome = run.slot === undefined ? await confirm() : await run.slot.whileWaiting(confirm);
+  } catch (error) {
+    if (run.signal.aborted) return { ended: await endAborted(options) };
+    return {
+      ended: await endFailed(
+        options,
+        `Planning failed: ${FleetError.isInstance(error) ? error.message : 'internal error'}`,
+      ),
+    };
+  }
+  if (outcome.next === 'not-run') return { ended: await endNotApproved(options, outcome) };
+  return {
+    next: { plan: outcome.plan, source: outcome.source },
+    approve: outcome.next === 'approve',
+  };
+}
+
 /** Plan approval, when the session requires it: the plan a person approved, or the run's end. */
 async function approvePlanIfRequired(
   options: OrchestrateRunOptions,
   chosen: ChosenPlan,
+  required = false,
 ): Promise<Stage<ChosenPlan>> {
   const { run, session } = options;
-  if (!session.planApproval) return { next: chosen };
+  if (!session.planApproval && !required) return { next: chosen };
   let outcome: Awaited<ReturnType<typeof approvePlan>>;
   const approve = () =>
     approvePlan(run, {

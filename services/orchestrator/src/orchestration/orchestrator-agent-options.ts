@@ -12,6 +12,7 @@ import type {
 import type { MemoryServices } from '../memory';
 import type { AskPlanner } from '../planning';
 import type { RunAdmission, RunScheduler } from '../scheduling';
+import type { PlanConfidenceSettings } from './plan-confidence';
 import type { RunLogger } from './run-context';
 
 /** Everything the orchestrator agent is built from. */
@@ -43,6 +44,11 @@ export interface OrchestratorAgentOptions {
   /** Per attempt of a node. @default 120000 */
   nodeTimeoutMs?: number | undefined;
   retry?: RetryOptions | undefined;
+  /**
+   * What an uncertain plan (confidence below `threshold`) gets when the request does not say
+   * (ORCHESTRATOR_PLAN_CONFIDENCE_THRESHOLD, ORCHESTRATOR_LOW_CONFIDENCE). @default { threshold: 0.5, mode: 'run' }
+   */
+  planConfidence?: PlanConfidenceSettings | undefined;
   /** How long a person has to decide an approval (HITL_TIMEOUT_SECONDS). @default 120 */
   hitlTimeoutSeconds?: number | undefined;
   /** This process, in the owner of its runner leases. @default a random UUID */

@@ -1,4 +1,5 @@
 import express from 'express';
+import type { AgentExtension } from '@fleet/a2a';
 import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
 import { buildAgentCard, createA2AHandler, InMemoryTaskStore } from '@fleet/a2a/server';
 import { a2aRouter } from '@fleet/a2a/server/express';
@@ -18,6 +19,10 @@ export interface StartTestAgentOptions {
   legacyCardOnly?: boolean;
   /** False: only CancelTask stops a task, not its caller going away. @default true */
   cancelOnDisconnect?: boolean;
+  /** The card's skills. @default one skill `work` */
+  skills?: { id: string; name: string; description: string }[];
+  /** The card's `capabilities.extensions` (e.g. the availability extension). @default none */
+  extensions?: AgentExtension[];
 }
 
 /**
@@ -31,16 +36,22 @@ export async function startTestAgent({
   healthStatus = () => 200,
   legacyCardOnly = false,
   cancelOnDisconnect = true,
+  skills = [{ id: 'work', name: 'Work', description: 'does its work' }],
+  extensions,
 }: StartTestAgentOptions): Promise<RunningServer> {
   const port = await getFreePort();
-  const card = buildAgentCard({
+  const built = buildAgentCard({
     name,
     description: `${name} (test agent)`,
     version: '0.0.1',
     url: `http://127.0.0.1:${port}`,
     internalToken: token !== undefined,
-    skills: [{ id: 'work', name: 'Work', description: 'does its work' }],
+    skills,
   });
+  const card =
+    extensions === undefined
+      ? built
+      : { ...built, capabilities: { ...built.capabilities, extensions } };
   const handler = createA2AHandler({
     card,
     execute,

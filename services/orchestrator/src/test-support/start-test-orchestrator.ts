@@ -25,6 +25,7 @@ import { createAgentDirectory, type AgentDirectory } from '../discovery';
 import { createA2AAgentInvoker, createAgentBreakers } from '../execution';
 import type { MemoryServices } from '../memory';
 import { createOrchestratorHandler } from '../orchestration';
+import type { PlanConfidenceSettings } from '../orchestration/plan-confidence';
 import { createPlannerClient } from '../planning';
 import { createRunAdmission, type RunScheduler } from '../scheduling';
 
@@ -52,6 +53,8 @@ export interface StartTestOrchestratorOptions {
   scheduler?: RunScheduler;
   /** How often a waiting node's agent task is read. @default 5000 */
   agentTaskCheckMs?: number;
+  /** Uncertain plans' handling. @default 0.5, run */
+  planConfidence?: PlanConfidenceSettings;
   /** Wraps the session store the runs use (e.g. to slow its writes down). @default as it is */
   wrapSessions?: (sessions: SessionStore) => SessionStore;
 }
@@ -82,6 +85,7 @@ export async function startTestOrchestrator({
   scheduler,
   agentTaskCheckMs,
   wrapSessions = (store) => store,
+  planConfidence,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -127,6 +131,7 @@ export async function startTestOrchestrator({
       logger: silentLogger,
       retry: { maxAttempts: 2, baseDelayMs: 1 },
       hitlTimeoutSeconds,
+      planConfidence,
       runnerLeaseMs,
       memory,
       scheduler,

@@ -5,6 +5,7 @@ import {
   type A2ALogger,
   type TaskStore,
 } from '@fleet/a2a/server';
+import type { AgentAvailability } from '@fleet/a2a';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import type { Researcher } from '../research';
 import { buildWebCard } from './web-card';
@@ -20,6 +21,8 @@ export interface CreateWebHandlerOptions {
   /** Whether `/a2a` requires the internal token (declared on the card). @default true */
   internalToken?: boolean;
   logger?: A2ALogger | undefined;
+  /** Declared on the card (`webAvailability(settings)`); absent: the card does not say. */
+  availability?: AgentAvailability | undefined;
   tracer?: WithSpanOptions['tracer'];
 }
 
@@ -36,10 +39,11 @@ export function createWebHandler({
   url,
   internalToken = true,
   logger,
+  availability,
   tracer,
 }: CreateWebHandlerOptions): A2AHandler {
   return createA2AHandler({
-    card: buildWebCard({ url, internalToken }),
+    card: buildWebCard({ url, internalToken, availability }),
     execute: reportUsage(createWebAgent({ researcher })),
     store,
     logger,

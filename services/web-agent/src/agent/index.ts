@@ -2,6 +2,7 @@
 export { createWebHandler } from './create-web-handler';
 export type { CreateWebHandlerOptions } from './create-web-handler';
 export { createWebAgent } from './web-agent';
+export { webAvailability } from './web-availability';
 export type { CreateWebAgentOptions } from './web-agent';
 export { buildWebCard, WEB_AGENT_VERSION, WEB_SKILLS } from './web-card';
 export type { BuildWebCardOptions, WebSkill } from './web-card';

@@ -1,5 +1,6 @@
-import type { AgentCard } from '@fleet/a2a';
+import type { AgentAvailability, AgentCard } from '@fleet/a2a';
 import { buildAgentCard } from '@fleet/a2a/server';
+import { withAvailability } from '@fleet/agent-kit';
 
 /** The web agent's version, as its Agent Card states it. */
 export const WEB_AGENT_VERSION = '0.1.0';
@@ -20,6 +21,11 @@ export interface BuildWebCardOptions {
   url: string;
   /** Declares the fleet's bearer scheme; set when `/a2a` needs FLEET_INTERNAL_TOKEN. @default true */
   internalToken?: boolean;
+  /**
+   * What the configured search provider allows (`webAvailability`), declared with the card's
+   * availability extension. Absent: the card does not say.
+   */
+  availability?: AgentAvailability | undefined;
 }
 
 const RESULT_SHAPE =
@@ -31,13 +37,17 @@ const INPUT_SHAPE =
 /**
  * The web agent's Agent Card: name `web-agent`, streaming, skills `web-search` (the default),
  * `news`, `deep-research` and `read-page`, with tags and examples the planner matches on, and the
- * internal-token security scheme.
+ * internal-token security scheme, and the availability extension when `availability` is given.
  *
  * @example
  * const card = buildWebCard({ url: 'http://127.0.0.1:8084' });
  */
-export function buildWebCard({ url, internalToken = true }: BuildWebCardOptions): AgentCard {
-  return buildAgentCard({
+export function buildWebCard({
+  url,
+  internalToken = true,
+  availability,
+}: BuildWebCardOptions): AgentCard {
+  const card = buildAgentCard({
     name: 'web-agent',
     description:
       'Searches the public web and reads web pages, answering with cited sources: facts, current events and news, products, releases, prices, people and companies that are not in the internal documents. Search through a configurable provider (Tavily or SearXNG), follow-up reads of the top pages with readable-text extraction, answers with [n] citations and their URLs. Never reaches private or internal network addresses.',
@@ -100,4 +110,5 @@ export function buildWebCard({ url, internalToken = true }: BuildWebCardOptions)
       },
     ],
   });
+  return availability === undefined ? card : withAvailability(card, availability);
 }
