@@ -15,15 +15,27 @@ export const agentExtensionSchema = z.object({
   uri: z.string(),
   description: z.string().optional(),
   required: z.boolean().optional(),
-  params: z.record(z.string(), z.unknown()).optional(),
+  /** Read liberally: params that are not an object are dropped, the extension kept. */
+  params: z.record(z.string(), z.unknown()).optional().catch(undefined),
 });
 export type AgentExtension = z.infer<typeof agentExtensionSchema>;
+
+/**
+ * A card's extensions, read liberally: an entry that is not an extension (no `uri`, not an object)
+ * is dropped, never a reason to refuse the whole card.
+ */
+const agentExtensionsSchema = z.array(z.unknown()).transform((entries) =>
+  entries.flatMap((entry) => {
+    const parsed = agentExtensionSchema.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  }),
+);
 
 /** What the agent can do beyond the basics. */
 export const agentCapabilitiesSchema = z.object({
   streaming: z.boolean().optional(),
   pushNotifications: z.boolean().optional(),
-  extensions: z.array(agentExtensionSchema).optional(),
+  extensions: agentExtensionsSchema.optional(),
   extendedAgentCard: z.boolean().optional(),
 });
 export type AgentCapabilities = z.infer<typeof agentCapabilitiesSchema>;

@@ -73,6 +73,24 @@ describe('agentCardSchema', () => {
     expect(card.skills[0]?.id).toBe('echo');
     expect(agentCardSchema.parse({ name: 'bare' }).supportedInterfaces).toEqual([]);
   });
+
+  it('keeps a card whose extensions are malformed, dropping what is not an extension', () => {
+    const card = agentCardSchema.parse({
+      name: 'Foreign Agent',
+      capabilities: {
+        extensions: [
+          { uri: 'urn:example:params-string', params: 'not an object' },
+          { description: 'no uri' },
+          'not an object',
+          { uri: 'urn:example:fine', params: { a: 1 } },
+        ],
+      },
+    });
+    expect(card.capabilities.extensions).toEqual([
+      { uri: 'urn:example:params-string' },
+      { uri: 'urn:example:fine', params: { a: 1 } },
+    ]);
+  });
 });
 
 describe('method schemas', () => {
