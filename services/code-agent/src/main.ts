@@ -5,7 +5,7 @@ import { agentModel, describeUpstream, startAgentService } from '@fleet/agent-ki
 import { runMain } from '@fleet/http';
 import { OFFLINE_HINT } from '@fleet/llm';
 import { createLogger } from '@fleet/telemetry';
-import { createCodeHandler } from './agent';
+import { codeAvailability, createCodeHandler } from './agent';
 import { createCodeWriter } from './authoring';
 import { sandboxLimits } from './config';
 import { createSandbox } from './sandbox';
@@ -29,12 +29,15 @@ async function main(): Promise<void> {
   // The agent stays up without a sandbox (it says why on every task); the log says so at once.
   const status = await sandbox.check();
   const memory = await sandbox.memoryBound();
+  // Said on the card and by /readyz; the kit logs it once when it is not `ready`.
+  const availability = codeAvailability({ sandbox: status, offline: model.upstream.offline });
   // Closing the handler aborts running turns, which kills their sandboxes.
   await startAgentService({
     serviceName: 'code-agent',
     config,
     logger,
     telemetry,
+    availability,
     createHandler: ({ store, url }) =>
       createCodeHandler({
         writer,
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
         maxAttempts: config.maxAttempts,
         approvalTtlMs: config.approvalTtlSeconds * 1000,
         logger,
+        availability,
       }),
     describe: {
       ...describeUpstream(model, config.llmModel),

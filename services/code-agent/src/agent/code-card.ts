@@ -1,5 +1,6 @@
-import type { AgentCard } from '@fleet/a2a';
+import type { AgentAvailability, AgentCard } from '@fleet/a2a';
 import { buildAgentCard } from '@fleet/a2a/server';
+import { withAvailability } from '@fleet/agent-kit';
 
 /** The code agent's version, as its Agent Card states it. */
 export const CODE_AGENT_VERSION = '0.1.0';
@@ -15,6 +16,8 @@ export interface BuildCodeCardOptions {
   internalToken?: boolean;
   /** Whether runs wait for a person's approval (stated in the description). @default true */
   requiresApproval?: boolean;
+  /** Whether the agent can work now (`codeAvailability`), stated in the availability extension. */
+  availability?: AgentAvailability | undefined;
 }
 
 /**
@@ -29,11 +32,12 @@ export function buildCodeCard({
   url,
   internalToken = true,
   requiresApproval = true,
+  availability,
 }: BuildCodeCardOptions): AgentCard {
   const approval = requiresApproval
     ? " Running the program needs a person's approval: the task waits in TASK_STATE_AUTH_REQUIRED with the full program as the preview, and a denial runs nothing."
     : '';
-  return buildAgentCard({
+  const card = buildAgentCard({
     name: 'code-agent',
     description: `Writes a Python program for a task and runs it in a locked-down sandbox (bubblewrap: no network, read-only system, CPU, memory, process, file-size, time and output limits), then returns the program, its output and the files it wrote, such as PNG charts. Use it for exact calculations, statistics, data transformation (CSV, JSON, tables from earlier steps), simulations and charts; it uses the results of earlier plan steps as input. Standard library only, no internet access.${approval}`,
     version: CODE_AGENT_VERSION,
@@ -70,4 +74,5 @@ export function buildCodeCard({
       },
     ],
   });
+  return availability === undefined ? card : withAvailability(card, availability);
 }

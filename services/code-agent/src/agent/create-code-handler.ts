@@ -1,3 +1,4 @@
+import type { AgentAvailability } from '@fleet/a2a';
 import { reportUsage } from '@fleet/agent-kit';
 import {
   createA2AHandler,
@@ -29,6 +30,8 @@ export interface CreateCodeHandlerOptions {
   approvalTtlMs?: number;
   logger?: A2ALogger | undefined;
   tracer?: WithSpanOptions['tracer'];
+  /** Whether the agent can work now, stated on its card. */
+  availability?: AgentAvailability | undefined;
 }
 
 /**
@@ -49,9 +52,10 @@ export function createCodeHandler({
   approvalTtlMs,
   logger,
   tracer,
+  availability,
 }: CreateCodeHandlerOptions): A2AHandler {
   return createA2AHandler({
-    card: buildCodeCard({ url, internalToken, requiresApproval: requireApproval }),
+    card: buildCodeCard({ url, internalToken, requiresApproval: requireApproval, availability }),
     execute: reportUsage(
       createCodeAgent({
         writer,

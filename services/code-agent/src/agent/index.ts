@@ -16,3 +16,5 @@ export {
   resultFileSchema,
 } from './result-data';
 export type { CodeErrorData, CodeResultData, CodeResultDataOptions } from './result-data';
+export { codeAvailability } from './code-availability';
+export type { CodeAvailabilityInput } from './code-availability';
