@@ -128,6 +128,8 @@ export interface StreamChatOptions {
   message: string;
   /** Continue this session (`X-Session-ID`) instead of starting an orchestrated run. */
   sessionId?: string;
+  /** More request headers, e.g. `{ 'X-Low-Confidence': 'ask' }`. */
+  headers?: Record<string, string>;
   /**
    * Runs for each fleet event, with what was read so far (the session id …), before the stream is
    * read on (decide an approval, answer a question, …). `'stop'` ends the reading there and lets
@@ -146,7 +148,7 @@ export interface StreamChatOptions {
  */
 export async function streamChat(
   client: OpenAI,
-  { message, sessionId, onEvent }: StreamChatOptions,
+  { message, sessionId, headers, onEvent }: StreamChatOptions,
 ): Promise<StreamedChat> {
   const abort = new AbortController();
   const { data: stream, response } = await client.chat.completions
@@ -157,10 +159,12 @@ export async function streamChat(
         messages: [{ role: 'user', content: message }],
       },
       {
-        headers:
-          sessionId === undefined
+        headers: {
+          ...(sessionId === undefined
             ? { 'X-Routing-Mode': 'orchestration' }
-            : { 'X-Session-ID': sessionId },
+            : { 'X-Session-ID': sessionId }),
+          ...headers,
+        },
         signal: abort.signal,
       },
     )
