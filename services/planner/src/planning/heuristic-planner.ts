@@ -369,8 +369,11 @@ function rankText(text: string, context: PlanningContext): RankedAgent[] {
   const ranked = scores.map((score): RankedAgent => {
     let evidence = 0;
     let prose = 0;
+    // An agent without skills states what it does in its description alone.
+    const skillless = context.agents.find((agent) => agent.name === score.agent)?.skills.length === 0;
     for (const match of score.matches) {
-      if (match.source === 'tag' || match.source === 'name') evidence += match.weight;
+      if (match.source === 'tag' || match.source === 'name' || (skillless && match.source === 'description'))
+        evidence += match.weight;
       else prose += match.weight;
       // The verb a part opens with says most about what to do ("Google the opening hours").
       if (match.term === firstWord?.term && (match.source === 'tag' || match.source === 'name'))
@@ -570,28 +573,33 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
       const whole = clause.text;
       // Nothing here names an agent: a clause that only refers back ("then explain it") belongs
       // to the step before; a question goes to the documents; anything else to its closest agent.
-      const last = steps.at(-1);
-      if (last !== undefined && (refersBack(whole) || !isQuestion(whole))) {
-        last.text = `${last.text}, then ${whole}`;
-        continue;
-      }
       const ranked = rankText(whole, context);
       const closest = ranked.find((entry) =>
         entry.score.matches.some((match) => match.source !== 'example'),
       );
-      const pick =
-        !isQuestion(whole) && closest && closest.total > 0
+      const last = steps.at(-1);
+      if (last !== undefined && (refersBack(whole) || !isQuestion(whole)) && !(closest && closest.total > 0)) {
+        last.text = `${last.text}, then ${whole}`;
+        continue;
+      }
+      const pick = !isQuestion(whole)
+        ? closest && closest.total > 0
           ? { match: closest.score, weak: true }
-          : context.knowledge
-            ? { match: context.knowledge, weak: true }
-            : undefined;
+          : undefined
+        : context.knowledge
+          ? { match: context.knowledge, weak: true }
+          : undefined;
       if (pick === undefined) continue;
       clauseSteps.push({
         text: whole,
         match: pick.match,
         weak: pick.weak,
         after: [...previousClause],
-        notes: [pick.match === context.knowledge ? 'nothing else claims it; the documents are the likeliest source' : ''],
+        notes: [
+          pick.match === context.knowledge
+            ? `nothing else claims it, so it goes to the skill tagged "${KNOWLEDGE_TAG}" (or "knowledge base", "documents"): the tenant's documents are the likeliest source`
+            : '',
+        ],
         marker: clause.marker,
       });
     } else {
@@ -739,9 +747,18 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
     return `${ids[index] ?? ''} = ${matched}${strength}${order} for ${quote(step.text.trim())}${why}.`;
   });
   const limit = steps.length > MAX_NODES ? ` The plan stops at ${MAX_NODES} steps.` : '';
+  const byWait = new Map<string, string[]>();
+  nodes.forEach((node) => {
+    const key = node.dependsOn.join(',');
+    byWait.set(key, [...(byWait.get(key) ?? []), node.id]);
+  });
+  const parallel = [...byWait.values()]
+    .filter((group) => group.length > 1)
+    .map((group) => ` ${group.join(', ')} run in parallel.`)
+    .join('');
   return {
     nodes,
-    rationale: `Heuristic plan from the request's parts and the agents' skills. ${described.join(' ')}${limit}`,
+    rationale: `Heuristic plan from the request's parts and the agents' skills. ${described.join(' ')}${parallel}${limit}`,
     confidence: confidenceOf(kept.map((step) => (step.weak ? { ...step.match, score: 0 } : step.match))),
   };
 }
