@@ -43,7 +43,8 @@ const shared = {
     '^@fleet/(gateway|orchestrator|planner|[a-z]+-agent)/config$':
       '<rootDir>/services/$1/src/config.ts',
     // An agent's card builder (`./card`), for the planning evaluation's view of the real fleet.
-    '^@fleet/(rag|web|mail|code|reasoning)-agent/card$': '<rootDir>/services/$1-agent/src/agent/$1-card.ts',
+    '^@fleet/(rag|web|mail|code|reasoning)-agent/card$':
+      '<rootDir>/services/$1-agent/src/agent/$1-card.ts',
     // The planner's planning entry (`./planning`), for the planning evaluation.
     '^@fleet/planner/planning$': '<rootDir>/services/planner/src/planning/index.ts',
     '^@fleet/([a-z0-9-]+)$': '<rootDir>/packages/$1/src/index.ts',

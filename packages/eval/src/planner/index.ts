@@ -1,19 +1,30 @@
 /** The planning evaluation: `pnpm eval planner`. */
 import { parseArgs } from 'node:util';
 import { agentModel } from '@fleet/agent-kit';
-import { loadPlannerConfig } from '@fleet/planner/config';
+import { llmEnv, loadConfig } from '@fleet/config';
 import { createPlanner } from '@fleet/planner/planning';
 import { loadPlannerCases, type CaseSet } from './planner-cases';
 import { missedGoals, OFFLINE_GOALS, renderReport } from './render-report';
 import { runPlannerCases, summarise, type PlanFunction } from './run-planner-eval';
 
 export { fleetAgents } from './fleet-agents';
-export { loadPlannerCases, plannerCaseSchema, expectedStepSchema, CASES_DIR } from './planner-cases';
+export {
+  loadPlannerCases,
+  plannerCaseSchema,
+  expectedStepSchema,
+  CASES_DIR,
+} from './planner-cases';
 export type { CaseSet, ExpectedStep, PlannerCase, SetCase } from './planner-cases';
 export { scorePlan } from './score-plan';
 export type { PlanVerdict } from './score-plan';
 export { runPlannerCases, summarise, shareOf } from './run-planner-eval';
-export type { CaseResult, PlanFunction, PlannerEvalSummary, RunPlannerCasesOptions, Tally } from './run-planner-eval';
+export type {
+  CaseResult,
+  PlanFunction,
+  PlannerEvalSummary,
+  RunPlannerCasesOptions,
+  Tally,
+} from './run-planner-eval';
 export { missedGoals, OFFLINE_GOALS, renderReport, singleAgentTally } from './render-report';
 export type { PlannerGoals } from './render-report';
 
@@ -71,7 +82,11 @@ const SETS: Record<string, readonly CaseSet[]> = {
  */
 export async function runPlannerEval(
   argv: readonly string[],
-  { environment = process.env, stdout = process.stdout, stderr = process.stderr }: RunPlannerEvalOptions = {},
+  {
+    environment = process.env,
+    stdout = process.stdout,
+    stderr = process.stderr,
+  }: RunPlannerEvalOptions = {},
 ): Promise<number> {
   let values: { set?: string; llm?: boolean; json?: boolean; help?: boolean; concurrency?: string };
   try {
@@ -109,7 +124,8 @@ export async function runPlannerEval(
   let plan: PlanFunction;
   let title: string;
   if (values.llm) {
-    const config = loadPlannerConfig(environment);
+    // The planner's own upstream settings (the LLM group of its config), not the rest of it.
+    const config = loadConfig(llmEnv, environment);
     const model = agentModel(config);
     if (model.llm === undefined) {
       stderr.write(
@@ -152,7 +168,14 @@ export async function runPlannerEval(
       `${JSON.stringify({ planner: values.llm ? 'llm' : 'heuristic', sets, seconds: Number(seconds), summary, goals: goals ?? null, missedGoals: missed, results }, null, 2)}\n`,
     );
   } else {
-    stdout.write(renderReport({ title: `${title}, ${cases.length} requests in ${seconds} s`, results, summary, goals }));
+    stdout.write(
+      renderReport({
+        title: `${title}, ${cases.length} requests in ${seconds} s`,
+        results,
+        summary,
+        goals,
+      }),
+    );
   }
   return missed.length === 0 ? 0 : 1;
 }

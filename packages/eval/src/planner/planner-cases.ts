@@ -75,8 +75,13 @@ export function loadPlannerCases({
   const ids = new Set<string>();
   for (const set of sets) {
     const file = path.join(directory, FILES[set]);
-    const parsed = parseJson({ text: readFileSync(file, 'utf8'), schema: caseFileSchema, subject: file });
-    if (parsed.set !== set) throw new ValidationError(`${file} says it is the ${parsed.set} set, not ${set}.`);
+    const parsed = parseJson({
+      text: readFileSync(file, 'utf8'),
+      schema: caseFileSchema,
+      subject: file,
+    });
+    if (parsed.set !== set)
+      throw new ValidationError(`${file} says it is the ${parsed.set} set, not ${set}.`);
     for (const entry of parsed.cases) {
       if (ids.has(entry.id)) throw new ValidationError(`Case id "${entry.id}" appears twice.`);
       ids.add(entry.id);
@@ -84,7 +89,9 @@ export function loadPlannerCases({
         plan.forEach((step, index) => {
           for (const after of step.after ?? []) {
             if (after >= plan.length || after === index)
-              throw new ValidationError(`Case "${entry.id}": step ${index} waits for step ${after}, which it cannot.`);
+              throw new ValidationError(
+                `Case "${entry.id}": step ${index} waits for step ${after}, which it cannot.`,
+              );
           }
         });
       }

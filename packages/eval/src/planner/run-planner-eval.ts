@@ -49,7 +49,12 @@ export function shareOf(tally: Tally | undefined): number {
 
 /** Tallies results per set, per category and overall. */
 export function summarise(results: readonly CaseResult[]): PlannerEvalSummary {
-  const summary: PlannerEvalSummary = { overall: { right: 0, total: 0 }, bySet: {}, byCategory: {}, fallbacks: 0 };
+  const summary: PlannerEvalSummary = {
+    overall: { right: 0, total: 0 },
+    bySet: {},
+    byCategory: {},
+    fallbacks: 0,
+  };
   for (const result of results) {
     summary.overall = add(summary.overall, result.right);
     summary.bySet[result.set] = add(summary.bySet[result.set], result.right);
@@ -110,7 +115,9 @@ export async function runPlannerCases({
       const right = verdict.right && unmentioned.length === 0;
       const why =
         verdict.why ??
-        (unmentioned.length > 0 ? `rationale does not mention ${unmentioned.join(', ')}` : undefined);
+        (unmentioned.length > 0
+          ? `rationale does not mention ${unmentioned.join(', ')}`
+          : undefined);
       const result: CaseResult = {
         id: entry.id,
         set: entry.set,
@@ -121,7 +128,9 @@ export async function runPlannerCases({
         expected: entry.plans,
         got: outcome.plan,
         source: outcome.source,
-        ...(outcome.source === 'heuristic' && outcome.fallbackReason !== undefined && outcome.attempts > 0
+        ...(outcome.source === 'heuristic' &&
+        outcome.fallbackReason !== undefined &&
+        outcome.attempts > 0
           ? { fallbackReason: outcome.fallbackReason }
           : {}),
       };
@@ -130,6 +139,8 @@ export async function runPlannerCases({
       onResult?.(result, done, cases.length);
     }
   }
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, cases.length)) }, worker));
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(concurrency, cases.length)) }, worker),
+  );
   return results;
 }

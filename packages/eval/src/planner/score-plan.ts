@@ -17,9 +17,11 @@ function stepMismatch(node: PlanNode, step: ExpectedStep): string | undefined {
     return `skill ${node.skill ?? 'none'}, not ${skills.join(' or ')}`;
   const task = node.task.toLowerCase();
   const missing = (step.carries ?? []).filter((text) => !task.includes(text.toLowerCase()));
-  if (missing.length > 0) return `task lacks ${missing.map((text) => JSON.stringify(text)).join(', ')}`;
+  if (missing.length > 0)
+    return `task lacks ${missing.map((text) => JSON.stringify(text)).join(', ')}`;
   const extra = (step.notCarries ?? []).filter((text) => task.includes(text.toLowerCase()));
-  if (extra.length > 0) return `task carries ${extra.map((text) => JSON.stringify(text)).join(', ')}`;
+  if (extra.length > 0)
+    return `task carries ${extra.map((text) => JSON.stringify(text)).join(', ')}`;
   return undefined;
 }
 
@@ -83,7 +85,9 @@ export function scorePlan({
           why = `step ${index + 1}: ${why}`;
           break;
         }
-        const wanted = new Set((step.after ?? []).map((after) => plan.nodes[order[after] ?? -1]?.id));
+        const wanted = new Set(
+          (step.after ?? []).map((after) => plan.nodes[order[after] ?? -1]?.id),
+        );
         const actual = new Set(node.dependsOn);
         const same = wanted.size === actual.size && [...wanted].every((id) => actual.has(id ?? ''));
         if (!same) {
@@ -91,7 +95,11 @@ export function scorePlan({
         }
       }
       if (why === undefined) return { right: true };
-      if (closest === undefined || closest.includes(' steps, not ') || closest.includes(' step, not '))
+      if (
+        closest === undefined ||
+        closest.includes(' steps, not ') ||
+        closest.includes(' step, not ')
+      )
         closest = why;
     }
   }

@@ -149,8 +149,12 @@ describe('createPlanner', () => {
         ],
       },
     });
-    const result = await planner().plan(planRequest({ request: 'Compute something in Python for me.', history: [] }));
-    expect(result.plan.nodes[0]?.task).toBe('Write Python for: Compute something in Python for me.');
+    const result = await planner().plan(
+      planRequest({ request: 'Compute something in Python for me.', history: [] }),
+    );
+    expect(result.plan.nodes[0]?.task).toBe(
+      'Write Python for: Compute something in Python for me.',
+    );
     const messages = messagesOf(newRequests()[0]);
     for (const message of messages.slice(1))
       expect(message.content).not.toMatch(/Conversation so far|Request to plan/);
@@ -160,7 +164,10 @@ describe('createPlanner', () => {
     llm.enqueue({ json: validPlan });
     const agents = FLEET_AGENTS.map((agent) =>
       agent.name === 'mail-agent'
-        ? { ...agent, availability: { state: 'unconfigured' as const, reason: 'set MAIL_IMAP_HOST' } }
+        ? {
+            ...agent,
+            availability: { state: 'unconfigured' as const, reason: 'set MAIL_IMAP_HOST' },
+          }
         : agent,
     );
     await planner().plan(planRequest({ agents }));

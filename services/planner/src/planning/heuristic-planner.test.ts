@@ -105,7 +105,9 @@ describe('planHeuristically', () => {
   });
 
   it('keeps neighbouring parts for the same agent in one step', () => {
-    const result = plan('research TypeScript 5.9, research Node 20, then compare them in a python chart');
+    const result = plan(
+      'research TypeScript 5.9, research Node 20, then compare them in a python chart',
+    );
     expect(shape(result)).toEqual([
       'web-agent-1=web-agent(web-search)',
       'code-agent-1=code-agent(python) <- web-agent-1',
@@ -309,7 +311,9 @@ describe('planHeuristically', () => {
 
   it('stops at 32 nodes', () => {
     // Clauses in a chain are steps of their own (parts of one clause for one agent are one step).
-    const request = Array.from({ length: 40 }, (_, index) => `research topic ${index}`).join(', then ');
+    const request = Array.from({ length: 40 }, (_, index) => `research topic ${index}`).join(
+      ', then ',
+    );
     const result = plan(request);
     expect(result.nodes).toHaveLength(32);
     expect(result.rationale).toContain('stops at 32 steps');

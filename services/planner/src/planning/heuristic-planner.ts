@@ -1,7 +1,13 @@
 import type { AgentAvailability, AgentSummary, Plan, PlanNode } from '@fleet/a2a';
 import { maskCodeBlocks } from './code-blocks';
 import { splitIntoClauses, splitIntoSegments, type ClauseSegment } from './split-request';
-import { asksOwnDocuments, impliedConcepts, isQuestion, refersBack, startsNewPart } from './request-cues';
+import {
+  asksOwnDocuments,
+  impliedConcepts,
+  isQuestion,
+  refersBack,
+  startsNewPart,
+} from './request-cues';
 import { analyze, tokenize } from './tokenize';
 
 /** Where in an agent's card a word matched. */
@@ -177,22 +183,6 @@ function scoreAll(options: {
 }
 
 /**
- * The agents that clearly match: over the threshold and not far behind the best. Prose (examples,
- * descriptions) only hints: beside an agent whose tags or name match, an agent matched by prose
- * alone is noise ("per year" in a question about documents is not a calculation).
- */
-function pickMatches(scores: readonly AgentScore[]): AgentScore[] {
-  const best = scores[0]?.score ?? 0;
-  const clear = scores.filter(
-    (score) => score.score >= MATCH_THRESHOLD && score.score >= best * RELATIVE_CUT,
-  );
-  const named = clear.filter((score) =>
-    score.matches.some((match) => match.source === 'tag' || match.source === 'name'),
-  );
-  return named.length > 0 ? named : clear;
-}
-
-/**
  * Scores each agent's card against `text`: every distinct word of the text that appears in the
  * card adds the weight of where it appears (tag 3, skill or agent name 2, example or description
  * 1; a word most agents share counts half). The best skill of each agent is kept. Best first.
@@ -355,8 +345,9 @@ function preferredSkill(
     const terms = new Set(score.matches.map((match) => match.term));
     const readers = agent.skills.filter((skill) => !skill.tags.includes('approval'));
     const reader =
-      readers.find((skill) => skill.tags.some((tag) => tokenize(tag).some((term) => terms.has(term)))) ??
-      readers[0];
+      readers.find((skill) =>
+        skill.tags.some((tag) => tokenize(tag).some((term) => terms.has(term))),
+      ) ?? readers[0];
     if (reader) return reader.id;
   }
   return score.skill;
@@ -370,9 +361,14 @@ function rankText(text: string, context: PlanningContext): RankedAgent[] {
     let evidence = 0;
     let prose = 0;
     // An agent without skills states what it does in its description alone.
-    const skillless = context.agents.find((agent) => agent.name === score.agent)?.skills.length === 0;
+    const skillless =
+      context.agents.find((agent) => agent.name === score.agent)?.skills.length === 0;
     for (const match of score.matches) {
-      if (match.source === 'tag' || match.source === 'name' || (skillless && match.source === 'description'))
+      if (
+        match.source === 'tag' ||
+        match.source === 'name' ||
+        (skillless && match.source === 'description')
+      )
         evidence += match.weight;
       else prose += match.weight;
       // The verb a part opens with says most about what to do ("Google the opening hours").
@@ -383,11 +379,11 @@ function rankText(text: string, context: PlanningContext): RankedAgent[] {
     const ownName = new Set(tokenize(score.agent));
     if (score.matches.some((match) => ownName.has(match.term))) evidence += 1;
     const byDocuments =
-      own &&
-      context.knowledge !== undefined &&
-      score.agent === context.knowledge.agent;
+      own && context.knowledge !== undefined && score.agent === context.knowledge.agent;
     if (byDocuments) evidence += DOCUMENT_BONUS;
-    const skill = byDocuments ? context.knowledge?.skill : preferredSkill(text, score, context.agents);
+    const skill = byDocuments
+      ? context.knowledge?.skill
+      : preferredSkill(text, score, context.agents);
     return {
       score: { ...score, skill, score: evidence + prose / 2 },
       evidence,
@@ -421,7 +417,12 @@ function unavailability(
       return `its skill ${score.skill} is unavailable${state.reason ? `: ${state.reason}` : ''}`;
     return undefined;
   }
-  if (score.skill !== undefined && state.unavailableSkills !== undefined && !state.unavailableSkills.includes(score.skill) && state.state === 'degraded')
+  if (
+    score.skill !== undefined &&
+    state.unavailableSkills !== undefined &&
+    !state.unavailableSkills.includes(score.skill) &&
+    state.state === 'degraded'
+  )
     return undefined;
   return `${state.state}${state.reason ? `: ${state.reason}` : ''}`;
 }
@@ -473,7 +474,9 @@ function chooseAgent(
     notes.push(`${best.score.agent} was passed over (${why}) for ${alternative.score.agent}`);
     return { chosen: alternative, notes };
   }
-  notes.push(`${best.score.agent} is planned although it is ${why}, because no other agent can do this`);
+  notes.push(
+    `${best.score.agent} is planned although it is ${why}, because no other agent can do this`,
+  );
   return { chosen: best, notes };
 }
 
@@ -486,7 +489,8 @@ function mergeSegments(clause: string, segments: readonly ClauseSegment[]): Clau
     const text = clause.slice(segment.start, segment.end);
     const previous = merged.at(-1);
     if (previous && !startsNewPart(text)) previous.end = segment.end;
-    else if (!previous && !startsNewPart(text) && segments.length > 1) pendingStart ??= segment.start;
+    else if (!previous && !startsNewPart(text) && segments.length > 1)
+      pendingStart ??= segment.start;
     else {
       merged.push({ start: pendingStart ?? segment.start, end: segment.end });
       pendingStart = undefined;
@@ -545,7 +549,9 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
     discount: documentFrequencyDiscount(profiles),
     knowledge: knowledgeSkill(agents),
     availability: new Map(
-      agents.flatMap((agent) => (agent.availability ? [[agent.name, agent.availability] as const] : [])),
+      agents.flatMap((agent) =>
+        agent.availability ? [[agent.name, agent.availability] as const] : [],
+      ),
     ),
   };
   const masked = maskCodeBlocks(request);
@@ -554,7 +560,10 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
 
   for (const clause of splitIntoClauses(masked.text)) {
     const parts: RankedPart[] = mergeSegments(clause.text, splitIntoSegments(clause.text)).map(
-      (segment) => ({ ...segment, ranked: rankText(clause.text.slice(segment.start, segment.end), context) }),
+      (segment) => ({
+        ...segment,
+        ranked: rankText(clause.text.slice(segment.start, segment.end), context),
+      }),
     );
     // Parts nobody clearly matches join a neighbour, so that no words are lost.
     const groups: RankedPart[] = [];
@@ -578,7 +587,11 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
         entry.score.matches.some((match) => match.source !== 'example'),
       );
       const last = steps.at(-1);
-      if (last !== undefined && (refersBack(whole) || !isQuestion(whole)) && !(closest && closest.total > 0)) {
+      if (
+        last !== undefined &&
+        (refersBack(whole) || !isQuestion(whole)) &&
+        !(closest && closest.total > 0)
+      ) {
         last.text = `${last.text}, then ${whole}`;
         continue;
       }
@@ -654,7 +667,7 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
             match: documents.score,
             weak: false,
             after: [...previousClause],
-            notes: ['it asks about the tenant\'s own documents'],
+            notes: ["it asks about the tenant's own documents"],
             marker: clause.marker,
           });
           clauseSteps.push({
@@ -677,7 +690,10 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
           weak: false,
           after,
           start: group.start,
-          notes: [...(chosen.byDocuments ? ["it asks about the tenant's own documents or rules"] : []), ...notes],
+          notes: [
+            ...(chosen.byDocuments ? ["it asks about the tenant's own documents or rules"] : []),
+            ...notes,
+          ],
           marker: lastInClause && refersBack(text) ? 'a word pointing back' : clause.marker,
         });
       }
@@ -740,7 +756,10 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
       node && node.dependsOn.length > 0
         ? ` after ${node.dependsOn.join(', ')} (the request says "${step.marker ?? 'then'}")`
         : '';
-    const matched = step.match.matches.length > 0 ? describeMatch(step.match) : `${step.match.agent}${step.match.skill ? `/${step.match.skill}` : ''}`;
+    const matched =
+      step.match.matches.length > 0
+        ? describeMatch(step.match)
+        : `${step.match.agent}${step.match.skill ? `/${step.match.skill}` : ''}`;
     const strength = step.weak ? ' (a weak match: nothing fits better)' : '';
     const notes = step.notes.filter((note) => note !== '');
     const why = notes.length > 0 ? `; ${notes.join('; ')}` : '';
@@ -759,6 +778,8 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
   return {
     nodes,
     rationale: `Heuristic plan from the request's parts and the agents' skills. ${described.join(' ')}${parallel}${limit}`,
-    confidence: confidenceOf(kept.map((step) => (step.weak ? { ...step.match, score: 0 } : step.match))),
+    confidence: confidenceOf(
+      kept.map((step) => (step.weak ? { ...step.match, score: 0 } : step.match)),
+    ),
   };
 }

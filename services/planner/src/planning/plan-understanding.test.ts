@@ -35,7 +35,9 @@ describe('planHeuristically: what the request means', () => {
   });
 
   it('makes "and email it to …" wait for the step that produces "it"', () => {
-    const result = plan('Search the web for the latest TypeScript release and email it to dev@example.com');
+    const result = plan(
+      'Search the web for the latest TypeScript release and email it to dev@example.com',
+    );
     expect(shape(result)).toEqual(['web-agent', 'mail-agent <- web-agent-1']);
   });
 
@@ -49,9 +51,15 @@ describe('planHeuristically: what the request means', () => {
   });
 
   it('does not split numbers, lists or "between A and B" into steps', () => {
-    expect(shape(plan('Calculate the compound interest on 10,000 EUR at 4% over 15 years in Python.'))).toEqual(['code-agent']);
-    expect(shape(plan('Compute the mean, median and standard deviation of 3, 7, 7, 19, 24 in Python.'))).toEqual(['code-agent']);
-    expect(shape(plan('Research the differences between PostgreSQL and MySQL replication on the web.'))).toEqual(['web-agent']);
+    expect(
+      shape(plan('Calculate the compound interest on 10,000 EUR at 4% over 15 years in Python.')),
+    ).toEqual(['code-agent']);
+    expect(
+      shape(plan('Compute the mean, median and standard deviation of 3, 7, 7, 19, 24 in Python.')),
+    ).toEqual(['code-agent']);
+    expect(
+      shape(plan('Research the differences between PostgreSQL and MySQL replication on the web.')),
+    ).toEqual(['web-agent']);
   });
 
   it.each([
@@ -68,5 +76,48 @@ describe('planHeuristically: what the request means', () => {
   it('still sends a question that names another channel to it', () => {
     expect(shape(plan('Which unread emails came in since yesterday?'))).toEqual(['mail-agent']);
     expect(shape(plan('What is the latest news about the EU AI Act?'))).toEqual(['web-agent']);
+  });
+});
+
+describe('planHeuristically: agents that cannot work', () => {
+  const calculator: AgentSummary = {
+    name: 'calc-agent',
+    description: 'Works figures out step by step.',
+    skills: [
+      {
+        id: 'calc',
+        name: 'Calculate',
+        description: 'Arithmetic and dates.',
+        tags: ['calculation', 'math'],
+        examples: [],
+      },
+    ],
+  };
+  const withAvailability = (name: string, availability: AgentSummary['availability']) =>
+    [...FLEET_AGENTS, calculator].map((agent) =>
+      agent.name === name && availability ? { ...agent, availability } : agent,
+    );
+
+  it('passes over a degraded agent when another can do the step, and says why', () => {
+    const result = plan(
+      'What is 12% of 4,500?',
+      withAvailability('code-agent', { state: 'degraded', reason: 'bubblewrap is missing' }),
+    );
+    const agent = result.nodes[0]?.agent;
+    expect(agent).toBe('calc-agent');
+    expect(result.rationale).toContain(
+      'code-agent was passed over (degraded: bubblewrap is missing)',
+    );
+  });
+
+  it('plans an unconfigured agent anyway when nothing else can do the step', () => {
+    const result = plan(
+      'Send bob@example.com a mail saying the deploy is done',
+      withAvailability('mail-agent', { state: 'unconfigured', reason: 'set MAIL_SMTP_HOST' }),
+    );
+    expect(shape(result)).toEqual(['mail-agent']);
+    expect(result.rationale).toContain(
+      'mail-agent is planned although it is unconfigured: set MAIL_SMTP_HOST, because no other agent can do this',
+    );
   });
 });

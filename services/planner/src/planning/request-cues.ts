@@ -76,7 +76,8 @@ const WORK_VERB = new RegExp(
   'i',
 );
 
-const PLACEHOLDER_ONLY = /^(?:⟦code-block-\d+⟧|https?:\/\/\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)[\s.,;:!?]*$/i;
+const PLACEHOLDER_ONLY =
+  /^(?:⟦code-block-\d+⟧|https?:\/\/\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+)[\s.,;:!?]*$/i;
 
 /** Whether a part of a request is a question (it ends with "?" or opens like one). */
 export function isQuestion(text: string): boolean {
@@ -109,7 +110,10 @@ export function startsNewPart(text: string): boolean {
 export function refersBack(text: string): boolean {
   return (
     /\b(?:it|them)\b(?!\s+(?:is|are|was|were|'s)\b)|\b(?:this|that|those|these)\b(?=\s*(?:$|[.,;:!?]|to\b|as\b|with\b|and\b))/i.test(
-      text.replace(/^(?:what|who|how|which|when|where|why|is|are|does|do|can)\b.*?\b(?:is|are)\b/i, ''),
+      text.replace(
+        /^(?:what|who|how|which|when|where|why|is|are|does|do|can)\b.*?\b(?:is|are)\b/i,
+        '',
+      ),
     ) ||
     /\b(?:the|those|these|its|their)\s+(?:results?|answers?|outputs?|summary|findings|totals?|counts?|numbers|figures|key changes|main points)\b/i.test(
       text,
@@ -144,7 +148,10 @@ const RULE_QUESTION = new RegExp(
 
 /** Whether a part asks about the organisation's own documents or rules (policy, handbook, "can I …"). */
 export function asksOwnDocuments(text: string): boolean {
-  return DOCUMENT_KIND.test(text) || (isQuestion(text) && (RULE_QUESTION.test(text) || OWN_THINGS.test(text)));
+  return (
+    DOCUMENT_KIND.test(text) ||
+    (isQuestion(text) && (RULE_QUESTION.test(text) || OWN_THINGS.test(text)))
+  );
 }
 
 /** Figures that only a calculation answers: percentages, operators, roots and powers. */
