@@ -42,6 +42,11 @@ const shared = {
     // A service exposes only its config module, for the configuration docs (e2e/src/config-docs.ts).
     '^@fleet/(gateway|orchestrator|planner|[a-z]+-agent)/(config|in-process)$':
       '<rootDir>/services/$1/src/$2.ts',
+    // An agent's card builder (`./card`), for the planning evaluation's view of the real fleet.
+    '^@fleet/(rag|web|mail|code|reasoning)-agent/card$':
+      '<rootDir>/services/$1-agent/src/agent/$1-card.ts',
+    // The planner's planning entry (`./planning`), for the planning evaluation.
+    '^@fleet/planner/planning$': '<rootDir>/services/planner/src/planning/index.ts',
     '^@fleet/([a-z0-9-]+)$': '<rootDir>/packages/$1/src/index.ts',
     '^@fleet/([a-z0-9-]+)/(.+)$': '<rootDir>/packages/$1/src/$2/index.ts',
   },

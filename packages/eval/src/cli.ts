@@ -11,7 +11,7 @@ Evaluations:
   planner   The plans the planner draws for requests a person would write, against the plan each
             must get (agents or skills, which steps wait for which, what each step carries).
             Offline against the heuristic planner; with --llm against the LLM planner of the
-            configured upstream (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL).
+            configured upstream (OPENAI_BASE_URL, OPENAI_API_KEY, LLM_MODEL).
   answers   Answers to questions over the demo corpus, phrased as people phrase them, against
             the facts each answer must state. Offline (extractive answers), or with --llm
             against the configured upstream.

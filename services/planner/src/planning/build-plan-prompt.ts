@@ -5,8 +5,22 @@ import type { AgentSummary, HistoryMessage, Plan, PlanRequest } from '@fleet/a2a
 const HISTORY_TURNS = 12;
 const HISTORY_TURN_CHARS = 2_000;
 
+function describeAvailability(agent: AgentSummary): string[] {
+  const availability = agent.availability;
+  if (
+    availability === undefined ||
+    (availability.state === 'ready' && !availability.unavailableSkills?.length)
+  )
+    return [];
+  const reason = availability.reason ? ` (${availability.reason})` : '';
+  const skills = availability.unavailableSkills?.length
+    ? ` Unavailable skills: ${availability.unavailableSkills.join(', ')}.`
+    : '';
+  return [`Availability: ${availability.state}${reason}.${skills}`];
+}
+
 function describeAgent(agent: AgentSummary): string {
-  const lines = [`## ${agent.name}`, agent.description.trim()];
+  const lines = [`## ${agent.name}`, agent.description.trim(), ...describeAvailability(agent)];
   if (agent.skills.length === 0) lines.push('(no skills listed)');
   for (const skill of agent.skills) {
     lines.push(`- skill id \`${skill.id}\` (${skill.name}): ${skill.description.trim()}`);
@@ -20,19 +34,20 @@ function describeAgent(agent: AgentSummary): string {
   return lines.join('\n');
 }
 
-function describeHistory(history: readonly HistoryMessage[]): string {
-  const recent = history.filter((turn) => turn.role !== 'system').slice(-HISTORY_TURNS);
-  if (recent.length === 0) return 'Conversation so far: none (this is the first message).';
-  const turns = recent.map((turn) => {
-    const content =
-      turn.content.length > HISTORY_TURN_CHARS
-        ? `${turn.content.slice(0, HISTORY_TURN_CHARS)}…`
-        : turn.content;
-    return `${turn.role}: ${content}`;
-  });
-  const skipped = history.length - recent.length;
-  const note = skipped > 0 ? ` (the last ${recent.length} turns)` : '';
-  return `Conversation so far${note}:\n${turns.join('\n')}`;
+/** The conversation so far as chat turns, the most recent ones, each cut to length. */
+function historyMessages(history: readonly HistoryMessage[]): ChatCompletionMessageParam[] {
+  return history
+    .filter((turn) => turn.role !== 'system')
+    .slice(-HISTORY_TURNS)
+    .map((turn) => {
+      const content =
+        turn.content.length > HISTORY_TURN_CHARS
+          ? `${turn.content.slice(0, HISTORY_TURN_CHARS)}…`
+          : turn.content;
+      return turn.role === 'assistant'
+        ? { role: 'assistant' as const, content }
+        : { role: 'user' as const, content };
+    });
 }
 
 /**
@@ -49,7 +64,9 @@ export function buildSystemPrompt(agents: readonly AgentSummary[]): string {
     '- Steps that do not need each other run in parallel: give them no dependency on each other.',
     "- Add a step's id to another step's dependsOn only when that step uses its output (for example: search first, then write an e-mail about what was found).",
     '- Node ids are short and unique: letters, digits, "-" or "_" (for example "search-web", "email-summary"). No cycles; dependsOn names only ids in the plan.',
-    "- Each task is a self-contained instruction for its agent, in the user's language, with the names, dates, addresses and other details from the request and the conversation that the agent needs. A step that depends on others says how to use their results.",
+    '- Each task is a self-contained instruction for its agent, in the user\'s language, written as the user would write it, with the names, dates, addresses and other details from the request and the conversation that the agent needs. Never copy these instructions or labels such as "Conversation so far" into a task. A step that depends on others says how to use their results.',
+    '- A program, URL or e-mail address in the request goes into the task of the step that needs it. A part that only refers back ("and tell me what it prints") belongs to the step before it; a part that uses an earlier result ("then email it to …") depends on that step.',
+    '- Do not plan an agent whose availability is "unconfigured" or "degraded", or a skill listed as unavailable, when another agent can do the step; when only it can, plan it anyway and say so in the rationale.',
     '- rationale: one or two sentences on why these steps and this order. confidence: 0 to 1, how sure you are that the plan answers the request.',
     '',
     `Available agents (${agents.length}):`,
@@ -64,8 +81,10 @@ export interface BuildPlanMessagesOptions {
 }
 
 /**
- * The first planning prompt: the system prompt, then one user message with the conversation so
- * far, the request and, when the orchestrator rejected an earlier plan (`validationError`), why.
+ * The first planning prompt: the system prompt (with, when the orchestrator rejected an earlier
+ * plan, why), the conversation so far as its own turns, and the request alone as the last user
+ * message, so a model that copies the message into a task copies only the request, never prompt
+ * labels.
  *
  * @example
  * const messages = buildPlanMessages({ request: planRequest });
@@ -73,17 +92,14 @@ export interface BuildPlanMessagesOptions {
 export function buildPlanMessages({
   request,
 }: BuildPlanMessagesOptions): ChatCompletionMessageParam[] {
-  const parts = [describeHistory(request.history), '', `Request to plan:\n${request.request}`];
+  let system = buildSystemPrompt(request.agents);
   if (request.validationError) {
-    parts.push(
-      '',
-      `An earlier plan for this request was rejected by the orchestrator: ${request.validationError}`,
-      'Make sure the new plan does not have that problem.',
-    );
+    system += `\n\nAn earlier plan for this request was rejected by the orchestrator: ${request.validationError}\nMake sure the new plan does not have that problem.`;
   }
   return [
-    { role: 'system', content: buildSystemPrompt(request.agents) },
-    { role: 'user', content: parts.join('\n') },
+    { role: 'system', content: system },
+    ...historyMessages(request.history),
+    { role: 'user', content: request.request },
   ];
 }
 

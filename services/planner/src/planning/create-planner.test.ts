@@ -102,7 +102,9 @@ describe('createPlanner', () => {
       type: 'json_schema',
       json_schema: { name: 'plan', strict: true },
     });
-    const [system, user] = messagesOf(call);
+    const messages = messagesOf(call);
+    const [system] = messages;
+    const user = messages.at(-1);
     // The prompt lists every agent with its skills, tags and examples.
     for (const agent of FLEET_AGENTS) {
       expect(system?.content).toContain(`## ${agent.name}`);
@@ -115,17 +117,63 @@ describe('createPlanner', () => {
     expect(system?.content).toMatch(/smallest plan/);
     expect(system?.content).toMatch(/parallel/);
     expect(system?.content).toMatch(/dependsOn/);
-    expect(user?.content).toContain('user: We are planning the Lisbon offsite.');
-    expect(user?.content).toContain(`Request to plan:\n${REQUEST}`);
+    // The conversation as its own turns; the request alone as the last message.
+    expect(messages.slice(1, -1)).toEqual([
+      { role: 'user', content: 'We are planning the Lisbon offsite.' },
+      { role: 'assistant', content: 'Great, how can I help?' },
+    ]);
+    expect(user).toEqual({ role: 'user', content: REQUEST });
   });
 
   it('puts the orchestrator’s validation error into the first prompt', async () => {
     llm.enqueue({ json: validPlan });
     await planner().plan(planRequest({ validationError: 'node "x" names agent "nope"' }));
-    const [, user] = messagesOf(newRequests()[0]);
-    expect(user?.content).toContain(
+    const [system] = messagesOf(newRequests()[0]);
+    expect(system?.content).toContain(
       'An earlier plan for this request was rejected by the orchestrator: node "x" names agent "nope"',
     );
+  });
+
+  it('keeps prompt labels out of the tasks, even from a model that copies them', async () => {
+    llm.enqueue({
+      json: {
+        ...validPlan,
+        nodes: [
+          {
+            id: 'calc',
+            agent: 'code-agent',
+            skill: 'python',
+            task: 'Write Python for: Conversation so far: none (this is the first message). Request to plan: Compute something in Python for me.',
+            dependsOn: [],
+          },
+        ],
+      },
+    });
+    const result = await planner().plan(
+      planRequest({ request: 'Compute something in Python for me.', history: [] }),
+    );
+    expect(result.plan.nodes[0]?.task).toBe(
+      'Write Python for: Compute something in Python for me.',
+    );
+    const messages = messagesOf(newRequests()[0]);
+    for (const message of messages.slice(1))
+      expect(message.content).not.toMatch(/Conversation so far|Request to plan/);
+  });
+
+  it('tells the model which agents cannot work, and why', async () => {
+    llm.enqueue({ json: validPlan });
+    const agents = FLEET_AGENTS.map((agent) =>
+      agent.name === 'mail-agent'
+        ? {
+            ...agent,
+            availability: { state: 'unconfigured' as const, reason: 'set MAIL_IMAP_HOST' },
+          }
+        : agent,
+    );
+    await planner().plan(planRequest({ agents }));
+    const [system] = messagesOf(newRequests()[0]);
+    expect(system?.content).toContain('Availability: unconfigured (set MAIL_IMAP_HOST).');
+    expect(system?.content).toMatch(/Do not plan an agent whose availability is "unconfigured"/);
   });
 
   it('asks once more with the validation errors and uses the repaired plan', async () => {
@@ -137,9 +185,10 @@ describe('createPlanner', () => {
     expect(calls).toHaveLength(2);
     const second = messagesOf(calls[1]);
     // The first conversation, the rejected plan as the model's answer, then the problems.
-    expect(second.slice(0, 2)).toEqual(messagesOf(calls[0]));
-    expect(second[2]).toEqual({ role: 'assistant', content: JSON.stringify(ghostPlan) });
-    const repair = second[3]?.content ?? '';
+    expect(second.slice(0, messagesOf(calls[0]).length)).toEqual(messagesOf(calls[0]));
+    const first = messagesOf(calls[0]).length;
+    expect(second[first]).toEqual({ role: 'assistant', content: JSON.stringify(ghostPlan) });
+    const repair = second[first + 1]?.content ?? '';
     expect(repair).toContain('That plan cannot run');
     expect(repair).toContain('node "a" names agent "ghost-agent", which is not available');
     expect(repair).toContain('the plan has a cycle');

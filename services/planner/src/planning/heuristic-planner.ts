@@ -1,6 +1,13 @@
-import type { AgentSummary, Plan, PlanNode } from '@fleet/a2a';
+import type { AgentAvailability, AgentSummary, Plan, PlanNode } from '@fleet/a2a';
 import { maskCodeBlocks } from './code-blocks';
-import { splitIntoClauses, splitIntoSegments, type RequestClause } from './split-request';
+import { splitIntoClauses, splitIntoSegments, type ClauseSegment } from './split-request';
+import {
+  asksOwnDocuments,
+  impliedConcepts,
+  isQuestion,
+  refersBack,
+  startsNewPart,
+} from './request-cues';
 import { analyze, tokenize } from './tokenize';
 
 /** Where in an agent's card a word matched. */
@@ -86,7 +93,8 @@ function profileAgent(agent: AgentSummary): AgentProfile {
       addFeatures(features, { text: skill.description, source: 'description' });
       for (const example of skill.examples)
         addFeatures(features, { text: example, source: 'example' });
-      addFeatures(features, { text: skill.name, source: 'name' });
+      // A name's aside ("Send a mail (needs approval)") is a remark, not what the skill is for.
+      addFeatures(features, { text: skill.name.replace(/\([^)]*\)/g, ' '), source: 'name' });
       addFeatures(features, { text: skill.id, source: 'name' });
       for (const tag of skill.tags) {
         // A multi-word tag ("knowledge base") counts as much as a one-word one when all of it matches.
@@ -102,11 +110,26 @@ function profileAgent(agent: AgentSummary): AgentProfile {
 function documentFrequencyDiscount(profiles: readonly AgentProfile[]): (term: string) => number {
   const counts = new Map<string, number>();
   for (const profile of profiles) {
-    const terms = new Set(profile.skills.flatMap((skill) => [...skill.features.keys()]));
+    // Only what the cards state (tags and names): prose boilerplate ("Send a text part …") is not a
+    // statement of what an agent does.
+    const terms = new Set(
+      profile.skills.flatMap((skill) =>
+        [...skill.features.entries()]
+          .filter(([, feature]) => feature.source === 'tag' || feature.source === 'name')
+          .map(([term]) => term),
+      ),
+    );
     for (const term of terms) counts.set(term, (counts.get(term) ?? 0) + 1);
   }
   const total = profiles.length;
   return (term) => (total >= 2 && (counts.get(term) ?? 0) / total > 0.5 ? 0.5 : 1);
+}
+
+function statedWeight(matches: readonly TermMatch[]): number {
+  return matches.reduce(
+    (sum, match) => sum + (match.source === 'tag' || match.source === 'name' ? match.weight : 0),
+    0,
+  );
 }
 
 function scoreProfile(options: {
@@ -130,7 +153,11 @@ function scoreProfile(options: {
       });
     }
     const score = matches.reduce((sum, match) => sum + match.weight, 0);
-    if (score > best.score) best = { agent: profile.name, skill: skill.skill, score, matches };
+    // The skill whose tags and names match best; prose only breaks ties.
+    const stated = statedWeight(matches);
+    const bestStated = statedWeight(best.matches);
+    if (stated > bestStated || (stated === bestStated && score > best.score))
+      best = { agent: profile.name, skill: skill.skill, score, matches };
   }
   if (best.skill === undefined && profile.skills.length === 1) {
     best = { ...best, skill: profile.skills[0]?.skill };
@@ -147,25 +174,12 @@ function scoreAll(options: {
   const terms = new Map<string, string>();
   for (const token of analyze(options.text))
     if (!terms.has(token.term)) terms.set(token.term, token.word);
+  // Figures imply what the request does not say: "17% of 2,340" is a calculation.
+  for (const concept of impliedConcepts(options.text))
+    for (const term of tokenize(concept)) if (!terms.has(term)) terms.set(term, concept);
   return options.profiles
     .map((profile) => scoreProfile({ terms, profile, discount: options.discount }))
     .sort((left, right) => right.score - left.score);
-}
-
-/**
- * The agents that clearly match: over the threshold and not far behind the best. Prose (examples,
- * descriptions) only hints: beside an agent whose tags or name match, an agent matched by prose
- * alone is noise ("per year" in a question about documents is not a calculation).
- */
-function pickMatches(scores: readonly AgentScore[]): AgentScore[] {
-  const best = scores[0]?.score ?? 0;
-  const clear = scores.filter(
-    (score) => score.score >= MATCH_THRESHOLD && score.score >= best * RELATIVE_CUT,
-  );
-  const named = clear.filter((score) =>
-    score.matches.some((match) => match.source === 'tag' || match.source === 'name'),
-  );
-  return named.length > 0 ? named : clear;
 }
 
 /**
@@ -187,54 +201,6 @@ export function scoreAgents({
   return scoreAll({ text, profiles, discount: documentFrequencyDiscount(profiles) });
 }
 
-interface Assignment {
-  text: string;
-  match: AgentScore;
-  /** Under the threshold: the clause's closest agent, taken because nothing matched clearly. */
-  weak: boolean;
-}
-
-/**
- * One clause's agents: each part of the clause goes to the agents that clearly match it; when no
- * part and not the clause as a whole matches clearly, the closest agent (any match at all) takes
- * the whole clause.
- */
-function assignClause(options: {
-  clause: string;
-  profiles: readonly AgentProfile[];
-  discount: (term: string) => number;
-}): Assignment[] {
-  const { clause, profiles, discount } = options;
-  const score = (text: string): AgentScore[] => scoreAll({ text, profiles, discount });
-  // Parts nobody matches ("B" in "compare A and B") join their neighbour, so that no words are lost.
-  const groups: { start: number; end: number }[] = [];
-  let pendingStart: number | undefined;
-  for (const segment of splitIntoSegments(clause)) {
-    const matched = pickMatches(score(clause.slice(segment.start, segment.end))).length > 0;
-    const start = pendingStart ?? segment.start;
-    const previous = groups.at(-1);
-    if (matched) {
-      groups.push({ start, end: segment.end });
-      pendingStart = undefined;
-    } else if (previous) previous.end = segment.end;
-    else pendingStart = start;
-  }
-  if (groups.length > 0) {
-    return groups.flatMap(({ start, end }) => {
-      const text = clause.slice(start, end);
-      return pickMatches(score(text)).map((match) => ({ text, match, weak: false }));
-    });
-  }
-  // Evidence spread over several parts ("the internal wiki, the docs") still counts as a whole.
-  const whole = score(clause);
-  const clear = pickMatches(whole);
-  if (clear.length > 0) return clear.map((match) => ({ text: clause, match, weak: false }));
-  // A weak match needs a word of the card's own statement (name, tag, description): words of its
-  // example sentences alone ("last" of "what did I send last week?") are chance.
-  const closest = whole.find((score) => score.matches.some((match) => match.source !== 'example'));
-  return closest && closest.score > 0 ? [{ text: clause, match: closest, weak: true }] : [];
-}
-
 /** The tag by which an agent says it answers from the tenant's own knowledge (documents). */
 export const KNOWLEDGE_TAG = 'knowledge';
 
@@ -244,9 +210,12 @@ export const KNOWLEDGE_TAG = 'knowledge';
  * tenant's own documents.
  */
 function knowledgeSkill(agents: readonly AgentSummary[]): AgentScore | undefined {
-  for (const agent of agents) {
-    const skill = agent.skills.find((entry) => entry.tags.includes(KNOWLEDGE_TAG));
-    if (skill !== undefined) return { agent: agent.name, skill: skill.id, score: 0, matches: [] };
+  // A card without the tag may still say it: a skill tagged "knowledge base" or "documents".
+  for (const tags of [[KNOWLEDGE_TAG], ['knowledge base', 'documents']]) {
+    for (const agent of agents) {
+      const skill = agent.skills.find((entry) => entry.tags.some((tag) => tags.includes(tag)));
+      if (skill !== undefined) return { agent: agent.name, skill: skill.id, score: 0, matches: [] };
+    }
   }
   return undefined;
 }
@@ -315,31 +284,255 @@ function quote(text: string): string {
   return `"${text.length > 80 ? `${text.slice(0, 77)}...` : text}"`;
 }
 
+/** What the tenant's documents add to a part that asks about them ("our policy", "can I …"): more than one tag. */
+const DOCUMENT_BONUS = 4;
+
+/** What the word a part opens with adds when it is a tag or name: the verb says what to do. */
+const LEADING_VERB_BONUS = 0.5;
+
+/** A part of the request's clause, ranked. */
+interface RankedPart {
+  /** Offsets into the clause. */
+  start: number;
+  end: number;
+  /** Agents by evidence, best first; evidence is tag and name matches plus the document bonus. */
+  ranked: RankedAgent[];
+}
+
+interface RankedAgent {
+  score: AgentScore;
+  /** Tag and name matches (and the document bonus): what decides. */
+  evidence: number;
+  /** Everything, prose at half weight: what breaks ties. */
+  total: number;
+  /** The knowledge skill, ranked up because the part asks about the tenant's own documents. */
+  byDocuments: boolean;
+}
+
+interface PlanningContext {
+  agents: readonly AgentSummary[];
+  profiles: readonly AgentProfile[];
+  discount: (term: string) => number;
+  knowledge: AgentScore | undefined;
+  availability: ReadonlyMap<string, AgentAvailability>;
+}
+
+/**
+ * The skill of the chosen agent that fits the kind of request: a URL goes to the skill tagged
+ * "url"; a question goes to a skill that does not act for the user (no "approval" tag) when the
+ * agent has one that matches as well.
+ */
+function preferredSkill(
+  text: string,
+  score: AgentScore,
+  agents: readonly AgentSummary[],
+): string | undefined {
+  const agent = agents.find((entry) => entry.name === score.agent);
+  if (agent === undefined) return score.skill;
+  if (/\bhttps?:\/\//i.test(text)) {
+    const reader = agent.skills.find((skill) => skill.tags.includes('url'));
+    if (reader) return reader.id;
+  }
+  // The verb the part opens with names the skill ("check my drafts" searches them).
+  const [first] = analyze(text);
+  const byVerb = agent.skills.filter((skill) =>
+    skill.tags.some((tag) => tokenize(tag).length === 1 && tokenize(tag)[0] === first?.term),
+  );
+  if (byVerb.length === 1 && byVerb[0] !== undefined && !refersBack(text) && !isQuestion(text))
+    return byVerb[0].id;
+  const current = agent.skills.find((skill) => skill.id === score.skill);
+  if (isQuestion(text) && current?.tags.includes('approval')) {
+    const terms = new Set(score.matches.map((match) => match.term));
+    const readers = agent.skills.filter((skill) => !skill.tags.includes('approval'));
+    const reader =
+      readers.find((skill) =>
+        skill.tags.some((tag) => tokenize(tag).some((term) => terms.has(term))),
+      ) ?? readers[0];
+    if (reader) return reader.id;
+  }
+  return score.skill;
+}
+
+function rankText(text: string, context: PlanningContext): RankedAgent[] {
+  const scores = scoreAll({ text, profiles: context.profiles, discount: context.discount });
+  const own = asksOwnDocuments(text);
+  const [firstWord] = analyze(text);
+  const ranked = scores.map((score): RankedAgent => {
+    let evidence = 0;
+    let prose = 0;
+    // An agent without skills states what it does in its description alone.
+    const skillless =
+      context.agents.find((agent) => agent.name === score.agent)?.skills.length === 0;
+    for (const match of score.matches) {
+      if (
+        match.source === 'tag' ||
+        match.source === 'name' ||
+        (skillless && match.source === 'description')
+      )
+        evidence += match.weight;
+      else prose += match.weight;
+      // The verb a part opens with says most about what to do ("Google the opening hours").
+      if (match.term === firstWord?.term && (match.source === 'tag' || match.source === 'name'))
+        evidence += LEADING_VERB_BONUS;
+    }
+    // An agent's own name ("mail", "web", "code") is its plainest statement of what it does.
+    const ownName = new Set(tokenize(score.agent));
+    if (score.matches.some((match) => ownName.has(match.term))) evidence += 1;
+    const byDocuments =
+      own && context.knowledge !== undefined && score.agent === context.knowledge.agent;
+    if (byDocuments) evidence += DOCUMENT_BONUS;
+    const skill = byDocuments
+      ? context.knowledge?.skill
+      : preferredSkill(text, score, context.agents);
+    return {
+      score: { ...score, skill, score: evidence + prose / 2 },
+      evidence,
+      total: evidence + prose / 2,
+      byDocuments,
+    };
+  });
+  return ranked.sort((left, right) => right.evidence - left.evidence || right.total - left.total);
+}
+
+function isClear(agent: RankedAgent | undefined): agent is RankedAgent {
+  return agent !== undefined && agent.evidence >= MATCH_THRESHOLD;
+}
+
+/** A skill whose card says it works on what earlier steps produced (a mail to send, data to chart). */
+function usesEarlierResults(agents: readonly AgentSummary[], score: AgentScore): boolean {
+  const agent = agents.find((entry) => entry.name === score.agent);
+  const skill = agent?.skills.find((entry) => entry.id === score.skill);
+  const text = `${skill?.description ?? ''} ${agent?.description ?? ''}`;
+  return /\bearlier (?:plan )?steps?\b|\bprevious step\b/i.test(text);
+}
+
+/** Why an agent cannot do the work now, or undefined when it can. */
+function unavailability(
+  availability: ReadonlyMap<string, AgentAvailability>,
+  score: AgentScore,
+): string | undefined {
+  const state = availability.get(score.agent);
+  if (state === undefined || state.state === 'ready') {
+    if (score.skill !== undefined && state?.unavailableSkills?.includes(score.skill))
+      return `its skill ${score.skill} is unavailable${state.reason ? `: ${state.reason}` : ''}`;
+    return undefined;
+  }
+  if (
+    score.skill !== undefined &&
+    state.unavailableSkills !== undefined &&
+    !state.unavailableSkills.includes(score.skill) &&
+    state.state === 'degraded'
+  )
+    return undefined;
+  return `${state.state}${state.reason ? `: ${state.reason}` : ''}`;
+}
+
+/** One step of the plan being drawn. */
+interface DraftStep {
+  text: string;
+  match: AgentScore;
+  weak: boolean;
+  /** Indices of the draft steps it waits for. */
+  after: number[];
+  /** Why: "tags …", "the documents", "passed over …". */
+  notes: string[];
+  marker: string | undefined;
+  /** Where its text starts in its clause, when it came from the clause's parts. */
+  start?: number;
+}
+
+/**
+ * Picks the agent for a part: the best clear one that can work now; an agent that is
+ * unconfigured or degraded (or whose skill is unavailable) is passed over for another clear one,
+ * and planned anyway when it is the only one that fits.
+ */
+function chooseAgent(
+  ranked: readonly RankedAgent[],
+  context: PlanningContext,
+): { chosen: RankedAgent; notes: string[] } | undefined {
+  const clear = ranked.filter(isClear);
+  const [best] = clear;
+  if (best === undefined) return undefined;
+  const notes: string[] = [];
+  const why = unavailability(context.availability, best.score);
+  if (why === undefined) {
+    for (const other of clear) {
+      if (other === best || other.evidence < best.evidence * RELATIVE_CUT) continue;
+      const reason = unavailability(context.availability, other.score);
+      if (reason !== undefined) notes.push(`${other.score.agent} was passed over (${reason})`);
+    }
+    return { chosen: best, notes };
+  }
+  // Another agent that fits about as well (half the evidence) and can work now.
+  const alternative = clear.find(
+    (entry) =>
+      entry !== best &&
+      entry.evidence >= best.evidence * RELATIVE_CUT &&
+      unavailability(context.availability, entry.score) === undefined,
+  );
+  if (alternative) {
+    notes.push(`${best.score.agent} was passed over (${why}) for ${alternative.score.agent}`);
+    return { chosen: alternative, notes };
+  }
+  notes.push(
+    `${best.score.agent} is planned although it is ${why}, because no other agent can do this`,
+  );
+  return { chosen: best, notes };
+}
+
+function mergeSegments(clause: string, segments: readonly ClauseSegment[]): ClauseSegment[] {
+  // A part that does not start new work ("median and mode", "MySQL replication", a lone program)
+  // continues the one before it; a leading one joins the next.
+  const merged: ClauseSegment[] = [];
+  let pendingStart: number | undefined;
+  for (const segment of segments) {
+    const text = clause.slice(segment.start, segment.end);
+    const previous = merged.at(-1);
+    if (previous && !startsNewPart(text)) previous.end = segment.end;
+    else if (!previous && !startsNewPart(text) && segments.length > 1)
+      pendingStart ??= segment.start;
+    else {
+      merged.push({ start: pendingStart ?? segment.start, end: segment.end });
+      pendingStart = undefined;
+    }
+  }
+  if (pendingStart !== undefined) merged.push({ start: pendingStart, end: clause.length });
+  return merged;
+}
+
 /** Options for {@link planHeuristically}. */
 export interface HeuristicPlanOptions {
   request: string;
   agents: readonly AgentSummary[];
 }
 
+const CODE_PLACEHOLDER = /⟦code-block-\d+⟧/g;
+
 /**
  * The planner that needs no LLM (offline mode, and the fallback when the LLM's plan is unusable).
- * It scores every agent's skills against the request (see {@link scoreAgents}), splits the request
- * into clauses at ordering words ("then", "after that", "finally", "based on", …; see
- * `splitIntoClauses`), and builds the DAG from them:
+ * It reads the request as a person would draw its plan:
  *
- * - inside a clause, each part ("search the web for X", "look up our docs on Y") goes to every
- *   agent that clearly matches it, and those nodes run in parallel;
- * - clauses run in order: each clause's nodes depend on the nodes of the clause before;
- * - a clause no agent clearly matches goes whole to its closest agent, if any word matches at
- *   all; a clause nothing matches is skipped (the chain goes on from the clause before it), and
- *   when nothing in the request matches, the plan is empty with confidence 0.
+ * - it splits the request into clauses at ordering words ("then", "after that", "finally",
+ *   "based on", …; see `splitIntoClauses`); a clause waits for the one before it;
+ * - inside a clause it splits at "and", "also", commas and sentence ends only where new work
+ *   starts (a question, or an instruction opening with a verb): lists, numbers and "between A and
+ *   B" stay whole, and a quoted program, URL or address stays with the words around it;
+ * - each part goes to the agent whose card's tags and names it matches best; a question about
+ *   the tenant's own rules or documents ("our policy", "can I …", "who has to approve …") goes to
+ *   the skill tagged `knowledge`, and so does a question nothing else claims;
+ * - neighbouring parts for the same agent are one step (a second question keeps what the first
+ *   named; "and tell me what it prints" stays with "run this code"); a part for another agent
+ *   that points back ("email it to …", "forward them") waits for the step before; other parts run
+ *   in parallel;
+ * - a quoted program goes to the step that runs code;
+ * - an agent that is unconfigured or degraded, or whose skill is unavailable, is passed over
+ *   when another agent fits, and planned anyway when none does; the rationale says so.
  *
- * The rationale says which words matched which agent; the confidence (0.2–0.8) grows with the
- * match strength. Pure and deterministic.
+ * The confidence (0.2–0.8) grows with the match strength. Pure and deterministic.
  *
  * @example
  * planHeuristically({ request: 'find X in our documents, then email a summary to bob@example.com', agents });
- * // rag-1 → mail-1
+ * // rag-agent-1 → mail-agent-1
  */
 export function planHeuristically({ request, agents }: HeuristicPlanOptions): Plan {
   if (agents.length === 0) {
@@ -350,70 +543,187 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
     };
   }
   const profiles = agents.map(profileAgent);
-  const discount = documentFrequencyDiscount(profiles);
+  const context: PlanningContext = {
+    agents,
+    profiles,
+    discount: documentFrequencyDiscount(profiles),
+    knowledge: knowledgeSkill(agents),
+    availability: new Map(
+      agents.flatMap((agent) =>
+        agent.availability ? [[agent.name, agent.availability] as const] : [],
+      ),
+    ),
+  };
   const masked = maskCodeBlocks(request);
-  const clauses: RequestClause[] = splitIntoClauses(masked.text);
-  const nodes: PlanNode[] = [];
-  const used: AgentScore[] = [];
-  const steps: string[] = [];
-  const counters = new Map<string, number>();
-  let previous: string[] = [];
-  let truncated = false;
+  const steps: DraftStep[] = [];
+  let previousClause: number[] = [];
 
-  for (const clause of clauses) {
-    const assignments = assignClause({ clause: clause.text, profiles, discount });
-    if (assignments.length === 0) continue;
-    const ids: string[] = [];
-    const described: string[] = [];
-    for (const { text, match, weak } of assignments) {
-      if (nodes.length >= MAX_NODES) {
-        truncated = true;
-        break;
-      }
-      const prefix = nodeIdPrefix(match.agent);
-      const count = (counters.get(prefix) ?? 0) + 1;
-      counters.set(prefix, count);
-      const id = `${prefix}-${count}`;
-      nodes.push({
-        id,
-        agent: match.agent,
-        ...(match.skill ? { skill: match.skill } : {}),
-        task: masked.restore(phraseTask(text, previous)),
-        dependsOn: previous,
-      });
-      ids.push(id);
-      used.push(match);
-      const strength = weak ? ' (a weak match: nothing fits better)' : '';
-      described.push(`${id} = ${describeMatch(match)}${strength} for ${quote(text.trim())}`);
+  for (const clause of splitIntoClauses(masked.text)) {
+    const parts: RankedPart[] = mergeSegments(clause.text, splitIntoSegments(clause.text)).map(
+      (segment) => ({
+        ...segment,
+        ranked: rankText(clause.text.slice(segment.start, segment.end), context),
+      }),
+    );
+    // Parts nobody clearly matches join a neighbour, so that no words are lost.
+    const groups: RankedPart[] = [];
+    let pending: number | undefined;
+    for (const part of parts) {
+      const previous = groups.at(-1);
+      if (isClear(part.ranked[0])) {
+        groups.push({ ...part, start: pending ?? part.start });
+        pending = undefined;
+      } else if (previous) previous.end = part.end;
+      else pending ??= part.start;
     }
-    if (ids.length === 0) break;
-    const order =
-      previous.length === 0
-        ? ''
-        : ` after ${previous.join(', ')} (the request says "${clause.marker ?? 'then'}")`;
-    const parallel = ids.length > 1 ? ', in parallel' : '';
-    steps.push(`Step ${steps.length + 1}${order}${parallel}: ${described.join('; ')}.`);
-    previous = ids;
+    const clauseSteps: DraftStep[] = [];
+    const firstOfClause = steps.length;
+    if (groups.length === 0) {
+      const whole = clause.text;
+      // Nothing here names an agent: a clause that only refers back ("then explain it") belongs
+      // to the step before; a question goes to the documents; anything else to its closest agent.
+      const ranked = rankText(whole, context);
+      const closest = ranked.find((entry) =>
+        entry.score.matches.some((match) => match.source !== 'example'),
+      );
+      const last = steps.at(-1);
+      if (
+        last !== undefined &&
+        (refersBack(whole) || !isQuestion(whole)) &&
+        !(closest && closest.total > 0)
+      ) {
+        last.text = `${last.text}, then ${whole}`;
+        continue;
+      }
+      const pick = !isQuestion(whole)
+        ? closest && closest.total > 0
+          ? { match: closest.score, weak: true }
+          : undefined
+        : context.knowledge
+          ? { match: context.knowledge, weak: true }
+          : undefined;
+      if (pick === undefined) continue;
+      clauseSteps.push({
+        text: whole,
+        match: pick.match,
+        weak: pick.weak,
+        after: [...previousClause],
+        notes: [
+          pick.match === context.knowledge
+            ? `nothing else claims it, so it goes to the skill tagged "${KNOWLEDGE_TAG}" (or "knowledge base", "documents"): the tenant's documents are the likeliest source`
+            : '',
+        ],
+        marker: clause.marker,
+      });
+    } else {
+      for (const group of groups) {
+        const text = clause.text.slice(group.start, group.end);
+        const ranked = rankText(text, context);
+        const choice = chooseAgent(ranked, context);
+        if (choice === undefined) continue;
+        const { chosen, notes } = choice;
+        const lastInClause = clauseSteps.at(-1);
+        // "… and summarise it": a part that points back and says no more than its verb is part of
+        // the step before it.
+        const firstTerm = analyze(text)[0]?.term;
+        if (
+          lastInClause &&
+          refersBack(text) &&
+          chosen.score.matches.every((match) => match.term === firstTerm)
+        ) {
+          lastInClause.text = clause.text.slice(lastInClause.start ?? group.start, group.end);
+          const rescored = chooseAgent(rankText(lastInClause.text, context), context);
+          if (rescored && rescored.chosen.score.agent === lastInClause.match.agent)
+            lastInClause.match = rescored.chosen.score;
+          continue;
+        }
+        // The same agent again: one step, so the second part keeps what the first one named.
+        if (lastInClause && lastInClause.match.agent === chosen.score.agent) {
+          const combined = clause.text.slice(lastInClause.start ?? group.start, group.end);
+          lastInClause.text = combined;
+          lastInClause.notes.push(...notes);
+          const rescored = chooseAgent(rankText(combined, context), context);
+          if (rescored && rescored.chosen.score.agent === lastInClause.match.agent)
+            lastInClause.match = rescored.chosen.score;
+          continue;
+        }
+        // A part that asks for the tenant's documents and hands them to an agent that works on
+        // earlier results ("email the SLA summary to …"): the documents first.
+        const documents = ranked.find((entry) => entry.byDocuments && isClear(entry));
+        const consumer =
+          documents === chosen
+            ? ranked.find(
+                (entry) =>
+                  entry !== documents &&
+                  entry.evidence >= WEIGHTS.tag &&
+                  usesEarlierResults(agents, entry.score),
+              )
+            : usesEarlierResults(agents, chosen.score)
+              ? chosen
+              : undefined;
+        if (documents && consumer && consumer !== documents) {
+          clauseSteps.push({
+            text,
+            match: documents.score,
+            weak: false,
+            after: [...previousClause],
+            notes: ["it asks about the tenant's own documents"],
+            marker: clause.marker,
+          });
+          clauseSteps.push({
+            text,
+            match: consumer.score,
+            weak: false,
+            after: [firstOfClause + clauseSteps.length - 1],
+            notes,
+            marker: 'the document it names',
+          });
+          continue;
+        }
+        const after =
+          lastInClause && refersBack(text)
+            ? [firstOfClause + clauseSteps.length - 1]
+            : [...previousClause];
+        clauseSteps.push({
+          text,
+          match: chosen.score,
+          weak: false,
+          after,
+          start: group.start,
+          notes: [
+            ...(chosen.byDocuments ? ["it asks about the tenant's own documents or rules"] : []),
+            ...notes,
+          ],
+          marker: lastInClause && refersBack(text) ? 'a word pointing back' : clause.marker,
+        });
+      }
+    }
+    if (clauseSteps.length === 0) continue;
+    steps.push(...clauseSteps);
+    // The next clause waits for this clause's last steps: those no other step of it waits for.
+    const indices = clauseSteps.map((_, index) => firstOfClause + index);
+    const waitedFor = new Set(clauseSteps.flatMap((step) => step.after));
+    previousClause = indices.filter((index) => !waitedFor.has(index));
   }
 
-  const knowledge = nodes.length === 0 ? knowledgeSkill(agents) : undefined;
-  if (knowledge !== undefined) {
-    const id = `${nodeIdPrefix(knowledge.agent)}-1`;
-    return {
-      nodes: [
-        {
-          id,
-          agent: knowledge.agent,
-          skill: knowledge.skill,
-          task: masked.restore(phraseTask(masked.text, [])),
-          dependsOn: [],
-        },
-      ],
-      rationale: `No agent's card matches the request, so it goes to ${id} = ${knowledge.agent} (${knowledge.skill}), the skill tagged "${KNOWLEDGE_TAG}": a request nothing else claims is most likely about the tenant's own documents.`,
-      confidence: 0.2,
-    };
+  // A quoted program belongs to the step that runs code, wherever the request put it.
+  const codeSteps = steps.filter((step) => {
+    const agent = agents.find((entry) => entry.name === step.match.agent);
+    const skill = agent?.skills.find((entry) => entry.id === step.match.skill);
+    return (skill?.tags ?? []).some((tag) => tag === 'code' || tag === 'python');
+  });
+  if (codeSteps.length === 1) {
+    const [code] = codeSteps;
+    for (const step of steps) {
+      if (step === code || code === undefined) continue;
+      const blocks = step.text.match(CODE_PLACEHOLDER) ?? [];
+      if (blocks.length === 0) continue;
+      step.text = step.text.replace(CODE_PLACEHOLDER, '').replace(/[\s:]+$/, '');
+      code.text = `${code.text.replace(/[\s.:]+$/, '')}: ${blocks.join('\n')}`;
+    }
   }
-  if (nodes.length === 0) {
+
+  if (steps.length === 0) {
     return {
       nodes: [],
       rationale: `No agent fits the request: none of its words appear in the names, tags, examples or descriptions of ${agents.map((agent) => agent.name).join(', ')}.`,
@@ -421,10 +731,55 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
     };
   }
 
-  const limit = truncated ? ` The plan stops at ${MAX_NODES} steps.` : '';
+  const kept = steps.slice(0, MAX_NODES);
+  const ids: string[] = [];
+  const counters = new Map<string, number>();
+  for (const step of kept) {
+    const prefix = nodeIdPrefix(step.match.agent);
+    const count = (counters.get(prefix) ?? 0) + 1;
+    counters.set(prefix, count);
+    ids.push(`${prefix}-${count}`);
+  }
+  const nodes: PlanNode[] = kept.map((step, index) => {
+    const dependsOn = step.after.flatMap((at) => (ids[at] === undefined ? [] : [ids[at]]));
+    return {
+      id: ids[index] ?? `step-${index + 1}`,
+      agent: step.match.agent,
+      ...(step.match.skill ? { skill: step.match.skill } : {}),
+      task: masked.restore(phraseTask(step.text, dependsOn)),
+      dependsOn,
+    };
+  });
+  const described = kept.map((step, index) => {
+    const node = nodes[index];
+    const order =
+      node && node.dependsOn.length > 0
+        ? ` after ${node.dependsOn.join(', ')} (the request says "${step.marker ?? 'then'}")`
+        : '';
+    const matched =
+      step.match.matches.length > 0
+        ? describeMatch(step.match)
+        : `${step.match.agent}${step.match.skill ? `/${step.match.skill}` : ''}`;
+    const strength = step.weak ? ' (a weak match: nothing fits better)' : '';
+    const notes = step.notes.filter((note) => note !== '');
+    const why = notes.length > 0 ? `; ${notes.join('; ')}` : '';
+    return `${ids[index] ?? ''} = ${matched}${strength}${order} for ${quote(step.text.trim())}${why}.`;
+  });
+  const limit = steps.length > MAX_NODES ? ` The plan stops at ${MAX_NODES} steps.` : '';
+  const byWait = new Map<string, string[]>();
+  nodes.forEach((node) => {
+    const key = node.dependsOn.join(',');
+    byWait.set(key, [...(byWait.get(key) ?? []), node.id]);
+  });
+  const parallel = [...byWait.values()]
+    .filter((group) => group.length > 1)
+    .map((group) => ` ${group.join(', ')} run in parallel.`)
+    .join('');
   return {
     nodes,
-    rationale: `Heuristic plan from keyword matches against the agents' skills. ${steps.join(' ')}${limit}`,
-    confidence: confidenceOf(used),
+    rationale: `Heuristic plan from the request's parts and the agents' skills. ${described.join(' ')}${parallel}${limit}`,
+    confidence: confidenceOf(
+      kept.map((step) => (step.weak ? { ...step.match, score: 0 } : step.match)),
+    ),
   };
 }

@@ -57,6 +57,28 @@ function dropUnknownSkills(plan: Plan, agents: readonly AgentSummary[]): Plan {
   };
 }
 
+/** Labels of the planning prompt a model may copy into a task, with what follows them on their line. */
+const CONVERSATION_LABEL = /Conversation so far[^:\n]*:[^\n]*?(?=Request to plan:|\n|$)/gi;
+const REQUEST_LABEL = /Request to plan:\s*/gi;
+
+/**
+ * Tasks are shown to people and sent to agents: a model that copied prompt labels ("Conversation
+ * so far: none …", "Request to plan:") into a task has them taken out.
+ */
+function withoutPromptLabels(plan: Plan): Plan {
+  return {
+    ...plan,
+    nodes: plan.nodes.map((node) => {
+      const task = node.task
+        .replace(CONVERSATION_LABEL, ' ')
+        .replace(REQUEST_LABEL, ' ')
+        .replace(/[ \t]{2,}/g, ' ')
+        .trim();
+      return task === node.task || task === '' ? node : { ...node, task };
+    }),
+  };
+}
+
 /**
  * Plans with LLM structured output (zod `planSchema` through `generateObject`) and checks the plan
  * with `validatePlan` against the available agents. A plan that fails the check, or JSON that does
@@ -120,7 +142,7 @@ export async function planWithLlm({
       const message = error instanceof Error ? error.message : String(error);
       return { success: false, reason: `The LLM call failed: ${message}`, attempts, cause: error };
     }
-    const cleaned = dropUnknownSkills(plan, request.agents);
+    const cleaned = withoutPromptLabels(dropUnknownSkills(plan, request.agents));
     const validation = validatePlan(cleaned, agentNames);
     if (validation.valid) return { success: true, plan: cleaned, attempts };
     lastErrors = validation.errors;

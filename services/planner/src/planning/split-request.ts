@@ -60,9 +60,10 @@ function splitBasedOn(clause: RequestClause): RequestClause[] {
       { text: second, marker },
     ].filter((part) => part.text !== '');
   }
-  // "A based on B."
+  // "A based on B." When B only names a source ("our handbook"), its step needs A's subject.
+  const sourceOnly = after.split(/\s+/).length <= 3;
   return [
-    { ...clause, text: after },
+    { ...clause, text: sourceOnly ? `Find what ${after} says for this: ${before}` : after },
     { text: before, marker },
   ].filter((part) => part.text !== '');
 }

@@ -147,6 +147,25 @@ const STOPWORDS = new Set([
   'your',
 ]);
 
+/**
+ * Stems that mean what another stem means, as cards and people spell them: "docs" is
+ * "documents", "compute" is "calculation", "summarize" is "summarise", a graph is a chart.
+ */
+const SYNONYMS = new Map([
+  ['doc', 'document'],
+  ['email', 'mail'],
+  ['find', 'search'],
+  ['check', 'search'],
+  ['calculat', 'calculation'],
+  ['comput', 'calculation'],
+  ['summariz', 'summaris'],
+  ['graph', 'chart'],
+  ['histogram', 'chart'],
+  ['analyz', 'analys'],
+  ['analysi', 'analys'],
+  ['analysis', 'analys'],
+]);
+
 const VOWEL = /[aeiouy]/;
 
 function undouble(base: string): string {
@@ -208,7 +227,7 @@ export function analyze(text: string): Token[] {
       .replace(/[^\p{L}\p{N}]+/gu, ' ')
       .split(' ')
       .filter((word) => word.length > 1 && !STOPWORDS.has(word))
-      .map((word) => ({ term: stem(word), word }))
+      .map((word) => ({ term: SYNONYMS.get(stem(word)) ?? stem(word), word }))
   );
 }
 
