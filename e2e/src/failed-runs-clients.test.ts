@@ -161,14 +161,14 @@ describe('a failed program read as an answer by the clients', () => {
     nextPlan = codePlan();
     nextProgram = MEMORY_HOG;
     const answer = await chat.invoke('Run this Python code (langchain)');
-    expect(String(answer.content)).toMatch(/memory limit/);
+    expect(answer.text).toMatch(/memory limit/);
     expect(answer.response_metadata['finish_reason']).toBe('stop');
 
     nextPlan = codePlan();
     nextProgram = RAISES;
     let text = '';
     for await (const chunk of await chat.stream('Run this Python code (langchain stream)')) {
-      text += String(chunk.content);
+      text += chunk.text;
     }
     expect(text).toContain('ValueError: no such account: 42');
   }, 90_000);
