@@ -22,6 +22,7 @@ export {
   approvalKindSchema,
   approvalSchema,
   isActiveStatus,
+  isAnswered,
   sessionEventSchema,
   syncWaitingStatus,
   sessionNodeSchema,

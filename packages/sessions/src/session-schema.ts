@@ -1,12 +1,15 @@
 import {
   approvalStatusSchema,
+  isFleetFailure,
   citationSchema,
   historyMessageSchema,
   instructionModeSchema,
   nodeStateSchema,
   planSchema,
   riskSchema,
+  runStateSchema,
   runUsageSchema,
+  stepFailureSchema,
   stepUsageSchema,
 } from '@fleet/a2a';
 import { z } from 'zod';
@@ -80,6 +83,8 @@ export const sessionNodeSchema = z.object({
   /** The agent's structured output, kept so a resumed run can feed the node's dependents. */
   data: z.unknown().optional(),
   error: z.string().optional(),
+  /** Set on a failed node: failed for a reason of its task or of the fleet (`StepFailure`). */
+  failure: stepFailureSchema.optional(),
   /** The agent's A2A task (for GetTask, CancelTask and approval continuations). */
   taskId: z.string().optional(),
   /** The approval the node waits for, or waited for. */
@@ -108,6 +113,8 @@ export const sessionResultSchema = z.object({
   failedNodes: z.array(z.string()),
   /** The run's model usage (docs/architecture.md §3), so a stored answer reports it too. */
   usage: runUsageSchema.optional(),
+  /** How much of the run's work was done (`RunState`); absent in sessions that predate it. */
+  state: runStateSchema.optional(),
 });
 export type SessionResult = z.infer<typeof sessionResultSchema>;
 
@@ -144,7 +151,10 @@ export const sessionSchema = z.object({
    * it instead of starting from nothing.
    */
   usage: z.array(stepUsageSchema).optional(),
-  /** Why the run failed, when it did. */
+  /**
+   * Why the run failed, when it did (status `failed`): the fleet's failure, or what went wrong
+   * with the steps of a run answered with that explanation (its `result`).
+   */
   error: z.string().optional(),
 });
 export type Session = z.infer<typeof sessionSchema>;
@@ -181,4 +191,23 @@ export function syncWaitingStatus(draft: Session): void {
     : pending.length > 0
       ? 'waiting_input'
       : 'running';
+}
+
+/**
+ * True when the session ended with an answer for its client: `completed`, or `failed` for reasons
+ * of its tasks — its result says, per step, what went wrong (docs/architecture.md §5,
+ * "Failures"). False while it runs, when it was canceled, and when the fleet failed it (planning
+ * failed, or every step failed for the fleet's reasons): those end as API errors.
+ *
+ * @example
+ * if (isAnswered(session)) replay(session.result);
+ */
+export function isAnswered(session: Session): boolean {
+  if (session.result === undefined) return false;
+  if (session.status === 'completed') return true;
+  if (session.status !== 'failed') return false;
+  const nodes = (session.plan?.nodes ?? []).map(
+    (node) => session.nodes[node.id] ?? { state: 'skipped' as const },
+  );
+  return !isFleetFailure(nodes);
 }

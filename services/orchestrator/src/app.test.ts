@@ -124,6 +124,13 @@ describe('orchestrator (service)', () => {
         }),
       }),
       await startTestAgent({
+        name: 'gone-agent',
+        token: TOKEN,
+        execute: answering(() => [
+          { type: 'artifact', artifact: { name: 'result', parts: [textPart('still here')] } },
+        ]),
+      }),
+      await startTestAgent({
         name: 'slow-agent',
         token: TOKEN,
         cancelOnDisconnect: false,
@@ -263,7 +270,7 @@ describe('orchestrator (service)', () => {
     ]);
     expect(progress[1]).toEqual({
       type: 'plan-start',
-      agents: ['web-agent', 'writer', 'broken-agent', 'slow-agent'],
+      agents: ['web-agent', 'writer', 'broken-agent', 'gone-agent', 'slow-agent'],
     });
     expect(progress[2]).toEqual({ type: 'plan-end', plan, source: 'request' });
     const nodeEnds = progress.filter((event) => event.type === 'node-end');
@@ -355,7 +362,7 @@ describe('orchestrator (service)', () => {
     });
   });
 
-  it('fails a run whose only step failed, keeping the answer that says why', async () => {
+  it('answers a run whose only step failed for a reason of its task, with the run state failed', async () => {
     const plan: Plan = {
       nodes: [{ id: 'mail', agent: 'broken-agent', task: 'Read the mailbox', dependsOn: [] }],
       rationale: 'one step',
@@ -364,26 +371,70 @@ describe('orchestrator (service)', () => {
     const events = await collect(orchestrate('Read my mail', { tenant: 'acme', plan }));
     const last = events.at(-1);
     if (last === undefined || !('statusUpdate' in last)) throw new Error('expected a final status');
-    expect(last.statusUpdate.status.state).toBe('TASK_STATE_FAILED');
-    expect(partsText(last.statusUpdate.status.message?.parts ?? [])).toMatch(
-      /^Every step failed — mail \(broken-agent\): /,
-    );
+    // The agent reported its own failure: an answer for the client, not a failure of the fleet.
+    expect(last.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(last.statusUpdate.metadata).toMatchObject({ runState: 'failed' });
     const progress = events.flatMap((event) => {
       if (!('statusUpdate' in event)) return [];
       const data = findData(event.statusUpdate.status.message?.parts ?? [], progressEnvelope);
       return data === undefined ? [] : [data.progress];
     });
     expect(progress.at(-1)).toEqual({ type: 'run-end', state: 'failed' });
-    // The answer (which step failed and why) still comes, before the failure.
     const answer = events.find((event) => 'artifactUpdate' in event);
-    expect(answer === undefined ? '' : partsText(answer.artifactUpdate.artifact.parts)).toMatch(
-      /mail/,
+    if (answer === undefined || !('artifactUpdate' in answer))
+      throw new Error('expected an answer');
+    expect(partsText(answer.artifactUpdate.artifact.parts)).toContain(
+      'Steps that failed: Read the mailbox (by the broken agent): the mailbox does not exist.',
+    );
+    expect(findData(answer.artifactUpdate.artifact.parts, runResultSchema)).toMatchObject({
+      state: 'failed',
+      failedNodes: ['mail'],
+      nodes: [
+        { id: 'mail', state: 'failed', failure: 'task', error: 'the mailbox does not exist' },
+      ],
+    });
+    const sessionId = (last.statusUpdate.metadata as { sessionId: string }).sessionId;
+    expect(await sessions.get(sessionId)).toMatchObject({
+      status: 'failed',
+      error: 'No step was done — mail (broken-agent): the mailbox does not exist',
+      result: { failedNodes: ['mail'], state: 'failed' },
+      nodes: { mail: { state: 'failed', failure: 'task' } },
+    });
+    // A resume of the ended session answers the same way.
+    const resumed = await collect(
+      orchestrate('resume', { tenant: 'acme', resumeSessionId: sessionId }),
+    );
+    const resumedEnd = resumed.at(-1);
+    expect(resumedEnd !== undefined && 'statusUpdate' in resumedEnd).toBe(true);
+    if (resumedEnd !== undefined && 'statusUpdate' in resumedEnd) {
+      expect(resumedEnd.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+    }
+  });
+
+  it('fails the run when its only agent cannot be reached: the fleet failed, not the task', async () => {
+    // Discovered while up (its card is cached), then gone.
+    expect((await directory.availableAgents()).map((agent) => agent.name)).toContain('gone-agent');
+    const goneUrl = (await directory.findAgent('gone-agent'))?.url;
+    const gone = agents.findIndex((agent) => agent.url === goneUrl);
+    expect(gone).toBeGreaterThanOrEqual(0);
+    await agents.splice(gone, 1)[0]?.shutdown();
+    const plan: Plan = {
+      nodes: [{ id: 'look', agent: 'gone-agent', task: 'Look it up', dependsOn: [] }],
+      rationale: 'one step',
+      confidence: 1,
+    };
+    const events = await collect(orchestrate('Look it up', { tenant: 'acme', plan }));
+    const last = events.at(-1);
+    if (last === undefined || !('statusUpdate' in last)) throw new Error('expected a final status');
+    expect(last.statusUpdate.status.state).toBe('TASK_STATE_FAILED');
+    expect(partsText(last.statusUpdate.status.message?.parts ?? [])).toMatch(
+      /^The fleet could not run any step — look \(gone-agent\): /,
     );
     const sessionId = (last.statusUpdate.metadata as { sessionId: string }).sessionId;
     expect(await sessions.get(sessionId)).toMatchObject({
       status: 'failed',
-      error: expect.stringMatching(/^Every step failed/),
-      result: { failedNodes: ['mail'] },
+      nodes: { look: { state: 'failed', failure: 'fleet' } },
+      result: { state: 'failed' },
     });
   });
 

@@ -367,6 +367,24 @@ export const progressEventSchema = z.discriminatedUnion('type', [
 ]);
 export type ProgressEvent = z.infer<typeof progressEventSchema>;
 
+/**
+ * Why a step ended without its work done (docs/architecture.md §5, "Failures"): `task`, for a
+ * reason of the task itself that its agent reported (a program that erred or hit a limit, nothing
+ * found, an agent not configured or refusing, a person's denial); `fleet`, because the fleet could
+ * not do it (the agent unreachable or silent after retries, its circuit open, its own upstream
+ * failing, a replica lost mid-step).
+ */
+export const stepFailureSchema = z.enum(['task', 'fleet']);
+export type StepFailure = z.infer<typeof stepFailureSchema>;
+
+/**
+ * How much of a run's work was done: `completed` (every step), `partial` (some step was not
+ * done: failed, declined or not run, while another was done, or a person declined every step),
+ * `failed` (no step was done and at least one failed).
+ */
+export const runStateSchema = z.enum(['completed', 'partial', 'failed']);
+export type RunState = z.infer<typeof runStateSchema>;
+
 /** A node as the run's result reports it. */
 export const nodeReportSchema = z.object({
   id: z.string(),
@@ -375,6 +393,8 @@ export const nodeReportSchema = z.object({
   durationMs: z.number().optional(),
   attempts: z.number().int().min(0),
   error: z.string().optional(),
+  /** Set on a step that failed: whether for a reason of its task or of the fleet. */
+  failure: stepFailureSchema.optional(),
 });
 export type NodeReport = z.infer<typeof nodeReportSchema>;
 
@@ -425,5 +445,7 @@ export const runResultSchema = z.object({
   composer: z.enum(['llm', 'offline']),
   /** The run's model usage (absent from orchestrators that predate it). */
   usage: runUsageSchema.optional(),
+  /** How much of the work was done (absent from orchestrators that predate it). */
+  state: runStateSchema.optional(),
 });
 export type RunResult = z.infer<typeof runResultSchema>;

@@ -22,7 +22,9 @@ export {
   progressEventSchema,
   RESULT_ARTIFACT_NAME,
   runResultSchema,
+  runStateSchema,
   runUsageSchema,
+  stepFailureSchema,
   stepUsageSchema,
   tokenUsageSchema,
 } from './conventions';
@@ -47,7 +49,9 @@ export type {
   PlanResult,
   ProgressEvent,
   RunResult,
+  RunState,
   RunUsage,
+  StepFailure,
   StepUsage,
   TokenUsage,
 } from './conventions';
@@ -79,3 +83,5 @@ export {
   usageKnown,
 } from './usage';
 export type { StepUsageOptions } from './usage';
+export { isFleetFailure, runState } from './run-state';
+export type { StepEnd } from './run-state';

@@ -167,7 +167,7 @@ for (const [index, version] of VERSIONS.entries()) {
           const run = await sandbox.run({ code: FORK_PROGRAM });
           expect(run.outcome).toBe('memory-limit');
           expect(run.limitMessage).toBe(
-            "Stopped: the program used more than 512 MiB of memory in total (all its processes together, the run's memory limit), so the whole run was killed.",
+            "Stopped: the program used more than 512 MiB of memory in total (all its processes together, the run's memory limit), so the whole run was killed. Use less memory, or ask an operator to raise CODE_AGENT_RUN_MEMORY_LIMIT.",
           );
           expect(run.stdout).not.toContain('all done');
           expect(run.exitCode).toBeNull();

@@ -75,11 +75,13 @@ export function classifyOutcome(
 }
 
 /**
- * One sentence on what a limit did, for people: `null` for `ok` and `error`, which the exit code
- * and stderr explain.
+ * What a limit did, for people, and what they can do about it (change the program, or have an
+ * operator raise the limit, named by its variable): `null` for `ok` and `error`, which the exit
+ * code and stderr explain.
  *
  * @example
- * describeOutcome('timeout', limits); // 'Stopped: it ran longer than the 20 s wall-clock limit.'
+ * describeOutcome('timeout', limits);
+ * // 'Stopped: it ran longer than the 20 s wall-clock limit. Make it finish sooner, or ask an operator to raise CODE_AGENT_TIMEOUT_MS.'
  */
 export function describeOutcome(
   outcome: RunOutcome,
@@ -91,23 +93,28 @@ export function describeOutcome(
     case 'error':
       return null;
     case 'timeout':
-      return `Stopped: it ran longer than the ${formatSeconds(limits.wallClockMs)} wall-clock limit.`;
+      return `Stopped: it ran longer than the ${formatSeconds(limits.wallClockMs)} wall-clock limit. ${raise('Make it finish sooner', 'CODE_AGENT_TIMEOUT_MS')}`;
     case 'cpu-limit':
-      return `Stopped: it used more than the ${limits.cpuSeconds} s CPU-time limit.`;
+      return `Stopped: it used more than the ${limits.cpuSeconds} s CPU-time limit. ${raise('Make it do less work', 'CODE_AGENT_CPU_SECONDS')}`;
     case 'memory-limit':
       if (runMemoryExceeded) {
-        return `Stopped: the program used more than ${formatBytes(limits.runMemoryBytes)} of memory in total (all its processes together, the run's memory limit), so the whole run was killed.`;
+        return `Stopped: the program used more than ${formatBytes(limits.runMemoryBytes)} of memory in total (all its processes together, the run's memory limit), so the whole run was killed. ${raise('Use less memory', 'CODE_AGENT_RUN_MEMORY_LIMIT')}`;
       }
-      return `Stopped: it tried to use more than the ${formatBytes(limits.memoryBytes)} memory limit (MemoryError).`;
+      return `Stopped: it tried to use more than the ${formatBytes(limits.memoryBytes)} memory limit (MemoryError). ${raise('Use less memory', 'CODE_AGENT_MEMORY_LIMIT')}`;
     case 'file-size-limit':
-      return `Stopped: it tried to write a file larger than the ${formatBytes(limits.maxFileBytes)} file-size limit.`;
+      return `Stopped: it tried to write a file larger than the ${formatBytes(limits.maxFileBytes)} file-size limit. ${raise('Write smaller files', 'CODE_AGENT_MAX_FILE_SIZE')}`;
     case 'process-limit':
-      return `Stopped: it tried to start more processes than the process limit allows (${limits.maxProcesses} processes and threads, the sandbox's own included).`;
+      return `Stopped: it tried to start more processes than the process limit allows (${limits.maxProcesses} processes and threads, the sandbox's own included). ${raise('Start fewer processes or threads', 'CODE_AGENT_MAX_PROCESSES')}`;
     case 'output-limit':
-      return `Stopped: it printed more than the ${formatBytes(limits.maxOutputBytes)} output limit; the output is cut there.`;
+      return `Stopped: it printed more than the ${formatBytes(limits.maxOutputBytes)} output limit; the output is cut there. ${raise('Print less', 'CODE_AGENT_MAX_OUTPUT')}`;
     case 'canceled':
       return 'Stopped: the task was canceled.';
   }
+}
+
+/** What a person can do about a limit: change the program, or have an operator raise it. */
+function raise(change: string, variable: string): string {
+  return `${change}, or ask an operator to raise ${variable}.`;
 }
 
 function formatSeconds(milliseconds: number): string {

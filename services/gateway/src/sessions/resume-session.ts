@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import type { A2AClient } from '@fleet/a2a/client';
 import { BadRequestError, ConflictError, FleetError, ServiceUnavailableError } from '@fleet/errors';
 import { addLogFields } from '@fleet/http';
-import { isActiveStatus, type Session, type SessionStore } from '@fleet/sessions';
+import { isActiveStatus, isAnswered, type Session, type SessionStore } from '@fleet/sessions';
 import {
   Attributes,
   SpanKind,
@@ -160,18 +160,19 @@ export async function resumeSession({
   try {
     // Read again under the lease: the session may have moved on since the tenant check.
     const session = await store.getForTenant(sessionId, tenant);
-    if (session.status !== 'completed' && ENDED_STATUSES.has(session.status)) {
+    const answered = isAnswered(session);
+    if (!answered && ENDED_STATUSES.has(session.status)) {
       throw new ConflictError(
         `Session ${sessionId} has ended (${session.status})${session.error === undefined ? '' : `: ${session.error}`}; it cannot be continued.`,
         { details: { status: session.status } },
       );
     }
-    if (session.status !== 'completed' && client === undefined) {
+    if (!answered && client === undefined) {
       throw new ServiceUnavailableError(
         'Resuming a session needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
       );
     }
-    if (session.status !== 'completed') {
+    if (!answered) {
       await answerPendingQuestion(store, session, { tenant, messages: request.messages, res });
     }
     if (span?.isRecording()) {
@@ -182,7 +183,7 @@ export async function resumeSession({
     }
     await answerRun({
       events:
-        session.status === 'completed' || client === undefined
+        answered || client === undefined
           ? storedAnswerEvents(session)
           : followSession({
               store,

@@ -12,7 +12,7 @@ import {
 } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import { FleetError, NotFoundError, ServiceUnavailableError } from '@fleet/errors';
-import type { Session, SessionStore } from '@fleet/sessions';
+import { isAnswered, type Session, type SessionStore } from '@fleet/sessions';
 import type { RunEventSource } from '../orchestration';
 import { ENDED_STATUSES } from './resume-in-background';
 import { resumeMessage, resumeTaskOf } from './resume-message';
@@ -39,17 +39,23 @@ function statusEvent(
 }
 
 /**
- * A completed session's stored answer as the events of a run: one progress line (`run-end`), then
- * the `result` artifact with the answer and its `RunResult`.
+ * An answered session's stored answer as the events of a run (`isAnswered`: completed, or failed
+ * for reasons of its tasks): one progress line (`run-end`), then the `result` artifact with the
+ * answer and its `RunResult`.
  */
 export function storedAnswerEvents(session: Session): RunEventSource {
   return async function* storedAnswer(): AsyncGenerator<StreamResponse, void, undefined> {
     await Promise.resolve();
+    const completed = session.status === 'completed';
     yield statusEvent(session, {
       state: 'TASK_STATE_WORKING',
       parts: [
-        textPart(`Session ${session.id} has already completed; this is its answer.`),
-        dataPart({ progress: { type: 'run-end', state: 'completed' } }),
+        textPart(
+          completed
+            ? `Session ${session.id} has already completed; this is its answer.`
+            : `Session ${session.id} has already ended without its work done; this is its answer.`,
+        ),
+        dataPart({ progress: { type: 'run-end', state: completed ? 'completed' : 'failed' } }),
       ],
     });
     const result = storedRunResult(session);
@@ -290,7 +296,7 @@ export function followSession({
       if (session === undefined) {
         throw new NotFoundError(`Session ${sessionId} does not exist or has expired.`);
       }
-      if (session.status === 'completed') {
+      if (isAnswered(session)) {
         yield* storedAnswerEvents(session)(signal);
         return;
       }

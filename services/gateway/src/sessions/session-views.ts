@@ -7,6 +7,8 @@ import type {
   Plan,
   Risk,
   RunResult,
+  RunState,
+  StepFailure,
 } from '@fleet/a2a';
 import type { Approval, ApprovalKind, Session, SessionStatus } from '@fleet/sessions';
 
@@ -64,6 +66,8 @@ export interface SessionNodeView {
   summary?: string;
   data?: unknown;
   error?: string;
+  /** A failed node: whether it failed for a reason of its task or of the fleet. */
+  failure?: StepFailure;
   approvalId?: string;
   effectiveTask?: string;
 }
@@ -99,6 +103,8 @@ export interface SessionView {
     citations: Citation[];
     composer: 'llm' | 'offline';
     failedNodes: string[];
+    /** How much of the work was done (absent for sessions that predate it). */
+    state?: RunState;
   } | null;
   error: string | null;
 }
@@ -192,6 +198,7 @@ export function toSessionView(session: Session): SessionView {
       ...(node.summary === undefined ? {} : { summary: node.summary }),
       ...(node.data === undefined ? {} : { data: node.data }),
       ...(node.error === undefined ? {} : { error: node.error }),
+      ...(node.failure === undefined ? {} : { failure: node.failure }),
       ...(node.approvalId === undefined ? {} : { approvalId: node.approvalId }),
       ...(node.effectiveTask === undefined ? {} : { effectiveTask: node.effectiveTask }),
     };
@@ -215,6 +222,7 @@ export function toSessionView(session: Session): SessionView {
             citations: session.result.citations,
             composer: session.result.composer,
             failedNodes: session.result.failedNodes,
+            ...(session.result.state === undefined ? {} : { state: session.result.state }),
           },
     error: session.error ?? null,
   };
@@ -238,6 +246,7 @@ export function storedRunResult(session: Session): RunResult | undefined {
       attempts: node.attempts,
       ...(Number.isNaN(started) || Number.isNaN(ended) ? {} : { durationMs: ended - started }),
       ...(node.error === undefined ? {} : { error: node.error }),
+      ...(node.failure === undefined || node.state !== 'failed' ? {} : { failure: node.failure }),
     };
   });
   return {
@@ -248,5 +257,6 @@ export function storedRunResult(session: Session): RunResult | undefined {
     failedNodes: session.result.failedNodes,
     composer: session.result.composer,
     ...(session.result.usage === undefined ? {} : { usage: session.result.usage }),
+    ...(session.result.state === undefined ? {} : { state: session.result.state }),
   };
 }

@@ -57,6 +57,36 @@ describe('failedStepsParagraph', () => {
   });
 });
 
+describe('failedStepsParagraph (whose failure)', () => {
+  it('says a step the fleet could not get done is not the request’s fault, and to try again', () => {
+    expect(
+      failedStepsParagraph(
+        [
+          {
+            id: 'look',
+            agent: 'web-agent',
+            task: 'Search the web',
+            state: 'failed',
+            failure: 'fleet',
+            error: 'connect ECONNREFUSED 127.0.0.1:8084',
+          },
+          {
+            id: 'mail',
+            agent: 'mail-agent',
+            task: 'Read the mailbox',
+            state: 'failed',
+            failure: 'task',
+            error: 'No mailbox is configured: set MAIL_IMAP_HOST …, then restart the mail agent.',
+          },
+        ],
+        'prose',
+      ),
+    ).toBe(
+      'Steps that failed: Search the web (on the web): connect ECONNREFUSED 127.0.0.1:8084 (because of the fleet, not your request: try again later); Read the mailbox (in your mailbox): No mailbox is configured: set MAIL_IMAP_HOST …, then restart the mail agent.',
+    );
+  });
+});
+
 describe('stepsNotDoneParagraph', () => {
   it('names the steps whose approval was denied or timed out, with what they would have done', () => {
     const rejected: ComposeStep[] = [
@@ -194,6 +224,37 @@ describe('composeAnswer', () => {
     const prompt = JSON.stringify(upstream.requests.at(-1)?.body);
     expect(prompt).toContain('The travel policy caps hotels at 200 EUR [2].');
     expect(prompt).toContain('Plan my trip');
+  });
+
+  it('gives the LLM each failed step’s own reason, asks it to say what the person can do, and appends them', async () => {
+    const failedRun: ComposeStep[] = [
+      {
+        id: 'run',
+        agent: 'code-agent',
+        task: 'Run the given Python program',
+        state: 'failed',
+        failure: 'task',
+        error:
+          'Stopped: it tried to use more than the 512 MiB memory limit (MemoryError). Use less memory, or ask an operator to raise CODE_AGENT_MEMORY_LIMIT.',
+      },
+    ];
+    upstream.enqueue({ content: 'Your program ran out of memory, so it printed nothing.' });
+    const answer = await composeAnswer({
+      request: 'Run this and tell me what it prints',
+      steps: failedRun,
+      llm: { client, model: 'scripted-model' },
+    });
+    const body = upstream.requests.at(-1)?.body as { messages: { content: string }[] };
+    expect(body.messages[0]?.content).toContain('what the person can do about it');
+    expect(body.messages[1]?.content).toContain(
+      'Steps that failed: run (code-agent): Stopped: it tried to use more than the 512 MiB memory limit',
+    );
+    expect(answer.text).toBe(
+      [
+        'Your program ran out of memory, so it printed nothing.',
+        'Steps that failed: run (code-agent): Stopped: it tried to use more than the 512 MiB memory limit (MemoryError). Use less memory, or ask an operator to raise CODE_AGENT_MEMORY_LIMIT.',
+      ].join('\n\n'),
+    );
   });
 
   it('falls back to offline composing when the LLM fails, and logs it', async () => {

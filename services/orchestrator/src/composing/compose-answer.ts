@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { Citation, NodeState } from '@fleet/a2a';
+import type { Citation, NodeState, StepFailure } from '@fleet/a2a';
 import {
   SpanKind,
   setLlmAttributes,
@@ -26,6 +26,11 @@ export interface ComposeStep {
   data?: unknown;
   /** Why the step failed, was not done, or did not run. */
   error?: string | undefined;
+  /**
+   * A failed step: `task` when its agent said why (its own words, written for people), `fleet`
+   * when the fleet could not get it done (unreachable, silent, failing upstream).
+   */
+  failure?: StepFailure | undefined;
 }
 
 /** The LLM the composer may use; absent in offline mode. */
@@ -95,7 +100,8 @@ const COMPOSER_INSTRUCTIONS = [
   'Answer the request directly and concisely, using only what the step results say.',
   'Keep the [n] citation markers next to the claims they support, exactly as numbered in the step results;',
   'never invent a marker. Do not write a list of sources, and do not list failed steps: both are appended for you.',
-  'If a step failed and that leaves part of the request unanswered, say so in one plain sentence.',
+  'If a step failed, say plainly what happened and what the person can do about it, from the reason its agent gave in the failed steps below (a program that failed or ran out of memory or time, nothing found, an agent that is not configured);',
+  'never claim that the work of a failed step was done, and do not invent results for it. A step that failed "because of the fleet" could not be reached or did not answer: say the person may try again later.',
   'If a step was not done because a person denied its approval or the approval timed out, say plainly which action was blocked and why, and never claim it happened.',
   'If a step was carried out as changed by the person who approved it, describe what was actually done, even where it differs from the request.',
 ].join(' ');
@@ -514,15 +520,22 @@ export function failedStepsParagraph(
   const failed = steps.filter((step) => step.state !== 'completed' && step.state !== 'rejected');
   if (failed.length === 0) return '';
   const items = failed.map((step) => {
-    const reason = (
+    const said = (
       step.error ?? (step.state === 'skipped' ? 'it did not run' : 'unknown error')
     ).replace(/[.\s]+$/, '');
+    const reason = step.failure === 'fleet' ? `${said} ${FLEET_FAILURE_NOTE}` : said;
     return naming === 'prose'
       ? `${describeStep(step)}: ${reason}`
       : `${step.id} (${step.agent}): ${reason}`;
   });
   return `Steps that failed: ${items.join('; ')}.`;
 }
+
+/**
+ * Said after the reason of a step the fleet could not get done (`failure: 'fleet'`), so the reader
+ * knows it is not their request's fault and what to do.
+ */
+const FLEET_FAILURE_NOTE = '(because of the fleet, not your request: try again later)';
 
 /** The composer's instructions when it knows something about the user. */
 const PROFILE_INSTRUCTIONS =

@@ -31,6 +31,7 @@ import type {
   StatusFingerprint,
 } from './node-outcome';
 import { AgentUnavailableError } from './agent-unavailable-error';
+import { reportedFailure } from './classify-failure';
 import { renderNodeText } from './render-node-text';
 import { isRunHandover } from './run-handover';
 
@@ -553,6 +554,7 @@ class TaskTracker {
           status: 'failed',
           error: statusText || 'the agent reported the task as failed',
           retryable: saysRetryable(statusParts),
+          failure: reportedFailure(statusParts),
           ...ids,
         };
       case 'TASK_STATE_REJECTED':

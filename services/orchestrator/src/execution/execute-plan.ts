@@ -5,6 +5,7 @@ import {
   type NodeInput,
   type Plan,
   type PlanNode,
+  type StepFailure,
   type TokenUsage,
 } from '@fleet/a2a';
 import { AbortError, UpstreamTimeoutError } from '@fleet/errors';
@@ -374,6 +375,7 @@ async function runNode({ node, options, runs, breakers }: RunNodeOptions): Promi
   ) {
     run.state = 'failed';
     run.error ??= signal?.aborted === true ? 'the run was canceled' : 'the node did not finish';
+    run.failure ??= 'fleet';
   }
   run.endedAt = Date.now();
   onEvent({
@@ -479,7 +481,7 @@ async function startNode(settle: SettleOptions): Promise<Asking | undefined> {
     return outcome === undefined ? undefined : applyOutcome(settle, outcome);
   }
   if (run.taskId === undefined) {
-    fail(run, NOT_RESENT_MESSAGE);
+    fail(run, NOT_RESENT_MESSAGE, 'fleet');
     return undefined;
   }
   if (resumed === 'waiting_approval' || resumed === 'waiting_input') {
@@ -516,19 +518,20 @@ function applyOutcome(
       run.summary = outcome.summary;
       if (outcome.data !== undefined) run.data = outcome.data;
       delete run.error;
+      delete run.failure;
       return undefined;
     case 'failed':
       if (outcome.rejected === true) {
         run.state = 'rejected';
         run.error = outcome.error;
       } else {
-        fail(run, outcome.error);
+        fail(run, outcome.error, outcome.failure ?? 'task');
       }
       return undefined;
     case 'interrupted': {
       if (options.awaitApproval === undefined || run.taskId === undefined) {
         run.interrupted = outcome.reason;
-        fail(run, interruptionMessage(outcome.reason));
+        fail(run, interruptionMessage(outcome.reason), 'fleet');
         return undefined;
       }
       // Liberal in what we accept: any request is approvable, any question is asked.
@@ -556,7 +559,11 @@ async function decideAndContinue(
   const { signal, awaitApproval } = options;
   const taskId = run.taskId as string;
   if (awaitApproval === undefined) {
-    fail(run, interruptionMessage(asking.kind === 'input' ? 'input-required' : 'auth-required'));
+    fail(
+      run,
+      interruptionMessage(asking.kind === 'input' ? 'input-required' : 'auth-required'),
+      'fleet',
+    );
     return undefined;
   }
   run.state = asking.kind === 'input' ? 'waiting_input' : 'waiting_approval';
@@ -578,6 +585,7 @@ async function decideAndContinue(
       signal?.aborted === true
         ? 'the run was canceled'
         : `its ${asking.kind === 'input' ? 'question' : 'approval'} could not be handled: ${errorMessage(error)}`,
+      'fleet',
     );
     return undefined;
   }
@@ -608,9 +616,11 @@ async function decideAndContinue(
   return outcome;
 }
 
-function fail(run: NodeRun, error: string): void {
+/** Ends the node failed, saying why and whose failure it is (see `StepFailure`). */
+function fail(run: NodeRun, error: string, failure: StepFailure): void {
   run.state = 'failed';
   run.error = error;
+  run.failure = failure;
 }
 
 function errorMessage(error: unknown): string {
@@ -634,7 +644,7 @@ async function attemptWithRetries({
 
   for (let attempt = run.attempts + 1; ; attempt += 1) {
     if (signal?.aborted === true) {
-      fail(run, 'the run was canceled');
+      fail(run, 'the run was canceled', 'fleet');
       return undefined;
     }
     run.attempts = attempt;
@@ -787,10 +797,16 @@ async function callAgent({
         status: 'failed',
         error: `${node.agent} is failing repeatedly, so its circuit breaker is open; not calling it until it recovers`,
         retryable: false,
+        failure: 'fleet',
       };
     }
     if (signal?.aborted === true) {
-      return { status: 'failed', error: 'the run was canceled', retryable: false };
+      return {
+        status: 'failed',
+        error: 'the run was canceled',
+        retryable: false,
+        failure: 'fleet',
+      };
     }
     const failure = classifyFailure(controller.signal.aborted ? controller.signal.reason : error);
     const notSent = error instanceof AgentUnavailableError;
@@ -798,6 +814,7 @@ async function callAgent({
       status: 'failed',
       error: failure.message,
       retryable: ((existingTask === undefined && !taskCreated) || notSent) && failure.transient,
+      failure: notSent ? 'fleet' : failure.failure,
       ...(notSent ? { notSent } : {}),
       ...(existingTask === undefined ? {} : { taskId: existingTask.taskId }),
     };

@@ -3,6 +3,7 @@ import type {
   NodeInput,
   Part,
   PlanNode,
+  StepFailure,
   TaskState,
   TokenUsage,
 } from '@fleet/a2a';
@@ -70,6 +71,12 @@ export type NodeOutcome = (
       notSent?: boolean | undefined;
       /** True when the agent refused the task (TASK_STATE_REJECTED): the node ends `rejected`. */
       rejected?: boolean | undefined;
+      /**
+       * Whose failure it is: `task` (the agent's own answer about the work, the default) or
+       * `fleet` (the agent could not do it for want of a working dependency; see
+       * `reportedFailure`). @default 'task'
+       */
+      failure?: StepFailure | undefined;
       taskId?: string | undefined;
     }
   | {
@@ -158,6 +165,8 @@ export interface NodeRun {
   summary?: string;
   data?: unknown;
   error?: string;
+  /** Set on a failed node: whether it failed for a reason of its task or of the fleet. */
+  failure?: StepFailure;
   taskId?: string;
   /** Set when the node failed because its agent asked a person something the fleet cannot relay. */
   interrupted?: 'auth-required' | 'input-required';

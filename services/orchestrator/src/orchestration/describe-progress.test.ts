@@ -39,7 +39,7 @@ describe('describeProgress', () => {
     ]).toEqual([
       'Session s-1: working on the request.',
       'Planning with 2 agents: web-agent, writer.',
-      'Plan (llm, 2 steps): search → web-agent; write → writer after search.',
+      'The plan (made by the model) has 2 steps: search by web-agent; write by writer, after search.',
       'Step search (web-agent): attempt 2.',
       'Step search (web-agent) completed in 1.2 s.',
       'Step write (writer) failed: refused.',

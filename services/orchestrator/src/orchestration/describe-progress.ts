@@ -23,14 +23,14 @@ export function describeProgress(event: ProgressEvent): string {
     case 'plan-end': {
       const steps = event.plan.nodes.map((node) =>
         node.dependsOn.length === 0
-          ? `${node.id} → ${node.agent}`
-          : `${node.id} → ${node.agent} after ${node.dependsOn.join(', ')}`,
+          ? `${node.id} by ${node.agent}`
+          : `${node.id} by ${node.agent}, after ${node.dependsOn.join(' and ')}`,
       );
       const count = `${event.plan.nodes.length} step${event.plan.nodes.length === 1 ? '' : 's'}`;
-      const source = event.source === 'request' ? 'from the request' : event.source;
+      const source = PLAN_SOURCES[event.source];
       return steps.length === 0
-        ? `Plan (${source}): no steps.`
-        : `Plan (${source}, ${count}): ${steps.join('; ')}.`;
+        ? `The plan (${source}) has no steps.`
+        : `The plan (${source}) has ${count}: ${steps.join('; ')}.`;
     }
     case 'node-start':
       return event.attempt === 1
@@ -68,13 +68,22 @@ export function describeProgress(event: ProgressEvent): string {
     case 'compose-start':
       return 'Writing the answer.';
     case 'run-end':
+      // A run whose steps failed for reasons of their tasks ends `failed` too, with an answer
+      // after this line that says why: the line must not read as an error of its own.
       return event.state === 'completed'
         ? 'Done.'
         : event.state === 'canceled'
           ? 'The run was canceled.'
-          : 'The run failed.';
+          : 'Ended without the work done.';
   }
 }
+
+/** Who made the plan, in words. */
+const PLAN_SOURCES: Record<'llm' | 'heuristic' | 'request', string> = {
+  llm: 'made by the model',
+  heuristic: 'made by keyword matching',
+  request: 'given with the request',
+};
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;

@@ -1,5 +1,7 @@
 import {
   dataPart,
+  isFleetFailure,
+  runState,
   textPart,
   type OrchestrateRequest,
   type Plan,
@@ -305,6 +307,7 @@ async function composeAndEnd(
       summary: nodeRun?.summary,
       data: nodeRun?.data,
       error: nodeRun?.error,
+      failure: nodeRun?.state === 'failed' ? nodeRun.failure : undefined,
     };
   });
   const single = answeringStep(plan);
@@ -347,6 +350,7 @@ async function composeAndEnd(
     failedNodes,
     composer: answer.composer,
     usage: run.usage.usage(),
+    state: runState(execution.nodes),
   };
   return endCompleted(options, {
     text: published.finalText(answer.text),
@@ -368,20 +372,32 @@ export function answeringStep(plan: Plan): string | undefined {
 }
 
 /**
- * Why the run as a whole failed, or undefined: it failed when none of its steps was done and at
- * least one failed (steps a person declined are a decision, not a failure; a run with some steps
- * done is a partial answer that names the failed ones).
+ * Why the run as a whole failed, or undefined: the fleet's failure — no step was done and every
+ * step failed for a reason of the fleet ({@link isFleetFailure}: agents unreachable or silent after
+ * retries, circuits open, their upstream failing). The run then ends FAILED, an API error for its
+ * client. A run whose steps failed for reasons of their tasks (a program that failed, an agent
+ * not configured, a denial) is not a failure of the fleet: it is answered, with per step what
+ * happened (`RunResult.state` says how much was done; docs/architecture.md §5, "Failures").
  */
 export function runFailure(nodes: readonly NodeRun[]): string | undefined {
-  if (nodes.length === 0 || nodes.some((node) => node.state === 'completed')) return undefined;
-  const failed = nodes.filter((node) => node.state === 'failed');
-  if (failed.length === 0) return undefined;
-  const reasons = failed
+  if (!isFleetFailure(nodes)) return undefined;
+  const reasons = nodes
+    .filter((node) => node.state === 'failed')
     .map((node) => `${node.id} (${node.agent}): ${node.error ?? 'unknown error'}`)
     .join('; ');
-  return failed.length === nodes.length
-    ? `Every step failed — ${reasons}`
-    : `No step was done — ${reasons}`;
+  return `The fleet could not run any step — ${reasons}`;
+}
+
+/**
+ * The session's `error` for a run answered although no step was done (`RunResult.state`
+ * `failed`): what went wrong, per step, in one line.
+ */
+function failedStepsSummary(nodes: readonly RunResult['nodes'][number][]): string {
+  const reasons = nodes
+    .filter((node) => node.state !== 'completed')
+    .map((node) => `${node.id} (${node.agent}): ${node.error ?? 'it did not run'}`)
+    .join('; ');
+  return `No step was done — ${reasons}`;
 }
 
 /** The run's memory, when the orchestrator has one and the run has a user (see `memoryUser`). */
@@ -427,8 +443,11 @@ function meteredPlanner(askPlanner: AskPlanner, run: RunContext): AskPlanner {
 
 /**
  * Records the result, streams `run-end`, the `result` artifact and COMPLETED — or, with `failure`
- * (every step failed: {@link runFailure}), the same answer and result but `run-end` `failed`, the
- * session `failed` and the task FAILED with the reason, so no client reads a failed run as done.
+ * (the fleet's failure: {@link runFailure}), the same answer and result but `run-end` `failed`,
+ * the session `failed` and the task FAILED with the reason, so no client reads the fleet's failure
+ * as an answer. A run answered though no step was done (`result.state` `failed`: the steps failed
+ * for reasons of their tasks) ends the session `failed` (its work failed) with `run-end` `failed`,
+ * but the task COMPLETED: the answer, whose `RunResult` says the state, is what the client reads.
  */
 async function endCompleted(
   { run, queue }: OrchestrateRunOptions,
@@ -446,19 +465,22 @@ async function endCompleted(
   },
 ): Promise<string> {
   const { writer, sessionId } = run;
+  const workFailed = failure !== undefined || result.state === 'failed';
+  const error = failure ?? (workFailed ? failedStepsSummary(result.nodes) : undefined);
   writer.record((draft) => {
-    draft.status = failure === undefined ? 'completed' : 'failed';
-    if (failure !== undefined) draft.error = failure;
+    draft.status = workFailed ? 'failed' : 'completed';
+    if (error !== undefined) draft.error = error;
     draft.result = {
       text,
       citations: result.citations,
       composer: result.composer,
       failedNodes: result.failedNodes,
       ...(result.usage === undefined ? {} : { usage: result.usage }),
+      ...(result.state === undefined ? {} : { state: result.state }),
     };
   });
   await writer.written();
-  run.progress({ type: 'run-end', state: failure === undefined ? 'completed' : 'failed' });
+  run.progress({ type: 'run-end', state: workFailed ? 'failed' : 'completed' });
   queue.push(
     published === undefined
       ? {
@@ -478,10 +500,19 @@ async function endCompleted(
     run.logger.warn({ ...run.log, failedNodes: result.failedNodes, reason: failure }, 'run failed');
     return text;
   }
-  queue.push({ type: 'status', state: 'TASK_STATE_COMPLETED', metadata: { sessionId } });
+  queue.push({
+    type: 'status',
+    state: 'TASK_STATE_COMPLETED',
+    metadata: { sessionId, ...(result.state === undefined ? {} : { runState: result.state }) },
+  });
   run.logger.info(
-    { ...run.log, failedNodes: result.failedNodes, composer: result.composer },
-    'run completed',
+    {
+      ...run.log,
+      failedNodes: result.failedNodes,
+      composer: result.composer,
+      runState: result.state,
+    },
+    workFailed ? 'run answered, no step done' : 'run completed',
   );
   return text;
 }
@@ -521,6 +552,8 @@ function endNotApproved(
     failedNodes: plan.nodes.map((node) => node.id),
     composer: 'offline',
     usage: options.run.usage.usage(),
+    // Nothing ran, as the person decided: nothing failed either.
+    state: 'partial',
   };
   return endCompleted(options, { text, result });
 }
@@ -676,6 +709,7 @@ function onExecutionEvent({
           ...(run.summary === undefined ? {} : { summary: run.summary }),
           ...(run.data === undefined ? {} : { data: run.data }),
           ...(run.error === undefined ? {} : { error: run.error }),
+          ...(run.failure === undefined || state !== 'failed' ? {} : { failure: run.failure }),
           ...(run.taskId === undefined ? {} : { taskId: run.taskId }),
           ...(run.approvalId === undefined ? {} : { approvalId: run.approvalId }),
           ...(run.effectiveTask === undefined ? {} : { effectiveTask: run.effectiveTask }),

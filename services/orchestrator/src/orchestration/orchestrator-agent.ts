@@ -9,7 +9,7 @@ import {
 } from '@fleet/a2a';
 import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
 import { NotFoundError, ValidationError } from '@fleet/errors';
-import type { Lease, Session } from '@fleet/sessions';
+import { isAnswered, type Lease, type Session } from '@fleet/sessions';
 import { RunHandover } from '../execution';
 import type { RunReservation } from '../scheduling';
 import { readMemoryUser } from '../memory';
@@ -245,8 +245,25 @@ function finishedSessionEvents(session: Session): AgentEvent[] | undefined {
       ];
     }
     case 'failed': {
-      // A run whose every step failed keeps its answer (what failed and why) beside the failure.
       const stored = storedResult(session);
+      // A run answered though its steps failed for reasons of their tasks: the answer, COMPLETED.
+      if (stored !== undefined && isAnswered(session)) {
+        return [
+          start,
+          line({ type: 'run-end', state: 'failed' }),
+          {
+            type: 'artifact',
+            artifact: { name: 'result', parts: [textPart(stored.text), dataPart(stored.result)] },
+            lastChunk: true,
+          },
+          {
+            type: 'status',
+            state: 'TASK_STATE_COMPLETED',
+            metadata: { ...metadata, runState: stored.result.state ?? 'failed' },
+          },
+        ];
+      }
+      // The fleet's failure keeps its answer (what failed and why) beside the failure.
       return [
         start,
         line({ type: 'run-end', state: 'failed' }),

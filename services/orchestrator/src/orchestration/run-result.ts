@@ -17,6 +17,7 @@ export function toNodeReport(run: NodeRun): NodeReport {
       ? { durationMs: run.endedAt - run.startedAt }
       : {}),
     ...(run.error === undefined ? {} : { error: run.error }),
+    ...(run.failure === undefined || run.state !== 'failed' ? {} : { failure: run.failure }),
   };
 }
 
@@ -33,6 +34,7 @@ function sessionNodeReport(id: string, node: SessionNode): NodeReport {
       ? {}
       : { durationMs: endedAt - startedAt }),
     ...(node.error === undefined ? {} : { error: node.error }),
+    ...(node.failure === undefined || node.state !== 'failed' ? {} : { failure: node.failure }),
   };
 }
 
@@ -57,6 +59,7 @@ export function storedResult(session: Session): { text: string; result: RunResul
       failedNodes: session.result.failedNodes,
       composer: session.result.composer,
       ...(session.result.usage === undefined ? {} : { usage: session.result.usage }),
+      ...(session.result.state === undefined ? {} : { state: session.result.state }),
     },
   };
 }
@@ -99,6 +102,7 @@ export function resumedNodes(plan: Plan, session: Session): Record<string, Resum
       ...(recorded.summary === undefined ? {} : { summary: recorded.summary }),
       ...(recorded.data === undefined ? {} : { data: recorded.data }),
       ...(recorded.error === undefined ? {} : { error: recorded.error }),
+      ...(recorded.failure === undefined ? {} : { failure: recorded.failure }),
       ...(recorded.taskId === undefined ? {} : { taskId: recorded.taskId }),
       ...(recorded.approvalId === undefined ? {} : { approvalId: recorded.approvalId }),
       ...(recorded.effectiveTask === undefined ? {} : { effectiveTask: recorded.effectiveTask }),

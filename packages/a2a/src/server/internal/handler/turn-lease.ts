@@ -1,5 +1,6 @@
 import type { Part, TaskState } from '../../../schemas/core';
 import type { A2ALogger } from '../../handler-types';
+import { dataPart, textPart } from '../../../schemas/helpers';
 import type { TaskRecord, TaskStore } from '../../task-store';
 import { agentMessage, withStatus } from '../task-updates';
 import { CAS_ATTEMPTS } from './turn';
@@ -11,6 +12,17 @@ export const DEFAULT_TURN_LEASE_MS = 10_000;
 export const LOST_TURN_MESSAGE =
   'The agent replica that was running this task stopped before it finished, so the task ends here. ' +
   'Anything the agent had already done may have taken effect; send a new message to try again.';
+
+/**
+ * The status message of a lost turn: the text, and the fleet's error data part saying it is a
+ * failure of the fleet (a stopped replica), not of the task (docs/agents.md).
+ */
+function lostTurnParts(): Part[] {
+  return [
+    textPart(LOST_TURN_MESSAGE),
+    dataPart({ error: { code: 'UPSTREAM_STREAM_INTERRUPTED', message: LOST_TURN_MESSAGE } }),
+  ];
+}
 
 /** States in which a turn is running somewhere (not waiting for a message, not over). */
 const RUNNING_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
@@ -90,7 +102,7 @@ export async function isTurnLost(
 
 /** How {@link failLostTurn} ends a task. */
 export interface LostTurnEnd {
-  /** The status message. @default {@link LOST_TURN_MESSAGE} */
+  /** The status message. @default {@link LOST_TURN_MESSAGE}, with an error data part */
   message?: string | Part[] | undefined;
   /** The status update's metadata. */
   metadata?: Record<string, unknown> | undefined;
@@ -105,7 +117,7 @@ export async function failLostTurn(
   taskId: string,
   options: FailLostTurnOptions & LostTurnEnd,
 ): Promise<TaskRecord | undefined> {
-  const { store, message = LOST_TURN_MESSAGE, metadata } = options;
+  const { store, message = lostTurnParts(), metadata } = options;
   if (store.turnHeld === undefined || options.isRunningHere(taskId)) return undefined;
   for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt += 1) {
     const current = await store.load(taskId);
