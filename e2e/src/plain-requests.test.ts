@@ -123,6 +123,15 @@ describe('plain requests to an offline fleet', () => {
     expect(content).toMatch(/MAIL_IMAP_HOST/);
   }, 60_000);
 
+  it('plans a question about "our docs" on the documents, and answers when they hold nothing', async () => {
+    const { content, fleet: result } = await ask(
+      'Summarise the onboarding checklist from our docs',
+    );
+    expect(agentsOf(result)).toEqual([expect.stringMatching(/^rag-agent/)]);
+    expect(content.trim()).not.toBe('');
+    expect(['completed', 'failed']).toContain(result.state);
+  }, 60_000);
+
   it('keeps the planner’s prompt out of the steps’ tasks', async () => {
     const { fleet: result } = await ask('Compute the 20th Fibonacci number in Python for me.');
     for (const node of result.plan.nodes) {
