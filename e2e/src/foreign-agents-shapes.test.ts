@@ -32,10 +32,18 @@ interface ShapeCase {
   /** What the answer must say (each exactly once). */
   answer: string[];
   /**
-   * How the session ends: a run with no step done and one failed fails as a whole (its stream
-   * ends with an error after the answer); a step the agent rejected is not a failure.
+   * How the session ends: a run with no step done and one failed is `failed` (its stream still
+   * ends as an answer saying why: the agent's failure is the task's, not the fleet's); a step the
+   * agent rejected is not a failure.
    */
   session: 'completed' | 'failed';
+  /** The run's state in `run-result` (`fleet.state`). @default the session's status */
+  runState?: 'completed' | 'partial' | 'failed';
+  /**
+   * The stream ends with an error (after the answer): the fleet, not the task, failed — an agent
+   * whose task never finished, even when read again, is an agent not answering.
+   */
+  streamError?: string;
 }
 
 const CASES: ShapeCase[] = [
@@ -71,6 +79,7 @@ const CASES: ShapeCase[] = [
   {
     shape: 'rejected',
     session: 'completed',
+    runState: 'partial',
     question: 'Issue a refund for order 7',
     node: {
       state: 'rejected',
@@ -94,6 +103,7 @@ const CASES: ShapeCase[] = [
   {
     shape: 'never-final',
     session: 'failed',
+    streamError: 'The fleet could not run any step — ops-desk-1 (ops-desk): ',
     question: 'Count the inventory in the warehouse',
     node: { state: 'failed', error: expect.stringContaining('did not finish') },
     answer: ['Steps that failed', 'did not finish'],
@@ -126,7 +136,7 @@ describe('every shape of answer from an @a2a-js/sdk agent', () => {
 
   it.each(CASES)(
     'ends honestly for a $shape answer',
-    async ({ shape, question, node, answer, session }) => {
+    async ({ shape, question, node, answer, session, runState = session, streamError }) => {
       const before = desk.requests.length;
       const chat = await streamChat(client, { message: question });
 
@@ -149,10 +159,13 @@ describe('every shape of answer from an @a2a-js/sdk agent', () => {
       const stored = await gatewayApi(fleet, `/sessions/${chat.sessionId}`);
       expect(stored.body['status']).toBe(session);
       expect(Object.values(stored.body['nodes'] as Json)).toEqual([expect.objectContaining(node)]);
-      if (session === 'completed') expect(chat.error).toBeUndefined();
-      else {
-        // The stream ends with the failure, naming the step and the agent's reason.
-        expect(chat.error?.message).toContain('Every step failed — ops-desk-1 (ops-desk): ');
+      // A step the agent failed is the task's failure, not the fleet's: the stream ends as an
+      // answer (no error) whose result says the run's state.
+      if (streamError === undefined) expect(chat.error).toBeUndefined();
+      else expect(chat.error?.message).toContain(streamError);
+      const result = chat.events.find((event) => event.type === 'run-result');
+      expect(result?.['state']).toBe(runState);
+      if (session === 'failed') {
         expect(stored.body['error']).toContain(
           String(nodeReport(chat.events, 'ops-desk')?.['error']),
         );
