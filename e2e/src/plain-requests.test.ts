@@ -11,6 +11,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
+import { documentMediaType, isDocumentFile } from '@fleet/runner';
 import { E2E_KEY, REPO_ROOT } from './support/start-gateway';
 import { startFleet, type RunningFleet } from './support/start-fleet';
 
@@ -22,16 +23,6 @@ interface FleetResult {
 }
 
 const DEMO_CORPUS = path.join(REPO_ROOT, 'services/rag-agent/demo-corpus');
-
-const MEDIA_TYPES: Record<string, string> = {
-  '.md': 'text/markdown',
-  '.txt': 'text/plain',
-  '.csv': 'text/csv',
-  '.html': 'text/html',
-  '.pdf': 'application/pdf',
-  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-};
 
 describe('plain requests to an offline fleet', () => {
   let fleet: RunningFleet;
@@ -50,8 +41,8 @@ describe('plain requests to an offline fleet', () => {
     });
     client = new OpenAI({ apiKey: E2E_KEY, baseURL: fleet.baseURL, maxRetries: 0 });
     for (const name of await readdir(DEMO_CORPUS)) {
-      const type = MEDIA_TYPES[path.extname(name)];
-      if (type === undefined) continue;
+      if (!isDocumentFile(name)) continue;
+      const type = documentMediaType(name);
       const form = new FormData();
       form.append('file', new Blob([await readFile(path.join(DEMO_CORPUS, name))], { type }), name);
       const response = await fetch(`${fleet.baseURL}/documents`, {

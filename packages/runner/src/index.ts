@@ -8,3 +8,4 @@ export type { PingRedisOptions, PingResult } from './redis-ping';
 export { formatLogLine } from './log-format';
 export type { FormatLogLineOptions } from './log-format';
 export { runnerConfigSpec } from './config';
+export { DOCUMENT_MEDIA_TYPES, documentMediaType, isDocumentFile } from './document-files';

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { documentMediaType, isDocumentFile } from '@fleet/runner';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,16 +32,6 @@ export const DEMO_CORPUS_DIR = path.resolve(
 
 /** The corpus's retrieval questions: not a document, never ingested (as `fleet up` skips it). */
 const DEMO_QUESTIONS_FILE = 'questions.json';
-
-const MEDIA_TYPES: Readonly<Record<string, string>> = {
-  '.pdf': 'application/pdf',
-  '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-  '.csv': 'text/csv',
-  '.txt': 'text/plain',
-  '.md': 'text/markdown',
-  '.html': 'text/html',
-};
 
 /** The tenant the corpus goes into. */
 const TENANT = 'eval';
@@ -126,7 +117,7 @@ export async function evaluateAnswers({
         timeoutMs: TIMEOUT_MS,
       });
       const files = (await readdir(corpusDir))
-        .filter((name) => name !== DEMO_QUESTIONS_FILE && MEDIA_TYPES[path.extname(name)])
+        .filter((name) => name !== DEMO_QUESTIONS_FILE && isDocumentFile(name))
         .sort();
       for (const [index, file] of files.entries()) {
         onProgress?.({ kind: 'ingest', file, index, total: files.length });
@@ -138,7 +129,7 @@ export async function evaluateAnswers({
               {
                 raw: bytes.toString('base64'),
                 filename: file,
-                mediaType: MEDIA_TYPES[path.extname(file)] ?? 'application/octet-stream',
+                mediaType: documentMediaType(file),
               },
             ],
           }),
