@@ -38,6 +38,33 @@ export interface ApprovePlanOptions {
   availableAgents: () => Promise<AvailableAgent[]>;
 }
 
+/**
+ * Asks the planner again with a person's words as feedback (the previous plan for context), after
+ * streaming `plan-start` with the agents available now.
+ */
+export async function planAgain(
+  run: RunContext,
+  options: Pick<ApprovePlanOptions, 'request' | 'history' | 'askPlanner' | 'availableAgents'> & {
+    plan: Plan;
+    feedback: string;
+  },
+): Promise<{ plan: Plan; source: PlanSource }> {
+  const agents = await options.availableAgents();
+  run.progress({ type: 'plan-start', agents: agents.map((agent) => agent.name) });
+  const replanned = await planRun({
+    askPlanner: options.askPlanner,
+    request: options.request,
+    history: options.history,
+    agents: agents.map((agent) => agent.summary),
+    feedback: options.feedback,
+    previousPlan: options.plan,
+    signal: run.signal,
+    onPlannerCall: (call) =>
+      run.logger.debug({ ...run.log, ...call, feedback: options.feedback }, 're-planning'),
+  });
+  return { plan: replanned.plan, source: replanned.source };
+}
+
 /** A person may send a plan back this many times before the run gives up. */
 const MAX_PLAN_ROUNDS = 10;
 
@@ -94,19 +121,7 @@ export async function approvePlan(
     const instructions = (approval.instructions ?? '').trim();
     if (approval.status === 'denied' && instructions !== '') {
       announceDecision(run, { approval });
-      const agents = await options.availableAgents();
-      run.progress({ type: 'plan-start', agents: agents.map((agent) => agent.name) });
-      const replanned = await planRun({
-        askPlanner: options.askPlanner,
-        request: options.request,
-        history: options.history,
-        agents: agents.map((agent) => agent.summary),
-        feedback: instructions,
-        previousPlan: plan,
-        signal: run.signal,
-        onPlannerCall: (call) =>
-          run.logger.debug({ ...run.log, ...call, feedback: instructions }, 're-planning'),
-      });
+      const replanned = await planAgain(run, { ...options, plan, feedback: instructions });
       plan = replanned.plan;
       source = replanned.source;
       const deniedId = approval.id;

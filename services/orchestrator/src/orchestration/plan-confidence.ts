@@ -4,10 +4,10 @@ import { NotFoundError } from '@fleet/errors';
 import type { Approval, Session } from '@fleet/sessions';
 import { previewPlan } from '../approvals';
 import type { AvailableAgent } from '../discovery';
-import { planRun, type AskPlanner } from '../planning';
+import type { AskPlanner } from '../planning';
 import { announceDecision, waitForDecision } from './node-approvals';
 import type { PlanSource } from './plan-approval';
-import { pendingNodes } from './plan-approval';
+import { pendingNodes, planAgain } from './plan-approval';
 import { approvalExpiry, type RunContext } from './run-context';
 import { syncStatus } from './session-writer';
 import { updateWithRetry } from './update-with-retry';
@@ -202,27 +202,6 @@ export async function confirmPlanConfidence(
     question = undefined;
   }
   return { next: 'run', plan, source };
-}
-
-/** Re-plans with the person's reply as feedback (the previous plan for context). */
-async function planAgain(
-  run: RunContext,
-  options: ConfirmPlanConfidenceOptions & { feedback: string },
-): Promise<{ plan: Plan; source: PlanSource }> {
-  const agents = await options.availableAgents();
-  run.progress({ type: 'plan-start', agents: agents.map((agent) => agent.name) });
-  const replanned = await planRun({
-    askPlanner: options.askPlanner,
-    request: options.request,
-    history: options.history,
-    agents: agents.map((agent) => agent.summary),
-    feedback: options.feedback,
-    previousPlan: options.plan,
-    signal: run.signal,
-    onPlannerCall: (call) =>
-      run.logger.debug({ ...run.log, ...call, feedback: options.feedback }, 're-planning'),
-  });
-  return { plan: replanned.plan, source: replanned.source };
 }
 
 /** The question about an uncertain plan, for a person. */
