@@ -519,34 +519,29 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
     if (signal?.aborted === true) {
       return new AbortError(`${what} was cancelled by the caller.`, { cause: error, details });
     }
-    if (error instanceof SdkError) {
-      switch (error.code) {
-        case SdkErrorCode.RequestTimeout:
-          return new McpTimeoutError(
-            `${what} did not answer within ${timeoutMs} ms; the call was cancelled.`,
-            {
-              cause: error,
-              details: { ...details, timeoutMs },
-            },
-          );
-        case SdkErrorCode.ConnectionClosed:
-        case SdkErrorCode.NotConnected:
-        case SdkErrorCode.SendFailed: {
-          const stderr = live.stdio?.stderr.trim();
-          return new McpServerUnavailableError(
-            `${what} failed: the server went away${stderr ? ` (stderr: ${stderr.slice(-300)})` : ''}; it is restarted on the next use.`,
-            { cause: error, details },
-          );
-        }
-        default:
-          return new McpProtocolError(`${what} failed: ${error.message}`, {
-            cause: error,
-            details,
-          });
-      }
-    }
     const cause = findCause(error);
     if (cause) return cause;
+    if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) {
+      return new McpTimeoutError(
+        `${what} did not answer within ${timeoutMs} ms; the call was cancelled.`,
+        { cause: error, details: { ...details, timeoutMs } },
+      );
+    }
+    if (
+      error instanceof SdkError &&
+      (error.code === SdkErrorCode.ConnectionClosed ||
+        error.code === SdkErrorCode.NotConnected ||
+        error.code === SdkErrorCode.SendFailed)
+    ) {
+      const stderr = live.stdio?.stderr.trim();
+      return new McpServerUnavailableError(
+        `${what} failed: the server went away${stderr ? ` (stderr: ${stderr.slice(-300)})` : ''}; it is restarted on the next use.`,
+        { cause: error, details },
+      );
+    }
+    if (error instanceof SdkError) {
+      return new McpProtocolError(`${what} failed: ${error.message}`, { cause: error, details });
+    }
     if (error instanceof ProtocolError) {
       return new McpToolError(`${what} was refused: ${error.message}`, {
         cause: error,
