@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from '@jest/globals';
@@ -232,6 +233,60 @@ describe('createMcpConnection against server-everything (Streamable HTTP)', () =
   });
 });
 
+describe('createMcpConnection against a Streamable HTTP server that floods', () => {
+  it('stops reading an answer past the size cap and throws the typed error', async () => {
+    let sent = 0;
+    const server = createHttpServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        if (request.method !== 'POST') return void response.writeHead(405).end();
+        const message = JSON.parse(body) as {
+          id?: number;
+          method: string;
+          params?: { protocolVersion?: string };
+        };
+        if (message.id === undefined) return void response.writeHead(202).end();
+        const reply = (result: unknown) => {
+          const text = JSON.stringify({ jsonrpc: '2.0', id: message.id, result });
+          sent += text.length;
+          response.writeHead(200, { 'content-type': 'application/json' }).end(text);
+        };
+        if (message.method === 'initialize') {
+          return reply({
+            protocolVersion: message.params?.protocolVersion,
+            capabilities: { tools: {} },
+            serverInfo: { name: 'flood-http', version: '1.0.0' },
+          });
+        }
+        if (message.method === 'tools/list') return reply({ tools: [] });
+        reply({ content: [{ type: 'text', text: 'x'.repeat(8 * 1024 * 1024) }] });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const flood = connect(
+        'flood-http',
+        { url: `http://127.0.0.1:${port}/mcp` },
+        { maxResultBytes: 1024 * 1024 },
+      );
+      await expect(flood.listTools()).resolves.toMatchObject({ tools: [] });
+      const error = await flood
+        .callTool('any', {}, { timeoutMs: 5000 })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(McpResultTooLargeError);
+      expect((error as Error).message).toMatch(
+        /"flood-http" sent an answer larger than 1114112 bytes/,
+      );
+      expect(sent).toBeGreaterThan(8 * 1024 * 1024);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('createMcpConnection against server-filesystem and server-memory (stdio)', () => {
   it('reads a file through server-filesystem with trusted annotations', async () => {
     const root = mkdtempSync(join(tmpdir(), 'fleet-mcp-fs-'));
@@ -295,19 +350,46 @@ describe('createMcpConnection against hostile servers', () => {
     expect(list.tools).toHaveLength(3);
   });
 
-  it('times out a server that never answers, within the limit', async () => {
+  it('times out a server that never answers, within the limit, and tells it so', async () => {
+    const cancelLog = join(mkdtempSync(join(tmpdir(), 'fleet-mcp-')), 'cancelled.jsonl');
     const hang = connect('hang', {
       command: process.execPath,
       args: [writeHostileServer(), 'hang'],
+      env: { CANCEL_LOG: cancelLog },
     });
+    await hang.connect();
     const started = Date.now();
     await expect(hang.callTool('tool-0', {}, { timeoutMs: 250 })).rejects.toBeInstanceOf(
       McpTimeoutError,
     );
     expect(Date.now() - started).toBeLessThan(2000);
+    await waitFor(() => existsSync(cancelLog));
+    expect(JSON.parse(readFileSync(cancelLog, 'utf8'))).toMatchObject({
+      requestId: expect.anything(),
+    });
   });
 
-  it('refuses a flood past the size cap without holding it, and recovers on the next call', async () => {
+  it('ends the whole process group of the server on close and when the server dies', async () => {
+    const script = writeHostileServer();
+    for (const ending of ['close', 'crash'] as const) {
+      const pidFile = join(mkdtempSync(join(tmpdir(), 'fleet-mcp-')), 'grandchild.pid');
+      const spawner = connect('spawner', {
+        command: process.execPath,
+        args: [script, 'spawner'],
+        env: { PID_FILE: pidFile },
+      });
+      await spawner.listTools();
+      const server = spawner.pid as number;
+      await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '');
+      const grandchild = Number(readFileSync(pidFile, 'utf8'));
+      expect(isAlive(grandchild)).toBe(true);
+      if (ending === 'close') await spawner.close();
+      else process.kill(server, 'SIGKILL');
+      await waitFor(() => !isAlive(server) && !isAlive(grandchild));
+    }
+  });
+
+  it('refuses a flood past the size cap without holding it, and stops the server', async () => {
     const flood = connect(
       'flood',
       { command: process.execPath, args: [writeHostileServer(), 'flood'] },
@@ -351,6 +433,14 @@ describe('createMcpConnection against hostile servers', () => {
     await expect(missing.listTools()).rejects.toThrow(/restarted on the next use after 60 s/);
   });
 });
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

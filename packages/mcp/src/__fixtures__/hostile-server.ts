@@ -6,7 +6,9 @@ import { join } from 'node:path';
  * A tiny MCP server speaking raw newline-delimited JSON-RPC, whose behaviour the first argument
  * picks: `paged` (tools in pages of 2, `grow` adds one and sends tools/list_changed, `meta` echoes
  * the request's _meta), `hang` (never answers tools/call), `flood` (answers tools/call with 20 MB),
- * `garbage` (answers tools/call with a line that is not JSON).
+ * `garbage` (answers tools/call with a line that is not JSON), `spawner` (like `paged`, after starting
+ * a grandchild whose pid it writes to `PID_FILE`). `CANCEL_LOG` names a file that receives each
+ * `notifications/cancelled`.
  */
 const SCRIPT = String.raw`
 const mode = process.argv[2];
@@ -23,8 +25,16 @@ process.stdin.on('data', (chunk) => {
   }
 });
 process.stdin.on('end', () => process.exit(0));
+if (mode === 'spawner') {
+  // A grandchild that holds no pipe: only a process-group signal ends it.
+  const grandchild = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  require('node:fs').writeFileSync(process.env.PID_FILE, String(grandchild.pid));
+}
 function handle(message) {
   const { id, method, params } = message;
+  if (method === 'notifications/cancelled' && process.env.CANCEL_LOG) {
+    require('node:fs').appendFileSync(process.env.CANCEL_LOG, JSON.stringify(params) + '\n');
+  }
   if (id === undefined) return;
   if (method === 'initialize') {
     return send({ id, result: { protocolVersion: params.protocolVersion, capabilities: { tools: { listChanged: true } }, serverInfo: { name: 'hostile-' + mode, version: '1.0.0' } } });
