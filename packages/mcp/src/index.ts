@@ -1,0 +1,37 @@
+/** The fleet's MCP client: `mcpServers` configuration, connections to stdio and Streamable HTTP servers, typed errors. */
+export { createMcpConnection } from './create-mcp-connection';
+export type {
+  CallToolOptions,
+  McpConnection,
+  McpConnectionEvents,
+  McpConnectionOptions,
+  McpProgress,
+  McpTool,
+  McpToolList,
+  ToolHints,
+} from './create-mcp-connection';
+export {
+  McpProtocolError,
+  McpResultTooLargeError,
+  McpServerUnavailableError,
+  McpTimeoutError,
+  McpToolError,
+} from './mcp-errors';
+export {
+  httpServerConfigSchema,
+  isStdioServerConfig,
+  loadMcpServers,
+  MAX_MCP_SERVERS,
+  MAX_MCP_SERVERS_BYTES,
+  MAX_SERVER_NAME_LENGTH,
+  mcpServerConfigSchema,
+  parseMcpServers,
+  stdioServerConfigSchema,
+} from './mcp-servers-config';
+export type {
+  HttpServerConfig,
+  LoadMcpServersOptions,
+  McpServerConfig,
+  StdioServerConfig,
+} from './mcp-servers-config';
+export type { CallToolResult } from '@modelcontextprotocol/client';
