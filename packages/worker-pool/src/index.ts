@@ -9,6 +9,7 @@ export type {
   WorkerPoolStats,
 } from './create-worker-pool';
 export { FairQueue } from './fair-queue';
+export { htmlNestsDeeperThan } from './html-nesting-depth';
 export type { FairQueueOptions, QueueRefusal } from './fair-queue';
 export { serveJobs } from './serve-jobs';
 export type { JobHandlers, JobKind, JobPayload, JobResult } from './serve-jobs';

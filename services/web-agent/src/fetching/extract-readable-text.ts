@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Readability } from '@mozilla/readability';
-import { htmlNestsDeeperThan } from './html-nesting-depth';
+import { htmlNestsDeeperThan } from '@fleet/worker-pool';
 import { PageLimitError } from './page-limit-error';
 
 /** The part of the DOM the extraction uses (linkedom's types need the DOM lib, which is not loaded). */

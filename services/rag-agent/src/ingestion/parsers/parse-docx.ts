@@ -3,7 +3,8 @@ import { FleetError } from '@fleet/errors';
 import { DamagedArchiveError, ZipArchive } from '../archive';
 import { DocumentParseError } from '../document-parse-error';
 import type { IngestLimits } from '../limits';
-import { htmlNestsDeeperThan, nestingTooDeep } from '../nesting-depth';
+import { htmlNestsDeeperThan } from '@fleet/worker-pool';
+import { nestingTooDeep } from '../nesting-depth';
 import { parseHtml } from './parse-html';
 import type { ParsedBody } from './parsed-body';
 
