@@ -271,13 +271,14 @@ async function watchAgentTask(
 }
 
 /**
- * Marks a still-pending approval `withdrawn` (its agent task ended as `state`) and says so on the
- * session's channel; the approval as it stands when someone decided first.
+ * Ends a still-pending approval with `status` (`timed_out`, or `withdrawn` when its agent task
+ * ended) and says so on the session's channel; the approval as it stands when someone decided
+ * first. True in `changed` when this call ended it.
  */
-async function withdraw(
+async function endPending(
   run: RunContext,
-  { approvalId, state }: { approvalId: string; state: string },
-): Promise<Approval | undefined> {
+  { approvalId, status }: { approvalId: string; status: 'timed_out' | 'withdrawn' },
+): Promise<{ approval: Approval; changed: boolean } | undefined> {
   const outcome = await updateWithRetry(run.sessions, {
     id: run.sessionId,
     mutate: (draft) => {
@@ -285,7 +286,7 @@ async function withdraw(
       if (approval === undefined) return undefined;
       const changed = approval.status === 'pending';
       if (changed) {
-        approval.status = 'withdrawn';
+        approval.status = status;
         approval.decidedAt = new Date().toISOString();
         syncStatus(draft);
       }
@@ -293,39 +294,31 @@ async function withdraw(
     },
   });
   if (outcome?.changed === true) {
+    await run.sessions
+      .publish(run.sessionId, { type: 'approval-decided', approvalId, status })
+      .catch(() => undefined);
+  }
+  return outcome;
+}
+
+/** Marks a still-pending approval `withdrawn`: its agent task ended as `state`. */
+async function withdraw(
+  run: RunContext,
+  { approvalId, state }: { approvalId: string; state: string },
+): Promise<Approval | undefined> {
+  const outcome = await endPending(run, { approvalId, status: 'withdrawn' });
+  if (outcome?.changed === true) {
     run.logger.info(
       { ...run.log, approvalId, agentTaskState: state },
       'approval withdrawn: its agent task ended',
     );
-    await run.sessions
-      .publish(run.sessionId, { type: 'approval-decided', approvalId, status: 'withdrawn' })
-      .catch(() => undefined);
   }
   return outcome?.approval;
 }
 
 /** Marks a still-pending approval `timed_out` (and says so on the session's channel). */
 async function timeOut(run: RunContext, approvalId: string): Promise<Approval | undefined> {
-  const outcome = await updateWithRetry(run.sessions, {
-    id: run.sessionId,
-    mutate: (draft) => {
-      const approval = draft.approvals[approvalId];
-      if (approval === undefined) return undefined;
-      const changed = approval.status === 'pending';
-      if (changed) {
-        approval.status = 'timed_out';
-        approval.decidedAt = new Date().toISOString();
-        syncStatus(draft);
-      }
-      return { approval: { ...approval }, changed };
-    },
-  });
-  if (outcome?.changed === true) {
-    await run.sessions
-      .publish(run.sessionId, { type: 'approval-decided', approvalId, status: 'timed_out' })
-      .catch(() => undefined);
-  }
-  return outcome?.approval;
+  return (await endPending(run, { approvalId, status: 'timed_out' }))?.approval;
 }
 
 /** Why a step was not done, for an approval that was not granted (or a question not answered). */
