@@ -12,12 +12,10 @@ import { agentModel } from '@fleet/agent-kit';
 import type { Environment } from '@fleet/config';
 import { createLogger, type Logger } from '@fleet/telemetry';
 import { createRagHandler } from './agent';
-import { createAnswerer } from './answering';
 import { a2aBodyLimit, createApp } from './app';
-import { embeddingSettings, ingestLimits, loadRagAgentConfig } from './config';
-import { createDocumentService } from './documents';
+import { createRagComponents } from './create-rag-components';
+import { embeddingSettings, loadRagAgentConfig } from './config';
 import { openEmbeddings } from './embeddings';
-import { createRetriever } from './retrieval';
 import { createDocumentStore, migrate, openDatabase, readStoredEmbedding } from './store';
 
 /** Options for {@link startRagAgentInProcess}. */
@@ -84,7 +82,6 @@ export async function startRagAgentInProcess({
       dimensions: embeddings.dimensions,
     });
     const store = createDocumentStore({ pool: database.pool });
-    const { embedder } = embeddings;
     const { llm } = model;
     const taskStore = new InMemoryTaskStore();
     const server = http.createServer();
@@ -92,26 +89,7 @@ export async function startRagAgentInProcess({
     closers.push(() => new Promise<void>((done) => server.close(() => done())));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const handler = createRagHandler({
-      documents: createDocumentService({
-        store,
-        embedder,
-        checkEmbeddings: () => embeddings.assertAvailable(),
-        llm,
-        maxBytes: config.maxUploadBytes,
-        limits: ingestLimits(config),
-        logger,
-      }),
-      retriever: createRetriever({
-        store,
-        embedder,
-        degraded: () => embeddings.outage()?.reason,
-        llm,
-        rerank: config.rerank ?? true,
-        topK: config.topK,
-        efSearch: config.efSearch,
-        logger,
-      }),
-      answerer: createAnswerer({ llm, logger }),
+      ...createRagComponents({ config, store, embeddings, llm, logger }),
       store: taskStore,
       url,
       maxUploadBytes: config.maxUploadBytes,

@@ -9,13 +9,11 @@ import { runMain } from '@fleet/http';
 import { OFFLINE_HINT } from '@fleet/llm';
 import { createLogger, type Logger } from '@fleet/telemetry';
 import { createRagHandler } from './agent';
-import { createAnswerer } from './answering';
 import { a2aBodyLimit } from './app';
-import { embeddingSettings, ingestLimits, type EmbeddingSettings } from './config';
-import { createDocumentService } from './documents';
+import { createRagComponents } from './create-rag-components';
+import { embeddingSettings, type EmbeddingSettings } from './config';
 import { describeOutage, openEmbeddings, type EmbeddingGate } from './embeddings';
 import { createDocumentReader } from './ingestion';
-import { createRetriever } from './retrieval';
 import {
   createDocumentStore,
   databaseReadinessCheck,
@@ -114,27 +112,14 @@ async function main(): Promise<void> {
     maxRunningPerTenant: config.parseTenantConcurrency,
     logger,
   });
-  const documents = createDocumentService({
+  const { documents, retriever, answerer } = createRagComponents({
+    config,
     store,
+    embeddings,
+    llm,
     reader,
-    embedder,
-    checkEmbeddings: () => embeddings.assertAvailable(),
-    llm,
-    maxBytes: config.maxUploadBytes,
-    limits: ingestLimits(config),
     logger,
   });
-  const retriever = createRetriever({
-    store,
-    embedder,
-    degraded: () => embeddings.outage()?.reason,
-    llm,
-    rerank,
-    topK: config.topK,
-    efSearch: config.efSearch,
-    logger,
-  });
-  const answerer = createAnswerer({ llm, logger });
   await startAgentService({
     serviceName: 'rag-agent',
     config,
