@@ -1,5 +1,6 @@
 /** The A2A server core, transport-agnostic: the JSON-RPC handler, agent types, cards and task stores. */
 export { createA2AHandler } from './create-a2a-handler';
+export { interceptRequests } from './intercept-requests';
 export type {
   A2AHandler,
   A2AHandlerResult,

@@ -6,7 +6,7 @@ import {
   partSchema,
   toJsonRpcError,
 } from '@fleet/a2a';
-import type { A2AHandler } from '@fleet/a2a/server';
+import { interceptRequests, type A2AHandler } from '@fleet/a2a/server';
 
 /** The part of a send request this guard looks at; anything else passes as it is. */
 const taskMessageSchema = z.object({
@@ -28,28 +28,19 @@ const taskMessageSchema = z.object({
  * const handler = guardTaskMessages(createA2AHandler({ card, execute, store, lostTurns: 'take-over' }));
  */
 export function guardTaskMessages(handler: A2AHandler): A2AHandler {
-  return {
-    get card() {
-      return handler.card;
-    },
-    close: () => handler.close(),
-    ...(handler.observeTurns === undefined
-      ? {}
-      : { observeTurns: handler.observeTurns.bind(handler) }),
-    handle(body, context) {
-      const request = taskMessageSchema.safeParse(body);
-      if (!request.success) return handler.handle(body, context);
-      const fleet = findData(request.data.params.message.parts, orchestrateRequestSchema)?.fleet;
-      if (fleet?.resumeSessionId !== undefined) return handler.handle(body, context);
-      const error = new InvalidParamsError(
-        `A message to orchestrator task ${request.data.params.message.taskId} continues a session: it needs the data part { "fleet": { "tenant": "…", "resumeSessionId": "…" } }. Start a new run without a taskId.`,
-        { param: 'message.taskId' },
-      );
-      return Promise.resolve({
-        type: 'json',
-        status: 200,
-        body: { jsonrpc: '2.0', id: request.data.id ?? null, error: toJsonRpcError(error) },
-      });
-    },
-  };
+  return interceptRequests(handler, (body, context) => {
+    const request = taskMessageSchema.safeParse(body);
+    if (!request.success) return handler.handle(body, context);
+    const fleet = findData(request.data.params.message.parts, orchestrateRequestSchema)?.fleet;
+    if (fleet?.resumeSessionId !== undefined) return handler.handle(body, context);
+    const error = new InvalidParamsError(
+      `A message to orchestrator task ${request.data.params.message.taskId} continues a session: it needs the data part { "fleet": { "tenant": "…", "resumeSessionId": "…" } }. Start a new run without a taskId.`,
+      { param: 'message.taskId' },
+    );
+    return Promise.resolve({
+      type: 'json',
+      status: 200,
+      body: { jsonrpc: '2.0', id: request.data.id ?? null, error: toJsonRpcError(error) },
+    });
+  });
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { findData, orchestrateRequestSchema, partSchema, toJsonRpcError } from '@fleet/a2a';
-import type { A2AHandler, A2AHandlerResult } from '@fleet/a2a/server';
+import { interceptRequests, type A2AHandler, type A2AHandlerResult } from '@fleet/a2a/server';
 import { RunQueueFullError, type RunReservation, type RunScheduler } from './run-scheduler';
 
 /**
@@ -75,50 +75,41 @@ export function createRunAdmission(scheduler: RunScheduler): RunAdmission {
 
   return {
     guard(handler) {
-      return {
-        get card() {
-          return handler.card;
-        },
-        close: () => handler.close(),
-        ...(handler.observeTurns === undefined
-          ? {}
-          : { observeTurns: handler.observeTurns.bind(handler) }),
-        async handle(body, context) {
-          const request = newRunRequestSchema.safeParse(body);
-          const fleet = request.success
-            ? findData(request.data.params.message.parts, orchestrateRequestSchema)?.fleet
-            : undefined;
-          if (
-            !request.success ||
-            fleet === undefined ||
-            fleet.resumeSessionId !== undefined ||
-            request.data.params.message.taskId !== undefined
-          ) {
-            return handler.handle(body, context);
-          }
-          const { messageId } = request.data.params.message;
-          let reservation: RunReservation;
-          try {
-            reservation = scheduler.reserve(fleet.tenant);
-          } catch (error) {
-            if (!(error instanceof RunQueueFullError)) throw error;
-            return {
-              type: 'json',
-              status: 429,
-              headers: { 'retry-after': String(error.retryAfterSeconds ?? 1) },
-              body: { jsonrpc: '2.0', id: request.data.id ?? null, error: toJsonRpcError(error) },
-            };
-          }
-          reservations.set(messageId, reservation);
-          setTimeout(() => cancel(messageId, reservation), UNCLAIMED_RESERVATION_MS).unref();
-          try {
-            return settle(await handler.handle(body, context), { messageId, reservation });
-          } catch (error) {
-            cancel(messageId, reservation);
-            throw error;
-          }
-        },
-      };
+      return interceptRequests(handler, async (body, context) => {
+        const request = newRunRequestSchema.safeParse(body);
+        const fleet = request.success
+          ? findData(request.data.params.message.parts, orchestrateRequestSchema)?.fleet
+          : undefined;
+        if (
+          !request.success ||
+          fleet === undefined ||
+          fleet.resumeSessionId !== undefined ||
+          request.data.params.message.taskId !== undefined
+        ) {
+          return handler.handle(body, context);
+        }
+        const { messageId } = request.data.params.message;
+        let reservation: RunReservation;
+        try {
+          reservation = scheduler.reserve(fleet.tenant);
+        } catch (error) {
+          if (!(error instanceof RunQueueFullError)) throw error;
+          return {
+            type: 'json',
+            status: 429,
+            headers: { 'retry-after': String(error.retryAfterSeconds ?? 1) },
+            body: { jsonrpc: '2.0', id: request.data.id ?? null, error: toJsonRpcError(error) },
+          };
+        }
+        reservations.set(messageId, reservation);
+        setTimeout(() => cancel(messageId, reservation), UNCLAIMED_RESERVATION_MS).unref();
+        try {
+          return settle(await handler.handle(body, context), { messageId, reservation });
+        } catch (error) {
+          cancel(messageId, reservation);
+          throw error;
+        }
+      });
     },
     take(messageId) {
       const reservation = reservations.get(messageId);
