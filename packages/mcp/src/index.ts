@@ -34,4 +34,6 @@ export type {
   McpServerConfig,
   StdioServerConfig,
 } from './mcp-servers-config';
+export { toolApproval } from './tool-approval';
+export type { ToolApproval } from './tool-approval';
 export type { CallToolResult } from '@modelcontextprotocol/client';

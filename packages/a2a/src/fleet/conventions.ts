@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { planSchema } from './plan';
+import { toolPolicySchema } from './tool-policy';
 
 /**
  * The fleet's conventions inside standard A2A fields (docs/architecture.md §4). Each is the content of
@@ -104,6 +105,8 @@ export const nodeInputSchema = z.object({
     entities: z.record(z.string(), z.unknown()).default({}),
     tenant: z.string(),
     memory: z.array(z.string()).default([]),
+    /** Which MCP tools the tenant may use (the tools agent refuses the rest). Absent: all. */
+    toolPolicy: toolPolicySchema.optional(),
   }),
 });
 export type NodeInput = z.infer<typeof nodeInputSchema>;
@@ -206,6 +209,11 @@ export const orchestrateRequestSchema = z.object({
      * run whose client went away (`X-Session-ID`). The text part is then ignored.
      */
     resumeSessionId: z.string().optional(),
+    /**
+     * Which MCP tools the tenant may use: the planner never sees the others and no step calls
+     * them. Absent: all the tools agents offer.
+     */
+    toolPolicy: toolPolicySchema.optional(),
   }),
 });
 export type OrchestrateRequest = z.infer<typeof orchestrateRequestSchema>['fleet'];

@@ -85,3 +85,11 @@ export {
 export type { StepUsageOptions } from './usage';
 export { isFleetFailure, runState } from './run-state';
 export type { StepEnd } from './run-state';
+export {
+  isToolPermitted,
+  MAX_TOOL_POLICY_PATTERNS,
+  parseToolSkillId,
+  toolPolicySchema,
+  toolSkillId,
+} from './tool-policy';
+export type { ToolPolicy } from './tool-policy';
