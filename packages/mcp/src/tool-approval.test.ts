@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { toolApproval } from './tool-approval';
 
 const untrusted = { readOnly: false, destructive: true, idempotent: false, openWorld: true };

@@ -1,3 +1,4 @@
+import { describe, expect, it } from '@jest/globals';
 import { isToolPermitted, parseToolSkillId, toolPolicySchema, toolSkillId } from './tool-policy';
 
 describe('tool policy', () => {
