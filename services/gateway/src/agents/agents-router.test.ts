@@ -1,12 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { dataPart, RESULT_ARTIFACT_NAME, textPart, type AgentListing } from '@fleet/a2a';
-import {
-  buildGateway,
-  OTHER_KEY,
-  TEST_KEY,
-  type TestGateway,
-} from '../test-support/build-gateway';
+import { buildGateway, OTHER_KEY, TEST_KEY, type TestGateway } from '../test-support/build-gateway';
 import {
   DOUBLE_TOKEN,
   startOrchestratorDouble,
@@ -100,7 +95,7 @@ describe('agentsRouter', () => {
   const list = (key: string) =>
     request(gateway.app).get('/v1/agents').set('authorization', `Bearer ${key}`);
 
-  it("shows each tenant the agents with only the tools its policy permits", async () => {
+  it('shows each tenant the agents with only the tools its policy permits', async () => {
     const acme = await list(TEST_KEY);
     expect(acme.status).toBe(200);
     expect(acme.headers['cache-control']).toBe('no-store');
@@ -217,11 +212,9 @@ describe('agentsRouter', () => {
         .send({ model: 'fleet-orchestrator', messages: [{ role: 'user', content: 'tidy up' }] });
       expect(response.status).toBe(200);
     }
-    expect(orchestrator.calls.map((call) => [call.input?.tenant, call.input?.toolPolicy])).toEqual(
-      [
-        ['acme', { deny: ['memory/delete_*'] }],
-        ['globex', { allow: ['memory/read_*'] }],
-      ],
-    );
+    expect(orchestrator.calls.map((call) => [call.input?.tenant, call.input?.toolPolicy])).toEqual([
+      ['acme', { deny: ['memory/delete_*'] }],
+      ['globex', { allow: ['memory/read_*'] }],
+    ]);
   });
 });

@@ -252,7 +252,12 @@ async function* resumeOnOrchestrator({
   try {
     const taskId = await resumeTaskOf(client, session, { signal });
     const events = client.sendStreamingMessage(
-      { message: resumeMessage(session, { ...(taskId === undefined ? {} : { taskId }), toolPolicy }) },
+      {
+        message: resumeMessage(session, {
+          ...(taskId === undefined ? {} : { taskId }),
+          toolPolicy,
+        }),
+      },
       { signal },
     );
     for await (const event of events) {

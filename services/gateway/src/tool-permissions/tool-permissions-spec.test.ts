@@ -24,7 +24,10 @@ describe('inlineToolPermissionsSchema', () => {
   });
 
   it.each([
-    ['{"tenants":{"acme":{"deny":["memory"]}}}', /tenant entry "acme"\.deny\.0: expected "<server>\/<tool>"/],
+    [
+      '{"tenants":{"acme":{"deny":["memory"]}}}',
+      /tenant entry "acme"\.deny\.0: expected "<server>\/<tool>"/,
+    ],
     ['{"tenants":{"acme":{"block":["a/b"]}}}', /tenant entry "acme": .*block/],
     ['{"tenants":{"ac me":{}}}', /tenant entry "ac me": expected a tenant/],
     ['{"default":{"allow":"a/b"}}', /default\.allow: /],

@@ -18,10 +18,7 @@ export const MAX_TOOL_PERMISSION_TENANTS = 1000;
  */
 export const toolPermissionsSchema = z.strictObject({
   tenants: z
-    .record(
-      z.string().regex(TENANT_PATTERN, TENANT_MESSAGE),
-      toolPolicySchema,
-    )
+    .record(z.string().regex(TENANT_PATTERN, TENANT_MESSAGE), toolPolicySchema)
     .refine((tenants) => Object.keys(tenants).length <= MAX_TOOL_PERMISSION_TENANTS, {
       message: `expected at most ${MAX_TOOL_PERMISSION_TENANTS} tenants`,
     })

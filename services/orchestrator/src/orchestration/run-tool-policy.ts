@@ -1,9 +1,4 @@
-import {
-  applyToolPolicy,
-  deniedToolReason,
-  parseToolSkillId,
-  type ToolPolicy,
-} from '@fleet/a2a';
+import { applyToolPolicy, deniedToolReason, parseToolSkillId, type ToolPolicy } from '@fleet/a2a';
 import type { AvailableAgent } from '../discovery';
 import type { InvokeAgent } from '../execution';
 
