@@ -9,6 +9,7 @@ import {
   textPart,
   type Plan,
   type PlanRequest,
+  type ProgressEvent,
 } from '@fleet/a2a';
 import type { RunningServer } from '@fleet/http';
 import { startScriptedAgent, type ScriptedAgent } from '@fleet/testing';
@@ -24,6 +25,12 @@ import {
 const prefix = `test:orchestrator-tool-policy:${randomUUID()}:`;
 
 const DENY_DELETES = { deny: ['memory/delete_*'] };
+
+type RunStart = Extract<ProgressEvent, { type: 'run-start' }>;
+const isRunStart = (event: ProgressEvent): event is RunStart => event.type === 'run-start';
+type ApprovalRequired = Extract<ProgressEvent, { type: 'approval-required' }>;
+const isApprovalRequired = (event: ProgressEvent): event is ApprovalRequired =>
+  event.type === 'approval-required';
 
 /** The plan that names the denied tool beside a permitted one. */
 const PLAN_WITH_DENIED_TOOL: Plan = {
@@ -166,6 +173,45 @@ describe('tool policy (real Redis, real A2A agents)', () => {
         .sort(),
     ).toEqual(['memory/delete_entities', 'memory/read_graph']);
     expect(planRequests.at(-1)?.agents[0]?.skills).toHaveLength(2);
+  });
+
+  it("keeps the session's policy when another orchestrator resumes it without one", async () => {
+    const first = await startTestOrchestrator({ redis, prefix, agentUrls: [tools.url] });
+    const run = orchestrate(first.client, {
+      text: 'wipe my memory',
+      fleet: {
+        tenant: 'acme',
+        toolPolicy: DENY_DELETES,
+        planApproval: 'required',
+        plan: PLAN_WITH_DENIED_TOOL,
+      },
+    });
+    const { sessionId: id } = await run.waitFor(isRunStart);
+    const asked = await run.waitFor(isApprovalRequired);
+    await first.close();
+    await run.done;
+    const second = await startTestOrchestrator({ redis, prefix, agentUrls: [tools.url] });
+    try {
+      expect((await second.sessions.get(id))?.toolPolicy).toEqual(DENY_DELETES);
+      await second.sessions.decideApproval({
+        sessionId: id,
+        approvalId: asked.approvalId,
+        tenant: 'acme',
+        decision: 'approve',
+      });
+      // As the recovery sweep resumes it: the tenant and the session, no policy.
+      const events = await orchestrate(second.client, {
+        text: 'resume',
+        fleet: { tenant: 'acme', resumeSessionId: id },
+      }).done;
+      expect(sent(id).map((request) => request.nodeInput?.skill)).toEqual(['memory/read_graph']);
+      expect(sent(id)[0]?.nodeInput?.toolPolicy).toEqual(DENY_DELETES);
+      expect(outcomeOf(events).result?.nodes.find((node) => node.id === 'wipe')?.error).toMatch(
+        /not permitted for this tenant/,
+      );
+    } finally {
+      await second.close();
+    }
   });
 
   it('lists the agents it sees at GET /internal/agents, with the internal token only', async () => {
