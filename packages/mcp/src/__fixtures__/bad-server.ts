@@ -8,7 +8,7 @@ import { join } from 'node:path';
  *
  * Tools: `echo` (answers `args.message`), `crash` (exits without answering), `junk` (floods stdout
  * with lines of non-JSON), `not-rpc` (answers with JSON that is not JSON-RPC), `huge` (answers with
- * a 50 MB text in one line), `bad-output` (structured content that breaks its `outputSchema`),
+ * a 50 MB text in one line, writing how many bytes got through to `WRITTEN_FILE`), `bad-output` (structured content that breaks its `outputSchema`),
  * `no-output` (no structured content though it declares an `outputSchema`), `good-output`,
  * `slow-grow` (adds the tool `grown`, sends tools/list_changed, answers 300 ms later).
  *
@@ -92,9 +92,26 @@ function handle({ id, method, params }) {
     }
     case 'not-rpc':
       return process.stdout.write(JSON.stringify({ hello: 'world', id }) + '\n');
-    case 'huge':
+    case 'huge': {
+      // One 50 MB line, written a megabyte at a time; WRITTEN_FILE receives how much got through.
       process.stdout.on('error', () => process.exit(0));
-      return text(id, 'x'.repeat(50 * 1024 * 1024));
+      const head = JSON.stringify({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: '' }] } });
+      const cut = head.indexOf('""') + 1;
+      const chunk = 'x'.repeat(1024 * 1024);
+      let written = 0;
+      let left = 50;
+      const record = () => process.env.WRITTEN_FILE && fs.writeFileSync(process.env.WRITTEN_FILE, String(written));
+      process.stdout.write(head.slice(0, cut));
+      const write = () => {
+        while (left > 0) {
+          left -= 1;
+          const ok = process.stdout.write(chunk, () => { written += chunk.length; record(); });
+          if (!ok) return void process.stdout.once('drain', write);
+        }
+        process.stdout.write(head.slice(cut) + '\n');
+      };
+      return write();
+    }
     case 'bad-output':
       return text(id, 'hot', { structuredContent: { temperature: 'hot' } });
     case 'no-output':

@@ -137,6 +137,8 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   private read(chunk: Buffer): void {
+    // After a failure nothing more is read: the server is being stopped.
+    if (this.failure) return;
     let start = 0;
     let newline = chunk.indexOf(0x0a, start);
     while (newline !== -1) {
@@ -185,6 +187,8 @@ export class ProcessGroupStdioTransport implements Transport {
 
   private fail(error: FleetError): void {
     this.failure ??= error;
+    // Stop reading: a flood ends at the pipe instead of passing through our memory.
+    this.child?.stdout?.destroy();
     this.onerror?.(error);
     void this.close();
   }
