@@ -434,7 +434,11 @@ describe('createMcpConnection answering elicitations (server-everything over std
 });
 
 describe('createMcpConnection against misbehaving servers', () => {
-  function startBad(mode: string, options: McpConnectionOptions = {}, env?: Record<string, string>) {
+  function startBad(
+    mode: string,
+    options: McpConnectionOptions = {},
+    env?: Record<string, string>,
+  ) {
     return connect(
       `bad-${mode}`,
       { command: process.execPath, args: [writeBadServer(), mode], ...(env ? { env } : {}) },
@@ -461,7 +465,9 @@ describe('createMcpConnection against misbehaving servers', () => {
     await bad.connect();
     const first = bad.pid as number;
     const error = await failsTyped(bad, 'crash', McpServerUnavailableError);
-    expect(error.message).toMatch(/"crash" of the MCP server "bad-bad" failed: the server went away/);
+    expect(error.message).toMatch(
+      /"crash" of the MCP server "bad-bad" failed: the server went away/,
+    );
     await waitFor(() => !isAlive(first));
     expect(textOf(await bad.callTool('echo', { message: 'back' }))).toBe('back');
     expect(bad.pid).not.toBe(first);

@@ -234,12 +234,19 @@ interface InFlightCall {
  * - `listTools()` follows every `nextCursor` (at most `maxTools` tools; `truncated` says when more
  *   were offered), applies `allowTools`/`denyTools`, and is re-run on `notifications/tools/list_changed`,
  *   which emits `tools-change`.
- * - `callTool()` reports progress, cancels on time-out or abort, caps the result's weight, sends the
- *   active trace context as `_meta.traceparent`, and runs in an OpenInference TOOL span. A result with
- *   `isError: true` is returned, not thrown: it is for the model to read.
+ * - `callTool()` reports progress, cancels on time-out or abort, caps the result's weight, holds
+ *   structured content to the tool's listed `outputSchema`, sends the active trace context as
+ *   `_meta.traceparent`, and runs in an OpenInference TOOL span. A result with `isError: true` is
+ *   returned, not thrown: it is for the model to read.
+ * - With `onElicitation`, the server may ask for input during a call (`elicitation/create`, form
+ *   mode); the call's own `onElicitation` answers for that call, and the answer is due before the
+ *   call times out (`cancel` otherwise).
+ * - A stdio server runs under a watchdog that ends its process group if our process dies, SIGKILL
+ *   included.
  *
  * Errors: {@link McpTimeoutError}, {@link McpToolError}, {@link McpResultTooLargeError},
- * {@link McpProtocolError}, {@link McpServerUnavailableError}, and `AbortError` when the caller aborts.
+ * {@link McpOutputSchemaError}, {@link McpProtocolError}, {@link McpServerUnavailableError}, and
+ * `AbortError` when the caller aborts.
  *
  * @param name The entry's name under `mcpServers`, used in messages and spans.
  * @param config The parsed entry ({@link parseMcpServers}).
@@ -251,6 +258,15 @@ interface InFlightCall {
  * const result = await fs.callTool('read_text_file', { path: '/data/a.txt' }, {
  *   timeoutMs: 10_000,
  *   onProgress: ({ progress, total }) => log.info({ progress, total }),
+ * });
+ *
+ * const github = createMcpConnection('github', servers.get('github')!, {
+ *   env: process.env,
+ *   // Servers may ask; nobody is there to answer outside a call.
+ *   onElicitation: () => Promise.resolve({ action: 'decline' }),
+ * });
+ * await github.callTool('create_issue', { title: 'x' }, {
+ *   onElicitation: (request, { signal }) => askThePerson(request, signal),
  * });
  * await fs.close();
  */
@@ -421,7 +437,10 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
   private async elicit(request: ElicitRequest, context: ClientContext): Promise<ElicitResult> {
     const params = request.params;
     if (params.mode === 'url') {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'URL-mode elicitation is not supported.');
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'URL-mode elicitation is not supported.',
+      );
     }
     const call = this.inFlight.size === 1 ? [...this.inFlight][0] : undefined;
     const handler = call?.onElicitation ?? this.options.onElicitation;
@@ -429,7 +448,10 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
     // The answer is due a little before the call's own time-out, so the server can still turn a
     // `cancel` into a result.
     const timeoutMs = call ? call.deadline - Date.now() : this.timeoutMs;
-    const budget = Math.max(0, timeoutMs - Math.min(1000, (call?.timeoutMs ?? this.timeoutMs) / 10));
+    const budget = Math.max(
+      0,
+      timeoutMs - Math.min(1000, (call?.timeoutMs ?? this.timeoutMs) / 10),
+    );
     const controller = new AbortController();
     const signals = [controller.signal, context.mcpReq.signal, AbortSignal.timeout(budget)];
     if (call?.signal) signals.push(call.signal);

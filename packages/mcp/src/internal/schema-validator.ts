@@ -1,4 +1,3 @@
-import type { JsonSchemaType } from '@modelcontextprotocol/client';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 
 /** What checking a value against a server's JSON Schema says. */
@@ -28,7 +27,7 @@ export class SchemaValidator {
 
   private compile(schema: object): (value: unknown) => SchemaCheck {
     try {
-      const validator = this.provider.getValidator(schema as JsonSchemaType);
+      const validator = this.provider.getValidator(schema);
       return (value) => {
         const result = validator(value);
         return result.valid
