@@ -5,12 +5,17 @@ export type {
   McpConnection,
   McpConnectionEvents,
   McpConnectionOptions,
+  McpElicitationContext,
+  McpElicitationHandler,
+  McpElicitationRequest,
+  McpElicitationResult,
   McpProgress,
   McpTool,
   McpToolList,
   ToolHints,
 } from './create-mcp-connection';
 export {
+  McpOutputSchemaError,
   McpProtocolError,
   McpResultTooLargeError,
   McpServerUnavailableError,
