@@ -23,7 +23,12 @@ import {
   nodeParts,
   type RunningToolsAgent,
 } from './test-support/boot-tools-agent';
-import { everythingServer, growingServer, memoryServer } from './test-support/mcp-servers';
+import {
+  crashingServer,
+  everythingServer,
+  growingServer,
+  memoryServer,
+} from './test-support/mcp-servers';
 
 const SLOW = 60_000;
 
@@ -464,6 +469,59 @@ describe('the tools agent card', () => {
       } finally {
         await agent.close();
       }
+    },
+    SLOW,
+  );
+});
+
+describe('the tools agent when a server dies during a call', () => {
+  let redis: Redis;
+  let agent: RunningToolsAgent;
+  let countsFile: string;
+  const prefix = `test:tools-agent-crash:${randomUUID()}`;
+
+  beforeAll(async () => {
+    redis = new Redis('redis://127.0.0.1:6379');
+    countsFile = path.join(mkdtempSync(path.join(tmpdir(), 'tools-agent-crash-')), 'counts.json');
+    agent = await bootToolsAgent({
+      redis,
+      keyPrefix: prefix,
+      servers: new Map([['crashing', crashingServer(countsFile)]]),
+    });
+  }, SLOW);
+
+  afterAll(async () => {
+    await agent?.close();
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  const counts = (): Record<string, number> =>
+    existsSync(countsFile)
+      ? (JSON.parse(readFileSync(countsFile, 'utf8')) as Record<string, number>)
+      : {};
+
+  it(
+    'calls a read-only tool once more after the crash',
+    async () => {
+      const done = await send(agent, nodeParts({ text: 'crashing/flaky_read {}' }));
+      expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(resultOf(done).text).toBe('read after 2 tries');
+      expect(counts()['flaky_read']).toBe(2);
+    },
+    SLOW,
+  );
+
+  it(
+    'never calls a non-idempotent tool again, and says the outcome is unknown',
+    async () => {
+      const failed = await send(agent, nodeParts({ text: 'crashing/flaky_write {}' }));
+      expect(failed.status.state).toBe('TASK_STATE_FAILED');
+      expect(statusText(failed)).toMatch(
+        /^crashing\/flaky_write was sent, but its outcome is unknown: .* it is not called again/,
+      );
+      expect(counts()['flaky_write']).toBe(1);
     },
     SLOW,
   );
