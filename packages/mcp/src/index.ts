@@ -42,3 +42,5 @@ export type {
 export { toolApproval } from './tool-approval';
 export type { ToolApproval } from './tool-approval';
 export type { CallToolResult } from '@modelcontextprotocol/client';
+export { checkJsonSchema, createJsonSchemaChecker } from './json-schema-check';
+export type { JsonSchemaCheck, JsonSchemaChecker } from './json-schema-check';

@@ -802,6 +802,9 @@ export async function bringUp(context: CommandContext, options: BringUpOptions):
       FLEET_INTERNAL_TOKEN: secrets.internalToken,
       // The RAG agent's embedded PostgreSQL (used without DATABASE_URL) lives with the rest.
       RAG_DATA_DIR: paths.ragDataDir,
+      // The tools agent's built-in filesystem server serves the demo documents, unless the caller
+      // configured MCP servers (MCP_SERVERS or MCP_SERVERS_FILE win in the agent).
+      TOOLS_AGENT_FILESYSTEM_DIR: path.join(paths.root, DEMO_CORPUS_DIR),
     },
   });
 
