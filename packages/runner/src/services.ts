@@ -148,8 +148,9 @@ export const SERVICES: readonly ServiceDefinition[] = [
     urlVariable: 'TOOLS_AGENT_URL',
     publicUrlVariable: 'TOOLS_AGENT_PUBLIC_URL',
     // Its A2A task store. Its tools come from MCP_SERVERS or MCP_SERVERS_FILE (passed through from
-    // the caller's environment); without either, `fleet up` gives it the built-in filesystem server
-    // over the demo documents (TOOLS_AGENT_FILESYSTEM_DIR): reading runs at once, writing asks.
+    // the caller's environment); without either, `fleet up` gives it the built-in filesystem
+    // server over a copy of the demo documents (TOOLS_AGENT_FILESYSTEM_DIR = .fleet/files):
+    // reading runs at once, writing asks.
     needs: ['redis'],
     discoverable: true,
   },

@@ -54,7 +54,7 @@ export const configSpec = {
     name: 'TOOLS_AGENT_FILESYSTEM_DIR',
     schema: z.string().min(1).optional(),
     description:
-      'When neither MCP_SERVERS nor MCP_SERVERS_FILE is set: the directory the built-in @modelcontextprotocol/server-filesystem serves as the server "filesystem" (started with this Node, trusted annotations: reading runs at once, writing asks a person first). `pnpm fleet up` sets it to the demo documents folder. Unset as well: no servers, and the agent says it is unconfigured.',
+      'When neither MCP_SERVERS nor MCP_SERVERS_FILE is set: the directory the built-in @modelcontextprotocol/server-filesystem serves as the server "filesystem" (started with this Node, trusted annotations: reading runs at once, writing asks a person first). `pnpm fleet up` sets it to `.fleet/files`, a copy of the demo documents. Unset as well: no servers, and the agent says it is unconfigured.',
     defaultText: 'none',
     example: '/srv/documents',
   }),
