@@ -6,6 +6,7 @@ import {
   McpTimeoutError,
   type CallToolResult,
   type McpConnection,
+  type McpElicitationHandler,
   type McpProgress,
 } from '@fleet/mcp';
 import type { CatalogTool } from '../servers';
@@ -87,11 +88,14 @@ export async function* callTool({
   connection,
   entry,
   call,
+  onElicitation,
 }: {
   context: AgentContext;
   connection: McpConnection;
   entry: CatalogTool;
   call: ToolCall;
+  /** Answers the server's questions during this call (an INPUT_REQUIRED pause of the task). */
+  onElicitation?: McpElicitationHandler | undefined;
 }): AsyncGenerator<AgentEvent, CallToolResult, undefined> {
   const { hints } = entry.tool;
   const repeatable = hints.readOnly || hints.idempotent;
@@ -99,7 +103,11 @@ export async function* callTool({
     await connection.connect();
     try {
       return yield* withProgress(entry.skillId, (onProgress) =>
-        connection.callTool(call.tool, call.arguments, { signal: context.signal, onProgress }),
+        connection.callTool(call.tool, call.arguments, {
+          signal: context.signal,
+          onProgress,
+          onElicitation,
+        }),
       );
     } catch (error) {
       if (context.signal.aborted) throw error;

@@ -4,6 +4,7 @@ import { result, working } from '@fleet/agent-kit';
 import { ConflictError, ServiceUnavailableError } from '@fleet/errors';
 import type { CatalogTool } from '../servers';
 import { callTool } from './call-tool';
+import { elicitThroughTask } from './elicitation';
 import { mapToolResult, type MappedResult } from './map-result';
 import { callKey, callName, type ToolCall } from './tool-call';
 import type { ToolsAgentSettings } from './tools-agent-settings';
@@ -25,7 +26,7 @@ export interface CallOutcome {
  * const outcomes = yield* runCalls(settings, context, { calls, entries, approved: true });
  */
 export async function* runCalls(
-  settings: Pick<ToolsAgentSettings, 'catalog' | 'checker'>,
+  settings: Pick<ToolsAgentSettings, 'catalog' | 'checker' | 'questions'>,
   context: AgentContext,
   {
     calls,
@@ -49,7 +50,13 @@ export async function* runCalls(
       );
     }
     yield working(`Calling ${name}…`);
-    const answer = yield* callTool({ context, connection, entry, call });
+    const answer = yield* callTool({
+      context,
+      connection,
+      entry,
+      call,
+      onElicitation: elicitThroughTask(settings.questions, context.task.id, entry.skillId),
+    });
     outcomes.push({
       call,
       entry,

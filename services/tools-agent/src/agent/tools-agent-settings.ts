@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type { JsonSchemaChecker } from '@fleet/mcp';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import type { ToolCatalog } from '../servers';
+import type { ToolQuestions } from './tool-questions';
 
 /** What every step of the tools agent works with: `createToolsAgent`'s options with defaults. */
 export interface ToolsAgentSettings {
@@ -13,6 +14,8 @@ export interface ToolsAgentSettings {
   /** How long an approval request stays valid, in milliseconds. */
   approvalTtlMs: number;
   checker: JsonSchemaChecker;
+  /** Work waiting for a person's answer to an MCP server's question (elicitation). */
+  questions: ToolQuestions;
   now: () => Date;
   tracer: WithSpanOptions['tracer'];
 }

@@ -85,8 +85,14 @@ export function createToolCatalog({
   const connections = new Map<string, McpConnection>();
   const states = new Map<string, ServerState>();
   const listeners = new Set<() => void>();
+  // The tools agent answers servers' questions per call (the step's task pauses for a person);
+  // one it cannot tie to a call (several calls in flight on the server) is cancelled.
+  const options: McpConnectionOptions = {
+    onElicitation: () => Promise.resolve({ action: 'cancel' }),
+    ...connectionOptions,
+  };
   for (const [name, config] of servers) {
-    const connection = createMcpConnection(name, config, connectionOptions);
+    const connection = createMcpConnection(name, config, options);
     connections.set(name, connection);
     states.set(name, {
       name,
