@@ -172,6 +172,11 @@ export {
   sumRunUsage,
   USAGE_METADATA_KEY,
   usageKnown,
+  isToolPermitted,
+  MAX_TOOL_POLICY_PATTERNS,
+  parseToolSkillId,
+  toolPolicySchema,
+  toolSkillId,
 } from './fleet';
 export type {
   AgentSummary,
@@ -205,4 +210,5 @@ export type {
   StepUsage,
   TokenUsage,
   StepUsageOptions,
+  ToolPolicy,
 } from './fleet';
