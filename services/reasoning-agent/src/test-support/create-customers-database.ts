@@ -66,8 +66,9 @@ async function connect(url: string): Promise<pg.Client> {
     await client.connect();
   } catch (error) {
     await client.end().catch(() => undefined);
+    const where = new URL(url);
     throw new Error(
-      `PostgreSQL is not reachable at 127.0.0.1:5432 as the user postgres (${error instanceof Error ? error.message : String(error)}). ` +
+      `PostgreSQL is not reachable at ${where.host} as the user ${where.username || 'postgres'} (${error instanceof Error ? error.message : String(error)}). ` +
         "These tests need it and do not skip: start it (pg_ctlcluster <version> main start, or the machine's service) and run them again.",
       { cause: error },
     );
