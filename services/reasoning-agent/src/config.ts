@@ -46,9 +46,12 @@ export const configSpec = {
   }),
   mcpServers: envVar({
     name: 'REASONING_MCP_SERVERS',
-    schema: z.string().max(256 * 1024, 'expected at most 256 KiB').optional(),
+    schema: z
+      .string()
+      .max(256 * 1024, 'expected at most 256 KiB')
+      .optional(),
     description:
-      'MCP servers whose tools the reasoning loop may call, as the {"mcpServers": {"<name>": {…}}} document desktop MCP clients use (stdio "command"/"args" or Streamable HTTP "url"; plus the fleet\'s trustAnnotations, allowTools, denyTools, approval, timeoutMs). Only tools that need no approval are offered (read-only by trusted annotations, or approval "never"), named mcp__<server>__<tool>. Unset: no MCP tools. Wins over REASONING_MCP_SERVERS_FILE.',
+      'MCP servers whose tools the reasoning loop may call, as the {"mcpServers": {"NAME": {…}}} document desktop MCP clients use (stdio "command"/"args" or Streamable HTTP "url"; plus the fleet\'s trustAnnotations, allowTools, denyTools, approval, timeoutMs). Only tools that need no approval are offered (read-only by trusted annotations, or approval "never"), named mcp__SERVER__TOOL. Unset: no MCP tools. Wins over REASONING_MCP_SERVERS_FILE.',
   }),
   mcpServersFile: envVar({
     name: 'REASONING_MCP_SERVERS_FILE',
@@ -98,7 +101,9 @@ export function mcpTokenEnvironment(
   environment: Environment = process.env,
 ): Record<string, string | undefined> {
   const names = [...servers.values()].flatMap((server) =>
-    'bearerTokenEnv' in server && server.bearerTokenEnv !== undefined ? [server.bearerTokenEnv] : [],
+    'bearerTokenEnv' in server && server.bearerTokenEnv !== undefined
+      ? [server.bearerTokenEnv]
+      : [],
   );
   return Object.fromEntries(names.map((name) => [name, environment[name]]));
 }

@@ -7,11 +7,11 @@ import { namesTool, splitIdentifier, termPairs, toolSkillProfile } from './tool-
 
 /** A tools agent as the tools agent's card has it: one skill per MCP tool (descriptions as the npm servers give them). */
 function toolSkill(
-  server: string,
-  tool: string,
+  id: string,
   description: string,
   approval: 'none' | 'required' = 'none',
 ): AgentSummary['skills'][number] {
+  const [server = '', tool = ''] = id.split('/');
   return {
     id: `${server}/${tool}`,
     name: tool,
@@ -26,50 +26,42 @@ const TOOLS_AGENT: AgentSummary = {
   description: "Calls the tools of the fleet's MCP servers for the tenant.",
   skills: [
     toolSkill(
-      'filesystem',
-      'read_file',
+      'filesystem/read_file',
       'Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.',
     ),
     toolSkill(
-      'filesystem',
-      'read_text_file',
+      'filesystem/read_text_file',
       'Read the complete contents of a file from the file system as text. Only works within allowed directories.',
     ),
     toolSkill(
-      'filesystem',
-      'read_media_file',
+      'filesystem/read_media_file',
       'Read a file and return it as a base64-encoded content block with its MIME type.',
     ),
     toolSkill(
-      'filesystem',
-      'list_directory',
+      'filesystem/list_directory',
       'Get a detailed listing of all files and directories in a specified path.',
     ),
     toolSkill(
-      'filesystem',
-      'list_directory_with_sizes',
+      'filesystem/list_directory_with_sizes',
       'Get a detailed listing of all files and directories in a specified path, including sizes.',
     ),
     toolSkill(
-      'filesystem',
-      'list_allowed_directories',
+      'filesystem/list_allowed_directories',
       'Returns the list of directories that this server is allowed to access.',
     ),
     toolSkill(
-      'filesystem',
-      'write_file',
+      'filesystem/write_file',
       'Create a new file or completely overwrite an existing file with new content.',
       'required',
     ),
     toolSkill(
-      'memory',
-      'create_entities',
+      'memory/create_entities',
       'Create multiple new entities in the knowledge graph',
       'required',
     ),
-    toolSkill('memory', 'read_graph', 'Read the entire knowledge graph'),
-    toolSkill('memory', 'search_nodes', 'Search for nodes in the knowledge graph based on a query'),
-    toolSkill('drive', 'listSharedDrives', 'Lists the shared drives the user can see.'),
+    toolSkill('memory/read_graph', 'Read the entire knowledge graph'),
+    toolSkill('memory/search_nodes', 'Search for nodes in the knowledge graph based on a query'),
+    toolSkill('drive/listSharedDrives', 'Lists the shared drives the user can see.'),
   ],
 };
 
@@ -93,7 +85,7 @@ describe('splitIdentifier', () => {
 describe('toolSkillProfile', () => {
   it('reads the name, the server kind, description phrases and the approval tag', () => {
     const profile = toolSkillProfile(
-      toolSkill('filesystem', 'list_directory', 'Get a listing of all files.'),
+      toolSkill('filesystem/list_directory', 'Get a listing of all files.'),
     );
     expect([...(profile?.nameTerms ?? [])]).toEqual(['list', 'directory']);
     // A filesystem server works on files and directories.
@@ -113,7 +105,7 @@ describe('toolSkillProfile', () => {
   });
 
   it('names a bare tool outright only when its name is distinctive', () => {
-    const query = toolSkillProfile(toolSkill('postgres', 'query', 'Run a read-only SQL query'));
+    const query = toolSkillProfile(toolSkill('postgres/query', 'Run a read-only SQL query'));
     expect(query?.explicitNames).toEqual(['postgres/query']);
     expect(query && namesTool('query the database', query)).toBeUndefined();
     expect(query && namesTool('use postgres/query for it', query)).toBe('postgres/query');

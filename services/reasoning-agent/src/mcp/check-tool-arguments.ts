@@ -1,4 +1,4 @@
-import { Validator, type Schema, type SchemaDraft } from '@cfworker/json-schema';
+import { Validator, type SchemaDraft } from '@cfworker/json-schema';
 import { safeParseJson } from '@fleet/errors';
 import { z } from 'zod';
 import { ToolError } from '../tools';
@@ -37,7 +37,14 @@ export function createArgumentsCheck(
   label: string,
   inputSchema: Record<string, unknown>,
 ): ArgumentsCheck {
-  const validator = new Validator(inputSchema as Schema, draftOf(inputSchema), false);
+  let validator: Validator | undefined;
+  let unusable: unknown;
+  try {
+    validator = new Validator(inputSchema, draftOf(inputSchema), false);
+  } catch (error) {
+    // A schema the validator cannot read fails each call (as a tool error), not the listing.
+    unusable = error;
+  }
   return (argumentsJson) => {
     const parsed = safeParseJson({
       text: argumentsJson.trim() === '' ? '{}' : argumentsJson,
@@ -47,6 +54,7 @@ export function createArgumentsCheck(
     if (!parsed.success) throw new ToolError(parsed.error.message, { cause: parsed.error });
     let result;
     try {
+      if (validator === undefined) throw unusable;
       result = validator.validate(parsed.value);
     } catch (error) {
       throw new ToolError(`The input schema of ${label} cannot be checked, so it is not called.`, {

@@ -130,33 +130,6 @@ export function createMcpToolbox({
     return result;
   }
 
-  function toReasoningTool(offer: Offer): ReasoningTool {
-    const { server, tool, connection } = offer;
-    const label = toolSkillId(server, tool.name);
-    const { $schema: _schema, ...parameters } = tool.inputSchema;
-    const about = (tool.description ?? tool.title ?? tool.name).slice(
-      0,
-      MAX_TOOL_DESCRIPTION_CHARS,
-    );
-    return {
-      name: offer.name,
-      description: `${about} (MCP tool ${label})`,
-      parameters,
-      async run(argumentsJson, { signal } = {}) {
-        const args = checkOf(offer)(argumentsJson);
-        const result = await connection.callTool(tool.name, args, { signal });
-        const text = mcpResultText(result, maxResultChars);
-        if (result.isError === true) {
-          throw new ToolError(
-            text.trim() === '' ? `${label} reported an error without a message.` : text,
-            { details: { tool: label } },
-          );
-        }
-        return text;
-      },
-    };
-  }
-
   return {
     servers: connections.map(({ name }) => name),
     async tools({ policies = [] } = {}) {
@@ -170,11 +143,44 @@ export function createMcpToolbox({
           `only the first ${MAX_OFFERED_MCP_TOOLS} MCP tools are offered to the model`,
         );
       }
-      return permitted.slice(0, MAX_OFFERED_MCP_TOOLS).map(toReasoningTool);
+      return permitted
+        .slice(0, MAX_OFFERED_MCP_TOOLS)
+        .map((offer) => offerAsTool(offer, { check: checkOf(offer), maxResultChars }));
     },
     async close() {
       closed = true;
       await Promise.all(connections.map(({ connection }) => connection.close()));
+    },
+  };
+}
+
+/**
+ * One offered MCP tool as a tool of the loop: its arguments checked, its result read as text and
+ * cut, an `isError` result thrown as a tool error.
+ */
+function offerAsTool(
+  offer: Offer,
+  { check, maxResultChars }: { check: ArgumentsCheck; maxResultChars: number },
+): ReasoningTool {
+  const { server, tool, connection } = offer;
+  const label = toolSkillId(server, tool.name);
+  const { $schema: _schema, ...parameters } = tool.inputSchema;
+  const about = (tool.description ?? tool.title ?? tool.name).slice(0, MAX_TOOL_DESCRIPTION_CHARS);
+  return {
+    name: offer.name,
+    description: `${about} (MCP tool ${label})`,
+    parameters,
+    async run(argumentsJson, { signal } = {}) {
+      const args = check(argumentsJson);
+      const result = await connection.callTool(tool.name, args, { signal });
+      const text = mcpResultText(result, maxResultChars);
+      if (result.isError === true) {
+        throw new ToolError(
+          text.trim() === '' ? `${label} reported an error without a message.` : text,
+          { details: { tool: label } },
+        );
+      }
+      return text;
     },
   };
 }
