@@ -21,6 +21,7 @@ import { configSpec as webAgentConfigSpec } from '@fleet/web-agent/config';
 import { configSpec as codeAgentConfigSpec } from '@fleet/code-agent/config';
 import { configSpec as mailAgentConfigSpec } from '@fleet/mail-agent/config';
 import { configSpec as reasoningAgentConfigSpec } from '@fleet/reasoning-agent/config';
+import { configSpec as toolsAgentConfigSpec } from '@fleet/tools-agent/config';
 import { runnerConfigSpec } from '@fleet/runner';
 
 /** Every section, shared groups first so each variable is described where it belongs. */
@@ -37,6 +38,7 @@ export const CONFIG_SECTIONS: readonly ConfigSection[] = [
   { title: 'Mail agent', spec: mailAgentConfigSpec },
   { title: 'Code agent', spec: codeAgentConfigSpec },
   { title: 'Reasoning agent', spec: reasoningAgentConfigSpec },
+  { title: 'Tools agent', spec: toolsAgentConfigSpec },
   { title: 'Local runner (`pnpm fleet`)', spec: runnerConfigSpec },
 ];
 

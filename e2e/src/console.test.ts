@@ -5,7 +5,8 @@
  * writer and composer). A person signs in by keyboard, asks a question that needs the code agent's
  * approval, watches the graph and the progress lines move, reads the program (a `<script>` in it
  * stays text), approves it and sees the answer stream in; denies a second run with instructions;
- * uploads a document and sees it listed; erases a user's memory. Screenshots go to
+ * uploads a document and sees it listed; erases a user's memory; reads the agents and their MCP
+ * tools, each tenant under its own tool permissions. Screenshots go to
  * `e2e/output/console/`.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,10 +18,12 @@ import type { Plan } from '@fleet/a2a';
 import { createMemoryStore } from '@fleet/memory';
 import {
   createQuestionExecutor,
+  startScriptedAgent,
   startScriptedOpenAI,
   startSdkAgent,
   TRAVEL_AGENT_CARD,
   type QuestionExecutor,
+  type ScriptedAgent,
   type ScriptedOpenAI,
   type ScriptedReply,
   type SdkAgent,
@@ -126,6 +129,8 @@ describe('the web console in Chromium', () => {
   let redis: Redis;
   let travel: QuestionExecutor;
   let travelAgent: SdkAgent;
+  /** An agent whose skills are MCP tools, as the tools agent's card lists them. */
+  let toolsAgent: ScriptedAgent;
   /** Everything the page reported that a person would not want: CSP violations, script errors. */
   const problems: string[] = [];
   const dialogs: string[] = [];
@@ -158,16 +163,39 @@ describe('the web console in Chromium', () => {
       executor: travel,
       token: E2E_INTERNAL_TOKEN,
     });
+    toolsAgent = await startScriptedAgent({
+      name: 'tools',
+      description: 'MCP tools of the fleet',
+      internalToken: E2E_INTERNAL_TOKEN,
+      skills: [
+        {
+          id: 'memory/read_graph',
+          name: 'read_graph',
+          description: 'Reads the knowledge graph',
+          tags: ['mcp', 'mcp-server:memory', 'approval:none', 'read-only'],
+        },
+        {
+          id: 'memory/delete_entities',
+          name: 'delete_entities',
+          description: 'Deletes entities from the knowledge graph',
+          tags: ['mcp', 'mcp-server:memory', 'approval:required', 'destructive'],
+        },
+      ],
+    });
     fleet = await startFleet({
       env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-e2e-upstream' },
       serviceEnv: {
         orchestrator: { HITL_TIMEOUT_SECONDS: '300', NODE_TIMEOUT_MS: '60000' },
         gateway: {
           GATEWAY_API_KEYS: `sk-e2e-0123456789abcdef:${TENANT},${OTHER_KEY}:${OTHER_TENANT}`,
+          // The other tenant may not delete: its Agents page never shows the tool.
+          GATEWAY_TOOL_PERMISSIONS: JSON.stringify({
+            tenants: { [OTHER_TENANT]: { deny: ['memory/delete_*'] } },
+          }),
         },
       },
       agents: [],
-      agentUrls: [travelAgent.url],
+      agentUrls: [travelAgent.url, toolsAgent.url],
       ragAgent: true,
       agentServices: { 'code-agent': { CODE_AGENT_TIMEOUT_MS: '10000' } },
     });
@@ -191,6 +219,7 @@ describe('the web console in Chromium', () => {
     redis?.disconnect();
     await fleet?.stop();
     await travelAgent?.stop();
+    await toolsAgent?.close();
     await llm?.close();
   }, 60_000);
 
@@ -410,6 +439,25 @@ describe('the web console in Chromium', () => {
     expect((await store.get({ tenant: TENANT, user: 'ada@example.com' })).facts).toEqual({});
   });
 
+  it('lists the agents with their availability and which tools ask for approval', async () => {
+    await page.getByRole('link', { name: 'Agents' }).click();
+    await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
+    const tools = page.locator('article.agent[data-agent="tools"]');
+    await tools.getByRole('heading', { name: 'tools' }).waitFor();
+    await expect(tools.locator('.badge-availability-ready').textContent()).resolves.toBe('Ready');
+    const remove = tools.locator('tr[data-skill-id="memory/delete_entities"]');
+    await expect(remove.locator('.badge-approval').textContent()).resolves.toBe(
+      'asks for approval',
+    );
+    await expect(remove.locator('.badge-destructive').count()).resolves.toBe(1);
+    const read = tools.locator('tr[data-skill-id="memory/read_graph"]');
+    await expect(read.locator('.badge-read-only').count()).resolves.toBe(1);
+    await expect(read.locator('.badge-approval').count()).resolves.toBe(0);
+    // The code agent and the travel agent are listed too, with their own skills.
+    await page.locator('article.agent[data-agent="code-agent"]').waitFor();
+    await screenshot(page, '10-agents');
+  });
+
   it("keeps tenants apart: another tenant's key sees none of these sessions", async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     expect(await page.evaluate('sessionStorage.length')).toBe(0);
@@ -419,6 +467,12 @@ describe('the web console in Chromium', () => {
     await page.getByText('No sessions yet.').waitFor();
     await page.goto(approvedSessionUrl);
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/does not exist/);
+    // Its tool permissions deny deleting: the tool is not listed for it.
+    await page.goto(consoleUrl('/agents'));
+    await page.locator('tr[data-skill-id="memory/read_graph"]').waitFor();
+    await expect(page.locator('tr[data-skill-id="memory/delete_entities"]').count()).resolves.toBe(
+      0,
+    );
   });
 
   it('passes axe-core accessibility checks on every page, an approval waiting included', async () => {
@@ -459,6 +513,7 @@ describe('the web console in Chromium', () => {
         ['ask', '/ask'],
         ['documents', '/documents'],
         ['memory', '/memory'],
+        ['agents', '/agents'],
       ] as const) {
         await auditPage.goto(consoleUrl(path));
         await auditPage.locator('main h1').waitFor();
@@ -473,6 +528,7 @@ describe('the web console in Chromium', () => {
         ask: [],
         documents: [],
         memory: [],
+        agents: [],
       });
     } finally {
       await audit.close();

@@ -152,9 +152,10 @@ note "project $PROJECT, gateway $GATEWAY, OTLP capture $CAPTURE, node image $NOD
 
 # ---- 1. build
 # Each service: its default port (docs/architecture.md §1) and the Debian packages it needs.
-SERVICES=(gateway orchestrator planner rag-agent web-agent mail-agent code-agent reasoning-agent)
+SERVICES=(gateway orchestrator planner rag-agent web-agent mail-agent code-agent reasoning-agent tools-agent)
 declare -A PORT_OF=([gateway]=8080 [orchestrator]=8081 [planner]=8082 [rag-agent]=8083
-  [web-agent]=8084 [mail-agent]=8085 [code-agent]=8086 [reasoning-agent]=8087)
+  [web-agent]=8084 [mail-agent]=8085 [code-agent]=8086 [reasoning-agent]=8087
+  [tools-agent]=8088)
 declare -A PACKAGES_OF=([code-agent]='bubblewrap python3 util-linux')
 image_of() { echo "$FLEET_IMAGE_REPOSITORY/$1:$FLEET_IMAGE_TAG"; }
 

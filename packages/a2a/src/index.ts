@@ -177,8 +177,19 @@ export {
   parseToolSkillId,
   toolPolicySchema,
   toolSkillId,
+  agentListingSchema,
+  applyToolPolicy,
+  deniedToolReason,
+  isToolAgent,
+  MAX_LISTED_AGENTS,
+  MCP_SKILL_TAG,
+  toolApprovalOf,
+  toolOfSkill,
 } from './fleet';
 export type {
+  AgentListing,
+  ToolApproval,
+  ToolPolicy,
   AgentSummary,
   AgentAvailability,
   InterruptionSource,
@@ -210,5 +221,4 @@ export type {
   StepUsage,
   TokenUsage,
   StepUsageOptions,
-  ToolPolicy,
 } from './fleet';

@@ -10,6 +10,7 @@ import {
   type OrchestrationBenchOptions,
 } from './orchestration-bench';
 import { HNSW_INDEX_OPTIONS } from '@fleet/rag-agent/store';
+import { formatMcpBench, runMcpBench } from './mcp-bench';
 import { formatRagBench, runRagBench, type RagBenchOptions } from './rag-bench';
 import { formatTenantsBench, runTenantsBench, type TenantsBenchOptions } from './tenants-bench';
 import { formatTtftBench, runTtftBench, type TtftBenchOptions } from './ttft-bench';
@@ -37,6 +38,9 @@ Benchmarks:
                  latency at 10k and 100k chunks, HNSW recall@10 against an exact scan, and the
                  HNSW speed-up. Embedded PGlite in a temporary directory, or the PostgreSQL
                  server in DATABASE_URL (in a scratch schema, dropped afterwards).
+  mcp            One MCP tool call (server-everything's echo over stdio) straight from the
+                 official SDK's client and the same call as an A2A task of the tools agent,
+                 interleaved in one run: what the tools agent adds at p50 (goal ≤ 2 ms).
 
 Options (gateway):
   --rounds N        sequential rounds, each interleaving every target       (default 15)
@@ -92,6 +96,10 @@ Options (rag):
   --ef-construction N  HNSW ef_construction for those indexes               (default: the agent's, 128)
   --database-url U  a PostgreSQL server with pgvector        (default: DATABASE_URL, else PGlite)
   --quick           10000 chunks only
+
+Options (mcp):
+  --rounds N        interleaved rounds, one call each way per round         (default 300)
+  --quick           50 rounds
 
 Common:
   --json            print the raw result as JSON
@@ -162,7 +170,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return values.help ? 0 : 2;
   }
-  if (!['gateway', 'orchestration', 'rag', 'tenants', 'ttft'].includes(benchmark)) {
+  if (!['gateway', 'mcp', 'orchestration', 'rag', 'tenants', 'ttft'].includes(benchmark)) {
     process.stderr.write(`Unknown benchmark '${benchmark}'.\n\n${HELP}\n`);
     return 2;
   }
@@ -177,6 +185,17 @@ async function main(): Promise<number> {
     value === undefined
       ? fallback
       : value.split(',').map((item) => number(item.trim().replace(/k$/i, '000'), 0));
+  if (benchmark === 'mcp') {
+    const result = await runMcpBench({
+      root: path.resolve(__dirname, '../../..'),
+      rounds: number(values.rounds, values.quick ? 50 : 300),
+      redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+    });
+    process.stdout.write(
+      values.json ? `${JSON.stringify(result, null, 2)}\n` : `\n${formatMcpBench(result)}\n`,
+    );
+    return 0;
+  }
   if (benchmark === 'rag') {
     const ragOptions: RagBenchOptions = {
       // The composition root of `pnpm bench`: the one place that reads the environment.

@@ -4,6 +4,7 @@ import { render } from 'preact';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { useEffect } from 'preact/hooks';
 import { apiKey } from './api';
+import { AgentsPage } from './pages/agents';
 import { Layout } from './components/layout';
 import { AskPage } from './pages/ask';
 import { DocumentsPage } from './pages/documents';
@@ -30,6 +31,7 @@ function App() {
         <Route path="/console/ask" component={AskPage} />
         <Route path="/console/documents" component={DocumentsPage} />
         <Route path="/console/memory" component={MemoryPage} />
+        <Route path="/console/agents" component={AgentsPage} />
         <Route default component={NotFoundPage} />
       </Router>
     </Layout>

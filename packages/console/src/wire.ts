@@ -129,6 +129,32 @@ export interface MemoryView {
   updatedAt: string | null;
 }
 
+/** One skill of an agent (`GET /v1/agents`). */
+export interface SkillView {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  /** For an MCP tool: whether calling it asks a person first; absent: it does not say. */
+  approval?: 'required' | 'none';
+  /** Set when the skill is an MCP tool: its server and tool. */
+  mcp?: { server: string; tool: string };
+}
+
+/** One agent the orchestrator can plan with, as the caller's tenant sees it (`GET /v1/agents`). */
+export interface AgentView {
+  object: 'agent';
+  name: string;
+  url: string;
+  description: string;
+  availability: {
+    state: 'ready' | 'degraded' | 'unconfigured';
+    reason?: string;
+    unavailableSkills?: string[];
+  };
+  skills: SkillView[];
+}
+
 export interface ListOf<T> {
   object: 'list';
   data: T[];

@@ -9,9 +9,17 @@ import { AbortError } from '@fleet/errors';
 import { createRecordingTracer } from '@fleet/testing';
 import { propagation } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { writeBadServer } from './__fixtures__/bad-server';
 import { writeHostileServer } from './__fixtures__/hostile-server';
-import { createMcpConnection, type McpConnection } from './create-mcp-connection';
 import {
+  createMcpConnection,
+  type McpConnection,
+  type McpConnectionOptions,
+  type McpElicitationContext,
+  type McpElicitationRequest,
+} from './create-mcp-connection';
+import {
+  McpOutputSchemaError,
   McpProtocolError,
   McpResultTooLargeError,
   McpServerUnavailableError,
@@ -320,6 +328,233 @@ describe('createMcpConnection against server-filesystem and server-memory (stdio
       entities: [expect.objectContaining({ name: 'Ada' })],
     });
     expect(readFileSync(file, 'utf8')).toContain('Ada');
+  });
+});
+
+describe('createMcpConnection answering elicitations (server-everything over stdio)', () => {
+  const ELICIT = 'trigger-elicitation-request';
+
+  it('declares no elicitation capability without a handler, so the server offers no such tool', async () => {
+    const everything = connect('everything', {
+      command: process.execPath,
+      args: [EVERYTHING, 'stdio'],
+    });
+    const { tools } = await everything.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('echo');
+    expect(tools.map((tool) => tool.name)).not.toContain(ELICIT);
+  });
+
+  it('accepts (with the schema defaults filled in), declines and cancels, and says which call asked', async () => {
+    const seen: McpElicitationContext[] = [];
+    const requests: McpElicitationRequest[] = [];
+    const everything = connect(
+      'everything',
+      { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+      {
+        onElicitation: (request, context) => {
+          requests.push(request);
+          seen.push(context);
+          return Promise.resolve({ action: 'accept', content: { name: 'Ada', check: true } });
+        },
+      },
+    );
+    const { tools } = await everything.listTools();
+    expect(tools.map((tool) => tool.name)).toContain(ELICIT);
+
+    const accepted = textOf(await everything.callTool(ELICIT, {}));
+    expect(accepted).toContain('User provided the requested information');
+    expect(accepted).toContain('- Name: Ada');
+    expect(accepted).toContain('- Agreed to terms: true');
+    // Defaults of the fields the answer left out.
+    expect(accepted).toContain('- Favorite Integer: 42');
+    expect(accepted).toContain('"untitledSingleSelectEnum": "Monica"');
+    expect(requests[0]?.message).toBe('Please provide inputs for the following fields:');
+    expect(requests[0]?.requestedSchema.required).toEqual(['name']);
+    expect(seen[0]).toMatchObject({ server: 'everything', toolCall: { name: ELICIT } });
+    expect(seen[0]?.signal.aborted).toBe(true); // released once answered
+
+    // A call's own handler wins over the connection's.
+    const declined = textOf(
+      await everything.callTool(
+        ELICIT,
+        {},
+        { onElicitation: () => Promise.resolve({ action: 'decline' }) },
+      ),
+    );
+    expect(declined).toContain('User declined to provide the requested information');
+    const cancelled = textOf(
+      await everything.callTool(
+        ELICIT,
+        {},
+        { onElicitation: () => Promise.resolve({ action: 'cancel' }) },
+      ),
+    );
+    expect(cancelled).toContain('User cancelled the elicitation dialog');
+    expect(requests).toHaveLength(1);
+  });
+
+  it('answers cancel when the call is about to time out, and refuses an answer that breaks the schema', async () => {
+    const everything = connect(
+      'everything',
+      { command: process.execPath, args: [EVERYTHING, 'stdio'] },
+      { onElicitation: () => Promise.resolve({ action: 'decline' }) },
+    );
+    await everything.listTools();
+    let aborted = false;
+    const started = Date.now();
+    const late = await everything.callTool(
+      ELICIT,
+      {},
+      {
+        timeoutMs: 2000,
+        onElicitation: (_request, { signal }) =>
+          new Promise((resolve) =>
+            signal.addEventListener('abort', () => {
+              aborted = true;
+              resolve({ action: 'accept', content: { name: 'too late' } });
+            }),
+          ),
+      },
+    );
+    expect(textOf(late)).toContain('User cancelled the elicitation dialog');
+    expect(aborted).toBe(true);
+    expect(Date.now() - started).toBeLessThan(2000);
+
+    const invalid = await everything.callTool(
+      ELICIT,
+      {},
+      {
+        onElicitation: () =>
+          Promise.resolve({ action: 'accept', content: { name: 'Ada', integer: 500 } }),
+      },
+    );
+    expect(invalid.isError).toBe(true);
+    expect(textOf(invalid)).toMatch(/does not match the requested schema.*integer/);
+  });
+});
+
+describe('createMcpConnection against misbehaving servers', () => {
+  function startBad(
+    mode: string,
+    options: McpConnectionOptions = {},
+    env?: Record<string, string>,
+  ) {
+    return connect(
+      `bad-${mode}`,
+      { command: process.execPath, args: [writeBadServer(), mode], ...(env ? { env } : {}) },
+      { restartDelayMs: 0, ...options },
+    );
+  }
+
+  async function failsTyped(
+    connection: McpConnection,
+    tool: string,
+    type: abstract new (...args: never[]) => Error,
+  ): Promise<Error> {
+    const started = Date.now();
+    const error = await connection
+      .callTool(tool, {}, { timeoutMs: 5000 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(type);
+    expect(Date.now() - started).toBeLessThan(5000);
+    return error as Error;
+  }
+
+  it('crashes mid-call: unavailable at once, no process left, restarted on the next call', async () => {
+    const bad = startBad('bad');
+    await bad.connect();
+    const first = bad.pid as number;
+    const error = await failsTyped(bad, 'crash', McpServerUnavailableError);
+    expect(error.message).toMatch(
+      /"crash" of the MCP server "bad-bad" failed: the server went away/,
+    );
+    await waitFor(() => !isAlive(first));
+    expect(textOf(await bad.callTool('echo', { message: 'back' }))).toBe('back');
+    expect(bad.pid).not.toBe(first);
+  });
+
+  it('never answers initialize: unavailable after the connect time-out, no process left', async () => {
+    const pidFile = join(mkdtempSync(join(tmpdir(), 'fleet-mcp-')), 'server.pid');
+    const mute = startBad('mute', { connectTimeoutMs: 400 }, { PID_FILE: pidFile });
+    const started = Date.now();
+    await expect(mute.listTools()).rejects.toBeInstanceOf(McpServerUnavailableError);
+    expect(Date.now() - started).toBeLessThan(4000);
+    await waitFor(() => !isAlive(Number(readFileSync(pidFile, 'utf8'))));
+  });
+
+  it('floods stdout with lines that are not JSON, or answers JSON that is not JSON-RPC: a protocol error, then a fresh server', async () => {
+    const bad = startBad('bad');
+    for (const tool of ['junk', 'not-rpc']) {
+      await bad.connect();
+      const pid = bad.pid as number;
+      const error = await failsTyped(bad, tool, McpProtocolError);
+      expect(error.message).toMatch(/"bad-bad" wrote something that is not JSON-RPC on stdout/);
+      await waitFor(() => !isAlive(pid));
+      expect(textOf(await bad.callTool('echo', { message: tool }))).toBe(tool);
+    }
+  });
+
+  it('answers with one 50 MB line: too large, read no further than the cap, memory bounded', async () => {
+    const written = join(mkdtempSync(join(tmpdir(), 'fleet-mcp-')), 'written');
+    const bad = startBad('bad', {}, { WRITTEN_FILE: written });
+    await bad.connect();
+    const pid = bad.pid as number;
+    const baseline = process.memoryUsage().arrayBuffers;
+    let peak = baseline;
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().arrayBuffers);
+    }, 2);
+    try {
+      const error = await failsTyped(bad, 'huge', McpResultTooLargeError);
+      // The default cap: 4 MiB of result plus 64 KiB of envelope.
+      expect(error.message).toMatch(/"bad-bad" sent a message larger than 4259840 bytes/);
+    } finally {
+      clearInterval(sampler);
+    }
+    await waitFor(() => !isAlive(pid));
+    // The server could push little more than the cap before its pipe closed.
+    const through = existsSync(written) ? Number(readFileSync(written, 'utf8')) : 0;
+    expect(through).toBeLessThan(12 * 1024 * 1024);
+    expect(peak - baseline).toBeLessThan(24 * 1024 * 1024);
+    expect(textOf(await bad.callTool('echo', { message: 'small' }))).toBe('small');
+  });
+
+  it('lists 10,000 tools, or pages without end: truncated at maxTools, quickly', async () => {
+    const many = startBad('many-tools');
+    const started = Date.now();
+    const list = await many.listTools();
+    expect(list.truncated).toBe(true);
+    expect(list.tools).toHaveLength(1000);
+    expect(list.tools[999]?.name).toBe('tool-999');
+    const fewer = startBad('many-tools', { maxTools: 25 });
+    expect((await fewer.listTools()).tools).toHaveLength(25);
+    const endless = startBad('endless-pages', { maxTools: 20 });
+    expect(await endless.listTools()).toEqual({ tools: [], truncated: true });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('changes its tool list during a call: tools-change carries the new list, the call completes', async () => {
+    const bad = startBad('bad');
+    expect((await bad.listTools()).tools.map((tool) => tool.name)).not.toContain('grown');
+    const changes: string[][] = [];
+    bad.on('tools-change', (list) => changes.push(list.tools.map((tool) => tool.name)));
+    const result = await bad.callTool('slow-grow');
+    expect(textOf(result)).toBe('grew');
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toContain('grown');
+    expect((await bad.listTools()).tools.map((tool) => tool.name)).toContain('grown');
+  });
+
+  it('returns structured content that breaks its outputSchema, or none: McpOutputSchemaError', async () => {
+    const bad = startBad('bad');
+    await bad.listTools();
+    const broken = await failsTyped(bad, 'bad-output', McpOutputSchemaError);
+    expect(broken.message).toMatch(
+      /"bad-output" of the MCP server "bad-bad" returned structured content that does not match its outputSchema: .*temperature/,
+    );
+    const missing = await failsTyped(bad, 'no-output', McpOutputSchemaError);
+    expect(missing.message).toMatch(/declares an outputSchema but returned no structured content/);
+    expect((await bad.callTool('good-output')).structuredContent).toEqual({ temperature: 21 });
   });
 });
 

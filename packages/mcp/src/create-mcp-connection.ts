@@ -10,7 +10,12 @@ import {
 import {
   Client,
   type CallToolResult,
+  type ClientContext,
+  type ElicitRequest,
+  type ElicitRequestFormParams,
+  type ElicitResult,
   ProtocolError,
+  ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
@@ -20,7 +25,9 @@ import {
 import { context, propagation, trace } from '@opentelemetry/api';
 import { createBoundedFetch } from './internal/bounded-fetch';
 import { ProcessGroupStdioTransport } from './internal/process-group-stdio-transport';
+import { SchemaValidator } from './internal/schema-validator';
 import {
+  McpOutputSchemaError,
   McpProtocolError,
   McpResultTooLargeError,
   McpServerUnavailableError,
@@ -71,6 +78,47 @@ export interface McpProgress {
   message?: string | undefined;
 }
 
+/** What a server asks for in `elicitation/create` (form mode): a message and a flat schema. */
+export interface McpElicitationRequest {
+  /** The server's words for the person answering. */
+  message: string;
+  /** The flat JSON Schema of the answer: an object of string, number, boolean and enum fields. */
+  requestedSchema: ElicitRequestFormParams['requestedSchema'];
+}
+
+/**
+ * The answer to an elicitation. `accept` sends `content`, which is checked against the requested
+ * schema after the schema's defaults fill the fields it leaves out; `decline` is an explicit no;
+ * `cancel` means nobody answered (also what the server gets when the call's time runs out).
+ */
+export type McpElicitationResult =
+  | { action: 'accept'; content: Record<string, string | number | boolean | string[]> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+/** What an {@link McpElicitationHandler} is told besides the request. */
+export interface McpElicitationContext {
+  /** The entry's name under `mcpServers`. */
+  server: string;
+  /**
+   * The call the server asks on behalf of, when it can be told: the only {@link McpConnection.callTool}
+   * in flight on this connection. `undefined` when none or several are (MCP sends no link from an
+   * elicitation to the request it serves over stdio, nor does the SDK expose one over HTTP).
+   */
+  toolCall: { name: string; arguments: Record<string, unknown> } | undefined;
+  /**
+   * Aborted when the answer is no longer wanted: the call's time is (nearly) up, the caller aborted
+   * the call, or the server cancelled the request. The server is then sent `cancel`.
+   */
+  signal: AbortSignal;
+}
+
+/** Answers a server's `elicitation/create`; see {@link McpConnectionOptions.onElicitation}. */
+export type McpElicitationHandler = (
+  request: McpElicitationRequest,
+  context: McpElicitationContext,
+) => Promise<McpElicitationResult>;
+
 /** Options for one {@link McpConnection.callTool}. */
 export interface CallToolOptions {
   /** Aborting it cancels the call (the server is sent `notifications/cancelled`). */
@@ -79,6 +127,12 @@ export interface CallToolOptions {
   timeoutMs?: number | undefined;
   /** Called for each progress notification of this call. */
   onProgress?: ((progress: McpProgress) => void) | undefined;
+  /**
+   * Answers the elicitations of this call instead of the connection's `onElicitation` (which must
+   * be set: it is what declares the capability to the server). Used when this call is the only one
+   * in flight, see {@link McpElicitationContext.toolCall}.
+   */
+  onElicitation?: McpElicitationHandler | undefined;
 }
 
 /** Options for {@link createMcpConnection}. */
@@ -101,6 +155,13 @@ export interface McpConnectionOptions {
   clientInfo?: { name: string; version: string };
   /** Tracer for the TOOL spans. @default getTracer() */
   tracer?: WithSpanOptions['tracer'];
+  /**
+   * Answers the server's `elicitation/create` requests (form mode). When set, the connection
+   * declares the `elicitation` capability, so servers may ask; when absent, nothing is declared and
+   * servers do not ask. A call's own `onElicitation` wins for the elicitations of that call.
+   * An accepted answer that breaks the requested schema is refused to the server as invalid params.
+   */
+  onElicitation?: McpElicitationHandler;
 }
 
 /** Events a {@link McpConnection} emits. */
@@ -154,6 +215,17 @@ interface Live {
   stdio: ProcessGroupStdioTransport | undefined;
 }
 
+/** A call in flight, for telling which call an elicitation serves. */
+interface InFlightCall {
+  name: string;
+  arguments: Record<string, unknown>;
+  /** When the call times out (ms since epoch). */
+  deadline: number;
+  timeoutMs: number;
+  signal: AbortSignal | undefined;
+  onElicitation: McpElicitationHandler | undefined;
+}
+
 /**
  * Connects to one MCP server from an `mcpServers` entry: stdio (a process in its own group) or
  * Streamable HTTP. The connection is made on first use and remade on the next use after the server
@@ -162,12 +234,19 @@ interface Live {
  * - `listTools()` follows every `nextCursor` (at most `maxTools` tools; `truncated` says when more
  *   were offered), applies `allowTools`/`denyTools`, and is re-run on `notifications/tools/list_changed`,
  *   which emits `tools-change`.
- * - `callTool()` reports progress, cancels on time-out or abort, caps the result's weight, sends the
- *   active trace context as `_meta.traceparent`, and runs in an OpenInference TOOL span. A result with
- *   `isError: true` is returned, not thrown: it is for the model to read.
+ * - `callTool()` reports progress, cancels on time-out or abort, caps the result's weight, holds
+ *   structured content to the tool's listed `outputSchema`, sends the active trace context as
+ *   `_meta.traceparent`, and runs in an OpenInference TOOL span. A result with `isError: true` is
+ *   returned, not thrown: it is for the model to read.
+ * - With `onElicitation`, the server may ask for input during a call (`elicitation/create`, form
+ *   mode); the call's own `onElicitation` answers for that call, and the answer is due before the
+ *   call times out (`cancel` otherwise).
+ * - A stdio server runs under a watchdog that ends its process group if our process dies, SIGKILL
+ *   included.
  *
  * Errors: {@link McpTimeoutError}, {@link McpToolError}, {@link McpResultTooLargeError},
- * {@link McpProtocolError}, {@link McpServerUnavailableError}, and `AbortError` when the caller aborts.
+ * {@link McpOutputSchemaError}, {@link McpProtocolError}, {@link McpServerUnavailableError}, and
+ * `AbortError` when the caller aborts.
  *
  * @param name The entry's name under `mcpServers`, used in messages and spans.
  * @param config The parsed entry ({@link parseMcpServers}).
@@ -179,6 +258,15 @@ interface Live {
  * const result = await fs.callTool('read_text_file', { path: '/data/a.txt' }, {
  *   timeoutMs: 10_000,
  *   onProgress: ({ progress, total }) => log.info({ progress, total }),
+ * });
+ *
+ * const github = createMcpConnection('github', servers.get('github')!, {
+ *   env: process.env,
+ *   // Servers may ask; nobody is there to answer outside a call.
+ *   onElicitation: () => Promise.resolve({ action: 'decline' }),
+ * });
+ * await github.callTool('create_issue', { title: 'x' }, {
+ *   onElicitation: (request, { signal }) => askThePerson(request, signal),
  * });
  * await fs.close();
  */
@@ -197,6 +285,8 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
   private nextAttemptAt = 0;
   private closed = false;
   private tools: McpToolList | undefined;
+  private readonly inFlight = new Set<InFlightCall>();
+  private readonly schemas = new SchemaValidator();
   private readonly maxTools: number;
   private readonly maxResultBytes: number;
   private readonly timeoutMs: number;
@@ -237,7 +327,7 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
   async callTool(
     tool: string,
     args: Record<string, unknown> = {},
-    { signal, timeoutMs = this.timeoutMs, onProgress }: CallToolOptions = {},
+    { signal, timeoutMs = this.timeoutMs, onProgress, onElicitation }: CallToolOptions = {},
   ): Promise<CallToolResult> {
     if (!this.isAllowed(tool)) {
       throw new McpToolError(
@@ -261,6 +351,15 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
         // W3C context of the TOOL span, so the server's spans join the caller's trace.
         const carrier: Record<string, string> = {};
         propagation.inject(trace.setSpan(context.active(), span), carrier);
+        const call: InFlightCall = {
+          name: tool,
+          arguments: args,
+          deadline: Date.now() + timeoutMs,
+          timeoutMs,
+          signal,
+          onElicitation,
+        };
+        this.inFlight.add(call);
         let result: CallToolResult;
         try {
           result = await live.client.callTool(
@@ -279,6 +378,8 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
           );
         } catch (error) {
           throw this.mapCallError(error, { tool, timeoutMs, signal, live });
+        } finally {
+          this.inFlight.delete(call);
         }
         const bytes = resultBytes(result);
         if (bytes > this.maxResultBytes) {
@@ -287,6 +388,7 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
             { details: { server: this.name, tool, bytes, maxBytes: this.maxResultBytes } },
           );
         }
+        this.checkOutput(tool, result);
         this.failures = 0;
         setSpanOutput(span, result.structuredContent ?? result.content);
         if (result.isError === true) span.setAttribute('mcp.tool.is_error', true);
@@ -305,6 +407,85 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
     }
     await live.client.close().catch(() => undefined);
     await live.stdio?.close();
+  }
+
+  /**
+   * Holds a result to the `outputSchema` the server listed for the tool (when the tool is in the
+   * current listing): structured content must be there and match. Results with `isError` are the
+   * model's to read and are not checked.
+   */
+  private checkOutput(tool: string, result: CallToolResult): void {
+    const schema = this.tools?.tools.find((listed) => listed.name === tool)?.outputSchema;
+    if (schema === undefined || result.isError === true) return;
+    const details = { server: this.name, tool };
+    if (result.structuredContent === undefined) {
+      throw new McpOutputSchemaError(
+        `The tool "${tool}" of the MCP server "${this.name}" declares an outputSchema but returned no structured content.`,
+        { details },
+      );
+    }
+    const check = this.schemas.check(schema, result.structuredContent);
+    if (!check.valid) {
+      throw new McpOutputSchemaError(
+        `The tool "${tool}" of the MCP server "${this.name}" returned structured content that does not match its outputSchema: ${check.reason}`,
+        { details },
+      );
+    }
+  }
+
+  /** Answers `elicitation/create` through the call's handler or the connection's. */
+  private async elicit(request: ElicitRequest, context: ClientContext): Promise<ElicitResult> {
+    const params = request.params;
+    if (params.mode === 'url') {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        'URL-mode elicitation is not supported.',
+      );
+    }
+    const call = this.inFlight.size === 1 ? [...this.inFlight][0] : undefined;
+    const handler = call?.onElicitation ?? this.options.onElicitation;
+    if (handler === undefined) return { action: 'decline' };
+    // The answer is due a little before the call's own time-out, so the server can still turn a
+    // `cancel` into a result.
+    const timeoutMs = call ? call.deadline - Date.now() : this.timeoutMs;
+    const budget = Math.max(
+      0,
+      timeoutMs - Math.min(1000, (call?.timeoutMs ?? this.timeoutMs) / 10),
+    );
+    const controller = new AbortController();
+    const signals = [controller.signal, context.mcpReq.signal, AbortSignal.timeout(budget)];
+    if (call?.signal) signals.push(call.signal);
+    const signal = AbortSignal.any(signals);
+    const cancelled = new Promise<McpElicitationResult>((resolve) => {
+      if (signal.aborted) resolve({ action: 'cancel' });
+      signal.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true });
+    });
+    let answer: McpElicitationResult;
+    try {
+      answer = await Promise.race([
+        handler(
+          { message: params.message, requestedSchema: params.requestedSchema },
+          {
+            server: this.name,
+            toolCall: call ? { name: call.name, arguments: call.arguments } : undefined,
+            signal,
+          },
+        ),
+        cancelled,
+      ]);
+    } finally {
+      controller.abort();
+    }
+    if (answer.action !== 'accept') return { action: answer.action };
+    const content = withDefaults(params.requestedSchema, answer.content);
+    const check = this.schemas.check(params.requestedSchema, content);
+    if (!check.valid) {
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `The answer does not match the requested schema: ${check.reason}`,
+      );
+    }
+    return { action: 'accept', content };
   }
 
   private isAllowed(tool: string): boolean {
@@ -400,8 +581,13 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
 
   private async open(): Promise<Live> {
     const client = new Client(this.options.clientInfo ?? { name: 'a2a-fleet', version: '0.1.0' }, {
-      capabilities: {},
+      capabilities: this.options.onElicitation ? { elicitation: { form: {} } } : {},
     });
+    if (this.options.onElicitation) {
+      client.setRequestHandler('elicitation/create', (request, context) =>
+        this.elicit(request, context),
+      );
+    }
     const { transport, stdio } = this.createTransport();
     const live: Live = { client, transport, stdio };
     client.onclose = () => this.lost(live);
@@ -516,6 +702,13 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
     const details = { server: this.name, ...(tool === undefined ? {} : { tool }) };
     if (live.stdio?.failure) return live.stdio.failure;
     if (FleetError.isInstance(error)) return error;
+    if (tool !== undefined && error instanceof ProtocolError && isOutputSchemaRefusal(error)) {
+      // The SDK's own output check, when it has the tool's definition.
+      return new McpOutputSchemaError(`${what} broke its outputSchema: ${error.message}`, {
+        cause: error,
+        details,
+      });
+    }
     if (signal?.aborted === true) {
       return new AbortError(`${what} was cancelled by the caller.`, { cause: error, details });
     }
@@ -550,6 +743,24 @@ class DefaultMcpConnection extends EventEmitter implements McpConnection {
     }
     return new McpProtocolError(`${what} failed: ${errorText(error)}`, { cause: error, details });
   }
+}
+
+/** The SDK's local refusals of a result against the tool's `outputSchema`. */
+function isOutputSchemaRefusal(error: ProtocolError): boolean {
+  return /output schema|outputSchema/.test(error.message) && error.data === undefined;
+}
+
+/** The accepted content with the requested schema's defaults in the fields it leaves out. */
+function withDefaults(
+  schema: ElicitRequestFormParams['requestedSchema'],
+  content: Record<string, string | number | boolean | string[]>,
+): Record<string, string | number | boolean | string[]> {
+  const filled = { ...content };
+  for (const [field, property] of Object.entries(schema.properties)) {
+    if (field in filled || !('default' in property) || property.default === undefined) continue;
+    filled[field] = property.default;
+  }
+  return filled;
 }
 
 /** A FleetError (the bounded fetch's) wrapped by the SDK's transport. */

@@ -5,12 +5,17 @@ export type {
   McpConnection,
   McpConnectionEvents,
   McpConnectionOptions,
+  McpElicitationContext,
+  McpElicitationHandler,
+  McpElicitationRequest,
+  McpElicitationResult,
   McpProgress,
   McpTool,
   McpToolList,
   ToolHints,
 } from './create-mcp-connection';
 export {
+  McpOutputSchemaError,
   McpProtocolError,
   McpResultTooLargeError,
   McpServerUnavailableError,
@@ -37,3 +42,5 @@ export type {
 export { toolApproval } from './tool-approval';
 export type { ToolApproval } from './tool-approval';
 export type { CallToolResult } from '@modelcontextprotocol/client';
+export { checkJsonSchema, createJsonSchemaChecker } from './json-schema-check';
+export type { JsonSchemaCheck, JsonSchemaChecker } from './json-schema-check';

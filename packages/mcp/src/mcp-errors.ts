@@ -31,6 +31,17 @@ export class McpResultTooLargeError extends PayloadTooLargeError {
   }
 }
 
+/**
+ * A tool result whose `structuredContent` breaks the `outputSchema` the server listed for the tool
+ * (or is missing although the tool declares one). The result is not returned: it is not what the
+ * tool promised.
+ */
+export class McpOutputSchemaError extends FleetError {
+  constructor(message: string, options: FleetErrorOptions = {}) {
+    super('UPSTREAM_ERROR', message, { retryable: false, ...options });
+  }
+}
+
 /** A server that broke the protocol: wrote something on stdout that is not JSON-RPC. */
 export class McpProtocolError extends FleetError {
   constructor(message: string, options: FleetErrorOptions = {}) {

@@ -66,7 +66,7 @@ describe('runCli', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       'Unknown service: mailer. Known: gateway, orchestrator, planner, rag-agent, web-agent, ' +
-        'mail-agent, code-agent, reasoning-agent.',
+        'mail-agent, code-agent, reasoning-agent, tools-agent.',
     );
     expect(result.stderr).toContain('See: pnpm fleet restart --help');
   });

@@ -16,6 +16,12 @@ export interface FleetPaths {
   readonly redisDir: string;
   /** `<root>/.fleet/rag-pglite`: the RAG agent's embedded PostgreSQL (`RAG_DATA_DIR`). */
   readonly ragDataDir: string;
+  /**
+   * `<root>/.fleet/files`: the folder the tools agent's default filesystem server serves, a copy
+   * of the demo documents made on the first `fleet up`, so an approved write never touches the
+   * repository's own files.
+   */
+  readonly filesDir: string;
 }
 
 /** The runner's paths for a repository root. */
@@ -29,6 +35,7 @@ export function fleetPaths(root: string): FleetPaths {
     secretsFile: path.join(dir, 'secrets.json'),
     redisDir: path.join(dir, 'redis'),
     ragDataDir: path.join(dir, 'rag-pglite'),
+    filesDir: path.join(dir, 'files'),
   };
 }
 

@@ -140,6 +140,20 @@ export const SERVICES: readonly ServiceDefinition[] = [
     needs: ['redis'],
     discoverable: false,
   },
+  {
+    name: 'tools-agent',
+    packageDir: 'services/tools-agent',
+    portVariable: 'TOOLS_AGENT_PORT',
+    defaultPort: 8088,
+    urlVariable: 'TOOLS_AGENT_URL',
+    publicUrlVariable: 'TOOLS_AGENT_PUBLIC_URL',
+    // Its A2A task store. Its tools come from MCP_SERVERS or MCP_SERVERS_FILE (passed through from
+    // the caller's environment); without either, `fleet up` gives it the built-in filesystem
+    // server over a copy of the demo documents (TOOLS_AGENT_FILESYSTEM_DIR = .fleet/files):
+    // reading runs at once, writing asks.
+    needs: ['redis'],
+    discoverable: true,
+  },
 ];
 
 /** The compiled entry point of a service, relative to the repository root. */

@@ -11,6 +11,7 @@ import {
   runUsageSchema,
   stepFailureSchema,
   stepUsageSchema,
+  toolPolicySchema,
 } from '@fleet/a2a';
 import { z } from 'zod';
 
@@ -136,6 +137,12 @@ export const sessionSchema = z.object({
   history: z.array(historyMessageSchema).default([]),
   /** Whether a person must approve the plan before any agent runs. */
   planApproval: z.boolean().default(false),
+  /**
+   * Which MCP tools the tenant may use in this session (`fleet.toolPolicy` of the request that
+   * started it, or of the latest resume that carried one): a resume without one keeps it.
+   * Absent: every tool.
+   */
+  toolPolicy: toolPolicySchema.optional(),
   /** The orchestrator's A2A task currently running the session. */
   taskId: z.string().optional(),
   plan: planSchema.optional(),

@@ -60,7 +60,7 @@ describe('createSessionStore', () => {
       expect(raw).not.toBeNull();
     });
 
-    it('keeps the given id, history and plan-approval flag', async () => {
+    it('keeps the given id, history, plan-approval flag and tool policy', async () => {
       const sessions = storeOn(redis, prefixes('create-given'));
       const created = await sessions.create({
         id: 'session-1',
@@ -68,11 +68,13 @@ describe('createSessionStore', () => {
         request: 'Send the report',
         history: [{ role: 'user', content: 'hello' }],
         planApproval: true,
+        toolPolicy: { deny: ['memory/delete_*'] },
       });
       expect(created).toMatchObject({
         id: 'session-1',
         history: [{ role: 'user', content: 'hello' }],
         planApproval: true,
+        toolPolicy: { deny: ['memory/delete_*'] },
       });
       expect(await sessions.get('session-1')).toEqual(created);
     });

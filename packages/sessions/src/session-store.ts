@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { ApprovalStatus, HistoryMessage } from '@fleet/a2a';
+import type { ApprovalStatus, HistoryMessage, ToolPolicy } from '@fleet/a2a';
 import {
   BadRequestError,
   ConflictError,
@@ -65,6 +65,8 @@ export interface NewSession {
   history?: HistoryMessage[] | undefined;
   /** @default false */
   planApproval?: boolean | undefined;
+  /** Which MCP tools the run may use (`fleet.toolPolicy`). @default every tool */
+  toolPolicy?: ToolPolicy | undefined;
   /** The A2A task that runs the session, when it is known from the start. */
   taskId?: string | undefined;
 }
@@ -999,6 +1001,7 @@ function newSession({
   request,
   history = [],
   planApproval = false,
+  toolPolicy,
   taskId,
 }: NewSession): { session: Session; json: string; createdAtMs: number } {
   if (id === '') throw new BadRequestError('A session id must not be empty.');
@@ -1012,6 +1015,7 @@ function newSession({
     request,
     history,
     planApproval,
+    ...(toolPolicy === undefined ? {} : { toolPolicy }),
     nodes: {},
     approvals: {},
     ...(taskId === undefined ? {} : { taskId }),

@@ -16,6 +16,7 @@ import {
 import type { MemoryStore } from '@fleet/memory';
 import type { SessionStore } from '@fleet/sessions';
 import { requestLogFields } from '@fleet/telemetry';
+import { agentsRouter, type AgentsClient } from './agents';
 import {
   authenticate,
   authenticateRequest,
@@ -43,6 +44,7 @@ import {
   type TenantLimiter,
   type TenantLimiterOptions,
 } from './tenant-limits';
+import type { ToolPermissions } from './tool-permissions';
 import type { UpstreamClient } from './upstream';
 
 /** Everything the gateway app is built from. `main.ts` assembles these; tests pass their own. */
@@ -57,6 +59,16 @@ export interface AppDependencies {
    * an internal token.
    */
   reasoningAgent?: { client: A2AClient; url: string } | undefined;
+  /**
+   * The orchestrator's agent listing (`GET /v1/agents`, `createAgentsClient`); undefined without an
+   * internal token (the route answers 503).
+   */
+  agents?: AgentsClient | undefined;
+  /**
+   * Each tenant's tool policy (GATEWAY_TOOL_PERMISSIONS): sent with every orchestrated, resumed and
+   * reasoning request, and applied to `GET /v1/agents`. @default every tool permitted
+   */
+  toolPermissions?: ToolPermissions | undefined;
   /** The RAG agent's documents commands (`/v1/documents`); undefined without an internal token. */
   documents?: DocumentsClient | undefined;
   /** Largest document upload in bytes (`GATEWAY_UPLOAD_LIMIT`). @default 26214400 (25 MiB) */
@@ -236,6 +248,8 @@ export function createApp({
   upstreamClient,
   orchestratorClient,
   reasoningAgent,
+  agents,
+  toolPermissions,
   documents,
   uploadLimit = 25 * 1024 * 1024,
   sessions,
@@ -282,7 +296,8 @@ export function createApp({
       v1.get('/models', modelsRoute({ upstreamClient, logger }));
       // Everything below keeps its state in the fleet's Redis: 503 at once while it is down.
       v1.use(['/sessions', '/memory', '/documents'], redisGate.middleware());
-      v1.use(sessionsRouter({ store: sessions, orchestratorClient, logger }));
+      v1.use(agentsRouter({ agents, toolPermissions }));
+      v1.use(sessionsRouter({ store: sessions, orchestratorClient, logger, toolPermissions }));
       v1.use(documentsRouter({ documents, uploadLimit }));
       if (memory !== undefined) v1.use(memoryRouter({ store: memory }));
       root.use('/v1', v1);
@@ -307,6 +322,7 @@ export function createApp({
         model: 'none',
       }),
     passthroughModel: autoRouting?.passthroughModel,
+    toolPermissions,
   };
   const handleHotPath = createHotPathHandler({
     keyRing,

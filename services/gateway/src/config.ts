@@ -19,6 +19,10 @@ import {
   limitValueSchema,
   tenantLimitsFileSchema,
 } from './tenant-limits/tenant-limits-spec';
+import {
+  inlineToolPermissionsSchema,
+  toolPermissionsFileSchema,
+} from './tool-permissions/tool-permissions-spec';
 
 const apiKeyPairSchema = z.string().transform((value, context) => {
   const pairs = value
@@ -252,6 +256,21 @@ export const configSpec = {
     schema: tenantLimitsFileSchema.optional(),
     description:
       'A JSON file of per-tenant overrides, read at start: `{ "acme": { "rpm": 60, "runs": 2, "tokens_per_day": "unlimited" } }` (the names of GATEWAY_TENANT_LIMITS).',
+    defaultText: 'unset',
+  }),
+  toolPermissions: envVar({
+    name: 'GATEWAY_TOOL_PERMISSIONS',
+    schema: inlineToolPermissionsSchema.optional(),
+    description:
+      'Which MCP tools each tenant may use (docs/security.md, "Tool permissions"), as JSON: `{"tenants": {"<tenant>": {"allow"?: [...], "deny"?: [...]}}, "default"?: {...}}`, patterns `<server>/<tool>` with `*` as a wildcard, deny winning over allow, no allow list meaning every tool not denied; `default` is the policy of tenants not named. The gateway sends the caller\'s policy with every orchestrated and reasoning request: the planner never sees the other tools, a step naming one fails unsent, and the tools agent refuses them. A tenant named here takes this policy over its entry in GATEWAY_TOOL_PERMISSIONS_FILE; this `default` replaces the file\'s. Unset (both): every tool.',
+    example: '{"tenants":{"acme":{"deny":["memory/delete_*"]}}}',
+    defaultText: 'unset (every tool)',
+  }),
+  toolPermissionsFile: envVar({
+    name: 'GATEWAY_TOOL_PERMISSIONS_FILE',
+    schema: toolPermissionsFileSchema.optional(),
+    description:
+      'A JSON file of tool permissions in the shape of GATEWAY_TOOL_PERMISSIONS, read at start; a bad entry fails naming the file and the tenant entry.',
     defaultText: 'unset',
   }),
   traceContext: envVar({

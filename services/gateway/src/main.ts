@@ -10,18 +10,25 @@ import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
 import { createMemoryStore } from '@fleet/memory';
 import { createSessionStore } from '@fleet/sessions';
 import { createLogger } from '@fleet/telemetry';
+import { createAgentsClient } from './agents';
 import { createApp, isHotPathRequest } from './app';
 import { createDocumentsClient } from './documents';
 import { GATEWAY_REDIS_OPTIONS } from './redis';
 import { createRouteClassifier } from './routing';
 import type { TenantLimitTable } from './tenant-limits';
+import { createToolPermissions } from './tool-permissions';
 import { createUpstreamClient } from './upstream';
 
 /** The fleet's agents over A2A; each undefined without the internal token to call it with. */
 function createAgentClients() {
   const token = config.internalToken;
   if (token === undefined) {
-    return { orchestratorClient: undefined, reasoningAgent: undefined, documents: undefined };
+    return {
+      orchestratorClient: undefined,
+      reasoningAgent: undefined,
+      documents: undefined,
+      agents: undefined,
+    };
   }
   return {
     orchestratorClient: new A2AClient({
@@ -41,6 +48,7 @@ function createAgentClients() {
       }),
       url: config.reasoningAgentUrl,
     },
+    agents: createAgentsClient({ orchestratorUrl: config.orchestratorUrl, token }),
     documents: createDocumentsClient({
       client: new A2AClient({ url: `${config.ragAgentUrl}/a2a`, token }),
       agentUrl: config.ragAgentUrl,
@@ -88,7 +96,7 @@ async function main(): Promise<void> {
   const upstreamClient = upstream.offline
     ? undefined
     : createUpstreamClient({ upstream, timeoutMs: config.llmTimeoutMs, logger });
-  const { orchestratorClient, reasoningAgent, documents } = createAgentClients();
+  const { orchestratorClient, reasoningAgent, documents, agents } = createAgentClients();
   const routeClassifier = createClassifier(upstream);
   // The app asks whether shutdown has begun; the server that knows is started after the app.
   const lifecycle = { isShuttingDown: (): boolean => false };
@@ -97,6 +105,11 @@ async function main(): Promise<void> {
     upstreamClient,
     orchestratorClient,
     reasoningAgent,
+    agents,
+    toolPermissions: createToolPermissions({
+      file: config.toolPermissionsFile,
+      inline: config.toolPermissions,
+    }),
     documents,
     uploadLimit: config.uploadLimit,
     sessions,

@@ -5,6 +5,7 @@ import { a2aRouter, observeTaskMetrics } from '@fleet/a2a/server/express';
 import { createMetrics, createServiceApp, type HttpLogger } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
 import { DEFAULT_BODY_LIMIT } from './config';
+import { agentsRouter, type AvailableAgent } from './discovery';
 import type { AgentBreakers } from './execution';
 import { registerOrchestratorMetrics } from './metrics';
 import type { RunScheduler } from './scheduling';
@@ -15,6 +16,11 @@ export interface AppDependencies {
   handler: A2AHandler;
   /** FLEET_INTERNAL_TOKEN: `POST /a2a` requires it. */
   internalToken: string;
+  /**
+   * The agents discovery knows now: `GET /internal/agents` lists them (internal token required).
+   * Undefined: no listing (404).
+   */
+  availableAgents?: (() => Promise<AvailableAgent[]>) | undefined;
   /** Checked by `/readyz`. */
   redis: Pick<Redis, 'ping'>;
   /** Resolves when the planner's card can be read; checked by `/readyz`. */
@@ -45,7 +51,8 @@ export interface AppDependencies {
 
 /**
  * Builds the orchestrator: its Agent Card at the well-known paths, the A2A JSON-RPC endpoint at
- * `POST /a2a` (bearer token required), `/healthz`, `/readyz` (Redis and the planner) and
+ * `POST /a2a` (bearer token required), the agent listing `GET /internal/agents` (bearer token
+ * required; the gateway's `GET /v1/agents` reads it), `/healthz`, `/readyz` (Redis and the planner) and
  * `/metrics` (requests, A2A tasks, circuit breakers, sessions awaiting approval, runs executing and queued). Pure: no environment, no sockets (CONTRIBUTING.md convention 3).
  *
  * @example
@@ -55,6 +62,7 @@ export interface AppDependencies {
 export function createApp({
   handler,
   internalToken,
+  availableAgents,
   redis,
   plannerReady,
   logger,
@@ -88,6 +96,9 @@ export function createApp({
       },
       planner: plannerReady,
     },
-    routes: (app) => app.use(a2aRouter({ handler, internalToken, bodyLimit })),
+    routes: (app) => {
+      if (availableAgents !== undefined) app.use(agentsRouter({ availableAgents, internalToken }));
+      app.use(a2aRouter({ handler, internalToken, bodyLimit }));
+    },
   });
 }

@@ -186,6 +186,7 @@ async function main(): Promise<void> {
   const app = createApp({
     handler,
     internalToken: config.internalToken,
+    availableAgents: () => directory.availableAgents(),
     bodyLimit: config.bodyLimit,
     redis,
     plannerReady: planner.checkReady,

@@ -93,3 +93,14 @@ export {
   toolSkillId,
 } from './tool-policy';
 export type { ToolPolicy } from './tool-policy';
+export {
+  agentListingSchema,
+  applyToolPolicy,
+  deniedToolReason,
+  isToolAgent,
+  MAX_LISTED_AGENTS,
+  MCP_SKILL_TAG,
+  toolApprovalOf,
+  toolOfSkill,
+} from './tool-skills';
+export type { AgentListing, ToolApproval } from './tool-skills';

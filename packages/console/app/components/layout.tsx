@@ -7,6 +7,7 @@ const LINKS = [
   { href: '/console/ask', label: 'Ask' },
   { href: '/console/documents', label: 'Documents' },
   { href: '/console/memory', label: 'Memory' },
+  { href: '/console/agents', label: 'Agents' },
 ] as const;
 
 function isCurrent(path: string, href: string): boolean {

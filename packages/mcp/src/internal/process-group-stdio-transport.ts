@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import {
   deserializeMessage,
   type JSONRPCMessage,
@@ -6,8 +7,9 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
-import type { FleetError } from '@fleet/errors';
+import { type FleetError, safeParseJson } from '@fleet/errors';
 import { McpProtocolError, McpResultTooLargeError } from '../mcp-errors';
+import { WATCHDOG_SCRIPT, watchdogReportSchema } from './stdio-watchdog';
 
 /** How much of the server's stderr is kept for error messages. */
 const STDERR_TAIL_BYTES = 2048;
@@ -27,9 +29,11 @@ export interface ProcessGroupStdioTransportOptions {
 /**
  * The stdio transport with the guarantees the fleet needs and the SDK's does not give: the server
  * runs in its own process group, so `close()` (SIGTERM, then SIGKILL) also ends whatever it spawned
- * (`npx` runs the real server as a grandchild); stdout lines are capped while they are read, so a
- * flood never sits in memory; a line that is not JSON-RPC ends the connection with a typed error
- * instead of being skipped (the SDK's reader drops it, and the request it answered hangs).
+ * (`npx` runs the real server as a grandchild); the group is led by a watchdog
+ * ({@link WATCHDOG_SCRIPT}) that kills it when our process dies, even by SIGKILL, so no server
+ * outlives the agent; stdout lines are capped while they are read, so a flood never sits in
+ * memory; a line that is not JSON-RPC ends the connection with a typed error instead of being
+ * skipped (the SDK's reader drops it, and the request it answered hangs).
  */
 export class ProcessGroupStdioTransport implements Transport {
   onclose?: (() => void) | undefined;
@@ -40,6 +44,7 @@ export class ProcessGroupStdioTransport implements Transport {
   failure: FleetError | undefined;
 
   private child: ChildProcess | undefined;
+  private serverPid: number | undefined;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private stderrTail = '';
@@ -48,9 +53,9 @@ export class ProcessGroupStdioTransport implements Transport {
 
   constructor(private readonly options: ProcessGroupStdioTransportOptions) {}
 
-  /** The server's process id (also its process group id) while it runs. */
+  /** The server's process id while it runs (its group is led by the watchdog). */
   get pid(): number | undefined {
-    return this.child?.pid;
+    return this.child ? this.serverPid : undefined;
   }
 
   /** The last bytes the server wrote to stderr, for error messages. */
@@ -61,30 +66,43 @@ export class ProcessGroupStdioTransport implements Transport {
   start(): Promise<void> {
     const { command, args = [], env, cwd } = this.options;
     return new Promise((resolve, reject) => {
-      const child = spawn(command, [...args], {
+      let settled = false;
+      const settle = (error?: Error) => {
+        if (settled) return;
+        settled = true;
+        if (error) {
+          reject(error);
+          this.onerror?.(error);
+        } else resolve();
+      };
+      const child = spawn(process.execPath, ['-e', WATCHDOG_SCRIPT, '--', command, ...args], {
         env: { ...getDefaultEnvironment(), ...env },
         cwd,
-        stdio: ['pipe', 'pipe', 'pipe'],
+        // fd 3: the watchdog's line to us; it sees EOF on it when our process dies.
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
         // Its own process group, so close() can signal the server and everything it started.
         detached: true,
         shell: false,
       });
       this.child = child;
       this.exited = new Promise((resolveExit) =>
-        child.once('exit', () => {
+        child.once('exit', (code) => {
           // Whatever the server left running in its group goes with it.
           signalGroup(child, 'SIGKILL');
+          settle(new Error(`the server exited before it started (exit code ${code ?? 'none'})`));
           resolveExit();
         }),
       );
-      child.once('error', (error) => {
-        reject(error);
-        this.onerror?.(error);
-      });
-      child.once('spawn', () => resolve());
+      child.once('error', (error) => settle(error));
       child.once('close', () => {
         this.child = undefined;
         this.finish();
+      });
+      readReport(child.stdio[3] as Readable, (report) => {
+        if ('pid' in report) {
+          this.serverPid = report.pid;
+          settle();
+        } else settle(new Error(report.error));
       });
       child.stdin?.on('error', (error) => this.onerror?.(error));
       child.stdout?.on('data', (chunk: Buffer) => this.read(chunk));
@@ -119,6 +137,8 @@ export class ProcessGroupStdioTransport implements Transport {
   }
 
   private read(chunk: Buffer): void {
+    // After a failure nothing more is read: the server is being stopped.
+    if (this.failure) return;
     let start = 0;
     let newline = chunk.indexOf(0x0a, start);
     while (newline !== -1) {
@@ -167,6 +187,8 @@ export class ProcessGroupStdioTransport implements Transport {
 
   private fail(error: FleetError): void {
     this.failure ??= error;
+    // Stop reading: a flood ends at the pipe instead of passing through our memory.
+    this.child?.stdout?.destroy();
     this.onerror?.(error);
     void this.close();
   }
@@ -176,6 +198,28 @@ export class ProcessGroupStdioTransport implements Transport {
     this.closed = true;
     this.onclose?.();
   }
+}
+
+/** Reads the watchdog's one report line from fd 3; what follows is drained and ignored. */
+function readReport(
+  control: Readable,
+  onReport: (report: { pid: number } | { error: string }) => void,
+): void {
+  let line = '';
+  let done = false;
+  control.on('error', () => undefined);
+  control.on('data', (chunk: Buffer) => {
+    if (done) return;
+    line += chunk.toString('utf8');
+    const newline = line.indexOf('\n');
+    if (newline === -1) {
+      if (line.length > 1024) done = true;
+      return;
+    }
+    done = true;
+    const parsed = safeParseJson({ text: line.slice(0, newline), schema: watchdogReportSchema });
+    onReport(parsed.success ? parsed.value : { error: 'the launcher sent an unreadable report' });
+  });
 }
 
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {

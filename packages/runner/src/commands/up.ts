@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { FleetError } from '@fleet/errors';
 import { loadRunnerConfig, type RunnerConfig } from '../config';
 import { DEMO_CORPUS_DIR, demoQuestion, loadDemoCorpus, reportDemoCorpus } from '../demo-corpus';
+import { prepareDemoFiles } from '../demo-files';
 import { defaultTenant } from '../default-tenant';
 import { rejoinEnvironment } from '../fleet-environment';
 import { formatLogLine } from '../log-format';
@@ -53,7 +54,10 @@ Builds the workspace, starts every service as its own process and waits until ea
 GET /readyz. With the RAG agent running, it then loads the demo corpus
 (${DEMO_CORPUS_DIR}/) into the tenant of the first key of GATEWAY_API_KEYS, or
 "${DEV_TENANT}" (the generated dev key's) when it is unset; files already stored are left as they
-are. Then it prints the gateway URL, a dev API key and working curls. A RAG agent that runs
+are. The tools agent serves .fleet/files/ over MCP (a copy of the demo documents, made on the
+first run; reading runs at once, writing asks for approval) unless MCP_SERVERS or
+MCP_SERVERS_FILE names your own servers (docs/mcp.md). Then it prints the gateway URL, a dev
+API key and working curls. A RAG agent that runs
 degraded (full-text search only, e.g. offline on a store of an upstream's embeddings) is named
 with its reason.
 
@@ -785,6 +789,7 @@ export async function bringUp(context: CommandContext, options: BringUpOptions):
   }
   // Written before any service starts, so `fleet down` can clean up whatever happens next.
   await writeState(paths.stateFile, state);
+  const demoFiles = await prepareDemoFiles(paths);
 
   // Every service of the fleet once this run is done: the discoverable ones are AGENT_URLS.
   const members = context.services.filter(
@@ -802,6 +807,9 @@ export async function bringUp(context: CommandContext, options: BringUpOptions):
       FLEET_INTERNAL_TOKEN: secrets.internalToken,
       // The RAG agent's embedded PostgreSQL (used without DATABASE_URL) lives with the rest.
       RAG_DATA_DIR: paths.ragDataDir,
+      // The tools agent's built-in filesystem server serves a copy of the demo documents, unless
+      // the caller configured MCP servers (MCP_SERVERS or MCP_SERVERS_FILE win in the agent).
+      TOOLS_AGENT_FILESYSTEM_DIR: demoFiles.dir,
     },
   });
 

@@ -9,6 +9,7 @@ import type { RedisGate } from '../redis';
 import { resumeSession } from '../sessions';
 import type { UpstreamClient } from '../upstream';
 import { combineObservers, NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
+import type { ToolPermissions } from '../tool-permissions';
 import { chatCompletionRequestSchema } from './chat-completion-request';
 import { RESUME_HEADERS, routeRequest, type RequestApi } from './route-request';
 import { tracePassthrough } from './trace-passthrough';
@@ -43,6 +44,11 @@ export interface ChatCompletionsOptions {
    * chooses passthrough (`LLM_MODEL`). Undefined: the body is forwarded unchanged.
    */
   passthroughModel?: string | undefined;
+  /**
+   * Each tenant's tool policy (GATEWAY_TOOL_PERMISSIONS), sent with every orchestrated, resumed and
+   * reasoning request. @default every tool permitted
+   */
+  toolPermissions?: ToolPermissions | undefined;
 }
 
 const CHAT_API: RequestApi = { path: '/v1/chat/completions' };
@@ -92,6 +98,7 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
           res,
           responseHeaders: RESUME_HEADERS,
           span: requestSpan(req),
+          toolPolicy: options.toolPermissions?.policyFor(tenant),
         }),
       );
       return;

@@ -163,14 +163,16 @@ async function routeToOrchestrator(
   redisGate?.assertConnected();
   // Checked once, as the run starts: a run that started is never cut by a limit.
   await limits.holdRunSlot();
+  const toolPolicy = options.toolPermissions?.policyFor(call.tenant);
   await orchestrate({
     client: orchestratorClient,
     ...call,
     planApproval,
     lowConfidence,
+    toolPolicy,
     gatewaySteps,
     follow: (sessionId) =>
-      followSession({ store: sessions, client: orchestratorClient, sessionId }),
+      followSession({ store: sessions, client: orchestratorClient, sessionId, toolPolicy }),
     onUsage: (usage) => limits.recordTokens(usage?.totalTokens),
     span: getActiveSpan(),
     api: apiOption(api),
@@ -203,6 +205,7 @@ async function routeToReasoning(
     client: reasoningAgent.client,
     agentUrl: reasoningAgent.url,
     ...call,
+    toolPolicy: options.toolPermissions?.policyFor(call.tenant),
     onUsage: (usage) => limits.recordTokens(usage?.total_tokens),
     span: getActiveSpan(),
     api: apiOption(api),

@@ -1,4 +1,5 @@
 import type * as Wire from '@fleet/console';
+import type { AgentView } from '../agents/agent-views';
 import type { DocumentView, UploadedDocumentView } from '../documents/documents-router';
 import type { MemoryView } from '../memory/memory-router';
 import type {
@@ -25,6 +26,7 @@ export const CONSOLE_WIRE_CONTRACT: {
   documentView: Fits<DocumentView, Wire.DocumentView>;
   uploadedDocumentView: Fits<UploadedDocumentView, Wire.DocumentView>;
   memoryView: Fits<MemoryView, Wire.MemoryView>;
+  agentView: Fits<AgentView, Wire.AgentView>;
 } = {
   sessionSummary: true,
   sessionView: true,
@@ -33,4 +35,5 @@ export const CONSOLE_WIRE_CONTRACT: {
   documentView: true,
   uploadedDocumentView: true,
   memoryView: true,
+  agentView: true,
 };

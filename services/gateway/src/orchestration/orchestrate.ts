@@ -7,6 +7,7 @@ import {
   type Message,
   type OrchestrateRequest,
   type StepUsage,
+  type ToolPolicy,
 } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import type { SessionStore } from '@fleet/sessions';
@@ -40,6 +41,8 @@ export interface OrchestrateOptions {
   planApproval?: PlanApproval | undefined;
   /** `X-Low-Confidence`; undefined: the orchestrator's default (ORCHESTRATOR_LOW_CONFIDENCE). */
   lowConfidence?: LowConfidence | undefined;
+  /** The tenant's tool policy (GATEWAY_TOOL_PERMISSIONS): `fleet.toolPolicy`. Undefined: every tool. */
+  toolPolicy?: ToolPolicy | undefined;
   res: ServerResponse;
   /** Headers every answer carries (the route taken). */
   responseHeaders: Record<string, string>;
@@ -103,6 +106,7 @@ export async function orchestrate({
   tenant,
   planApproval = 'none',
   lowConfidence,
+  toolPolicy,
   res,
   responseHeaders,
   span,
@@ -119,6 +123,7 @@ export async function orchestrate({
     history,
     planApproval,
     ...(lowConfidence === undefined ? {} : { lowConfidence }),
+    ...(toolPolicy === undefined ? {} : { toolPolicy }),
   };
   // Whose long-term memory the run reads and extends (docs/memory.md): the OpenAI `user` field,
   // else X-Fleet-User, else the tenant's default user. The tenant is always the API key's.

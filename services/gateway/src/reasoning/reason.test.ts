@@ -19,6 +19,7 @@ import { buildGateway, TEST_KEY, type TestGateway } from '../test-support/build-
 import { readText } from '../test-support/read-text';
 import { serve } from '../test-support/serve';
 import { sseFrames } from '../test-support/sse-frames';
+import { createToolPermissions } from '../tool-permissions';
 
 const TOKEN = 'internal-token-0123456789';
 
@@ -414,6 +415,29 @@ describe('reasoning route', () => {
     const response = await post(gateway, { messages: [{ role: 'user', content: 'offline?' }] });
     expect(response.status).toBe(503);
     expect(response.body.error.message).toContain('needs an upstream LLM');
+  });
+
+  it("sends the tenant's tool policy as reasoning.toolPolicy", async () => {
+    const limited = await buildGateway({
+      overrides: {
+        reasoningAgent: {
+          client: new A2AClient({ url: `${agentUrl}/a2a`, token: TOKEN }),
+          url: agentUrl,
+        },
+        toolPermissions: createToolPermissions({
+          inline: { tenants: { acme: { deny: ['memory/delete_*'] } } },
+        }),
+      },
+    });
+    try {
+      const response = await post(limited, { messages: [{ role: 'user', content: '6 * 7?' }] });
+      expect(response.status).toBe(200);
+      expect(received.at(-1)?.find((part) => part.data !== undefined)?.data).toEqual({
+        reasoning: { history: [], toolPolicy: { deny: ['memory/delete_*'] } },
+      });
+    } finally {
+      await limited.close();
+    }
   });
 
   it('answers 503 saying how to configure an upstream when the gateway is offline', async () => {

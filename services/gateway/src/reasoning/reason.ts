@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { dataPart, textPart, type Message } from '@fleet/a2a';
+import { dataPart, textPart, type Message, type ToolPolicy } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import {
   Attributes,
@@ -24,6 +24,11 @@ export interface ReasonOptions {
   agentUrl: string;
   request: ChatCompletionRequest;
   tenant: string;
+  /**
+   * The tenant's tool policy (GATEWAY_TOOL_PERMISSIONS), sent as `reasoning.toolPolicy`: the MCP
+   * tools the agent may use. Undefined: every tool.
+   */
+  toolPolicy?: ToolPolicy | undefined;
   res: ServerResponse;
   /** Headers every answer carries (the route taken). */
   responseHeaders: Record<string, string>;
@@ -42,7 +47,7 @@ export interface ReasonOptions {
 
 /**
  * `X-Routing-Mode: reasoning`: sends the last user message (and the conversation before it, as the
- * data part `{ reasoning: { history } }`) to the reasoning agent over A2A and answers in OpenAI's
+ * data part `{ reasoning: { history, toolPolicy? } }`, with the tenant's tool policy) to the reasoning agent over A2A and answers in OpenAI's
  * shape ({@link answerReasoning}): its steps as `reasoning_content`, its answer as `content`.
  *
  * @throws FleetError before anything was sent (agent unreachable, failed task when not streaming).
@@ -54,6 +59,7 @@ export async function reason({
   agentUrl,
   request,
   tenant,
+  toolPolicy,
   res,
   responseHeaders,
   span,
@@ -67,7 +73,12 @@ export async function reason({
     role: 'ROLE_USER',
     parts: [
       textPart(text),
-      dataPart({ reasoning: { history: history.slice(-MAX_REASONING_HISTORY) } }),
+      dataPart({
+        reasoning: {
+          history: history.slice(-MAX_REASONING_HISTORY),
+          ...(toolPolicy === undefined ? {} : { toolPolicy }),
+        },
+      }),
     ],
   };
   if (span?.isRecording()) {

@@ -97,6 +97,7 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
           responseHeaders: RESUME_HEADERS,
           span: requestSpan(req),
           api,
+          toolPolicy: options.toolPermissions?.policyFor(tenant),
         }),
       );
       return;

@@ -1,3 +1,4 @@
+import type { ToolPolicy } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import { FleetError } from '@fleet/errors';
 import type { HttpLogger } from '@fleet/http';
@@ -19,6 +20,11 @@ export interface ResumeInBackgroundOptions {
   client: A2AClient | undefined;
   logger: HttpLogger;
   sessionId: string;
+  /**
+   * The session's tenant's tool policy now (GATEWAY_TOOL_PERMISSIONS), sent with the resume.
+   * Undefined: the session keeps the one it has.
+   */
+  toolPolicy?: ToolPolicy | undefined;
   /**
    * When an orchestrator holds the runner lease, look once more after this long: a holder killed
    * without releasing it keeps the lease until its TTL (15 s) runs out, and then nobody would
@@ -48,6 +54,7 @@ export async function resumeInBackground({
   client,
   logger,
   sessionId,
+  toolPolicy,
   recheckAfterMs = 20_000,
 }: ResumeInBackgroundOptions): Promise<BackgroundResume> {
   const log = { sessionId };
@@ -67,7 +74,10 @@ export async function resumeInBackground({
     try {
       task = await client.sendMessage(
         {
-          message: resumeMessage(session, taskId === undefined ? {} : { taskId }),
+          message: resumeMessage(session, {
+            ...(taskId === undefined ? {} : { taskId }),
+            toolPolicy,
+          }),
           configuration: { returnImmediately: true },
         },
         { timeoutMs: SEND_TIMEOUT_MS },

@@ -5,6 +5,7 @@ import {
   textPart,
   type Message,
   type OrchestrateRequest,
+  type ToolPolicy,
 } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import { FleetError } from '@fleet/errors';
@@ -18,13 +19,20 @@ import type { Session } from '@fleet/sessions';
  * With `taskId` the message goes to the orchestrator task that ran the session: its turn was lost
  * with its orchestrator, and the message starts the turn that takes it over, so the task everyone
  * follows carries on (docs/a2a.md §3, "Lost turns"). Without it the session goes on under a new task.
+ *
+ * `toolPolicy` is the tenant's tool policy now (GATEWAY_TOOL_PERMISSIONS): the resumed run uses it
+ * instead of the one the session started with. Undefined: the session's stays.
  */
-export function resumeMessage(session: Session, { taskId }: { taskId?: string } = {}): Message {
+export function resumeMessage(
+  session: Session,
+  { taskId, toolPolicy }: { taskId?: string; toolPolicy?: ToolPolicy | undefined } = {},
+): Message {
   const input: OrchestrateRequest = {
     tenant: session.tenant,
     history: session.history,
     planApproval: session.planApproval ? 'required' : 'none',
     resumeSessionId: session.id,
+    ...(toolPolicy === undefined ? {} : { toolPolicy }),
   };
   return {
     messageId: randomUUID(),

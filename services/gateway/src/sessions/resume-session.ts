@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import type { ToolPolicy } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import { BadRequestError, ConflictError, FleetError, ServiceUnavailableError } from '@fleet/errors';
 import { addLogFields } from '@fleet/http';
@@ -48,6 +49,8 @@ export interface ResumeSessionOptions {
   keepAliveMs?: number;
   /** See {@link followSession}. @default 5000 */
   leaseCheckMs?: number;
+  /** The tenant's tool policy (GATEWAY_TOOL_PERMISSIONS), sent when the run is resumed. */
+  toolPolicy?: ToolPolicy | undefined;
   /**
    * The API the client called (the span is named after it) and how the answer is rendered for it.
    * @default the chat completions API
@@ -131,6 +134,7 @@ export async function resumeSession({
   keepAliveMs,
   leaseCheckMs,
   api,
+  toolPolicy,
 }: ResumeSessionOptions): Promise<void> {
   const sessionId = rawSessionId.trim();
   if (!SESSION_ID_PATTERN.test(sessionId)) {
@@ -189,6 +193,7 @@ export async function resumeSession({
               store,
               client,
               sessionId,
+              toolPolicy,
               ...(leaseCheckMs === undefined ? {} : { leaseCheckMs }),
             }),
       orchestratorUrl: client?.url ?? 'unset',

@@ -9,6 +9,7 @@ import {
   type Part,
   type StreamResponse,
   type TaskState,
+  type ToolPolicy,
 } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import { FleetError, NotFoundError, ServiceUnavailableError } from '@fleet/errors';
@@ -93,6 +94,11 @@ export interface FollowSessionOptions {
   store: SessionStore;
   client: A2AClient;
   sessionId: string;
+  /**
+   * The session's tenant's tool policy now (GATEWAY_TOOL_PERMISSIONS), sent with a resume.
+   * Undefined: the session keeps the one it has.
+   */
+  toolPolicy?: ToolPolicy | undefined;
   /**
    * While following an orchestrator task, how often the gateway checks that an orchestrator still
    * holds the session's runner lease; when none does (it died), the gateway resumes the session
@@ -235,16 +241,23 @@ async function* resumeOnOrchestrator({
   client,
   session,
   signal,
+  toolPolicy,
 }: {
   store: SessionStore;
   client: A2AClient;
   session: Session;
   signal: AbortSignal;
+  toolPolicy: ToolPolicy | undefined;
 }): AsyncGenerator<StreamResponse, Outcome, undefined> {
   try {
     const taskId = await resumeTaskOf(client, session, { signal });
     const events = client.sendStreamingMessage(
-      { message: resumeMessage(session, taskId === undefined ? {} : { taskId }) },
+      {
+        message: resumeMessage(session, {
+          ...(taskId === undefined ? {} : { taskId }),
+          toolPolicy,
+        }),
+      },
       { signal },
     );
     for await (const event of events) {
@@ -287,6 +300,7 @@ export function followSession({
   leaseCheckMs = 5000,
   retryDelayMs = 250,
   unreachableWaitMs = 30_000,
+  toolPolicy,
 }: FollowSessionOptions): RunEventSource {
   return async function* follow(signal): AsyncGenerator<StreamResponse, void, undefined> {
     let unreachableSince: number | undefined;
@@ -310,7 +324,7 @@ export function followSession({
         outcome =
           taskId !== undefined && (await isRunnerLive(store, sessionId))
             ? yield* subscribeWhileLive({ store, client, session, taskId, signal, leaseCheckMs })
-            : yield* resumeOnOrchestrator({ store, client, session, signal });
+            : yield* resumeOnOrchestrator({ store, client, session, signal, toolPolicy });
         unreachableSince = undefined;
       } catch (error) {
         // No orchestrator answers (one restarting, a pod rescheduled): the session is durable,

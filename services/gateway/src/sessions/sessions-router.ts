@@ -5,6 +5,7 @@ import { validationErrorFromZod } from '@fleet/errors';
 import { addLogFields, readJsonBody, type HttpLogger } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
 import { getTenant } from '../auth';
+import { ALL_TOOLS_PERMITTED, type ToolPermissions } from '../tool-permissions';
 import { inputAnswerBodySchema } from './answer-input';
 import { cancelSession } from './cancel-session';
 import { resumeInBackground } from './resume-in-background';
@@ -25,6 +26,8 @@ export interface SessionsRouterOptions {
   logger: HttpLogger;
   /** See {@link resumeInBackground}. @default 20000 */
   recheckAfterMs?: number;
+  /** Each tenant's tool policy, sent with a resume. @default every tool permitted */
+  toolPermissions?: ToolPermissions | undefined;
 }
 
 /** The body of `POST /v1/sessions/{id}/approvals/{approval_id}`. */
@@ -85,15 +88,17 @@ export function sessionsRouter({
   orchestratorClient,
   logger,
   recheckAfterMs,
+  toolPermissions = ALL_TOOLS_PERMITTED,
 }: SessionsRouterOptions): Router {
   const router = express.Router();
   /** Makes sure an orchestrator continues the session after a decision or an answer. */
-  const resumeAfter = (sessionId: string): void => {
+  const resumeAfter = (sessionId: string, tenant: string): void => {
     void resumeInBackground({
       store,
       client: orchestratorClient,
       logger,
       sessionId,
+      toolPolicy: toolPermissions.policyFor(tenant),
       ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }),
     });
   };
@@ -145,7 +150,7 @@ export function sessionsRouter({
       });
       res.json({ approval: toApprovalView(approval) });
       // After the answer: the decision is recorded whatever happens to the resume.
-      resumeAfter(sessionId);
+      resumeAfter(sessionId, getTenant(res));
     },
   );
 
@@ -172,7 +177,7 @@ export function sessionsRouter({
       });
       res.json({ input: toInputView(input) });
       // After the reply, as for a decision: the answer is recorded whatever happens to the resume.
-      resumeAfter(sessionId);
+      resumeAfter(sessionId, getTenant(res));
     },
   );
 

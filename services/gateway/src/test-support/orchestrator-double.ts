@@ -9,6 +9,7 @@ import {
   textPart,
   type OrchestrateRequest,
   type Part,
+  type AgentListing,
   type ProgressEvent,
 } from '@fleet/a2a';
 import { A2AClient } from '@fleet/a2a/client';
@@ -40,6 +41,8 @@ export type DoubleExecute = (
 
 /** A running orchestrator double. */
 export interface OrchestratorDouble {
+  /** Its base URL (`ORCHESTRATOR_URL`). */
+  url: string;
   /** A client for the gateway (`orchestratorClient`). */
   client: A2AClient;
   /** Every message received, in order. */
@@ -80,6 +83,11 @@ export interface OrchestratorDoubleOptions {
   keepAliveMs?: number;
   /** The client's `timeoutMs`: time to headers, then longest silence on a stream. @default 60000 */
   clientTimeoutMs?: number;
+  /**
+   * What `GET /internal/agents` (bearer {@link DOUBLE_TOKEN}) lists, as the orchestrator would.
+   * @default no agents
+   */
+  agents?: AgentListing['agents'];
 }
 
 /**
@@ -88,7 +96,7 @@ export interface OrchestratorDoubleOptions {
  */
 export async function startOrchestratorDouble(
   execute: DoubleExecute,
-  { keepAliveMs, clientTimeoutMs }: OrchestratorDoubleOptions = {},
+  { keepAliveMs, clientTimeoutMs, agents = [] }: OrchestratorDoubleOptions = {},
 ): Promise<OrchestratorDouble> {
   const calls: DoubleCall[] = [];
   const waiters: { match: (call: DoubleCall) => boolean; resolve: (call: DoubleCall) => void }[] =
@@ -127,6 +135,14 @@ export async function startOrchestratorDouble(
       return execute(context, call);
     },
   });
+  app.get('/internal/agents', (req, res) => {
+    if (req.get('authorization') !== `Bearer ${DOUBLE_TOKEN}`) {
+      res.status(401).json({ error: { code: 'UNAUTHENTICATED', message: 'token' } });
+      return;
+    }
+    const listing: AgentListing = { agents };
+    res.json(listing);
+  });
   app.use(
     a2aRouter({
       handler,
@@ -135,6 +151,7 @@ export async function startOrchestratorDouble(
     }),
   );
   return {
+    url,
     client: new A2AClient({
       url: `${url}/a2a`,
       token: DOUBLE_TOKEN,

@@ -14,3 +14,5 @@ export {
   unavailableReason,
 } from './read-availability';
 export type { AvailabilityRead } from './read-availability';
+export { AGENTS_PATH, agentsRouter } from './agents-router';
+export type { AgentsRouterOptions } from './agents-router';

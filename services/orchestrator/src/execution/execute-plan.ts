@@ -7,6 +7,7 @@ import {
   type PlanNode,
   type StepFailure,
   type TokenUsage,
+  type ToolPolicy,
 } from '@fleet/a2a';
 import { AbortError, UpstreamTimeoutError } from '@fleet/errors';
 import {
@@ -148,6 +149,11 @@ export interface ExecutePlanOptions {
   /** Put in every node's input. */
   sessionId: string;
   tenant: string;
+  /**
+   * Which MCP tools the tenant may use, put in every node's input (`fleet.toolPolicy`) so a tools
+   * agent refuses the rest too. @default every tool (none is put in)
+   */
+  toolPolicy?: ToolPolicy | undefined;
   /** Cancels the run: no new node starts, running ones are aborted, pending ones are skipped. */
   signal?: AbortSignal | undefined;
   /** Called synchronously as things happen. Must not throw. */
@@ -438,6 +444,7 @@ function buildNodeInput({
       dependencyOutputs,
       entities: {},
       tenant: options.tenant,
+      ...(options.toolPolicy === undefined ? {} : { toolPolicy: options.toolPolicy }),
       memory: [...(options.memory?.() ?? [])],
     },
   };

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import {
   dataPart,
   isFleetFailure,
@@ -79,6 +80,13 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   if (session.taskId !== options.taskId) {
     writer.record((draft) => {
       draft.taskId = options.taskId;
+    });
+  }
+  // A resume that brought the tenant's current tool policy keeps it for the next resume.
+  const toolPolicy = options.input.toolPolicy;
+  if (toolPolicy !== undefined && !isDeepStrictEqual(toolPolicy, session.toolPolicy)) {
+    writer.record((draft) => {
+      draft.toolPolicy = toolPolicy;
     });
   }
   // Canceled or handed over while it waited for its slot: it ends without starting.
@@ -264,6 +272,7 @@ async function executeChosenPlan(
     invokeAgent: agentOptions.invokeAgent,
     sessionId,
     tenant: session.tenant,
+    toolPolicy: options.input.toolPolicy,
     signal,
     scheduling: agentOptions.scheduling,
     timeoutMs: agentOptions.nodeTimeoutMs,

@@ -18,6 +18,7 @@ import { EventQueue } from './event-queue';
 import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
 import { runInBackground, SESSION_CANCELED } from './run-in-background';
 import { storedResult } from './run-result';
+import { agentsUnderToolPolicy, guardToolPolicy } from './run-tool-policy';
 
 /** The orchestrator agent: its A2A `execute`, and the hand-over of its runs at shutdown. */
 export interface OrchestratorAgent {
@@ -32,7 +33,12 @@ export interface OrchestratorAgent {
 
 /**
  * The orchestrator as an A2A agent (docs/architecture.md §4–6). The message's text part is the
- * request and its data part `{ fleet: { tenant, history?, plan?, planApproval?, resumeSessionId? } }`.
+ * request and its data part `{ fleet: { tenant, history?, plan?, planApproval?, resumeSessionId?, toolPolicy? } }`.
+ *
+ * `toolPolicy` (else the one stored in the session) says which MCP tools the tenant may use: the
+ * planner never sees the others, a step naming one fails unsent, and every node input carries it
+ * so the tools agent refuses them too. It is stored in the session; a resume that carries one
+ * replaces it.
  *
  * A new run creates its session, takes the session's runner lease (renewed while it runs), streams
  * progress as WORKING status updates (a readable line plus `{ progress: ProgressEvent }`), plans
@@ -73,6 +79,11 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
     hitlTimeoutSeconds = 120,
   } = options;
   const active = new Map<string, { stop: (reason: RunHandover) => void; done: Promise<void> }>();
+  // A step naming an MCP tool the run's tool policy refuses never reaches its agent.
+  const invokeAgent = guardToolPolicy({
+    invokeAgent: options.invokeAgent,
+    availableAgents: options.availableAgents,
+  });
 
   /**
    * A resume carries the session on under `taskId`, not under the task that ran it before (a
@@ -110,7 +121,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
     const input = findData(context.message.parts, orchestrateRequestSchema);
     if (input === undefined) {
       throw new ValidationError(
-        'The message needs a data part { "fleet": { "tenant": "…", "history"?: […], "plan"?: {…}, "planApproval"?: "required" | "none", "resumeSessionId"?: "…" } } beside the request text.',
+        'The message needs a data part { "fleet": { "tenant": "…", "history"?: […], "plan"?: {…}, "planApproval"?: "required" | "none", "resumeSessionId"?: "…", "toolPolicy"?: { "allow"?: […], "deny"?: […] } } } beside the request text.',
       );
     }
     const fleet = input.fleet;
@@ -138,6 +149,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
           request,
           history: fleet.history,
           planApproval: fleet.planApproval === 'required',
+          toolPolicy: fleet.toolPolicy,
           taskId: context.taskId,
         },
         { owner, ttlMs: runnerLeaseMs },
@@ -163,6 +175,9 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
       supersede(session, context.taskId);
     }
 
+    // The tenant's tool policy: the request's (the gateway sends its current one), else the one
+    // the session was started (or last resumed) with — a recovery resume carries none.
+    const toolPolicy = fleet.toolPolicy ?? session.toolPolicy;
     const queue = new EventQueue<AgentEvent>();
     const controller = new AbortController();
     // A resumed session was admitted once: it waits before its tenant's new runs, never refused.
@@ -170,9 +185,17 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
       reservation?.enqueue() ?? options.scheduler?.enqueue(fleet.tenant, { front: resumed });
     // Not awaited here: the run outlives this generator if the caller stops reading.
     const done = runInBackground({
-      options: { ...options, hitlTimeoutSeconds, runnerLeaseMs },
+      options: {
+        ...options,
+        hitlTimeoutSeconds,
+        runnerLeaseMs,
+        // The planner (and re-planning) sees only the tools the tenant may use.
+        availableAgents: async () =>
+          agentsUnderToolPolicy(await options.availableAgents(), toolPolicy),
+        invokeAgent,
+      },
       context,
-      input: fleet,
+      input: { ...fleet, ...(toolPolicy === undefined ? {} : { toolPolicy }) },
       memoryUser,
       session,
       resumed,

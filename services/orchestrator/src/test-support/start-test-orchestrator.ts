@@ -141,6 +141,7 @@ export async function startTestOrchestrator({
   const app = createApp({
     handler,
     internalToken: TEST_TOKEN,
+    availableAgents: () => directory.availableAgents(),
     redis,
     plannerReady: planner.checkReady,
     logger: silentLogger,
