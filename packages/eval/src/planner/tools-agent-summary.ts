@@ -20,6 +20,10 @@ const toolListingSchema = z.strictObject({
               title: z.string().optional(),
               description: z.string().max(4000).optional(),
               approval: z.enum(['required', 'none']),
+              readOnly: z.boolean(),
+              destructive: z.boolean(),
+              /** The names of its required arguments. */
+              required: z.array(z.string()).max(100),
             }),
           )
           .max(200),
@@ -34,8 +38,10 @@ export const MCP_TOOLS_FILE = path.join(CASES_DIR, 'mcp-tools.json');
 /**
  * The tools agent as the planner sees it, with the tools of the MCP servers in
  * `cases/mcp-tools.json` (real `tools/list` answers of server-filesystem, server-memory and
- * server-postgres): one skill per tool, id `<server>/<tool>`, the tool's description, and the tags
- * `mcp`, `mcp-server:<server>` and `approval:required|none`, as the tools agent's card has them.
+ * server-postgres), written as the tools agent's card writes them (its card builder is not an
+ * entry of its package): its description, and one skill per tool with id `<server>/<tool>`, the
+ * tool's title and description, the tags `mcp`, `mcp-server:<server>`, `approval:required|none`,
+ * `read-only` or `destructive`, and the example `<server>/<tool> {"<required>":"…"}`.
  *
  * @example
  * const agents = [...fleetAgents(), toolsAgentSummary()];
@@ -46,17 +52,28 @@ export function toolsAgentSummary({ file = MCP_TOOLS_FILE }: { file?: string } =
     schema: toolListingSchema,
     subject: file,
   });
+  const names = listing.servers.map((entry) => entry.server).join(', ');
   return {
     name: 'tools-agent',
-    description: `Calls the tools of the fleet's MCP servers (${listing.servers.map((entry) => entry.server).join(', ')}) for the tenant, asking a person first where a tool may change data.`,
+    description: `Calls the tools of MCP servers (${names}): each skill is one tool, id "<server>/<tool>". Name the tool (the skill, or "<server>/<tool>" in the text) and give its arguments as a JSON object, or describe the task and the model picks the tool and arguments. Tools tagged approval:required wait for a person's approval (TASK_STATE_AUTH_REQUIRED, the exact arguments as the preview; a denial calls nothing); read-only tools of trusted servers run at once. The result artifact holds the tool's text, its structured output as a data part and its images, audio and resources as file parts.`,
     skills: listing.servers.flatMap(({ server, tools }) =>
-      tools.map((tool) => ({
-        id: toolSkillId(server, tool.name),
-        name: tool.title ?? tool.name,
-        description: tool.description ?? '',
-        tags: ['mcp', `mcp-server:${server}`, `approval:${tool.approval}`],
-        examples: [],
-      })),
+      tools.map((tool) => {
+        const id = toolSkillId(server, tool.name);
+        const example = Object.fromEntries(tool.required.map((name) => [name, '…']));
+        return {
+          id,
+          name: tool.title ?? tool.name,
+          description: tool.description ?? `The tool "${tool.name}" of the MCP server "${server}".`,
+          tags: [
+            'mcp',
+            `mcp-server:${server}`,
+            `approval:${tool.approval}`,
+            ...(tool.readOnly ? ['read-only'] : []),
+            ...(tool.destructive && !tool.readOnly ? ['destructive'] : []),
+          ],
+          examples: [`${id} ${JSON.stringify(example)}`],
+        };
+      }),
     ),
   };
 }

@@ -6,11 +6,8 @@
  * `postgres`); its description is long prose whose single words prove little but whose phrases
  * (`knowledge graph`) do.
  */
-import { parseToolSkillId } from '@fleet/a2a';
+import { MCP_SKILL_TAG, parseToolSkillId, toolApprovalOf } from '@fleet/a2a';
 import { analyze, tokenize } from './tokenize';
-
-/** The tag that marks a skill as one MCP tool. */
-export const MCP_TOOL_TAG = 'mcp';
 
 /** What a tool skill brings to matching, beyond its words. */
 export interface ToolSkillProfile {
@@ -67,7 +64,7 @@ export function toolSkillProfile(skill: {
   description: string;
   tags: readonly string[];
 }): ToolSkillProfile | undefined {
-  if (!skill.tags.includes(MCP_TOOL_TAG)) return undefined;
+  if (!skill.tags.includes(MCP_SKILL_TAG)) return undefined;
   const parsed = parseToolSkillId(skill.id);
   if (parsed === undefined) return undefined;
   const { server, tool } = parsed;
@@ -87,7 +84,7 @@ export function toolSkillProfile(skill: {
     serverTerms,
     phrases,
     explicitNames: isDistinctive(tool) ? [lowerId, tool.toLowerCase()] : [lowerId],
-    approvalFree: skill.tags.includes('approval:none'),
+    approvalFree: toolApprovalOf(skill.tags) === 'none',
     deprecated: /\bdeprecated\b/i.test(skill.description) || /\bdeprecated\b/i.test(skill.name),
   };
 }
