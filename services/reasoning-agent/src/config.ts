@@ -12,6 +12,7 @@ import {
   type Environment,
   type LoadConfigOptions,
 } from '@fleet/config';
+import type { McpServerConfig } from '@fleet/mcp';
 import { isTimeZone } from './tools/current-time';
 
 /** Every variable the reasoning agent reads (docs/architecture.md §1, §8, §10, §11). */
@@ -43,6 +44,27 @@ export const configSpec = {
     description:
       'IANA time zone the current_time tool uses when the model names none (e.g. Europe/Berlin).',
   }),
+  mcpServers: envVar({
+    name: 'REASONING_MCP_SERVERS',
+    schema: z
+      .string()
+      .max(256 * 1024, 'expected at most 256 KiB')
+      .optional(),
+    description:
+      'MCP servers whose tools the reasoning loop may call, as the {"mcpServers": {"NAME": {…}}} document desktop MCP clients use (stdio "command"/"args" or Streamable HTTP "url"; plus the fleet\'s trustAnnotations, allowTools, denyTools, approval, timeoutMs). Only tools that need no approval are offered (read-only by trusted annotations, or approval "never"), named mcp__SERVER__TOOL. Unset: no MCP tools. Wins over REASONING_MCP_SERVERS_FILE.',
+  }),
+  mcpServersFile: envVar({
+    name: 'REASONING_MCP_SERVERS_FILE',
+    schema: z.string().optional(),
+    description:
+      'A path to the REASONING_MCP_SERVERS document, read at start when REASONING_MCP_SERVERS is unset.',
+  }),
+  mcpMaxResultChars: envVar({
+    name: 'REASONING_MCP_MAX_RESULT_CHARS',
+    schema: positiveIntSchema.max(200_000, 'expected at most 200000').default(20_000),
+    description:
+      'Longest MCP tool result, in characters, the model reads back; a longer one is cut with a note saying how much was left out. (A result over 1 MiB is refused outright and the model is told so.)',
+  }),
   ...llmEnv,
   ...redisEnv,
   ...telemetryEnv,
@@ -64,4 +86,24 @@ export function loadReasoningAgentConfig(
   options: LoadConfigOptions = {},
 ): ReasoningAgentConfig {
   return loadConfig(configSpec, environment, options);
+}
+
+/**
+ * The bearer tokens the MCP servers' entries name (`bearerTokenEnv`), read from the environment
+ * here so that the service reads it in one module (CONTRIBUTING.md convention 15); only the named
+ * variables are passed on.
+ *
+ * @example
+ * createMcpToolbox({ servers, connection: { env: mcpTokenEnvironment(servers) } });
+ */
+export function mcpTokenEnvironment(
+  servers: ReadonlyMap<string, McpServerConfig>,
+  environment: Environment = process.env,
+): Record<string, string | undefined> {
+  const names = [...servers.values()].flatMap((server) =>
+    'bearerTokenEnv' in server && server.bearerTokenEnv !== undefined
+      ? [server.bearerTokenEnv]
+      : [],
+  );
+  return Object.fromEntries(names.map((name) => [name, environment[name]]));
 }

@@ -4,14 +4,17 @@ import { buildMailCard } from '@fleet/mail-agent/card';
 import { buildRagCard } from '@fleet/rag-agent/card';
 import { buildReasoningCard } from '@fleet/reasoning-agent/card';
 import { buildWebCard } from '@fleet/web-agent/card';
+import { toolsAgentSummary } from './tools-agent-summary';
 
 /** The reasoning agent's tools, as its service names them on its card. */
 const REASONING_TOOLS = ['calculate', 'current_time', 'date_diff'];
 
 /**
  * The fleet's agents as the planner sees them: each service's own card builder, summarised with
- * `agentSummaryOf` as the orchestrator does, so a change to a card shows in the evaluation. An
- * agent named in `availability` carries that availability; the others are ready (absent).
+ * `agentSummaryOf` as the orchestrator does, so a change to a card shows in the evaluation, and
+ * the tools agent with the MCP tools of `cases/mcp-tools.json` (so every case also checks that
+ * tool descriptions do not take requests from the other agents). An agent named in
+ * `availability` carries that availability; the others are ready (absent).
  *
  * @example
  * const agents = fleetAgents({ availability: { 'mail-agent': { state: 'unconfigured' } } });
@@ -27,5 +30,9 @@ export function fleetAgents({
     buildCodeCard({ url }),
     buildReasoningCard({ url, tools: REASONING_TOOLS }),
   ];
-  return cards.map((card) => agentSummaryOf(card, availability[card.name]));
+  const tools = toolsAgentSummary();
+  return [
+    ...cards.map((card) => agentSummaryOf(card, availability[card.name])),
+    { ...tools, ...(availability[tools.name] ? { availability: availability[tools.name] } : {}) },
+  ];
 }

@@ -8,6 +8,7 @@ import { missedGoals, OFFLINE_GOALS, renderReport } from './render-report';
 import { runPlannerCases, summarise, type PlanFunction } from './run-planner-eval';
 
 export { fleetAgents } from './fleet-agents';
+export { MCP_TOOLS_FILE, toolsAgentSummary } from './tools-agent-summary';
 export {
   loadPlannerCases,
   plannerCaseSchema,

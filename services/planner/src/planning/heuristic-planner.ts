@@ -9,9 +9,13 @@ import {
   startsNewPart,
 } from './request-cues';
 import { analyze, tokenize } from './tokenize';
+import { namesTool, termPairs, toolSkillProfile, type ToolSkillProfile } from './tool-skills';
 
-/** Where in an agent's card a word matched. */
-export type MatchSource = 'tag' | 'name' | 'example' | 'description';
+/**
+ * Where in an agent's card a word matched; `phrase` is two adjacent words of the request found
+ * together in an MCP tool's description ("knowledge graph").
+ */
+export type MatchSource = 'tag' | 'name' | 'example' | 'description' | 'phrase';
 
 /** One word of the request that matched an agent's card. */
 export interface TermMatch {
@@ -39,7 +43,26 @@ export interface AgentScore {
  * How much one matching word counts, by where it matched. A tag is the card's own statement of
  * what the skill is for; names come next; examples and descriptions are prose, so only weak hints.
  */
-const WEIGHTS: Record<MatchSource, number> = { tag: 3, name: 2, example: 1, description: 1 };
+const WEIGHTS: Record<MatchSource, number> = {
+  tag: 3,
+  name: 2,
+  example: 1,
+  description: 1,
+  phrase: 2,
+};
+
+/** What an MCP tool's server name (and the kind of thing it works on) counts per word. */
+const SERVER_WEIGHT = 1.5;
+
+/** What naming a tool outright (`filesystem/list_directory`) counts: more than any card words. */
+const NAMED_TOOL_WEIGHT = 10;
+
+/**
+ * Distinct words (or phrases) of its name, server or description a request must share with an MCP
+ * tool before they count as evidence: a tool's name is made of common words ("list_allowed_directories"
+ * would take "is remote work allowed?"), so one of them alone proves nothing.
+ */
+const TOOL_SIGNALS_NEEDED = 2;
 
 /** Below this an agent does not count as matching a part of the request (one tag or name hit). */
 export const MATCH_THRESHOLD = 2;
@@ -62,6 +85,8 @@ interface Feature {
 interface SkillProfile {
   skill: string | undefined;
   features: Map<string, Feature>;
+  /** Set for an MCP tool skill (tagged `mcp`). */
+  tool?: ToolSkillProfile | undefined;
 }
 
 interface AgentProfile {
@@ -88,8 +113,10 @@ function profileAgent(agent: AgentSummary): AgentProfile {
     return { name: agent.name, skills: [{ skill: undefined, features: base }] };
   return {
     name: agent.name,
-    skills: agent.skills.map((skill) => {
+    skills: agent.skills.map((skill): SkillProfile => {
       const features = new Map(base);
+      const tool = toolSkillProfile(skill);
+      if (tool !== undefined) return profileToolSkill(skill, { base, tool });
       addFeatures(features, { text: skill.description, source: 'description' });
       for (const example of skill.examples)
         addFeatures(features, { text: example, source: 'example' });
@@ -104,6 +131,117 @@ function profileAgent(agent: AgentSummary): AgentProfile {
       return { skill: skill.id, features };
     }),
   };
+}
+
+/**
+ * An MCP tool skill: its description is prose, its name's words are what it does, its server's
+ * name (and the kind of thing such a server works on) is a weaker statement; its tags (`mcp`,
+ * `mcp-server:…`, `approval:…`) are bookkeeping, not words a request uses.
+ */
+function profileToolSkill(
+  skill: AgentSummary['skills'][number],
+  { base, tool }: { base: ReadonlyMap<string, Feature>; tool: ToolSkillProfile },
+): SkillProfile {
+  const features = new Map(base);
+  addFeatures(features, { text: skill.description, source: 'description' });
+  for (const term of tool.serverTerms) {
+    const known = features.get(term);
+    if (!known || known.weight < SERVER_WEIGHT)
+      features.set(term, {
+        weight: SERVER_WEIGHT,
+        source: 'tag',
+        matched: skill.tags.find((tag) => tag.startsWith('mcp-server:')) ?? skill.id,
+      });
+  }
+  for (const term of tool.nameTerms) {
+    const known = features.get(term);
+    if (!known || known.weight < WEIGHTS.name)
+      features.set(term, { weight: WEIGHTS.name, source: 'name', matched: skill.id });
+  }
+  return { skill: skill.id, features, tool };
+}
+
+/**
+ * The matches of an MCP tool skill: naming the tool outright decides; phrases of its description
+ * count; and its name and server words count as evidence only when enough of them match (see
+ * {@link TOOL_SIGNALS_NEEDED}), otherwise as prose.
+ */
+function toolMatches(options: {
+  matches: TermMatch[];
+  tool: ToolSkillProfile;
+  skill: string | undefined;
+  text: string;
+  pairs: ReadonlyMap<string, string>;
+}): TermMatch[] {
+  const { tool, skill, text, pairs } = options;
+  const matches = [...options.matches];
+  const named = namesTool(text, tool);
+  if (named !== undefined) {
+    matches.push({
+      term: named,
+      word: named,
+      source: 'name',
+      matched: skill ?? named,
+      weight: NAMED_TOOL_WEIGHT,
+    });
+    return matches;
+  }
+  for (const [pair, words] of pairs) {
+    if (tool.phrases.has(pair))
+      matches.push({
+        term: pair,
+        word: words,
+        source: 'phrase',
+        matched: words,
+        weight: WEIGHTS.phrase,
+      });
+  }
+  const own = (match: TermMatch): boolean =>
+    match.source === 'phrase' ||
+    ((match.source === 'name' || match.source === 'tag') &&
+      (tool.nameTerms.has(match.term) || tool.serverTerms.has(match.term)));
+  const signals = new Set(matches.filter(own).map((match) => match.term)).size;
+  if (signals >= TOOL_SIGNALS_NEEDED) return matches;
+  return matches.map((match) =>
+    own(match) ? { ...match, source: 'description', weight: WEIGHTS.description } : match,
+  );
+}
+
+/** What a question leaves of a tool's fit when the tool needs approval: a question reads, it does not change. */
+const QUESTION_WRITE_SHARE = 0.25;
+
+/**
+ * How well a skill fits, to choose among one agent's skills: its stated weight (tags and names);
+ * for MCP tools also how much of the tool's name the request covers ("list_directory" over
+ * "list_directory_with_sizes"), then a tool that needs no approval (by far, when the request is a
+ * question), and never a deprecated one when another fits as well.
+ */
+function skillFit(
+  matches: readonly TermMatch[],
+  {
+    tool,
+    question,
+    firstTerm,
+  }: { tool: ToolSkillProfile | undefined; question: boolean; firstTerm: string | undefined },
+): number {
+  const stated = statedWeight(matches);
+  if (tool === undefined || stated === 0) return stated;
+  if (
+    question &&
+    !tool.approvalFree &&
+    !matches.some((match) => match.weight === NAMED_TOOL_WEIGHT)
+  )
+    return stated * QUESTION_WRITE_SHARE;
+  const covered = [...tool.nameTerms].filter((term) =>
+    matches.some((match) => match.term === term && match.source === 'name'),
+  ).length;
+  const coverage = tool.nameTerms.size === 0 ? 0 : covered / tool.nameTerms.size;
+  // The verb the request opens with names what to do ("move notes/a.md …" is move_file).
+  const verb =
+    firstTerm !== undefined && tool.nameTerms.has(firstTerm) ? LEADING_VERB_BONUS * 2 : 0;
+  return (
+    stated + verb + coverage * 0.5 + (tool.approvalFree ? 0.25 : 0) - (tool.deprecated ? 1 : 0)
+  );
 }
 
 /** A word most agents' cards contain ("search", "answer") tells them apart poorly: it counts half. */
@@ -125,22 +263,32 @@ function documentFrequencyDiscount(profiles: readonly AgentProfile[]): (term: st
   return (term) => (total >= 2 && (counts.get(term) ?? 0) / total > 0.5 ? 0.5 : 1);
 }
 
+/** Whether a match is the card's statement of what an agent does (tags, names, tool phrases). */
+function isStated(match: TermMatch): boolean {
+  return match.source === 'tag' || match.source === 'name' || match.source === 'phrase';
+}
+
 function statedWeight(matches: readonly TermMatch[]): number {
-  return matches.reduce(
-    (sum, match) => sum + (match.source === 'tag' || match.source === 'name' ? match.weight : 0),
-    0,
-  );
+  return matches.reduce((sum, match) => sum + (isStated(match) ? match.weight : 0), 0);
 }
 
 function scoreProfile(options: {
   terms: ReadonlyMap<string, string>;
   profile: AgentProfile;
   discount: (term: string) => number;
+  /** The request's text and adjacent term pairs, for MCP tool skills. */
+  text: string;
+  pairs: ReadonlyMap<string, string>;
+  /** Whether the request is a question. */
+  question: boolean;
+  /** The request's first term (its verb, in an instruction). */
+  firstTerm: string | undefined;
 }): AgentScore {
-  const { terms, profile, discount } = options;
+  const { terms, profile, discount, text, pairs, question, firstTerm } = options;
   let best: AgentScore = { agent: profile.name, skill: undefined, score: 0, matches: [] };
+  let bestFit = 0;
   for (const skill of profile.skills) {
-    const matches: TermMatch[] = [];
+    let matches: TermMatch[] = [];
     for (const [term, word] of terms) {
       const feature = skill.features.get(term);
       if (!feature) continue;
@@ -152,12 +300,15 @@ function scoreProfile(options: {
         weight: feature.weight * discount(term),
       });
     }
+    if (skill.tool !== undefined)
+      matches = toolMatches({ matches, tool: skill.tool, skill: skill.skill, text, pairs });
     const score = matches.reduce((sum, match) => sum + match.weight, 0);
     // The skill whose tags and names match best; prose only breaks ties.
-    const stated = statedWeight(matches);
-    const bestStated = statedWeight(best.matches);
-    if (stated > bestStated || (stated === bestStated && score > best.score))
+    const fit = skillFit(matches, { tool: skill.tool, question, firstTerm });
+    if (fit > bestFit || (fit === bestFit && score > best.score)) {
       best = { agent: profile.name, skill: skill.skill, score, matches };
+      bestFit = fit;
+    }
   }
   if (best.skill === undefined && profile.skills.length === 1) {
     best = { ...best, skill: profile.skills[0]?.skill };
@@ -177,8 +328,21 @@ function scoreAll(options: {
   // Figures imply what the request does not say: "17% of 2,340" is a calculation.
   for (const concept of impliedConcepts(options.text))
     for (const term of tokenize(concept)) if (!terms.has(term)) terms.set(term, concept);
+  const pairs = termPairs(options.text);
+  const question = isQuestion(options.text);
+  const firstTerm = analyze(options.text)[0]?.term;
   return options.profiles
-    .map((profile) => scoreProfile({ terms, profile, discount: options.discount }))
+    .map((profile) =>
+      scoreProfile({
+        terms,
+        profile,
+        discount: options.discount,
+        text: options.text,
+        pairs,
+        question,
+        firstTerm,
+      }),
+    )
     .sort((left, right) => right.score - left.score);
 }
 
@@ -254,7 +418,11 @@ function describeMatch(match: AgentScore): string {
   for (const term of match.matches) {
     const seen = bySource.get(term.source) ?? new Set<string>();
     // Tags and names are shown as the card has them; prose matches by the request's word.
-    seen.add(term.source === 'tag' || term.source === 'name' ? term.matched : term.word);
+    seen.add(
+      term.source === 'tag' || term.source === 'name' || term.source === 'phrase'
+        ? term.matched
+        : term.word,
+    );
     bySource.set(term.source, seen);
   }
   const labels: Record<MatchSource, string> = {
@@ -262,8 +430,9 @@ function describeMatch(match: AgentScore): string {
     name: 'name',
     example: 'examples',
     description: 'description',
+    phrase: 'description phrase',
   };
-  const order: MatchSource[] = ['tag', 'name', 'example', 'description'];
+  const order: MatchSource[] = ['tag', 'name', 'phrase', 'example', 'description'];
   const parts = order.flatMap((source) => {
     const terms = bySource.get(source);
     return terms ? [`${labels[source]} ${[...terms].map((term) => `"${term}"`).join(', ')}`] : [];
@@ -364,11 +533,7 @@ function rankText(text: string, context: PlanningContext): RankedAgent[] {
     const skillless =
       context.agents.find((agent) => agent.name === score.agent)?.skills.length === 0;
     for (const match of score.matches) {
-      if (
-        match.source === 'tag' ||
-        match.source === 'name' ||
-        (skillless && match.source === 'description')
-      )
+      if (isStated(match) || (skillless && match.source === 'description'))
         evidence += match.weight;
       else prose += match.weight;
       // The verb a part opens with says most about what to do ("Google the opening hours").

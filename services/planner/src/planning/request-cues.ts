@@ -166,16 +166,29 @@ const DATE_OR_TIME =
 const DATE_QUESTION =
   /\b(?:how many|how long|what (?:day|weekday|time|date)|when (?:does|will|do|did|must|should|is)|until|between|since|ago|from now|right now|weekday)\b/i;
 
+/** A file path or name with an extension of a text format (`notes/todo.md`, `data.csv`). */
+const TEXT_FILE =
+  /(?:^|[\s"'`(])[\w./~-]*[\w-]\.(?:md|markdown|txt|text|rst|csv|tsv|json|jsonl|ya?ml|toml|ini|xml|log|html?|css|js|mjs|ts|py|rb|go|rs|java|sql|sh)(?=$|[\s"'`),;:!?]|\.(?:\s|$))/i;
+
+/** A file path or name with an extension of an image, audio or video format. */
+const MEDIA_FILE =
+  /(?:^|[\s"'`(])[\w./~-]*[\w-]\.(?:png|jpe?g|gif|webp|svg|bmp|mp3|wav|ogg|m4a|flac|mp4|mov|webm)(?=$|[\s"'`),;:!?]|\.(?:\s|$))/i;
+
 /**
  * Concept words the request implies without saying them, as card tags say them: "calculation"
- * and "math" for figures to work out, "date" and "time" for clock times and dates.
+ * and "math" for figures to work out, "date" and "time" for clock times and dates, "text file"
+ * or "media file" for a file named by its extension (not in a URL).
  *
  * @example
  * impliedConcepts('What is 17% of 2,340?'); // ['calculation', 'math']
+ * impliedConcepts('read notes/todo.md'); // ['text', 'file']
  */
 export function impliedConcepts(text: string): string[] {
   const concepts: string[] = [];
   if (ARITHMETIC.test(text)) concepts.push('calculation', 'math');
   if (DATE_OR_TIME.test(text) && DATE_QUESTION.test(text)) concepts.push('date', 'time');
+  const withoutUrls = text.replace(/\bhttps?:\/\/\S+/gi, ' ');
+  if (TEXT_FILE.test(withoutUrls)) concepts.push('text', 'file');
+  else if (MEDIA_FILE.test(withoutUrls)) concepts.push('media', 'file');
   return concepts;
 }

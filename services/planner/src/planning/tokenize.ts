@@ -149,7 +149,8 @@ const STOPWORDS = new Set([
 
 /**
  * Stems that mean what another stem means, as cards and people spell them: "docs" is
- * "documents", "compute" is "calculation", "summarize" is "summarise", a graph is a chart.
+ * "documents", "compute" is "calculation", "summarize" is "summarise", a graph is a chart, a
+ * folder is a directory (as filesystem tools name it).
  */
 const SYNONYMS = new Map([
   ['doc', 'document'],
@@ -164,6 +165,9 @@ const SYNONYMS = new Map([
   ['analyz', 'analys'],
   ['analysi', 'analys'],
   ['analysis', 'analys'],
+  ['folder', 'directory'],
+  ['dir', 'directory'],
+  ['db', 'database'],
 ]);
 
 const VOWEL = /[aeiouy]/;

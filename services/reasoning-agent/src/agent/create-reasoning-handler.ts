@@ -6,6 +6,7 @@ import {
   type TaskStore,
 } from '@fleet/a2a/server';
 import type { WithSpanOptions } from '@fleet/telemetry';
+import type { McpToolbox } from '../mcp';
 import type { ReasoningTool } from '../tools';
 import { buildReasoningCard } from './reasoning-card';
 import { createReasoningAgent, type ReasoningLlm } from './reasoning-agent';
@@ -14,6 +15,8 @@ import { createReasoningAgent, type ReasoningLlm } from './reasoning-agent';
 export interface CreateReasoningHandlerOptions {
   llm: ReasoningLlm | undefined;
   tools: readonly ReasoningTool[];
+  /** The MCP servers' tools (`createMcpToolbox`). @default none */
+  mcpTools?: Pick<McpToolbox, 'tools' | 'servers'> | undefined;
   maxIterations: number;
   maxTokens: number;
   /** Where tasks live: Redis in the service, so any replica answers GetTask (docs/architecture.md §4). */
@@ -36,6 +39,7 @@ export interface CreateReasoningHandlerOptions {
 export function createReasoningHandler({
   llm,
   tools,
+  mcpTools,
   maxIterations,
   maxTokens,
   store,
@@ -45,11 +49,17 @@ export function createReasoningHandler({
   tracer,
 }: CreateReasoningHandlerOptions): A2AHandler {
   return createA2AHandler({
-    card: buildReasoningCard({ url, internalToken, tools: tools.map((tool) => tool.name) }),
+    card: buildReasoningCard({
+      url,
+      internalToken,
+      tools: tools.map((tool) => tool.name),
+      mcpServers: mcpTools?.servers ?? [],
+    }),
     execute: reportUsage(
       createReasoningAgent({
         llm,
         tools,
+        mcpTools,
         maxIterations,
         maxTokens,
         ...(tracer ? { tracer } : {}),

@@ -4,7 +4,9 @@ import {
   partsText,
   type HistoryMessage,
   type NodeInput,
+  toolPolicySchema,
   type Part,
+  type ToolPolicy,
 } from '@fleet/a2a';
 import { validationErrorFromZod } from '@fleet/errors';
 import { readNodeInput } from '@fleet/agent-kit';
@@ -15,15 +17,17 @@ export const MAX_QUESTION_CHARS = 32_000;
 export const MAX_HISTORY_MESSAGES = 100;
 
 /**
- * The conversation data part the gateway sends beside the question: the turns before it.
+ * The conversation data part the gateway sends beside the question: the turns before it, and the
+ * tenant's tool policy (which MCP tools it may use; absent: all the agent offers).
  *
  * @example
- * dataPart({ reasoning: { history: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }] } });
+ * dataPart({ reasoning: { history: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }], toolPolicy: { deny: ['memory/*'] } } });
  */
 export const reasoningRequestSchema = z.object({
   reasoning: z
     .object({
       history: z.array(historyMessageSchema).max(MAX_HISTORY_MESSAGES).default([]),
+      toolPolicy: toolPolicySchema.optional(),
     })
     .strict(),
 });
@@ -38,6 +42,11 @@ export type ReasoningInput =
       /** Earlier plan steps' answers, when the orchestrator sent a node input. */
       context: string[];
       node: NodeInput['fleet'] | undefined;
+      /**
+       * The tool policies that apply: the gateway's (`reasoning.toolPolicy`) and the orchestrator's
+       * (`fleet.toolPolicy`); an MCP tool is offered only when every one permits it.
+       */
+      toolPolicies: ToolPolicy[];
     }
   | { kind: 'invalid'; reason: string };
 
@@ -55,6 +64,7 @@ const hasKey = (key: string) => z.looseObject({ [key]: z.unknown() });
 export function readReasoningInput(parts: readonly Part[]): ReasoningInput {
   let history: HistoryMessage[] = [];
   let node: NodeInput['fleet'] | undefined;
+  const toolPolicies: ToolPolicy[] = [];
   const conversation = parts.find((part) => hasKey('reasoning').safeParse(part.data).success);
   if (conversation !== undefined) {
     const parsed = reasoningRequestSchema.safeParse(conversation.data);
@@ -66,10 +76,14 @@ export function readReasoningInput(parts: readonly Part[]): ReasoningInput {
       };
     }
     history = parsed.data.reasoning.history;
+    if (parsed.data.reasoning.toolPolicy) toolPolicies.push(parsed.data.reasoning.toolPolicy);
   }
   const read = readNodeInput(parts);
   if (read.kind === 'invalid') return read;
-  if (read.kind === 'node') node = read.node;
+  if (read.kind === 'node') {
+    node = read.node;
+    if (node.toolPolicy) toolPolicies.push(node.toolPolicy);
+  }
   const question = partsText(parts).trim();
   if (question === '') {
     return {
@@ -92,5 +106,5 @@ export function readReasoningInput(parts: readonly Part[]): ReasoningInput {
             ? []
             : [`${nodeId} (${output.agent}): ${output.summary.slice(0, 2_000)}`],
         );
-  return { kind: 'question', question, history, context, node };
+  return { kind: 'question', question, history, context, node, toolPolicies };
 }

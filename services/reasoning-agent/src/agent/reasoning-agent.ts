@@ -16,6 +16,7 @@ import { ServiceUnavailableError } from '@fleet/errors';
 import { OFFLINE_HINT } from '@fleet/llm';
 import { getActiveSpan, setSessionAttributes, type WithSpanOptions } from '@fleet/telemetry';
 import { describeStep, runReasoning, type ReasoningOutcome } from '../reasoning';
+import type { McpToolbox } from '../mcp';
 import type { ReasoningTool } from '../tools';
 import { readReasoningInput } from './read-reasoning-input';
 import type { ReasoningResultData, StepData } from './result-data';
@@ -29,7 +30,10 @@ export interface ReasoningLlm {
 /** Options for {@link createReasoningAgent}. */
 export interface CreateReasoningAgentOptions {
   llm: ReasoningLlm | undefined;
+  /** The built-in tools. */
   tools: readonly ReasoningTool[];
+  /** The MCP servers' tools, asked for each task with its tool policies. @default none */
+  mcpTools?: Pick<McpToolbox, 'tools'> | undefined;
   /** REASONING_MAX_ITERATIONS */
   maxIterations: number;
   /** REASONING_MAX_TOKENS */
@@ -78,8 +82,9 @@ function summary(outcome: ReasoningOutcome, data: ReasoningResultData): string {
 
 /**
  * The reasoning agent (docs/architecture.md §1, §4): one task per message. It reads the question (text
- * part), the conversation before it (`{ reasoning: { history } }`) or the fleet node input, and
- * runs the reasoning loop. Every step becomes a WORKING status update (`Thinking: …`,
+ * part), the conversation before it (`{ reasoning: { history, toolPolicy } }`) or the fleet node
+ * input, and runs the reasoning loop with the built-in tools and the MCP tools the task's tool
+ * policies permit. Every step becomes a WORKING status update (`Thinking: …`,
  * `Calling calculate(…)`, `Result: …`, with the step as data part `{ reasoningStep }`), then the
  * `result` artifact, its text streamed in chunks (live from the last allowed model call, which has
  * no tools; from a call that offered tools once it is clear no tool call came), the last chunk
@@ -94,6 +99,7 @@ function summary(outcome: ReasoningOutcome, data: ReasoningResultData): string {
 export function createReasoningAgent({
   llm,
   tools,
+  mcpTools,
   maxIterations,
   maxTokens,
   tracer,
@@ -113,13 +119,18 @@ export function createReasoningAgent({
     }
     try {
       yield working();
+      // MCP tools are offered after the built-in ones, and only those the task's policies permit.
+      const offered =
+        mcpTools === undefined
+          ? tools
+          : [...tools, ...(await mcpTools.tools({ policies: input.toolPolicies }))];
       const run = runReasoning({
         client: llm.client,
         model: llm.model,
         question: input.question,
         history: input.history,
         context: input.context,
-        tools,
+        tools: offered,
         maxIterations,
         maxTokens,
         signal: context.signal,

@@ -15,6 +15,8 @@ export interface BuildReasoningCardOptions {
   internalToken?: boolean;
   /** The tool names, for the description. */
   tools: readonly string[];
+  /** The names of the MCP servers whose tools it may call, for the description. @default [] */
+  mcpServers?: readonly string[];
 }
 
 /**
@@ -28,10 +30,15 @@ export function buildReasoningCard({
   url,
   internalToken = true,
   tools,
+  mcpServers = [],
 }: BuildReasoningCardOptions): AgentCard {
+  const mcp =
+    mcpServers.length === 0
+      ? ''
+      : ` and the tools that need no approval of the MCP servers ${mcpServers.join(', ')}`;
   return buildAgentCard({
     name: 'reasoning-agent',
-    description: `Thinks through a question step by step in a single loop, calling tools (${tools.join(', ')}) and answering within an iteration and token budget; every step streams as a status update. The fleet's single-loop baseline; it reads no documents, web pages or mail.`,
+    description: `Thinks through a question step by step in a single loop, calling tools (${tools.join(', ')}${mcp}) and answering within an iteration and token budget; every step streams as a status update. The fleet's single-loop baseline; it reads no documents, web pages or mail.`,
     version: REASONING_AGENT_VERSION,
     url,
     streaming: true,

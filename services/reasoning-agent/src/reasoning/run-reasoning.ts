@@ -424,7 +424,9 @@ async function* runToolCalls({
     steps.push(request);
     yield { type: 'step', step: request };
     if (signal?.aborted) throw new AbortError('The reasoning run was cancelled.');
-    const result = await runTool({ tool: byName.get(call.function.name), call, tracer });
+    const result = await runTool({ tool: byName.get(call.function.name), call, signal, tracer });
+    // A cancelled task stops here, whatever the tool made of the abort.
+    if (signal?.aborted) throw new AbortError('The reasoning run was cancelled.');
     const step: ReasoningStep = {
       type: 'tool-result',
       iteration,
@@ -446,9 +448,10 @@ async function* runToolCalls({
 async function runTool(options: {
   tool: ReasoningTool | undefined;
   call: ChatCompletionMessageFunctionToolCall;
+  signal: AbortSignal | undefined;
   tracer: WithSpanOptions['tracer'];
 }): Promise<{ ok: boolean; output: string }> {
-  const { tool, call, tracer } = options;
+  const { tool, call, signal, tracer } = options;
   return withSpan(
     {
       name: `reasoning.tool ${call.function.name}`,
@@ -457,14 +460,14 @@ async function runTool(options: {
       attributes: { 'tool.name': call.function.name },
       tracer,
     },
-    (span) => {
+    async (span) => {
       if (tool === undefined) {
         const output = `There is no tool named "${call.function.name}".`;
         setSpanOutput(span, output);
         return { ok: false, output };
       }
       try {
-        const output = tool.run(call.function.arguments);
+        const output = await tool.run(call.function.arguments, { signal });
         setSpanOutput(span, output);
         return { ok: true, output };
       } catch (error) {

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { bootAgent, type BootedAgent } from '@fleet/agent-kit/testing';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import { createReasoningHandler, type ReasoningLlm } from '../agent';
+import type { McpToolbox } from '../mcp';
 import { createReasoningTools } from '../tools';
 
 /** The token test agents require. */
@@ -21,6 +22,8 @@ export interface BootReasoningAgentOptions {
   maxTokens?: number;
   /** The clock of `current_time`. @default the real one */
   now?: () => Date;
+  /** MCP tools (`createMcpToolbox`); the caller closes them. @default none */
+  mcpTools?: McpToolbox;
   tracer?: WithSpanOptions['tracer'];
 }
 
@@ -32,6 +35,7 @@ export function bootReasoningAgent({
   maxIterations = 6,
   maxTokens = 16_000,
   now,
+  mcpTools,
   tracer,
 }: BootReasoningAgentOptions): Promise<RunningReasoningAgent> {
   return bootAgent({
@@ -43,6 +47,7 @@ export function bootReasoningAgent({
       createReasoningHandler({
         llm,
         tools: createReasoningTools(now === undefined ? {} : { now }),
+        mcpTools,
         maxIterations,
         maxTokens,
         store,

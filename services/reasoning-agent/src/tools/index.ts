@@ -5,5 +5,10 @@ export type { CurrentTime } from './current-time';
 export { dateDiff } from './date-diff';
 export type { DateDiff } from './date-diff';
 export { createReasoningTools } from './reasoning-tools';
-export type { CreateReasoningToolsOptions, ReasoningTool } from './reasoning-tools';
+export type {
+  BuiltInTool,
+  CreateReasoningToolsOptions,
+  ReasoningTool,
+  ToolRunOptions,
+} from './reasoning-tools';
 export { CalculationError, ToolError } from './tool-error';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { currentTime, isTimeZone } from './current-time';
 import { dateDiff } from './date-diff';
-import { createReasoningTools, type ReasoningTool } from './reasoning-tools';
+import { createReasoningTools, type BuiltInTool } from './reasoning-tools';
 import { ToolError } from './tool-error';
 
 const NOW = new Date('2026-07-01T12:34:56Z');
 
-function tool(name: string): ReasoningTool {
+function tool(name: string): BuiltInTool {
   const found = createReasoningTools({ defaultTimeZone: 'Europe/Berlin', now: () => NOW }).find(
     (each) => each.name === name,
   );

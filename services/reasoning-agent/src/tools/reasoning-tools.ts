@@ -5,6 +5,12 @@ import { currentTime } from './current-time';
 import { dateDiff } from './date-diff';
 import { ToolError } from './tool-error';
 
+/** What a tool's run is given besides its arguments. */
+export interface ToolRunOptions {
+  /** Aborts when the task is cancelled; a tool that waits on something else stops with it. */
+  signal?: AbortSignal | undefined;
+}
+
 /** A tool the reasoning loop offers the model, as OpenAI function calling describes it. */
 export interface ReasoningTool {
   name: string;
@@ -13,9 +19,16 @@ export interface ReasoningTool {
   parameters: Record<string, unknown>;
   /**
    * Runs the tool on the model's raw arguments (a JSON string) and answers with the text the model
-   * reads back.
-   * @throws ToolError when the arguments do not fit or the tool cannot do what was asked.
+   * reads back (the built-in tools answer at once, an MCP tool once its server has).
+   * @throws ToolError when the arguments do not fit or the tool cannot do what was asked; the loop
+   *   hands its message to the model. Any other error is also handed over, except an AbortError
+   *   while the task is being cancelled.
    */
+  run(argumentsJson: string, options?: ToolRunOptions): string | Promise<string>;
+}
+
+/** A built-in tool: it answers at once. */
+export interface BuiltInTool extends ReasoningTool {
   run(argumentsJson: string): string;
 }
 
@@ -63,7 +76,7 @@ function parseArguments<TSchema extends z.ZodType>(
 export function createReasoningTools({
   defaultTimeZone = 'UTC',
   now = () => new Date(),
-}: CreateReasoningToolsOptions = {}): ReasoningTool[] {
+}: CreateReasoningToolsOptions = {}): BuiltInTool[] {
   return [
     {
       name: 'calculate',
