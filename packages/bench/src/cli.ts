@@ -100,6 +100,8 @@ Options (rag):
 Options (mcp):
   --rounds N        interleaved rounds, one call each way per round         (default 300)
   --quick           50 rounds
+  --tools-agent-node-args="A B"  extra node arguments for the tools agent process
+                    (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
 
 Common:
   --json            print the raw result as JSON
@@ -146,6 +148,7 @@ async function main(): Promise<number> {
       limits: { type: 'string' },
       'gateway-node-args': { type: 'string' },
       'orchestrator-node-args': { type: 'string' },
+      'tools-agent-node-args': { type: 'string' },
       'fixed-cost-runs': { type: 'string' },
       'fixed-cost-only': { type: 'boolean', default: false },
       baseline: { type: 'string' },
@@ -190,6 +193,7 @@ async function main(): Promise<number> {
       root: path.resolve(__dirname, '../../..'),
       rounds: number(values.rounds, values.quick ? 50 : 300),
       redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+      toolsAgentNodeArgs: splitArgs(values['tools-agent-node-args']),
     });
     process.stdout.write(
       values.json ? `${JSON.stringify(result, null, 2)}\n` : `\n${formatMcpBench(result)}\n`,

@@ -16,6 +16,8 @@ export interface McpBenchOptions {
   rounds: number;
   /** The Redis the tools agent keeps its tasks in. */
   redisUrl: string;
+  /** Extra arguments for the tools agent's `node`, e.g. `['--cpu-prof', '--cpu-prof-dir=/tmp/prof']`. */
+  toolsAgentNodeArgs?: readonly string[] | undefined;
 }
 
 /** What {@link runMcpBench} measured. */
@@ -104,6 +106,7 @@ export async function runMcpBench(options: McpBenchOptions): Promise<McpBenchRes
     agent = await startService({
       root: options.root,
       name: 'tools-agent',
+      nodeArgs: options.toolsAgentNodeArgs,
       env: {
         FLEET_INTERNAL_TOKEN: TOKEN,
         REDIS_URL: options.redisUrl,

@@ -17,7 +17,7 @@ export interface CallOutcome {
 }
 
 /**
- * Makes checked calls one after the other. A call that is not read-only (or was approved) is
+ * Makes checked calls one after the other. A call made in a continuation (an approved one) is
  * claimed first with `context.claimOnce` (key: server, tool, digest of the arguments), so an
  * approval that arrives twice, or a replayed continuation, never makes it twice. A tool's error or
  * a result that misses its output schema ends the step (thrown).
@@ -43,7 +43,10 @@ export async function* runCalls(
     if (connection === undefined) {
       throw new ServiceUnavailableError(`The MCP server "${call.server}" is not configured.`);
     }
-    if ((approved || !entry.tool.hints.readOnly) && !(await context.claimOnce(callKey(call)))) {
+    // A call a person approved is claimed first: a decision delivered twice, or a replayed
+    // continuation, finds the claim. A first message's call needs none: a task's first message is
+    // taken once (a re-sent one is a duplicate the A2A server answers without running it).
+    if ((approved || context.isContinuation) && !(await context.claimOnce(callKey(call)))) {
       throw new ConflictError(
         `${name} was already called with these arguments for this task (the approval arrived twice); it is not called again.`,
         { details: { tool: name } },
