@@ -33,7 +33,8 @@ export interface StartFleetOptions {
   /**
    * Real agent services (`services/<name>`) to start as processes, each with its own variables on
    * top of `env`; their URLs join AGENT_URLS (the reasoning agent's is the gateway's
-   * REASONING_AGENT_URL instead). E.g. `{ 'code-agent': { CODE_AGENT_ALLOW_UNAPPROVED: 'false' } }`.
+   * REASONING_AGENT_URL instead). E.g. `{ 'code-agent': { CODE_AGENT_ALLOW_UNAPPROVED: 'false' } }`,
+   * or `{ 'tools-agent': { MCP_SERVERS: '{"mcpServers": {…}}' } }` (its MCP servers start with it).
    */
   agentServices?: Partial<Record<AgentServiceName, Record<string, string | undefined>>>;
 }
@@ -56,7 +57,8 @@ async function forgetCachedCards(redisUrl: string, urls: readonly string[]): Pro
 }
 
 /** Agent services `startFleet` can run as processes besides the RAG agent. */
-export type AgentServiceName = 'web-agent' | 'mail-agent' | 'code-agent' | 'reasoning-agent';
+export type AgentServiceName =
+  'web-agent' | 'mail-agent' | 'code-agent' | 'reasoning-agent' | 'tools-agent';
 
 /** The fleet services `startFleet` runs as processes. */
 export type FleetServiceName =
