@@ -30,4 +30,11 @@ describe('prepareDemoFiles', () => {
     expect((await readdir(second.dir)).sort()).toEqual(['handbook.md', 'notes.txt']);
     expect(await readFile(path.join(corpus, 'handbook.md'), 'utf8')).toBe('# Handbook\n');
   });
+
+  it('starts with an empty folder in a checkout without demo documents', async () => {
+    root = await mkdtemp(path.join(tmpdir(), 'fleet-demo-files-'));
+    const { dir, created } = await prepareDemoFiles(fleetPaths(root));
+    expect(created).toBe(true);
+    expect(await readdir(dir)).toEqual([]);
+  });
 });
