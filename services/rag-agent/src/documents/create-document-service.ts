@@ -6,6 +6,7 @@ import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/
 import {
   contentHash,
   detectDocType,
+  dropRepeatedChunks,
   inProcessDocumentReader,
   resolveLimits,
   truncationWarning,
@@ -220,7 +221,10 @@ export function createDocumentService({
           ...(limits === undefined ? {} : { limits }),
           ...(mediaType === undefined ? {} : { mediaType }),
         });
-        const { chunks, truncations } = parsed;
+        // A passage repeated in the document is stored and embedded once (an amplified
+        // spreadsheet cell, a page's boilerplate): the cost of indexing follows what is distinct.
+        const { chunks, dropped } = dropRepeatedChunks(parsed.chunks);
+        const { truncations } = parsed;
         const warnings = truncations.map(truncationWarning);
         const children = chunks.filter((chunk) => chunk.kind === 'child');
         // The chunks' text without their heading prefixes, led by the document's title.
@@ -247,6 +251,7 @@ export function createDocumentService({
           docType,
           chunks: chunks.length,
           children: children.length,
+          ...(dropped > 0 ? { repeatedChunksDropped: dropped } : {}),
           ...(warnings.length > 0 ? { truncated: true, warnings } : {}),
         });
         if (warnings.length > 0) {

@@ -1,6 +1,7 @@
 /** Document ingestion: detect a file's type, parse it into sections, and cut it into chunks. */
 export { DEFAULT_MAX_TOKENS, DEFAULT_PARENT_MAX_TOKENS, chunkDocument } from './chunk-document';
 export { contentHash } from './content-hash';
+export { dropRepeatedChunks } from './drop-repeated-chunks';
 export { createDocumentReader, inProcessDocumentReader } from './create-document-reader';
 export type {
   CreateDocumentReaderOptions,
