@@ -14,6 +14,7 @@ const PROPOSAL: CodeProposal = {
   task: 'print once',
   expiresAt: new Date(Date.now() + 60_000).toISOString(),
   previousAttempts: [],
+  dataFiles: [],
 };
 
 /** A continuation turn of a task that asked for approval of PROPOSAL. */
