@@ -68,35 +68,36 @@ export function readDataFiles(
       `The file part ${JSON.stringify((linked.filename ?? linked.url ?? '').slice(0, 200))} has a url; the code agent reads only file parts with their bytes inline (raw, base64) and does not fetch URLs. Nothing was run.`,
     );
   }
-  // Bounded before decoding: base64 holds 3 bytes per 4 characters.
-  const estimated = fileParts.reduce(
-    (sum, part) => sum + Math.floor(((part.raw ?? '').length * 3) / 4),
-    0,
-  );
-  const tooLarge = (totalBytes: number) =>
-    new PayloadTooLargeError(
-      `The step's files hold ${sizeText(totalBytes)}; the code agent takes at most ${sizeText(maxTotalBytes)} in all for /data. Nothing was run.`,
-      { details: { totalBytes, maxTotalBytes } },
-    );
-  if (estimated > maxTotalBytes + 2 * fileParts.length) throw tooLarge(estimated);
-  const taken = new Set<string>();
-  let total = 0;
-  const files = fileParts.map((part, index): DataFile => {
+  const encoded = fileParts.map((part, index) => {
     const raw = (part.raw ?? '').replace(/\s+/g, '');
     if (!BASE64.test(raw)) {
       throw new ValidationError(
         `The file part ${JSON.stringify((part.filename ?? `#${index + 1}`).slice(0, 200))} is not base64 (raw). Nothing was run.`,
       );
     }
-    const bytes = Buffer.from(raw, 'base64');
-    total += bytes.length;
+    return raw;
+  });
+  // Counted before decoding: 3 bytes per 4 characters, less the padding.
+  const total = encoded.reduce(
+    (sum, raw) =>
+      sum + Math.floor((raw.length * 3) / 4) - (raw.length - raw.replace(/=+$/, '').length),
+    0,
+  );
+  if (total > maxTotalBytes) {
+    throw new PayloadTooLargeError(
+      `The step's files hold ${sizeText(total)}; the code agent takes at most ${sizeText(maxTotalBytes)} in all for /data. Nothing was run.`,
+      { details: { totalBytes: total, maxTotalBytes } },
+    );
+  }
+  const taken = new Set<string>();
+  const files = fileParts.map((part, index): DataFile => {
+    const bytes = Buffer.from(encoded[index] ?? '', 'base64');
     const name = cleanDataFileName(part.filename, { index, taken });
     // The type without parameters (`text/csv; charset=utf-8` → `text/csv`), if it is a plain one.
     const given = (part.mediaType ?? '').split(';')[0]?.trim() ?? '';
     const mediaType = MEDIA_TYPE.test(given) ? given.toLowerCase() : mediaTypeOf(name);
     return { name, mediaType, bytes };
   });
-  if (total > maxTotalBytes) throw tooLarge(total);
   // cleanDataFileName guarantees this; the sandbox checks again before writing.
   if (!files.every((file) => isSafeDataFileName(file.name))) {
     throw new ValidationError('A data file name could not be made safe. Nothing was run.');
