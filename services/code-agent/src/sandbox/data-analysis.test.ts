@@ -182,6 +182,29 @@ describe('data analysis in the sandbox: numpy, pandas, matplotlib and the files 
     expect(await tree(root)).toEqual(['runs', 'runs/here']);
   });
 
+  it(
+    'unsandboxed, names the data directory in DATA_DIR and still charts with matplotlib',
+    async () => {
+      const plain = createSandbox({ mode: 'unsandboxed', workRoot });
+      const run = await plain.run({
+        code: [
+          'import os',
+          'import matplotlib.pyplot as plt',
+          'data = os.environ["DATA_DIR"]',
+          'print(data.startswith("/data"), sorted(os.listdir(data)), open(os.path.join(data, "sales.csv")).readline().strip())',
+          'plt.plot([1, 2, 3])',
+          'plt.savefig("chart.png")',
+        ].join('\n'),
+        dataFiles: [salesFile],
+      });
+      expect(run.stderr).toBe('');
+      expect(run.stdout).toBe("False ['sales.csv'] date,region,amount\n");
+      expect(run.files.map((file) => file.filename)).toEqual(['chart.png']);
+      expect(await tree(root)).toEqual(['runs', 'runs/here']);
+    },
+    SLOW,
+  );
+
   it('has no /data when the step has no files', async () => {
     const run = await sandbox.run({
       code: 'import os\nprint(os.path.exists("/data"), os.environ.get("DATA_DIR"))',
