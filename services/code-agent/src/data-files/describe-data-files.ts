@@ -56,7 +56,10 @@ function isDelimited({ name, mediaType }: Pick<DataFile, 'name' | 'mediaType'>):
 
 /** The first line of a delimited file (without a byte-order mark), bounded. */
 export function headerLine(bytes: Buffer): string {
-  const start = bytes.subarray(0, MAX_HEADER_LENGTH * 4).toString('utf8').replace(/^\uFEFF/, '');
+  const start = bytes
+    .subarray(0, MAX_HEADER_LENGTH * 4)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '');
   const line = start.split(/\r?\n/)[0] ?? '';
   return line.length > MAX_HEADER_LENGTH ? `${line.slice(0, MAX_HEADER_LENGTH)}…` : line;
 }

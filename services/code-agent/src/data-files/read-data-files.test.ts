@@ -6,7 +6,11 @@ import { readDataFiles } from './read-data-files';
 
 const LIMITS = { maxFiles: 4, maxTotalBytes: 1000 };
 
-function filePart(filename: string | undefined, content: string | Buffer, mediaType?: string): Part {
+function filePart(
+  filename: string | undefined,
+  content: string | Buffer,
+  mediaType?: string,
+): Part {
   return {
     raw: Buffer.from(content).toString('base64'),
     ...(filename === undefined ? {} : { filename }),
@@ -48,7 +52,10 @@ describe('readDataFiles', () => {
 
   it('refuses more files than allowed, with PAYLOAD_TOO_LARGE', () => {
     const error = errorOf(() =>
-      readDataFiles(['a', 'b', 'c', 'd', 'e'].map((name) => filePart(`${name}.txt`, name)), LIMITS),
+      readDataFiles(
+        ['a', 'b', 'c', 'd', 'e'].map((name) => filePart(`${name}.txt`, name)),
+        LIMITS,
+      ),
     );
     expect(error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(error.message).toBe(
@@ -59,10 +66,15 @@ describe('readDataFiles', () => {
 
   it('refuses more bytes than allowed in all, with PAYLOAD_TOO_LARGE', () => {
     const error = errorOf(() =>
-      readDataFiles([filePart('a.bin', Buffer.alloc(600)), filePart('b.bin', Buffer.alloc(600))], LIMITS),
+      readDataFiles(
+        [filePart('a.bin', Buffer.alloc(600)), filePart('b.bin', Buffer.alloc(600))],
+        LIMITS,
+      ),
     );
     expect(error.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(error.message).toMatch(/hold 1 KiB \(1200 bytes\); the code agent takes at most 1000 bytes in all/);
+    expect(error.message).toMatch(
+      /hold 1 KiB \(1200 bytes\); the code agent takes at most 1000 bytes in all/,
+    );
     // Exactly at the budget is fine.
     expect(readDataFiles([filePart('a.bin', Buffer.alloc(1000))], LIMITS)).toHaveLength(1);
   });

@@ -27,9 +27,7 @@ const MEDIA_TYPE = /^[\w.+-]{1,60}\/[\w.+-]{1,80}$/;
 function sizeText(bytes: number): string {
   const rounded = formatBytes(bytes);
   const exact =
-    bytes < 1024 ||
-    (bytes < 1024 * 1024 && bytes % 1024 === 0) ||
-    bytes % (1024 * 1024) === 0;
+    bytes < 1024 || (bytes < 1024 * 1024 && bytes % 1024 === 0) || bytes % (1024 * 1024) === 0;
   return exact ? rounded : `${rounded} (${bytes} bytes)`;
 }
 
