@@ -12,6 +12,7 @@ import {
   SALES_CSV,
 } from '../test-support/sales-data';
 import { createSandbox } from './create-sandbox';
+import { matplotlibFontCache } from './font-cache';
 import type { DataFile, Sandbox } from './sandbox';
 import { DEFAULT_SANDBOX_LIMITS } from './sandbox-limits';
 
@@ -204,6 +205,22 @@ describe('data analysis in the sandbox: numpy, pandas, matplotlib and the files 
     },
     SLOW,
   );
+
+  it('builds the font cache once per process and removes caches of agents that are gone', async () => {
+    const parent = path.join(root, 'fonts');
+    await mkdir(parent);
+    const ended = spawnSync('/bin/true');
+    const stale = path.join(parent, `code-agent-matplotlib-${ended.pid}-dead`);
+    await mkdir(stale);
+    const cache = await matplotlibFontCache('/usr/bin/python3', parent);
+    expect(await matplotlibFontCache('/usr/bin/python3', parent)).toBe(cache);
+    expect(cache?.files).toEqual([expect.stringMatching(/^fontlist-v\d+\.json$/)]);
+    expect(await readdir(parent)).toEqual([path.basename(cache?.dir ?? '')]);
+    expect(path.basename(cache?.dir ?? '')).toMatch(
+      new RegExp(`^code-agent-matplotlib-${process.pid}-`),
+    );
+    await rm(parent, { recursive: true, force: true });
+  });
 
   it('has no /data when the step has no files', async () => {
     const run = await sandbox.run({

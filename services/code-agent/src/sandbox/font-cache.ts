@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runBoundedProcess } from './run-bounded-process';
@@ -12,6 +12,32 @@ export interface FontCache {
   files: string[];
 }
 
+/** The cache directories' names: `code-agent-matplotlib-<pid of the agent>-<random>`. */
+const CACHE_PREFIX = 'code-agent-matplotlib-';
+
+/** Whether a process with this id exists (EPERM: it does, as another user). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the caches of agents (of this user) that ended without removing theirs. */
+async function removeStaleCaches(parent: string): Promise<void> {
+  const pattern = new RegExp(`^${CACHE_PREFIX}(\\d+)-`);
+  for (const name of await readdir(parent).catch(() => [] as string[])) {
+    const pid = Number(pattern.exec(name)?.[1] ?? Number.NaN);
+    if (!Number.isInteger(pid) || pid === process.pid || isAlive(pid)) continue;
+    const dir = path.join(parent, name);
+    const info = await lstat(dir).catch(() => undefined);
+    if (info?.isDirectory() !== true || info.uid !== process.getuid?.()) continue;
+    await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 /**
  * Builds matplotlib's font cache: `import matplotlib.font_manager` with `MPLCONFIGDIR` pointing at
  * the cache's directory. Run with no `PATH` (so no `fc-list`) and an empty `HOME`, matplotlib
@@ -20,7 +46,8 @@ export interface FontCache {
  * runs build their own.
  */
 async function buildFontCache(python: string, parent: string): Promise<FontCache | undefined> {
-  const dir = await mkdtemp(path.join(parent, 'code-agent-matplotlib-'));
+  await removeStaleCaches(parent);
+  const dir = await mkdtemp(path.join(parent, `${CACHE_PREFIX}${process.pid}-`));
   try {
     const result = await runBoundedProcess({
       command: python,
@@ -57,9 +84,10 @@ const built = new Map<string, Promise<FontCache | undefined>>();
 /**
  * matplotlib's font cache for `python`, built on first use and then shared by every run of this
  * process (removed when it exits). Each run gets it read-only inside its own writable
- * `MPLCONFIGDIR`, so `import matplotlib.pyplot` neither scans the fonts again (a second or more,
- * and a helper thread the per-process fallback may not have) nor writes a cache. Undefined when
- * matplotlib is not installed.
+ * `MPLCONFIGDIR`, so `import matplotlib.pyplot` neither scans the fonts again (a helper thread
+ * the per-process fallback may not have, and more address space) nor writes a cache. Undefined
+ * when matplotlib is not installed. Caches left by agents that ended without removing theirs are
+ * removed when the next one is built.
  *
  * @example
  * const cache = await matplotlibFontCache('/usr/bin/python3');
