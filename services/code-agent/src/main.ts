@@ -7,6 +7,7 @@ import { OFFLINE_HINT } from '@fleet/llm';
 import { createLogger } from '@fleet/telemetry';
 import { codeAvailability, createCodeHandler } from './agent';
 import { createCodeWriter } from './authoring';
+import { DEFAULT_DATA_FILE_LIMITS } from './data-files';
 import { sandboxLimits } from './config';
 import { createSandbox } from './sandbox';
 
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
   await startAgentService({
     serviceName: 'code-agent',
     config,
+    // Room for the step's files for /data: base64 makes them a third larger, plus the rest.
+    bodyLimit: Math.ceil((DEFAULT_DATA_FILE_LIMITS.maxTotalBytes * 4) / 3) + 1024 * 1024,
     logger,
     telemetry,
     availability,

@@ -1,5 +1,6 @@
 import type { WithSpanOptions } from '@fleet/telemetry';
 import type { CodeWriter } from '../authoring';
+import type { DataFileLimits } from '../data-files';
 import type { Sandbox } from '../sandbox';
 
 /**
@@ -16,5 +17,7 @@ export interface CodeAgentSettings {
   /** How long an approval request stays valid, in milliseconds. */
   approvalTtlMs: number;
   now: () => Date;
+  /** How many files, and bytes in all, a step may bring to `/data`. */
+  dataLimits: DataFileLimits;
   tracer: WithSpanOptions['tracer'];
 }

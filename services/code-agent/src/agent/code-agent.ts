@@ -1,7 +1,8 @@
 import type { AgentContext, AgentExecute } from '@fleet/a2a/server';
-import { failed, rejected, type AgentEvents } from '@fleet/agent-kit';
+import { failed, refused, rejected, type AgentEvents } from '@fleet/agent-kit';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import type { CodeWriter } from '../authoring';
+import { DEFAULT_DATA_FILE_LIMITS, type DataFileLimits } from '../data-files';
 import type { Sandbox } from '../sandbox';
 import type { CodeAgentSettings } from './code-agent-settings';
 import { handleDecision } from './handle-decision';
@@ -23,14 +24,19 @@ export interface CreateCodeAgentOptions {
   approvalTtlMs?: number;
   /** @default () => new Date() */
   now?: () => Date;
+  /**
+   * How many file parts, and bytes in all, a task may bring for `/data`; more is refused with
+   * PAYLOAD_TOO_LARGE. @default DEFAULT_DATA_FILE_LIMITS (16 files, 4 MiB)
+   */
+  dataLimits?: DataFileLimits;
   tracer?: WithSpanOptions['tracer'];
 }
 
 /**
  * The code agent (docs/architecture.md §4, §10): one task per request.
  *
- * 1. The first message (task text, optional `{ fleet }` node input): the writer produces the
- *    program (the LLM, or offline the task's own ```python block; without one the task fails
+ * 1. The first message (task text, optional `{ fleet }` node input, optional file parts for
+ *    `/data`, bounded by `dataLimits`): the writer produces the program (the LLM, or offline the task's own ```python block; without one the task fails
  *    saying so). If the sandbox cannot run code here the task fails with the reason and nothing
  *    runs (`startTask`, `propose`).
  * 2. With approval required (the default) the task moves to TASK_STATE_AUTH_REQUIRED: the status
@@ -55,6 +61,7 @@ export function createCodeAgent({
   maxAttempts = 2,
   approvalTtlMs = 600_000,
   now = () => new Date(),
+  dataLimits = DEFAULT_DATA_FILE_LIMITS,
   tracer,
 }: CreateCodeAgentOptions): AgentExecute {
   const settings: CodeAgentSettings = {
@@ -64,12 +71,13 @@ export function createCodeAgent({
     maxAttempts,
     approvalTtlMs,
     now,
+    dataLimits,
     tracer,
   };
   return async function* codeAgent(context: AgentContext): AgentEvents {
-    const input = readCodeInput(context.message.parts);
+    const input = readCodeInput(context.message.parts, dataLimits);
     if (input.kind === 'invalid') {
-      yield rejected(input.reason);
+      yield input.error === undefined ? rejected(input.reason) : refused(input.error);
       return;
     }
     try {

@@ -39,7 +39,7 @@ export function buildCodeCard({
     : '';
   const card = buildAgentCard({
     name: 'code-agent',
-    description: `Writes a Python program for a task and runs it in a locked-down sandbox (bubblewrap: no network, read-only system, CPU, memory, process, file-size, time and output limits), then returns the program, its output and the files it wrote, such as PNG charts. Use it for exact calculations, statistics, data transformation (CSV, JSON, tables from earlier steps), simulations and charts; it uses the results of earlier plan steps as input. Standard library only, no internet access.${approval}`,
+    description: `Writes a Python program for a task and runs it in a locked-down sandbox (bubblewrap: no network, read-only system, CPU, memory, process, file-size, time and output limits), then returns the program, its output and the files it wrote, such as PNG charts. Use it for exact calculations, statistics, data transformation (CSV, JSON, tables from earlier steps), simulations and charts; it uses the results of earlier plan steps as input, and files sent with the task (CSV, JSON, …) read-only at /data. Python with numpy, pandas and matplotlib, no internet access.${approval}`,
     version: CODE_AGENT_VERSION,
     url,
     streaming: true,
@@ -49,7 +49,7 @@ export function buildCodeCard({
         id: CODE_SKILLS.run,
         name: 'Write and run Python',
         description:
-          'Writes Python for the task (with the LLM; offline, only a program given in the task in a ```python fenced block is run) and runs it in the sandbox. The earlier steps\' results are in inputs.json. Answers with the artifact "result": a text part (what ran and its output), a data part { code, stdout, stderr, exitCode, outcome, limitMessage, files, attempts } and one file part per file the program wrote (e.g. chart.png). A failing program may be fixed and tried again, each new version after a new approval.',
+          'Writes Python for the task (with the LLM; offline, only a program given in the task in a ```python fenced block is run) and runs it in the sandbox. The earlier steps\' results are in inputs.json; file parts of the task (raw bytes) are read-only at /data/<name>. Answers with the artifact "result": a text part (what ran and its output), a data part { code, stdout, stderr, exitCode, outcome, limitMessage, files, attempts } and one file part per file the program wrote (e.g. chart.png). A failing program may be fixed and tried again, each new version after a new approval.',
         tags: [
           'code',
           'python',
@@ -67,9 +67,10 @@ export function buildCodeCard({
           'Plot the monthly revenue from the previous step as a bar chart (PNG).',
           'Compute the mean, median and standard deviation of these numbers: 3, 7, 7, 19, 24.',
           'Parse the CSV rows found earlier and total the amounts per customer.',
+          'Group the attached sales.csv by month with pandas and plot the monthly totals as chart.png.',
           'Run this code: ```python\nprint(sum(range(101)))\n```',
         ],
-        inputModes: ['text/plain', 'application/json'],
+        inputModes: ['text/plain', 'application/json', 'text/csv', 'application/octet-stream'],
         outputModes: ['text/plain', 'application/json', 'image/png', 'text/csv'],
       },
     ],

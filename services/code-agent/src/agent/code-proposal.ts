@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Message } from '@fleet/a2a';
 import { findData } from '@fleet/a2a';
 import type { WrittenCode } from '../authoring';
+import { dataFileSummarySchema } from '../data-files';
 import type { CodeTask } from './read-code-input';
 
 /** A finished earlier attempt, kept with the next proposal so the result can show them all. */
@@ -33,6 +34,8 @@ export const codeProposalSchema = z.object({
     /** When the approval lapses (ISO time). */
     expiresAt: z.string(),
     previousAttempts: z.array(attemptSummarySchema).default([]),
+    /** The step's own files the program will see read-only at `/data`, with their SHA-256. */
+    dataFiles: z.array(dataFileSummarySchema).default([]),
   }),
 });
 export type CodeProposal = z.infer<typeof codeProposalSchema>['codeProposal'];

@@ -8,6 +8,7 @@ import {
 } from '@fleet/a2a/server';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import type { CodeWriter } from '../authoring';
+import type { DataFileLimits } from '../data-files';
 import type { Sandbox } from '../sandbox';
 import { buildCodeCard } from './code-card';
 import { createCodeAgent } from './code-agent';
@@ -28,6 +29,8 @@ export interface CreateCodeHandlerOptions {
   maxAttempts?: number;
   /** @default 600000 */
   approvalTtlMs?: number;
+  /** Files and bytes a task may bring for `/data`. @default DEFAULT_DATA_FILE_LIMITS */
+  dataLimits?: DataFileLimits;
   logger?: A2ALogger | undefined;
   tracer?: WithSpanOptions['tracer'];
   /** Whether the agent can work now, stated on its card. */
@@ -50,6 +53,7 @@ export function createCodeHandler({
   requireApproval = true,
   maxAttempts,
   approvalTtlMs,
+  dataLimits,
   logger,
   tracer,
   availability,
@@ -63,6 +67,7 @@ export function createCodeHandler({
         requireApproval,
         ...(maxAttempts === undefined ? {} : { maxAttempts }),
         ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
+        ...(dataLimits === undefined ? {} : { dataLimits }),
         ...(tracer ? { tracer } : {}),
       }),
     ),

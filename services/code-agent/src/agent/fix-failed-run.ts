@@ -36,6 +36,7 @@ export async function* fixFailedRun(
     {
       task: proposal.task,
       dependencyOutputs: task.dependencyOutputs,
+      dataFiles: task.dataFiles,
       previousAttempt: {
         code: proposal.code,
         exitCode: run.exitCode,

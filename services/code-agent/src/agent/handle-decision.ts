@@ -48,9 +48,10 @@ export async function* handleDecision(
     yield rejected('This task has no program waiting for approval, so there is nothing to decide.');
     return;
   }
-  const task: CodeTask = firstTask(history) ?? {
+  const task: CodeTask = firstTask(history, settings.dataLimits) ?? {
     task: proposal.task,
     dependencyOutputs: {},
+    dataFiles: [],
     sessionId: undefined,
   };
   setSessionAttributes(getActiveSpan(), { sessionId: task.sessionId });
@@ -65,7 +66,12 @@ export async function* handleDecision(
     yield working('Rewriting the program with the instructions…');
     const newTask = decision.effectiveTask?.trim() ? decision.effectiveTask : proposal.task;
     const rewritten = await writer.write(
-      { task: newTask, dependencyOutputs: task.dependencyOutputs, instructions },
+      {
+        task: newTask,
+        dependencyOutputs: task.dependencyOutputs,
+        dataFiles: task.dataFiles,
+        instructions,
+      },
       context.signal,
     );
     if (rewritten.code !== proposal.code) {

@@ -1,5 +1,6 @@
 import type { AgentContext } from '@fleet/a2a/server';
 import { failed, type AgentEvents } from '@fleet/agent-kit';
+import { summarizeDataFiles } from '../data-files';
 import { SandboxUnavailableError } from '../sandbox';
 import { askApproval } from './ask-approval';
 import type { CodeProposal, ProposalInput } from './code-proposal';
@@ -39,6 +40,7 @@ export async function* propose(
       task: task.task,
       expiresAt: new Date(settings.now().getTime() + settings.approvalTtlMs).toISOString(),
       previousAttempts,
+      dataFiles: summarizeDataFiles(task.dataFiles),
     };
     if (settings.requireApproval) {
       yield askApproval({ proposal, mode: settings.sandbox.mode });

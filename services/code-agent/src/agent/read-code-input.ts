@@ -7,13 +7,17 @@ import {
   type Message,
   type Part,
 } from '@fleet/a2a';
-import { validationErrorFromZod } from '@fleet/errors';
+import { FleetError, validationErrorFromZod } from '@fleet/errors';
 import { readNodeInput } from '@fleet/agent-kit';
+import { DEFAULT_DATA_FILE_LIMITS, readDataFiles, type DataFileLimits } from '../data-files';
+import type { DataFile } from '../sandbox';
 
 /** The task of a first message: what to write code for, and the earlier steps' results. */
 export interface CodeTask {
   task: string;
   dependencyOutputs: Record<string, DependencyOutput>;
+  /** The step's own files (its message's file parts), for the program at `/data/<name>`. */
+  dataFiles: DataFile[];
   /** The fleet session, when the orchestrator sent the message. */
   sessionId: string | undefined;
 }
@@ -22,7 +26,7 @@ export interface CodeTask {
 export type CodeInput =
   | { kind: 'task'; task: CodeTask }
   | { kind: 'decision'; decision: ApprovalDecision }
-  | { kind: 'invalid'; reason: string };
+  | { kind: 'invalid'; reason: string; error?: FleetError };
 
 const hasDecision = z.looseObject({ approvalDecision: z.unknown() });
 
@@ -43,12 +47,17 @@ export function taskText(text: string, hasDependencies: boolean): string {
 /**
  * Reads a message to the code agent: a continuation with `{ approvalDecision }`, or a task (text
  * part) with the optional fleet node input (`{ fleet: { dependencyOutputs, … } }`; an A2A client
- * outside the fleet may send text only). Anything else is `invalid`, with a reason.
+ * outside the fleet may send text only) and the step's own files (file parts with `raw` bytes,
+ * `readDataFiles`, bounded by `dataLimits`). Anything else is `invalid`, with a reason, and for
+ * bad files the typed error (PAYLOAD_TOO_LARGE, VALIDATION_FAILED).
  *
  * @example
  * const input = readCodeInput(context.message.parts);
  */
-export function readCodeInput(parts: readonly Part[]): CodeInput {
+export function readCodeInput(
+  parts: readonly Part[],
+  dataLimits: DataFileLimits = DEFAULT_DATA_FILE_LIMITS,
+): CodeInput {
   const decisionData = parts.find((part) => hasDecision.safeParse(part.data).success)?.data;
   if (decisionData !== undefined) {
     const parsed = approvalDecisionSchema.safeParse(decisionData);
@@ -73,16 +82,26 @@ export function readCodeInput(parts: readonly Part[]): CodeInput {
         'The code agent needs a task (text part): what to calculate, analyse or chart, or a program in a ```python fenced block.',
     };
   }
-  return { kind: 'task', task: { task, dependencyOutputs, sessionId } };
+  let dataFiles: DataFile[];
+  try {
+    dataFiles = readDataFiles(parts, dataLimits);
+  } catch (error) {
+    if (!FleetError.isInstance(error)) throw error;
+    return { kind: 'invalid', reason: error.message, error };
+  }
+  return { kind: 'task', task: { task, dependencyOutputs, dataFiles, sessionId } };
 }
 
 /**
  * The task of the first message of a task's history (the node input the orchestrator sent), for a
  * continuation that needs the earlier steps' results again.
  */
-export function firstTask(history: readonly Message[]): CodeTask | undefined {
+export function firstTask(
+  history: readonly Message[],
+  dataLimits: DataFileLimits = DEFAULT_DATA_FILE_LIMITS,
+): CodeTask | undefined {
   const first = history.find((message) => message.role === 'ROLE_USER');
   if (first === undefined) return undefined;
-  const input = readCodeInput(first.parts);
+  const input = readCodeInput(first.parts, dataLimits);
   return input.kind === 'task' ? input.task : undefined;
 }

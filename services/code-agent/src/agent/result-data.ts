@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { errorDataSchema } from '@fleet/agent-kit';
+import { dataFileSummarySchema } from '../data-files';
 import type { CodeRun } from '../sandbox';
 import { attemptSummarySchema, type CodeProposal } from './code-proposal';
 
@@ -32,6 +33,8 @@ export const codeResultDataSchema = z.object({
   stderrTruncated: z.boolean(),
   durationMs: z.number(),
   files: z.array(resultFileSchema),
+  /** The step's own files the program could read at `/data` (as approved). */
+  dataFiles: z.array(dataFileSummarySchema).default([]),
   skippedFiles: z.array(z.object({ filename: z.string(), reason: z.string() })),
   /** Which attempt this is (1 for the first program). */
   attempt: z.number().int().min(1),
@@ -94,6 +97,7 @@ export function codeResultData({ run, proposal, approved }: CodeResultDataOption
       mediaType: file.mediaType,
       bytes: file.bytes.length,
     })),
+    dataFiles: proposal.dataFiles,
     skippedFiles: run.skippedFiles,
     attempt: proposal.attempt,
     previousAttempts: proposal.previousAttempts,

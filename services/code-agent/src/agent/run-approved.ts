@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { AgentContext, AgentEvent } from '@fleet/a2a/server';
 import { failed, working } from '@fleet/agent-kit';
-import { ConflictError } from '@fleet/errors';
+import { ConflictError, PermissionDeniedError } from '@fleet/errors';
+import { sameDataFiles, summarizeDataFiles } from '../data-files';
 import type { CodeProposal, ProposalInput } from './code-proposal';
 import type { CodeAgentSettings } from './code-agent-settings';
 import { fixFailedRun } from './fix-failed-run';
@@ -39,6 +40,16 @@ export async function* runApproved(
   { task, proposal, approved }: RunApprovedOptions,
 ): AsyncGenerator<AgentEvent, ProposalInput | undefined, undefined> {
   const { writer, sandbox, maxAttempts, tracer } = settings;
+  if (!sameDataFiles(summarizeDataFiles(task.dataFiles), proposal.dataFiles)) {
+    // The approval covered the program and the files it reads; other files need a new one.
+    yield failed(
+      new PermissionDeniedError(
+        'The files for /data are not the ones that were approved with this program, so it was not run.',
+      ),
+      { extra: { code: proposal.code } },
+    );
+    return undefined;
+  }
   if (!(await context.claimOnce(runKey(proposal)))) {
     yield failed(
       new ConflictError(

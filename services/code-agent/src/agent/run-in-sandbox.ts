@@ -22,7 +22,7 @@ export interface RunInSandboxOptions {
 /**
  * Runs the proposed program in the sandbox, in a TOOL span (`code_agent.run_code`) that records
  * the attempt, the outcome and the exit code. The earlier steps' results are given to the program
- * as `inputs.json`.
+ * as `inputs.json`, the step's own files read-only at `/data`.
  *
  * @example
  * const run = await runInSandbox({ sandbox, task, proposal, signal: context.signal });
@@ -43,6 +43,7 @@ export function runInSandbox({
         [Attributes.TOOL_NAME]: 'run-python',
         'code_agent.attempt': proposal.attempt,
         'code_agent.sandbox': sandbox.mode,
+        'code_agent.data_files': task.dataFiles.length,
       },
       tracer,
     },
@@ -50,6 +51,7 @@ export function runInSandbox({
       const result = await sandbox.run({
         code: proposal.code,
         inputFiles: { [INPUTS_FILENAME]: JSON.stringify(task.dependencyOutputs, null, 2) },
+        dataFiles: task.dataFiles,
         signal,
       });
       span.setAttribute('code_agent.outcome', result.outcome);

@@ -21,7 +21,7 @@ export async function* startTask(
   setSessionAttributes(getActiveSpan(), { sessionId: task.sessionId });
   yield working(writer.online ? 'Writing the program…' : 'Reading the program in the task…');
   const written = await writer.write(
-    { task: task.task, dependencyOutputs: task.dependencyOutputs },
+    { task: task.task, dependencyOutputs: task.dependencyOutputs, dataFiles: task.dataFiles },
     context.signal,
   );
   yield* propose(settings, context, { task, written, attempt: 1, previousAttempts: [] });

@@ -3,6 +3,8 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { UpstreamError } from '@fleet/errors';
 import { completeChat } from '@fleet/llm';
 import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
+import { describeDataFiles } from '../data-files';
+import { SANDBOX_DATA_DIR } from '../sandbox';
 import { head, tail } from '../text';
 import type { CodeRequest } from './code-request';
 import { extractPython } from './extract-python';
@@ -20,9 +22,10 @@ const MAX_OUTPUT_LENGTH = 4_000;
 /** The system prompt of the code-writing call. */
 export const CODE_INSTRUCTIONS = [
   'You write one complete, self-contained Python 3.11 program that carries out the task.',
-  'It runs in a sandbox: standard library only (no numpy, pandas, matplotlib or other third-party packages), no network, no input from stdin, limited CPU time and memory.',
+  'It runs in a sandbox: the standard library plus numpy, pandas and matplotlib (nothing else can be installed), no network, no input from stdin, limited CPU time and memory.',
   `The results of earlier steps, if any, are in the JSON file ${INPUTS_FILENAME} in the current directory: an object keyed by step id, each { agent, summary, data }.`,
-  'Print the results a person needs to stdout, concisely. Files the program writes to the current directory are returned to the user: write charts as PNG files with the standard library (zlib and struct).',
+  `Files given with the task, if any, are listed in the request and can be read (not written) at ${SANDBOX_DATA_DIR}/<name>.`,
+  "Print the results a person needs to stdout, concisely. Files the program writes to the current directory are returned to the user: draw charts with matplotlib (it has no display: plt.savefig('chart.png'), never plt.show()).",
   'Reply with the program only, in a single ```python fenced block, and nothing else.',
 ].join(' ');
 
@@ -40,6 +43,11 @@ export function renderCodePrompt(request: CodeRequest): string {
       return `- ${id} (${output.agent})${state}: ${head(output.summary, MAX_SUMMARY_LENGTH)}${data}`;
     });
     sections.push(`Results of earlier steps (also in ${INPUTS_FILENAME}):\n${lines.join('\n')}`);
+  }
+  if (request.dataFiles !== undefined && request.dataFiles.length > 0) {
+    sections.push(
+      `Files given with the task, read-only in ${SANDBOX_DATA_DIR}:\n${describeDataFiles(request.dataFiles)}`,
+    );
   }
   if (request.instructions !== undefined && request.instructions.trim() !== '') {
     sections.push(`Instructions from the person who reviews the code: ${request.instructions}`);

@@ -51,4 +51,41 @@ describe('buildBubblewrapArgs', () => {
       `os.execv("/usr/bin/python3", ["/usr/bin/python3", '-I', '-B', "main.py"])`,
     );
   });
+
+  it("mounts the step's files read-only at /data only when there are any", () => {
+    expect(args).not.toContain('/data');
+    expect(args).not.toContain('DATA_DIR');
+    const withData = buildBubblewrapArgs({
+      workDir: '/tmp/run-1/work',
+      dataDir: '/tmp/run-1/data',
+      python: '/usr/bin/python3',
+      limits: DEFAULT_SANDBOX_LIMITS,
+    }).join(' ');
+    expect(withData).toContain(
+      '--bind /tmp/run-1/work /work --ro-bind /tmp/run-1/data /data --remount-ro /',
+    );
+    expect(withData).toContain('--setenv DATA_DIR /data');
+  });
+
+  it('sends matplotlib and other caches to the private /tmp and keeps libraries to one thread', () => {
+    const environment = args.join(' ');
+    expect(environment).toContain('--setenv MPLBACKEND Agg');
+    expect(environment).toContain('--setenv MPLCONFIGDIR /tmp/matplotlib');
+    expect(environment).toContain('--setenv XDG_CACHE_HOME /tmp/.cache');
+    expect(environment).toContain('--setenv HOME /work');
+    expect(environment).toContain('--setenv OPENBLAS_NUM_THREADS 1');
+    expect(args).toEqual(expect.arrayContaining(['--ro-bind-try', '/etc/fonts']));
+  });
+
+  it('binds the shared matplotlib font cache read-only into the private /tmp/matplotlib', () => {
+    const withCache = buildBubblewrapArgs({
+      workDir: '/tmp/run-1/work',
+      python: '/usr/bin/python3',
+      limits: DEFAULT_SANDBOX_LIMITS,
+      fontCache: { dir: '/tmp/fonts-1', files: ['fontlist-v330.json'] },
+    }).join(' ');
+    expect(withCache).toContain(
+      '--tmpfs /tmp --ro-bind /tmp/fonts-1/fontlist-v330.json /tmp/matplotlib/fontlist-v330.json',
+    );
+  });
 });

@@ -2,6 +2,9 @@
 export {
   buildBubblewrapArgs,
   ETC_READ_ONLY_PATHS,
+  matplotlibDir,
+  programEnvironment,
+  SANDBOX_SCRATCH_DIR,
   SANDBOX_WORK_DIR,
   SYSTEM_READ_ONLY_PATHS,
 } from './bubblewrap-args';
@@ -9,9 +12,19 @@ export type { BubblewrapArgsOptions } from './bubblewrap-args';
 export { collectFiles, mediaTypeOf } from './collect-files';
 export type { CollectFilesOptions, SkippedFile, WrittenFile } from './collect-files';
 export { createSandbox } from './create-sandbox';
+export { matplotlibFontCache } from './font-cache';
+export type { FontCache } from './font-cache';
+export {
+  DATA_DIR_VARIABLE,
+  isSafeDataFileName,
+  MAX_DATA_FILE_NAME_LENGTH,
+  SANDBOX_DATA_DIR,
+  writeDataDir,
+} from './data-dir';
 export type { CreateSandboxOptions } from './create-sandbox';
 export type {
   CodeRun,
+  DataFile,
   RunCodeOptions,
   RunMemory,
   Sandbox,

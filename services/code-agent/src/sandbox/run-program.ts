@@ -1,6 +1,9 @@
-import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { collectFiles } from './collect-files';
+import { matplotlibDir } from './bubblewrap-args';
+import { writeDataDir } from './data-dir';
+import { matplotlibFontCache, type FontCache } from './font-cache';
 import { PROGRAM_FILENAME } from './limit-launcher';
 import { runBoundedProcess, type BoundedProcessResult } from './run-bounded-process';
 import {
@@ -11,7 +14,7 @@ import {
   type RunCgroupUsage,
 } from './run-cgroup';
 import { classifyOutcome, describeOutcome, signalNumberOf } from './run-outcome';
-import type { CodeRun, RunCodeOptions, SandboxSetup } from './sandbox';
+import type { CodeRun, DataFile, RunCodeOptions, SandboxSetup } from './sandbox';
 import { sandboxCommand } from './sandbox-command';
 import type { SandboxLimits } from './sandbox-limits';
 import { SandboxUnavailableError } from './sandbox-unavailable-error';
@@ -46,24 +49,69 @@ function bwrapFailed(
   );
 }
 
-/** Writes the program and its input files into the work directory, closed to other users. */
-async function fillWorkDir(
-  workDir: string,
+/** The directories of one run, all below its own fresh run directory. */
+interface RunDirs {
+  /** Mounted read-write at `/work`: the program, its inputs and the files it writes. */
+  workDir: string;
+  /** Mounted read-only at `/data`: the step's own files; undefined without any. */
+  dataDir: string | undefined;
+  /** Caches and temporary files of an unsandboxed run (the sandbox has its own `/tmp`). */
+  scratchDir: string;
+}
+
+/**
+ * Lays out a run's directory: the work directory with the program and its input files, the data
+ * directory with the step's files (read-only), and for an unsandboxed run a scratch directory.
+ * All are closed to other users; when the run switches to its own user they are that user's.
+ */
+async function fillRunDir(
+  runDir: string,
   {
     code,
     inputFiles,
+    dataFiles,
     uid,
-  }: { code: string; inputFiles: Readonly<Record<string, string>>; uid: number | undefined },
-): Promise<void> {
-  await writeFile(path.join(workDir, PROGRAM_FILENAME), code);
+    mode,
+    fontCache,
+  }: {
+    code: string;
+    inputFiles: Readonly<Record<string, string>>;
+    dataFiles: readonly DataFile[];
+    uid: number | undefined;
+    mode: SandboxSetup['mode'];
+    fontCache: FontCache | undefined;
+  },
+): Promise<RunDirs> {
+  const dirs: RunDirs = {
+    workDir: path.join(runDir, 'work'),
+    dataDir: dataFiles.length > 0 ? path.join(runDir, 'data') : undefined,
+    scratchDir: path.join(runDir, 'scratch'),
+  };
+  await mkdir(dirs.workDir, { mode: 0o700 });
+  await writeFile(path.join(dirs.workDir, PROGRAM_FILENAME), code);
   for (const [name, content] of Object.entries(inputFiles)) {
-    await writeFile(path.join(workDir, path.basename(name)), content);
+    await writeFile(path.join(dirs.workDir, path.basename(name)), content);
+  }
+  if (dirs.dataDir !== undefined) await writeDataDir(dirs.dataDir, dataFiles, uid);
+  if (mode === 'unsandboxed') {
+    await mkdir(dirs.scratchDir, { mode: 0o700 });
+    // The sandbox binds the shared font cache; an unsandboxed run gets its own copy.
+    if (fontCache !== undefined) {
+      const target = matplotlibDir(dirs.scratchDir);
+      await mkdir(target, { mode: 0o700 });
+      for (const name of fontCache.files) {
+        await copyFile(path.join(fontCache.dir, name), path.join(target, name));
+      }
+    }
   }
   if (uid !== undefined) {
-    // Only the run's own user may enter the work directory.
-    await chown(workDir, uid, uid);
-    await chmod(workDir, 0o700);
+    // Only the run's own user may enter the run's directories.
+    await chown(runDir, uid, uid);
+    await chown(dirs.workDir, uid, uid);
   }
+  await chmod(runDir, 0o700);
+  await chmod(dirs.workDir, 0o700);
+  return dirs;
 }
 
 /**
@@ -72,11 +120,21 @@ async function fillWorkDir(
  */
 async function startProgram(
   setup: SandboxSetup,
-  { workDir, place, signal }: { workDir: string; place: RunPlace; signal: AbortSignal | undefined },
+  {
+    dirs,
+    fontCache,
+    place,
+    signal,
+  }: {
+    dirs: RunDirs;
+    fontCache: FontCache | undefined;
+    place: RunPlace;
+    signal: AbortSignal | undefined;
+  },
 ): Promise<BoundedProcessResult> {
   const { mode, python } = setup;
   const { uid, runLimits, cgroup } = place;
-  const sandboxed = sandboxCommand(setup, { workDir, uid, limits: runLimits });
+  const sandboxed = sandboxCommand(setup, { ...dirs, fontCache, uid, limits: runLimits });
   // The first process joins the run's cgroup, then becomes the sandbox: nothing of the
   // program ever runs outside it.
   const { command: file, args } =
@@ -86,13 +144,13 @@ async function startProgram(
           command: python,
           args: joinCgroupArgs(cgroup.procsFiles, sandboxed.command, sandboxed.args),
         };
-  const { cwd } = sandboxed;
+  const { cwd, env } = sandboxed;
   let result: BoundedProcessResult;
   try {
     result = await runBoundedProcess({
       command: file,
       args,
-      env: mode === 'unsandboxed' ? { PATH: '/usr/bin:/bin', HOME: workDir, LANG: 'C.UTF-8' } : {},
+      env,
       ...(cwd === undefined ? {} : { cwd }),
       wallClockMs: runLimits.wallClockMs,
       maxOutputBytes: runLimits.maxOutputBytes,
@@ -133,23 +191,34 @@ async function startProgram(
 }
 
 /**
- * Runs one program in a fresh work directory (under `workRoot`, removed afterwards once the files
- * it holds are read) in the given place: its user, its limits, its cgroup. What the program does
- * is reported in the result; rejects only when the sandbox could not start.
+ * Runs one program in a fresh run directory (under `workRoot`, removed afterwards once the files
+ * of its work directory are read) in the given place: its user, its limits, its cgroup. The
+ * step's data files, if any, are in the run's data directory, mounted read-only at `/data`. What
+ * the program does is reported in the result; rejects only when the sandbox could not start (or a
+ * data file name is not a plain file name: ValidationError, nothing ran).
  *
  * @example
  * const run = await runProgram(setup, { code: 'print(1)' }, { uid: undefined, runLimits, cgroup: undefined });
  */
 export async function runProgram(
   setup: SandboxSetup,
-  { code, inputFiles = {}, signal }: RunCodeOptions,
+  { code, inputFiles = {}, dataFiles = [], signal }: RunCodeOptions,
   place: RunPlace,
 ): Promise<CodeRun> {
   const { runLimits, cgroup } = place;
-  const workDir = await mkdtemp(path.join(setup.workRoot, 'code-agent-run-'));
+  const fontCache = await matplotlibFontCache(setup.python);
+  const runDir = await mkdtemp(path.join(setup.workRoot, 'code-agent-run-'));
   try {
-    await fillWorkDir(workDir, { code, inputFiles, uid: place.uid });
-    const result = await startProgram(setup, { workDir, place, signal });
+    const dirs = await fillRunDir(runDir, {
+      code,
+      inputFiles,
+      dataFiles,
+      uid: place.uid,
+      mode: setup.mode,
+      fontCache,
+    });
+    const { workDir } = dirs;
+    const result = await startProgram(setup, { dirs, fontCache, place, signal });
     const usage: RunCgroupUsage | undefined = await cgroup?.usage();
     const findings = { runMemoryExceeded: (usage?.oomKills ?? 0) > 0 };
     const exclude = new Set([
@@ -179,6 +248,8 @@ export async function runProgram(
       },
     };
   } finally {
-    await rm(workDir, { recursive: true, force: true });
+    // The data directory is read-only (0500): rm needs to enter and unlink, so open it first.
+    await chmod(path.join(runDir, 'data'), 0o700).catch(() => undefined);
+    await rm(runDir, { recursive: true, force: true });
   }
 }

@@ -1,4 +1,5 @@
-import { buildBubblewrapArgs } from './bubblewrap-args';
+import { buildBubblewrapArgs, programEnvironment } from './bubblewrap-args';
+import type { FontCache } from './font-cache';
 import { limitLauncher } from './limit-launcher';
 import type { SandboxSetup } from './sandbox';
 import type { SandboxLimits } from './sandbox-limits';
@@ -7,6 +8,15 @@ import type { SandboxLimits } from './sandbox-limits';
 export interface SandboxCommandOptions {
   /** The run's work directory on the host. */
   workDir: string;
+  /**
+   * The run's scratch directory on the host, for the unsandboxed mode (caches, `TMPDIR`); the
+   * sandbox has its own `/tmp`.
+   */
+  scratchDir: string;
+  /** The host directory with the step's own files, when it has any. */
+  dataDir?: string | undefined;
+  /** matplotlib's shared font cache (bubblewrap binds it; unsandboxed runs get a copy). */
+  fontCache?: FontCache | undefined;
   /** The unprivileged user id to switch to (the agent runs as root), or undefined. */
   uid: number | undefined;
   limits: SandboxLimits;
@@ -17,18 +27,21 @@ export interface SandboxCommand {
   command: string;
   args: string[];
   cwd?: string;
+  /** Its environment (bubblewrap clears it and sets the program's own). */
+  env: Record<string, string>;
 }
 
 /**
  * The process that runs the program: bubblewrap (behind `setpriv` when a user id is given), or
- * unsandboxed, Python with the limit launcher in the work directory.
+ * unsandboxed, Python with the limit launcher in the work directory, the data directory named by
+ * `DATA_DIR` and caches in the scratch directory.
  *
  * @example
- * const { command, args } = sandboxCommand(setup, { workDir, uid: undefined, limits });
+ * const { command, args, env } = sandboxCommand(setup, { workDir, scratchDir, uid: undefined, limits });
  */
 export function sandboxCommand(
   setup: SandboxSetup,
-  { workDir, uid, limits }: SandboxCommandOptions,
+  { workDir, scratchDir, dataDir, fontCache, uid, limits }: SandboxCommandOptions,
 ): SandboxCommand {
   const { mode, python, bwrapPath, setprivPath, extraReadOnlyPaths } = setup;
   if (mode === 'unsandboxed') {
@@ -36,12 +49,24 @@ export function sandboxCommand(
       command: python,
       args: ['-I', '-c', limitLauncher(limits, python)],
       cwd: workDir,
+      env: {
+        ...programEnvironment({ home: workDir, scratch: scratchDir, dataDir }),
+        PATH: '/usr/bin:/bin',
+      },
     };
   }
-  const args = buildBubblewrapArgs({ workDir, python, limits, extraReadOnlyPaths });
-  if (uid === undefined) return { command: bwrapPath, args };
+  const args = buildBubblewrapArgs({
+    workDir,
+    python,
+    limits,
+    extraReadOnlyPaths,
+    dataDir,
+    fontCache,
+  });
+  if (uid === undefined) return { command: bwrapPath, args, env: {} };
   return {
     command: setprivPath,
     args: [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', bwrapPath, ...args],
+    env: {},
   };
 }

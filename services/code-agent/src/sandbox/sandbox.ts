@@ -45,12 +45,27 @@ export interface CodeRun {
   memory: RunMemory;
 }
 
+/**
+ * A file the step was given (a file part of its input message), for the program to read at
+ * `/data/<name>`. The name is already clean (`readDataFiles`): a base name, no leading dot.
+ */
+export interface DataFile {
+  name: string;
+  mediaType: string;
+  bytes: Buffer;
+}
+
 /** What a run is given. */
 export interface RunCodeOptions {
   /** The Python program. */
   code: string;
   /** More files for the work directory (name → content), e.g. `inputs.json`. */
   inputFiles?: Readonly<Record<string, string>>;
+  /**
+   * The step's own files, written into a fresh directory of the run and mounted read-only at
+   * `/data` (unsandboxed: the directory in `DATA_DIR`). None: there is no `/data`.
+   */
+  dataFiles?: readonly DataFile[];
   signal?: AbortSignal | undefined;
 }
 

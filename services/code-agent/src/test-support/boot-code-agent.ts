@@ -5,6 +5,7 @@ import { bootAgent, nodeParts as agentNodeParts, type BootedAgent } from '@fleet
 import type { A2AHandler } from '@fleet/a2a/server';
 import { createCodeHandler } from '../agent';
 import { createCodeWriter } from '../authoring';
+import type { DataFileLimits } from '../data-files';
 import { createSandbox, type CreateSandboxOptions, type Sandbox } from '../sandbox';
 
 /** The token test agents require. */
@@ -27,6 +28,7 @@ export interface BootCodeAgentOptions {
   requireApproval?: boolean;
   maxAttempts?: number;
   approvalTtlMs?: number;
+  dataLimits?: DataFileLimits;
 }
 
 /** Boots the code agent service in-process, as `main.ts` does, on 127.0.0.1 and a free port. */
@@ -39,6 +41,7 @@ export async function bootCodeAgent({
   requireApproval = true,
   maxAttempts,
   approvalTtlMs,
+  dataLimits,
 }: BootCodeAgentOptions): Promise<RunningCodeAgent> {
   const sandbox = wrapSandbox(
     createSandbox({
@@ -62,6 +65,7 @@ export async function bootCodeAgent({
         requireApproval,
         ...(maxAttempts === undefined ? {} : { maxAttempts }),
         ...(approvalTtlMs === undefined ? {} : { approvalTtlMs }),
+        ...(dataLimits === undefined ? {} : { dataLimits }),
       }),
   });
   return {
