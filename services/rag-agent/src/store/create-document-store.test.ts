@@ -244,7 +244,10 @@ for (const { title, backend, skip } of backendSuites('createDocumentStore')) {
     });
 
     describe('originals', () => {
-      const PDF = Buffer.from('%PDF-1.7\n% the original bytes \u00ff\u0000\u0001 binary tail\n', 'latin1');
+      const PDF = Buffer.from(
+        '%PDF-1.7\n% the original bytes \u00ff\u0000\u0001 binary tail\n',
+        'latin1',
+      );
       const digestOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
       const original = (bytes: Uint8Array = PDF, filename = 'contract.pdf') => ({
         bytes,
@@ -330,16 +333,14 @@ for (const { title, backend, skip } of backendSuites('createDocumentStore')) {
 
         expect(await store.deleteDocument(tenant, a.id)).toBe(true);
         expect(await originalRows(tenant)).toBe(1);
-        expect(Buffer.from((await store.readOriginal(tenant, b.id)) ?? []).equals(PDF)).toBe(
-          true,
-        );
+        expect(Buffer.from((await store.readOriginal(tenant, b.id)) ?? []).equals(PDF)).toBe(true);
 
         expect(await store.deleteDocument(tenant, b.id)).toBe(true);
         expect(await originalRows(tenant)).toBe(0);
         expect(await originalRows(neighbour)).toBe(1);
-        expect(Buffer.from((await store.readOriginal(neighbour, theirs.id)) ?? []).equals(PDF)).toBe(
-          true,
-        );
+        expect(
+          Buffer.from((await store.readOriginal(neighbour, theirs.id)) ?? []).equals(PDF),
+        ).toBe(true);
       });
 
       it('keeps the bytes for a document stored while the last other one is deleted', async () => {
@@ -357,9 +358,9 @@ for (const { title, backend, skip } of backendSuites('createDocumentStore')) {
           ]);
           expect(deleted).toBe(true);
           expect(fresh.original?.digest).toBe(digestOf(bytes));
-          expect(Buffer.from((await store.readOriginal(tenant, fresh.id)) ?? []).equals(bytes)).toBe(
-            true,
-          );
+          expect(
+            Buffer.from((await store.readOriginal(tenant, fresh.id)) ?? []).equals(bytes),
+          ).toBe(true);
         }
       });
 
@@ -374,9 +375,9 @@ for (const { title, backend, skip } of backendSuites('createDocumentStore')) {
         );
         expect((await store.getDocument(tenant, bare.id))?.original?.digest).toBe(digestOf(PDF));
         const other = Buffer.from('other bytes');
-        expect(
-          await store.attachOriginal({ tenant, id: bare.id, original: original(other) }),
-        ).toBe(false);
+        expect(await store.attachOriginal({ tenant, id: bare.id, original: original(other) })).toBe(
+          false,
+        );
         expect(Buffer.from((await store.readOriginal(tenant, bare.id)) ?? []).equals(PDF)).toBe(
           true,
         );

@@ -179,7 +179,11 @@ export interface DocumentStore {
    * kept); true when they were attached, false when the tenant has no such document or it
    * already has an original.
    */
-  attachOriginal(input: { tenant: string; id: string; original: OriginalToStore }): Promise<boolean>;
+  attachOriginal(input: {
+    tenant: string;
+    id: string;
+    original: OriginalToStore;
+  }): Promise<boolean>;
   /**
    * Deletes the tenant's document and its chunks, and its original bytes when no other document
    * of the tenant uses them; false when it has no such document.

@@ -8,8 +8,4 @@ export { HNSW_INDEX_OPTIONS } from './002-denser-hnsw-index';
 export type { Migration, MigrationContext } from './migration';
 
 /** Every migration, by increasing version. Append new ones; never edit an applied one. */
-export const MIGRATIONS: readonly Migration[] = [
-  initialSchema,
-  denserHnswIndex,
-  documentOriginals,
-];
+export const MIGRATIONS: readonly Migration[] = [initialSchema, denserHnswIndex, documentOriginals];
