@@ -128,6 +128,19 @@ describe('documents on a running fleet', () => {
     });
   });
 
+  it('returns the uploaded file byte for byte, only to its tenant', async () => {
+    const own = await documents(E2E_KEY, {}, `/${stored.id}/content`);
+    expect(own.status).toBe(200);
+    expect(own.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(own.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(own.headers.get('content-disposition')).toBe(`inline; filename="${FILENAME}"`);
+    expect(Buffer.from(await own.arrayBuffer()).toString('utf8')).toBe(HANDBOOK);
+
+    const foreign = await documents(OTHER_KEY, {}, `/${stored.id}/content`);
+    expect(foreign.status).toBe(404);
+    expect(((await foreign.json()) as ErrorEnvelope).error.type).toBe('not_found_error');
+  });
+
   it('refuses files the RAG agent cannot read, in the OpenAI error envelope', async () => {
     const unsupported = await upload(E2E_KEY, {
       name: 'setup.exe',

@@ -110,6 +110,8 @@ export interface DocumentView {
   truncated?: boolean;
   warnings?: string[];
   duplicate?: boolean;
+  /** True when `GET /v1/documents/{id}/content` returns the original file. */
+  original?: boolean;
 }
 
 /** One remembered value, where it was learnt from (`llm` or `rules`) and when. */

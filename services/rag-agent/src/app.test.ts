@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import OpenAI from 'openai';
@@ -38,7 +40,7 @@ import {
   TEST_TOKEN,
   type RunningRagAgent,
 } from './test-support/boot-rag-agent';
-import { loadDemoDocuments } from './test-support/demo-corpus';
+import { DEMO_CORPUS_DIR, loadDemoDocuments } from './test-support/demo-corpus';
 
 const SLOW = 120_000;
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -73,6 +75,11 @@ function resultOf(task: Task): { text: string | undefined; data: unknown } {
     text: artifact?.parts.find((part) => part.text !== undefined)?.text,
     data: artifact?.parts.find((part) => part.data !== undefined)?.data,
   };
+}
+
+function fileOf(task: Task): Part | undefined {
+  const artifact = task.artifacts?.find((entry) => entry.name === RESULT_ARTIFACT_NAME);
+  return artifact?.parts.find((part) => part.raw !== undefined);
 }
 
 function statusText(task: Task): string {
@@ -326,6 +333,126 @@ describe('rag-agent service', () => {
       expect(await store.stats(tenant)).toEqual({ documents: 0, chunks: 0 });
       const listed = documentsOf(await send(offline, documentsParts({ op: 'list', tenant })));
       expect(listed).toEqual([]);
+    });
+
+    it('reads back a document’s original bytes by id or by a unique filename, never another tenant’s', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const pdf = await readFile(path.join(DEMO_CORPUS_DIR, 'service-level-agreement.pdf'));
+      const ingested = await send(
+        offline,
+        documentsParts({ op: 'ingest', tenant }, [
+          // What the uploader claims is not what the original is kept as.
+          filePart({ filename: 'sla.pdf', mediaType: 'application/octet-stream', bytes: pdf }),
+          handbookPart(),
+        ]),
+      );
+      const [stored, handbook] = documentsOf(ingested);
+      expect(stored).toMatchObject({ filename: 'sla.pdf', original: true });
+      const id = stored?.id ?? '';
+
+      const byId = await send(offline, documentsParts({ op: 'get', tenant, id }));
+      expect(byId.status.state).toBe('TASK_STATE_COMPLETED');
+      const file = fileOf(byId);
+      expect(file).toEqual({
+        raw: expect.any(String),
+        filename: 'sla.pdf',
+        mediaType: 'application/pdf',
+      });
+      expect(Buffer.from(file?.raw ?? '', 'base64').equals(pdf)).toBe(true);
+      // toEqual: `duplicate: undefined` stands for no such property (get reports none).
+      expect(resultOf(byId).data).toEqual({ document: { ...stored, duplicate: undefined } });
+      expect(resultOf(byId).text).toMatch(/^sla\.pdf \(document [0-9a-f-]{36}, application\/pdf, /);
+
+      const byName = await send(
+        offline,
+        documentsParts({ op: 'get', tenant, filename: 'handbook.md' }),
+      );
+      expect(fileOf(byName)).toMatchObject({
+        filename: 'handbook.md',
+        mediaType: 'text/markdown; charset=utf-8',
+      });
+      expect(Buffer.from(fileOf(byName)?.raw ?? '', 'base64').toString('utf8')).toBe(HANDBOOK);
+      expect(resultOf(byName).data).toMatchObject({ document: { id: handbook?.id } });
+
+      // Another tenant's id reads exactly as an unknown one.
+      const foreign = await send(offline, documentsParts({ op: 'get', tenant: 'intruder', id }));
+      const unknownId = randomUUID();
+      const unknown = await send(offline, documentsParts({ op: 'get', tenant, id: unknownId }));
+      for (const task of [foreign, unknown]) {
+        expect(task.status.state).toBe('TASK_STATE_FAILED');
+        expect(errorDataSchema.parse(statusData(task)).error.code).toBe('NOT_FOUND');
+        expect(fileOf(task)).toBeUndefined();
+      }
+      expect(statusText(foreign)).toBe(statusText(unknown).replace(unknownId, id));
+      const foreignName = await send(
+        offline,
+        documentsParts({ op: 'get', tenant: 'intruder', filename: 'sla.pdf' }),
+      );
+      expect(errorDataSchema.parse(statusData(foreignName)).error.code).toBe('NOT_FOUND');
+
+      // Two documents of one name: the filename does not say which.
+      await send(
+        offline,
+        documentsParts({ op: 'ingest', tenant }, [
+          filePart({ filename: 'handbook.md', mediaType: 'text/markdown', bytes: text('# Other') }),
+        ]),
+      );
+      const ambiguous = await send(
+        offline,
+        documentsParts({ op: 'get', tenant, filename: 'handbook.md' }),
+      );
+      expect(ambiguous.status.state).toBe('TASK_STATE_FAILED');
+      const error = errorDataSchema.parse(statusData(ambiguous)).error;
+      expect(error.code).toBe('VALIDATION_FAILED');
+      expect(error.message).toMatch(/2 documents are named handbook\.md .*ask for one by id/);
+
+      const both = await send(offline, documentsParts({ op: 'get', tenant, id, filename: 'x' }));
+      expect(both.status.state).toBe('TASK_STATE_REJECTED');
+      expect(statusText(both)).toMatch(/exactly one of id or filename/);
+    });
+
+    it('says original: false for a document stored before originals were kept, and keeps them when it is uploaded again', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const [stored] = documentsOf(
+        await send(offline, documentsParts({ op: 'ingest', tenant }, [handbookPart()])),
+      );
+      const id = stored?.id ?? '';
+      // What a database migrated from the previous schema holds: no bytes for the document.
+      const { pool } = database.database;
+      await pool.query('UPDATE documents SET original_digest = NULL WHERE id = $1', [id]);
+      await pool.query('DELETE FROM document_originals WHERE tenant = $1', [tenant]);
+
+      const [listed] = documentsOf(await send(offline, documentsParts({ op: 'list', tenant })));
+      expect(listed).toMatchObject({ id, original: false });
+      const missing = await send(offline, documentsParts({ op: 'get', tenant, id }));
+      expect(missing.status.state).toBe('TASK_STATE_FAILED');
+      expect(errorDataSchema.parse(statusData(missing)).error.code).toBe('NOT_FOUND');
+      expect(statusText(missing)).toMatch(
+        /before the RAG agent kept original files.*upload the file again/,
+      );
+
+      const [again] = documentsOf(
+        await send(offline, documentsParts({ op: 'ingest', tenant }, [handbookPart()])),
+      );
+      expect(again).toMatchObject({ id, duplicate: true, original: true });
+      const read = await send(offline, documentsParts({ op: 'get', tenant, id }));
+      expect(Buffer.from(fileOf(read)?.raw ?? '', 'base64').toString('utf8')).toBe(HANDBOOK);
+    });
+
+    it('deletes the original with the document', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const [stored] = documentsOf(
+        await send(offline, documentsParts({ op: 'ingest', tenant }, [handbookPart()])),
+      );
+      const id = stored?.id ?? '';
+      await send(offline, documentsParts({ op: 'delete', tenant, id }));
+      const gone = await send(offline, documentsParts({ op: 'get', tenant, id }));
+      expect(errorDataSchema.parse(statusData(gone)).error.code).toBe('NOT_FOUND');
+      const rows = await database.database.pool.query(
+        'SELECT 1 FROM document_originals WHERE tenant = $1',
+        [tenant],
+      );
+      expect(rows.rowCount).toBe(0);
     });
 
     it('rejects messages it cannot act on, saying what it needs', async () => {

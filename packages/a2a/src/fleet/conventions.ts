@@ -125,20 +125,44 @@ export const documentInfoSchema = z.object({
   truncated: z.boolean().optional(),
   /** What was left out and why, for people, e.g. "only the first 5000 of 200000 rows were indexed (RAG_MAX_ROWS)". */
   warnings: z.array(z.string()).optional(),
+  /**
+   * True when the original bytes are kept and the `get` command returns them; false for a document
+   * ingested before originals were kept (uploading the same file again keeps them). Absent from
+   * agents that keep no originals.
+   */
+  original: z.boolean().optional(),
 });
 export type DocumentInfo = z.infer<typeof documentInfoSchema>;
 
 /**
+ * Reads back one document's original bytes: by `id`, or by `filename` (exact, case-sensitive) when
+ * exactly one of the tenant's documents has that name. Exactly one of the two.
+ */
+const getDocumentCommandSchema = z
+  .object({
+    op: z.literal('get'),
+    tenant: z.string().min(1),
+    id: z.string().min(1).optional(),
+    filename: z.string().min(1).optional(),
+  })
+  .refine((command) => (command.id === undefined) !== (command.filename === undefined), {
+    message: 'a get command names the document by exactly one of id or filename',
+  });
+
+/**
  * Document management on the RAG agent, outside plans (the gateway's `/v1/documents`, `pnpm fleet
  * ingest`): the data part `{ documents: … }`. `ingest` comes with file parts (`raw` + `filename` +
- * `mediaType`). The result artifact's data part is `{ documents: DocumentInfo[] }` (ingest, list)
- * or `{ deleted: boolean }` (delete).
+ * `mediaType`). The result artifact's data part is `{ documents: DocumentInfo[] }` (ingest, list),
+ * `{ deleted: boolean }` (delete) or `{ document: DocumentInfo }` (get), the latter beside a file
+ * part with the original bytes (`raw` base64, `filename`, `mediaType`). A `get` for an unknown id,
+ * another tenant's, or a document without kept bytes fails with `NOT_FOUND`.
  */
 export const documentsCommandSchema = z.object({
   documents: z.discriminatedUnion('op', [
     z.object({ op: z.literal('ingest'), tenant: z.string().min(1) }),
     z.object({ op: z.literal('list'), tenant: z.string().min(1) }),
     z.object({ op: z.literal('delete'), tenant: z.string().min(1), id: z.string().min(1) }),
+    getDocumentCommandSchema,
   ]),
 });
 export type DocumentsCommand = z.infer<typeof documentsCommandSchema>['documents'];

@@ -34,6 +34,18 @@ import type { Upload } from './read-upload';
 const documentListSchema = z.object({ documents: z.array(documentInfoSchema) });
 /** The RAG agent's answer to `delete`. */
 const deletedSchema = z.object({ deleted: z.boolean() });
+/** The RAG agent's answer to `get` (beside the file part with the bytes). */
+const documentSchema = z.object({ document: documentInfoSchema });
+
+/** A document's original bytes, as the RAG agent keeps them. */
+export interface DocumentContent {
+  document: DocumentInfo;
+  bytes: Buffer;
+  /** The media type the agent keeps with the bytes; undefined when it sent none. */
+  mediaType: string | undefined;
+  /** The document's filename (the file part's, else the document's). */
+  filename: string;
+}
 
 /** Document management on the RAG agent, for one tenant at a time. */
 export interface DocumentsClient {
@@ -49,6 +61,14 @@ export interface DocumentsClient {
   list(input: { tenant: string; signal?: AbortSignal }): Promise<DocumentInfo[]>;
   /** Removes one of the tenant's documents with its chunks; false when it has none by that id. */
   remove(input: { tenant: string; id: string; signal?: AbortSignal }): Promise<boolean>;
+  /**
+   * One of the tenant's documents with its original bytes.
+   *
+   * @throws NotFoundError (404) for an unknown id, another tenant's, or a document whose bytes the
+   *   agent did not keep; PayloadTooLargeError (413) for bytes over the agent's limit;
+   *   ServiceUnavailableError (503) when the agent is unreachable.
+   */
+  content(input: { tenant: string; id: string; signal?: AbortSignal }): Promise<DocumentContent>;
 }
 
 /** Options for {@link createDocumentsClient}. */
@@ -63,6 +83,8 @@ export interface CreateDocumentsClientOptions {
   ingestTimeoutMs?: number;
   /** How long a list or delete may take. @default 30000 */
   timeoutMs?: number;
+  /** How long reading back one document's bytes may take. @default 60000 */
+  contentTimeoutMs?: number;
 }
 
 // The agent's messages for unreadable files (R1's UnsupportedDocumentError) when it sends no error
@@ -134,6 +156,7 @@ export function createDocumentsClient({
   agentUrl,
   ingestTimeoutMs = 240_000,
   timeoutMs = 30_000,
+  contentTimeoutMs = 60_000,
 }: CreateDocumentsClientOptions): DocumentsClient {
   // What an A2A failure means to someone uploading a document.
   const explained: Partial<Record<ErrorCode, (error: FleetError) => FleetError>> = {
@@ -253,6 +276,29 @@ export function createDocumentsClient({
         callTimeoutMs: timeoutMs,
       });
       return resultData(task, { schema: deletedSchema, op: 'delete' }).deleted;
+    },
+    async content({ tenant, id, signal }) {
+      const task = await send({
+        command: { op: 'get', tenant, id },
+        signal,
+        callTimeoutMs: contentTimeoutMs,
+      });
+      const { document } = resultData(task, { schema: documentSchema, op: 'get' });
+      const file = (task.artifacts ?? [])
+        .find((candidate) => candidate.name === RESULT_ARTIFACT_NAME)
+        ?.parts.find((part) => part.raw !== undefined);
+      if (file?.raw === undefined || document.id !== id) {
+        throw new UpstreamError(
+          `The RAG agent's get result for document ${id} carries no file part for it.`,
+          { status: 502 },
+        );
+      }
+      return {
+        document,
+        bytes: Buffer.from(file.raw, 'base64'),
+        mediaType: file.mediaType,
+        filename: file.filename ?? document.filename,
+      };
     },
   };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Stream } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ServiceUnavailableError } from '@fleet/errors';
 import request from 'supertest';
@@ -66,6 +67,7 @@ describe('documentsRouter', () => {
       description: 'report.md, 55 bytes',
       createdAt: expect.any(String),
       duplicate: false,
+      original: true,
     });
     const call = agent.calls.at(-1);
     expect(call?.command).toEqual({ op: 'ingest', tenant: 'acme' });
@@ -150,6 +152,108 @@ describe('documentsRouter', () => {
       type: 'not_found_error',
       code: 'not_found',
     });
+  });
+
+  /** GET /v1/documents/{id}/content, its body as bytes whatever the type. */
+  const download = (id: string, key = TEST_KEY) =>
+    request(gateway.app)
+      .get(`/v1/documents/${id}/content`)
+      .auth(key, { type: 'bearer' })
+      .buffer(true)
+      .parse((response: Stream, callback: (error: Error | null, body: Buffer) => void) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => callback(null, Buffer.concat(chunks)));
+      });
+
+  it('returns a document’s original bytes with their media type, never sniffed', async () => {
+    const bytes = Buffer.from(`name,city\nJürgen,Köln\n${randomUUID()}\n`);
+    const created = await upload().attach('file', bytes, {
+      filename: 'people.csv',
+      contentType: 'text/csv',
+    });
+    const { id } = created.body as DocumentBody;
+
+    const response = await download(id);
+    expect(response.status).toBe(200);
+    expect(Buffer.isBuffer(response.body)).toBe(true);
+    expect((response.body as Buffer).equals(bytes)).toBe(true);
+    // What the agent keeps with the bytes (the double: what was uploaded), no charset added.
+    expect(response.headers).toMatchObject({
+      'content-type': 'text/csv',
+      'content-length': String(bytes.length),
+      'content-disposition': 'inline; filename="people.csv"',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+      'cache-control': 'private, no-store',
+    });
+    expect(agent.calls.at(-1)?.command).toEqual({ op: 'get', tenant: 'acme', id });
+  });
+
+  it('serves HTML as an application/octet-stream attachment, with a cleaned RFC 6266 filename', async () => {
+    const page = Buffer.from(`<script>alert(document.cookie)</script>${randomUUID()}\n`);
+    const created = await upload().attach('file', page, {
+      filename: 'Übersicht Q1.html',
+      contentType: 'text/html',
+    });
+    expect(created.status).toBe(201);
+    const response = await download((created.body as DocumentBody).id);
+    expect(response.status).toBe(200);
+    expect((response.body as Buffer).equals(page)).toBe(true);
+    expect(response.headers['content-type']).toBe('application/octet-stream');
+    expect(response.headers['content-disposition']).toBe(
+      `attachment; filename="_bersicht Q1.html"; filename*=UTF-8''%C3%9Cbersicht%20Q1.html`,
+    );
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  it('answers 404 for another tenant’s document, an unknown id, and one whose original was not kept', async () => {
+    const created = await upload().attach(
+      'file',
+      Buffer.from(`acme only ${randomUUID()}\n`),
+      'acme.txt',
+    );
+    const { id } = created.body as DocumentBody;
+
+    const foreign = await request(gateway.app)
+      .get(`/v1/documents/${id}/content`)
+      .auth(OTHER_KEY, { type: 'bearer' });
+    expect(foreign.status).toBe(404);
+    expect(agent.calls.at(-1)?.command).toEqual({ op: 'get', tenant: 'globex', id });
+    const unknownId = randomUUID();
+    const unknown = await request(gateway.app)
+      .get(`/v1/documents/${unknownId}/content`)
+      .auth(TEST_KEY, { type: 'bearer' });
+    expect(unknown.status).toBe(404);
+    expect((foreign.body as ErrorEnvelope).error).toEqual({
+      ...(unknown.body as ErrorEnvelope).error,
+      message: (unknown.body as ErrorEnvelope).error.message.replace(unknownId, id),
+    });
+    expect((foreign.body as ErrorEnvelope).error).toMatchObject({
+      type: 'not_found_error',
+      code: 'not_found',
+      param: 'id',
+    });
+
+    const old = await upload().attach(
+      'file',
+      Buffer.from(`old ${randomUUID()}\n`),
+      'old-notes.txt',
+    );
+    expect(old.body).toMatchObject({ original: false });
+    const notKept = await request(gateway.app)
+      .get(`/v1/documents/${(old.body as DocumentBody).id}/content`)
+      .auth(TEST_KEY, { type: 'bearer' });
+    expect(notKept.status).toBe(404);
+    expect((notKept.body as ErrorEnvelope).error.message).toMatch(/upload the file again/);
+
+    const before = agent.calls.length;
+    const impossible = await request(gateway.app)
+      .get(`/v1/documents/${'x'.repeat(200)}/content`)
+      .auth(TEST_KEY, { type: 'bearer' });
+    expect(impossible.status).toBe(404);
+    expect(agent.calls.length).toBe(before);
+    expect((await request(gateway.app).get(`/v1/documents/${id}/content`)).status).toBe(401);
   });
 
   it('answers 404 for an id no document can have, without asking the agent', async () => {

@@ -1,10 +1,11 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { DocumentInfo } from '@fleet/a2a';
-import { NotFoundError, ServiceUnavailableError } from '@fleet/errors';
+import { FleetError, NotFoundError, ServiceUnavailableError } from '@fleet/errors';
 import { addLogFields } from '@fleet/http';
 import { getTenant } from '../auth';
 import { ownPayloadLimit } from '../limits';
 import type { DocumentsClient } from './documents-client';
+import { downloadHeaders } from './download-headers';
 import { readUpload } from './read-upload';
 
 /** What the documents API needs. */
@@ -29,6 +30,11 @@ export interface DocumentView {
   truncated?: boolean;
   /** What was left out and which limit decided it, when `truncated`. */
   warnings?: string[];
+  /**
+   * True when the original file is kept (`GET /v1/documents/{id}/content` returns it); false for a
+   * document stored before originals were kept. Absent when the RAG agent does not say.
+   */
+  original?: boolean;
 }
 
 /** The answer to an upload: the document, and whether it was already stored. */
@@ -61,6 +67,7 @@ export function toDocumentView(document: DocumentInfo): DocumentView {
     ...(document.warnings === undefined || document.warnings.length === 0
       ? {}
       : { warnings: document.warnings }),
+    ...(document.original === undefined ? {} : { original: document.original }),
   };
 }
 
@@ -94,6 +101,9 @@ function clientGone(res: Response): AbortSignal {
  *   unsupported kind of file; 413 over `GATEWAY_UPLOAD_LIMIT`; 503 when the RAG agent is down.
  * - `GET /documents` → `{ object: 'list', data: DocumentView[] }`, newest first.
  * - `DELETE /documents/:id` → 200 `{ id, object: 'document', deleted: true }`, or 404.
+ * - `GET /documents/:id/content` → 200 with the original bytes (headers: `downloadHeaders`; HTML,
+ *   SVG, XML and other active types as an `application/octet-stream` attachment), or 404 for an
+ *   unknown id, another tenant's, or a document whose original was not kept.
  *
  * @example
  * v1.use(documentsRouter({ documents, uploadLimit: config.uploadLimit }));
@@ -126,6 +136,33 @@ export function documentsRouter({ documents, uploadLimit }: DocumentsRouterOptio
     const client = requireDocuments(documents);
     const list = await client.list({ tenant: getTenant(res), signal: clientGone(res) });
     res.json({ object: 'list', data: list.map(toDocumentView) });
+  });
+
+  router.get('/documents/:id/content', async function documentContent(req: Request, res: Response) {
+    const id = String(req.params['id']);
+    addLogFields(res, { documentId: id });
+    const client = requireDocuments(documents);
+    if (!DOCUMENT_ID_PATTERN.test(id)) {
+      throw new NotFoundError(`No document with id ${id}.`, { param: 'id' });
+    }
+    const content = await client
+      .content({ tenant: getTenant(res), id, signal: clientGone(res) })
+      .catch((error: unknown) => {
+        // The agent's message says which: unknown (or another tenant's) or kept without bytes.
+        if (FleetError.isInstance(error) && error.code === 'NOT_FOUND') {
+          throw new NotFoundError(error.message, { param: 'id', cause: error });
+        }
+        throw error;
+      });
+    const { headers, attachment } = downloadHeaders({
+      mediaType: content.mediaType,
+      filename: content.filename,
+    });
+    addLogFields(res, { bytes: content.bytes.length, attachment });
+    // setHeader, not express's `set`, which would add a charset the file may not have.
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.setHeader('Content-Length', content.bytes.length);
+    res.status(200).end(content.bytes);
   });
 
   router.delete('/documents/:id', async function deleteDocument(req: Request, res: Response) {

@@ -1,6 +1,13 @@
-/** The documents API at the gateway: multipart uploads, lists and deletes, served by the RAG agent over A2A. */
+/** The documents API at the gateway: multipart uploads, lists, downloads and deletes, served by the RAG agent over A2A. */
 export { createDocumentsClient } from './documents-client';
-export type { CreateDocumentsClientOptions, DocumentsClient } from './documents-client';
+export type {
+  CreateDocumentsClientOptions,
+  DocumentContent,
+  DocumentsClient,
+} from './documents-client';
+export { cleanFilename, contentDisposition } from './content-disposition';
+export { downloadHeaders } from './download-headers';
+export type { DownloadHeaders } from './download-headers';
 export { documentsRouter, toDocumentView } from './documents-router';
 export type {
   DeletedDocumentView,

@@ -20,7 +20,12 @@ import {
   type AgentEvent,
 } from '@fleet/a2a/server';
 import { a2aRouter } from '@fleet/a2a/server/express';
-import { toErrorBody, UnsupportedMediaTypeError, type FleetError } from '@fleet/errors';
+import {
+  NotFoundError,
+  toErrorBody,
+  UnsupportedMediaTypeError,
+  type FleetError,
+} from '@fleet/errors';
 
 /** The token the double and its clients share. */
 export const RAG_DOUBLE_TOKEN = 'internal-token-rag-0123456789';
@@ -61,6 +66,14 @@ const DOC_TYPES: Record<string, DocumentInfo['docType']> = {
   html: 'html',
 };
 
+/** A document the double keeps: what it reports, and the bytes it was uploaded with. */
+type StoredDocument = DocumentInfo & { hash: string; bytes: Buffer; mediaType: string | undefined };
+
+/** What `list` and `ingest` report of a stored document. */
+function info({ hash: _hash, bytes: _bytes, mediaType: _mediaType, ...document }: StoredDocument) {
+  return document;
+}
+
 /**
  * Starts a small A2A agent (built with `@fleet/a2a/server`) playing the RAG agent's side of the
  * documents contract (`documentsCommandSchema`), with documents kept in memory per tenant:
@@ -70,12 +83,16 @@ const DOC_TYPES: Record<string, DocumentInfo['docType']> = {
  *   (as a parser error would), the same bytes twice answer the stored document with
  *   `duplicate: true`; one chunk per line.
  * - `list`: the tenant's documents, newest first; `delete`: `{ deleted }`.
+ * - `get` (by id): `{ document }` and a file part with the bytes and the media type they were
+ *   uploaded with; an unknown id (or another tenant's) fails with a `NOT_FOUND` error body, and so
+ *   does a file named `old…`, which plays a document stored before originals were kept
+ *   (`original: false`).
  *
  * The gateway's side is what is under test; the real agent runs in e2e/.
  */
 export async function startRagAgentDouble(): Promise<RagAgentDouble> {
   const calls: RagDoubleCall[] = [];
-  const stored = new Map<string, (DocumentInfo & { hash: string })[]>();
+  const stored = new Map<string, StoredDocument[]>();
   let closeServer: () => Promise<void> = () => Promise.resolve();
   const double: RagAgentDouble = {
     url: '',
@@ -120,8 +137,40 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
     }
     switch (command.op) {
       case 'list':
-        yield result({ documents: documents.map(({ hash: _hash, ...document }) => document) });
+        yield result({ documents: documents.map(info) });
         return;
+      case 'get': {
+        const document = documents.find((candidate) => candidate.id === command.id);
+        if (document === undefined || document.original !== true) {
+          const error = new NotFoundError(
+            document === undefined
+              ? `There is no document ${command.id ?? command.filename ?? ''} in this library.`
+              : `Document ${document.id} (${document.filename}) was ingested before the RAG agent kept original files, so its bytes are not stored; upload the file again to keep them.`,
+          );
+          yield {
+            type: 'status',
+            state: 'TASK_STATE_FAILED',
+            message: [textPart(error.message), dataPart(toErrorBody(error))],
+          };
+          return;
+        }
+        yield {
+          type: 'artifact',
+          artifact: {
+            name: RESULT_ARTIFACT_NAME,
+            parts: [
+              textPart(document.filename),
+              dataPart({ document: info(document) }),
+              {
+                raw: document.bytes.toString('base64'),
+                filename: document.filename,
+                ...(document.mediaType === undefined ? {} : { mediaType: document.mediaType }),
+              },
+            ],
+          },
+        };
+        return;
+      }
       case 'delete': {
         const index = documents.findIndex((document) => document.id === command.id);
         if (index !== -1) documents.splice(index, 1);
@@ -158,8 +207,7 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
         const hash = createHash('sha256').update(file.bytes).digest('hex');
         const existing = documents.find((document) => document.hash === hash);
         if (existing !== undefined) {
-          const { hash: _hash, ...document } = existing;
-          yield result({ documents: [{ ...document, duplicate: true }] });
+          yield result({ documents: [{ ...info(existing), duplicate: true }] });
           return;
         }
         // A file named `big…` plays one past a row limit: indexed in part, and said so.
@@ -169,7 +217,7 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
               warnings: ['only the first 5000 of 200000 rows were indexed (RAG_MAX_ROWS)'],
             }
           : {};
-        const document = {
+        const document: StoredDocument = {
           id: randomUUID(),
           filename,
           docType,
@@ -177,11 +225,13 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
           description: `${filename}, ${file.bytes.length} bytes`,
           createdAt: new Date().toISOString(),
           ...partial,
+          original: !filename.startsWith('old'),
           hash,
+          bytes: file.bytes,
+          mediaType: file.mediaType,
         };
         documents.unshift(document);
-        const { hash: _hash, ...info } = document;
-        yield result({ documents: [{ ...info, duplicate: false }] });
+        yield result({ documents: [{ ...info(document), duplicate: false }] });
         return;
       }
     }

@@ -18,7 +18,7 @@ import { toFleetError } from '@fleet/errors';
 import { getActiveSpan, setSessionAttributes } from '@fleet/telemetry';
 import { groupSources, type Answerer } from '../answering';
 import { shorten } from '../text';
-import type { DocumentService } from '../documents';
+import { formatBytes, type DocumentSelector, type DocumentService } from '../documents';
 import { leadingNotes, type Retrieval, type Retriever } from '../retrieval';
 import { RAG_SKILLS } from './rag-card';
 import { decodeFilePart, readRagInput, type FilePart } from './read-rag-input';
@@ -86,8 +86,9 @@ function describeList(documents: readonly DocumentInfo[]): string {
  * The RAG agent (docs/architecture.md §4): one task per message.
  *
  * - A documents command (`{ documents: { op, tenant, id? } }`): `ingest` the file parts (all or
- *   none), `list`, or `delete`; the `result` artifact's data part is `{ documents: DocumentInfo[] }`
- *   or `{ deleted }`. A file that cannot be stored (too big, unpacking past the limits,
+ *   none), `list`, `get` (the original bytes as a file part, by id or unique filename; an unknown
+ *   or foreign id fails with `NOT_FOUND`) or `delete`; the `result` artifact's data part is
+ *   `{ documents: DocumentInfo[] }`, `{ document }` or `{ deleted }`. A file that cannot be stored (too big, unpacking past the limits,
  *   unsupported, damaged, empty, nested too deep, too long or too big to read within the parse
  *   budgets) fails the task with the reason in text and `{ error: { code, message, details } }`,
  *   and nothing is stored; one stored in part says so (`truncated`, `warnings`). A database that
@@ -135,6 +136,31 @@ export function createRagAgent({
         const data: DocumentsResultData = { documents: listed };
         yield result(describeList(listed), data);
         yield completed(`Listed ${plural(listed.length, 'document')}.`);
+        return;
+      }
+      case 'get': {
+        const { tenant, id, filename } = command;
+        // The schema lets exactly one of id and filename through.
+        const selector: DocumentSelector =
+          id !== undefined ? { tenant, id } : { tenant, filename: filename ?? '' };
+        const found = await documents.get(selector);
+        const data: DocumentsResultData = { document: found.document };
+        yield result(
+          `${found.filename} (document ${found.document.id}, ${found.mediaType}, ${formatBytes(found.bytes.byteLength)}).`,
+          data,
+          [
+            {
+              raw: Buffer.from(
+                found.bytes.buffer,
+                found.bytes.byteOffset,
+                found.bytes.byteLength,
+              ).toString('base64'),
+              filename: found.filename,
+              mediaType: found.mediaType,
+            },
+          ],
+        );
+        yield completed(`Read ${found.filename}.`);
         return;
       }
       case 'delete': {

@@ -71,9 +71,14 @@ export function buildRagCard({ url, internalToken = true }: BuildRagCardOptions)
       {
         id: RAG_SKILLS.ingest,
         name: 'Manage documents',
-        description: `Stores, lists and deletes a tenant's documents (${FILE_TYPES}). Send a data part { documents: { op: "ingest" | "list" | "delete", tenant, id? } }, with file parts (raw base64, filename, mediaType) for ingest. Answers with the artifact "result": a data part { documents: [{ id, filename, docType, chunks, description, createdAt, duplicate? }] } or { deleted }. A file that cannot be read fails the task with the reason and stores nothing.`,
+        description: `Stores, lists, reads back and deletes a tenant's documents (${FILE_TYPES}). Send a data part { documents: { op: "ingest" | "list" | "get" | "delete", tenant, id? } } (get also takes { filename } instead of id), with file parts (raw base64, filename, mediaType) for ingest. Answers with the artifact "result": a data part { documents: [{ id, filename, docType, chunks, description, createdAt, duplicate?, original }] }, { deleted }, or for get { document } beside a file part with the original bytes. A file that cannot be read fails the task with the reason and stores nothing.`,
         tags: ['documents', 'ingest', 'upload'],
-        examples: ['ingest handbook.pdf', 'list my documents', 'delete document <id>'],
+        examples: [
+          'ingest handbook.pdf',
+          'list my documents',
+          'get the original of document <id>',
+          'delete document <id>',
+        ],
         inputModes: [
           'application/json',
           'application/pdf',

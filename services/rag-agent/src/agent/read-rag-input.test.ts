@@ -32,6 +32,23 @@ describe('readRagInput', () => {
     });
   });
 
+  it('reads a get command by id or by filename, and refuses one naming both or neither', () => {
+    expect(
+      readRagInput([dataPart({ documents: { op: 'get', tenant: 'acme', id: 'd1' } })]),
+    ).toEqual({ kind: 'documents', command: { op: 'get', tenant: 'acme', id: 'd1' }, files: [] });
+    expect(
+      readRagInput([dataPart({ documents: { op: 'get', tenant: 'acme', filename: 'a.pdf' } })]),
+    ).toMatchObject({ kind: 'documents', command: { op: 'get', filename: 'a.pdf' } });
+    for (const command of [
+      { op: 'get', tenant: 'acme' },
+      { op: 'get', tenant: 'acme', id: 'd1', filename: 'a.pdf' },
+    ]) {
+      const input = readRagInput([dataPart({ documents: command })]);
+      expect(input.kind).toBe('invalid');
+      expect(input.kind === 'invalid' ? input.reason : '').toMatch(/exactly one of id or filename/);
+    }
+  });
+
   it('treats a plan node with the ingest skill as an ingest into the node’s tenant', () => {
     const input = readRagInput([node({ skill: 'ingest' }), { raw: 'eA==', filename: 'x.md' }]);
     expect(input).toMatchObject({ kind: 'documents', command: { op: 'ingest', tenant: 'acme' } });

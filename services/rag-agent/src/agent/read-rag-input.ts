@@ -92,7 +92,7 @@ export function readRagInput(parts: readonly Part[]): RagInput {
     return {
       kind: 'invalid',
       reason:
-        'The RAG agent needs either a question (text part) with the fleet node input data part { fleet: { tenant, sessionId, nodeId, … } }, or a documents command data part { documents: { op: "ingest" | "list" | "delete", tenant, id? } }.',
+        'The RAG agent needs either a question (text part) with the fleet node input data part { fleet: { tenant, sessionId, nodeId, … } }, or a documents command data part { documents: { op: "ingest" | "list" | "get" | "delete", tenant, id? } }.',
     };
   }
   if (read.kind === 'invalid') return read;

@@ -57,10 +57,14 @@ export const answerResultDataSchema = searchResultDataSchema.extend({
 });
 export type AnswerResultData = z.infer<typeof answerResultDataSchema>;
 
-/** The data part of the `result` artifact of a documents command (`ingest`, `list`, `delete`). */
+/**
+ * The data part of the `result` artifact of a documents command: `{ documents }` (`ingest`,
+ * `list`), `{ deleted }` (`delete`), `{ document }` (`get`, beside the file part with the bytes).
+ */
 export const documentsResultDataSchema = z.union([
   z.object({ documents: z.array(documentInfoSchema) }),
   z.object({ deleted: z.boolean() }),
+  z.object({ document: documentInfoSchema }),
 ]);
 export type DocumentsResultData = z.infer<typeof documentsResultDataSchema>;
 

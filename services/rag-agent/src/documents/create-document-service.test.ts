@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { createHashedEmbedder, type Embedder } from '@fleet/llm';
+import { PayloadTooLargeError } from '@fleet/errors';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
 import { createDocumentStore, migrate, type DocumentStore } from '../store';
 import { openTestDatabase, type TestDatabase } from '../store/open-test-database';
@@ -117,6 +118,42 @@ describe('createDocumentService', () => {
     expect(fallback?.description.length).toBeLessThanOrEqual(301);
     const prompt = (llm.requests[0]?.body as { messages: { content: string }[] }).messages[1];
     expect(prompt?.content).toContain('File: alpha.md');
+  });
+
+  it('returns an original only within the limit, and keeps none of an ingest that failed', async () => {
+    const embedder = hashed;
+    const documents = createDocumentService({ store, embedder });
+    const tenant = `originals-${Date.now()}`;
+    const [info] = await documents.ingest({
+      tenant,
+      files: [upload('plan.md', '# Plan\n\nShip it in May.\n')],
+    });
+    const read = await documents.get({ tenant, id: info?.id ?? '' });
+    expect(read.mediaType).toBe('text/markdown; charset=utf-8');
+    expect(Buffer.from(read.bytes).toString('utf8')).toBe('# Plan\n\nShip it in May.\n');
+
+    const lowered = createDocumentService({ store, embedder, maxBytes: 10 });
+    const error = await lowered
+      .get({ tenant, id: info?.id ?? '' })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PayloadTooLargeError);
+    expect((error as Error).message).toMatch(/plan\.md is .*returns files of up to 10 B/);
+
+    const failing = await documents
+      .ingest({
+        tenant: `${tenant}-failed`,
+        files: [
+          upload('good.md', '# Good\n\nReadable on its own.\n'),
+          { filename: 'broken.pdf', bytes: new TextEncoder().encode('%PDF-1.7\n1 0 obj <<') },
+        ],
+      })
+      .catch((caught: unknown) => caught);
+    expect(failing).toBeInstanceOf(Error);
+    const rows = await database.database.pool.query(
+      'SELECT 1 FROM document_originals WHERE tenant = $1',
+      [`${tenant}-failed`],
+    );
+    expect(rows.rowCount).toBe(0);
   });
 });
 

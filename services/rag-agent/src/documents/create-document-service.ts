@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import type { DocumentInfo } from '@fleet/a2a';
-import { PayloadTooLargeError, ValidationError } from '@fleet/errors';
+import { NotFoundError, PayloadTooLargeError, ValidationError } from '@fleet/errors';
 import type { Embedder } from '@fleet/llm';
 import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
 import {
@@ -14,9 +14,10 @@ import {
   type IngestLimits,
 } from '../ingestion';
 import { chunkBody } from '../retrieval';
-import type { DocumentRecord, DocumentStore } from '../store';
+import type { DocumentRecord, DocumentStore, OriginalToStore } from '../store';
 import { describeDocument, openingDescription } from './describe-document';
 import { formatBytes } from './format-bytes';
+import { originalMediaType } from './original-media-type';
 
 /** One file to ingest. */
 export interface DocumentUpload {
@@ -33,7 +34,17 @@ export interface DocumentServiceLogger {
 
 /** Options for {@link createDocumentService}. */
 export interface CreateDocumentServiceOptions {
-  store: Pick<DocumentStore, 'findByHash' | 'insertDocument' | 'listDocuments' | 'deleteDocument'>;
+  store: Pick<
+    DocumentStore,
+    | 'findByHash'
+    | 'insertDocument'
+    | 'listDocuments'
+    | 'deleteDocument'
+    | 'getDocument'
+    | 'findByFilename'
+    | 'readOriginal'
+    | 'attachOriginal'
+  >;
   embedder: Embedder;
   /**
    * Throws when documents cannot be embedded now (degraded mode: `EmbeddingGate.assertAvailable`),
@@ -49,7 +60,7 @@ export interface CreateDocumentServiceOptions {
   reader?: DocumentReader | undefined;
   /** Absent offline: descriptions are the documents' openings. */
   llm?: { client: OpenAI; model: string } | undefined;
-  /** Largest file accepted, in bytes. @default 26214400 (25 MiB) */
+  /** Largest file accepted, and largest original `get` returns, in bytes. @default 26214400 (25 MiB) */
   maxBytes?: number;
   /**
    * What one document may cost to read and store (RAG_MAX_ROWS, RAG_MAX_PDF_PAGES, …); unset
@@ -62,7 +73,22 @@ export interface CreateDocumentServiceOptions {
   tracer?: WithSpanOptions['tracer'];
 }
 
-/** Ingests, lists and deletes a tenant's documents. */
+/** A document's original bytes, read back by {@link DocumentService.get}. */
+export interface DocumentOriginal {
+  document: DocumentInfo;
+  /** The document's filename (what `list` shows). */
+  filename: string;
+  /** The media type kept with the bytes, e.g. `application/pdf`, `text/csv; charset=utf-8`. */
+  mediaType: string;
+  bytes: Uint8Array;
+}
+
+/** Which document {@link DocumentService.get} reads: by id, or by a filename only one has. */
+export type DocumentSelector =
+  | { tenant: string; id: string; filename?: undefined }
+  | { tenant: string; filename: string; id?: undefined };
+
+/** Ingests, lists, reads back and deletes a tenant's documents. */
 export interface DocumentService {
   /**
    * Ingests files: all of them or none (a file that fails stops the command before anything of
@@ -91,11 +117,23 @@ export interface DocumentService {
    */
   list(tenant: string): Promise<DocumentInfo[]>;
   /**
-   * Deletes one of the tenant's documents with its chunks; false when it has no such document.
+   * Deletes one of the tenant's documents with its chunks (and its original bytes, unless another
+   * document of the tenant has the same); false when it has no such document.
    *
    * @throws ServiceUnavailableError (503, retryable) while the database cannot be reached.
    */
   delete(input: { tenant: string; id: string }): Promise<boolean>;
+  /**
+   * One of the tenant's documents with its original bytes, by id or by a filename (exact) that
+   * only one of its documents has.
+   *
+   * @throws NotFoundError (404) for an unknown id or filename, another tenant's document (the same
+   *   error as an unknown one) or a document whose bytes were not kept; ValidationError (400) for
+   *   a filename several documents have (`details.ids`); PayloadTooLargeError (413) for an
+   *   original over `maxBytes` (the limit was lowered since it was stored); ServiceUnavailableError
+   *   (503, retryable) while the database cannot be reached.
+   */
+  get(input: DocumentSelector): Promise<DocumentOriginal>;
 }
 
 /** Characters of the opening used for the description. */
@@ -124,6 +162,7 @@ export function toDocumentInfo(record: DocumentRecord, duplicate?: boolean): Doc
     ...(duplicate === undefined ? {} : { duplicate }),
     ...(record.metadata['truncated'] === true ? { truncated: true } : {}),
     ...(warnings.length > 0 ? { warnings } : {}),
+    original: record.original !== undefined,
   };
 }
 
@@ -132,6 +171,8 @@ interface PreparedDocument {
   filename: string;
   hash: string;
   existing?: DocumentRecord;
+  /** For an existing document stored without its bytes: the bytes to keep now. */
+  attach?: OriginalToStore;
   insert?: Parameters<DocumentStore['insertDocument']>[0];
 }
 
@@ -207,10 +248,21 @@ export function createDocumentService({
           ...(mediaType === undefined ? {} : { mediaType }),
         });
         const hash = contentHash(bytes);
+        const original: OriginalToStore = {
+          bytes,
+          mediaType: originalMediaType(docType, bytes),
+          filename,
+        };
         const existing = await store.findByHash(tenant, hash);
         if (existing) {
           setSpanOutput(span, { duplicate: true, documentId: existing.id });
-          return { filename, hash, existing };
+          // A document ingested before originals were kept gets them from this upload.
+          return {
+            filename,
+            hash,
+            existing,
+            ...(existing.original === undefined ? { attach: original } : {}),
+          };
         }
         checkEmbeddings?.();
         const parsed = await reader.read({
@@ -279,6 +331,7 @@ export function createDocumentService({
               ...chunk,
               embedding: byOrdinal.get(chunk.ordinal) ?? null,
             })),
+            original,
           },
         };
       },
@@ -286,12 +339,53 @@ export function createDocumentService({
   }
 
   async function storePrepared(prepared: PreparedDocument): Promise<DocumentInfo> {
-    if (prepared.existing) return toDocumentInfo(prepared.existing, true);
+    const { existing, attach } = prepared;
+    if (existing) {
+      if (attach === undefined) return toDocumentInfo(existing, true);
+      const attached = await store.attachOriginal({
+        tenant: existing.tenant,
+        id: existing.id,
+        original: attach,
+      });
+      const record = attached ? await store.getDocument(existing.tenant, existing.id) : undefined;
+      return toDocumentInfo(record ?? existing, true);
+    }
     const input = prepared.insert;
     if (input === undefined) throw new Error(`Nothing to store for ${prepared.filename}.`);
     // The store answers a concurrent upload of the same content with the existing document.
     const record = await store.insertDocument(input);
     return toDocumentInfo(record, record.duplicate === true);
+  }
+
+  function notFound(selector: DocumentSelector): NotFoundError {
+    return selector.id === undefined
+      ? new NotFoundError(`There is no document named ${selector.filename} in this library.`, {
+          details: { filename: selector.filename },
+        })
+      : new NotFoundError(`There is no document ${selector.id} in this library.`, {
+          details: { id: selector.id },
+        });
+  }
+
+  async function findOne(selector: DocumentSelector): Promise<DocumentRecord> {
+    const { tenant } = selector;
+    if (selector.id !== undefined) {
+      const record = UUID.test(selector.id)
+        ? await store.getDocument(tenant, selector.id)
+        : undefined;
+      if (record === undefined) throw notFound(selector);
+      return record;
+    }
+    const named = await store.findByFilename(tenant, selector.filename);
+    const [record, ...others] = named;
+    if (record === undefined) throw notFound(selector);
+    if (others.length > 0) {
+      throw new ValidationError(
+        `${named.length} documents are named ${selector.filename} (${named.map((each) => each.id).join(', ')}); ask for one by id.`,
+        { details: { filename: selector.filename, ids: named.map((each) => each.id) } },
+      );
+    }
+    return record;
   }
 
   return {
@@ -335,6 +429,32 @@ export function createDocumentService({
     async delete({ tenant, id }) {
       if (!UUID.test(id)) return false;
       return store.deleteDocument(tenant, id);
+    },
+    async get(selector) {
+      const { tenant } = selector;
+      const record = await findOne(selector);
+      const { original } = record;
+      if (original === undefined) {
+        throw new NotFoundError(
+          `Document ${record.id} (${record.filename}) was ingested before the RAG agent kept original files, so its bytes are not stored; upload the file again to keep them.`,
+          { details: { id: record.id, reason: 'no_original' } },
+        );
+      }
+      if (original.bytes > maxBytes) {
+        throw new PayloadTooLargeError(
+          `${record.filename} is ${formatBytes(original.bytes)}; the RAG agent returns files of up to ${formatBytes(maxBytes)} (RAG_MAX_UPLOAD_BYTES).`,
+          { details: { id: record.id, bytes: original.bytes, limit: maxBytes } },
+        );
+      }
+      const bytes = await store.readOriginal(tenant, record.id);
+      // Deleted between the two reads: as if it had never been there.
+      if (bytes === undefined) throw notFound(selector);
+      return {
+        document: toDocumentInfo(record),
+        filename: record.filename,
+        mediaType: original.mediaType,
+        bytes,
+      };
     },
   };
 }

@@ -2,6 +2,8 @@
 export { createDocumentService, toDocumentInfo } from './create-document-service';
 export type {
   CreateDocumentServiceOptions,
+  DocumentOriginal,
+  DocumentSelector,
   DocumentService,
   DocumentServiceLogger,
   DocumentUpload,
@@ -13,3 +15,4 @@ export {
 } from './describe-document';
 export type { DescribeDocumentOptions } from './describe-document';
 export { formatBytes } from './format-bytes';
+export { DOC_TYPE_MEDIA_TYPES, originalMediaType } from './original-media-type';

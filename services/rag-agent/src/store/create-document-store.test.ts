@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ValidationError } from '@fleet/errors';
 import { createHashedEmbedder } from '@fleet/llm';
@@ -239,6 +240,163 @@ for (const { title, backend, skip } of backendSuites('createDocumentStore')) {
         await expect(store.insertDocument({ ...input, chunks })).resolves.toMatchObject({
           chunks: 4,
         });
+      });
+    });
+
+    describe('originals', () => {
+      const PDF = Buffer.from(
+        '%PDF-1.7\n% the original bytes \u00ff\u0000\u0001 binary tail\n',
+        'latin1',
+      );
+      const digestOf = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+      const original = (bytes: Uint8Array = PDF, filename = 'contract.pdf') => ({
+        bytes,
+        mediaType: 'application/pdf',
+        filename,
+      });
+
+      async function originalRows(tenant: string): Promise<number> {
+        const result = await test.database.pool.query<{ count: string }>(
+          'SELECT count(*) AS count FROM document_originals WHERE tenant = $1',
+          [tenant],
+        );
+        return Number(result.rows[0]?.count);
+      }
+
+      async function oneChunk(): Promise<ChunkToStore[]> {
+        return chunksFor([{ section: 'Terms', texts: ['Payment is due in 30 days.'] }]);
+      }
+
+      it('keeps the bytes once when the same content is ingested twice, and reads them back', async () => {
+        const tenant = `originals-${randomUUID()}`;
+        const input = document({ tenant, chunks: await oneChunk(), original: original() });
+        const first = await store.insertDocument(input);
+        expect(first.original).toEqual({
+          digest: digestOf(PDF),
+          mediaType: 'application/pdf',
+          bytes: PDF.byteLength,
+          filename: 'contract.pdf',
+        });
+        const again = await store.insertDocument({
+          ...input,
+          original: original(PDF, 'renamed.pdf'),
+        });
+        expect(again).toMatchObject({ id: first.id, duplicate: true, original: first.original });
+        expect(await originalRows(tenant)).toBe(1);
+
+        const read = await store.readOriginal(tenant, first.id);
+        expect(read).toBeInstanceOf(Uint8Array);
+        expect(Buffer.from(read ?? new Uint8Array()).equals(PDF)).toBe(true);
+        expect(await store.getDocument(tenant, first.id)).toEqual(first);
+        expect(await store.listDocuments(tenant)).toEqual([first]);
+        expect(await store.findByFilename(tenant, 'handbook.md')).toEqual([first]);
+        expect(await store.findByFilename(tenant, 'HANDBOOK.md')).toEqual([]);
+      });
+
+      it('never reads or finds another tenant’s original', async () => {
+        const owner = `originals-owner-${randomUUID()}`;
+        const stored = await store.insertDocument(
+          document({ tenant: owner, chunks: await oneChunk(), original: original() }),
+        );
+        expect(await store.readOriginal('intruder', stored.id)).toBeUndefined();
+        expect(await store.getDocument('intruder', stored.id)).toBeUndefined();
+        expect(await store.findByFilename('intruder', stored.filename)).toEqual([]);
+        expect(
+          await store.attachOriginal({ tenant: 'intruder', id: stored.id, original: original() }),
+        ).toBe(false);
+        expect(await store.readOriginal(owner, randomUUID())).toBeUndefined();
+        expect(await store.readOriginal(owner, 'not-a-uuid')).toBeUndefined();
+      });
+
+      it('deletes the bytes with the last document of the tenant that uses them', async () => {
+        const tenant = `originals-shared-${randomUUID()}`;
+        const neighbour = `originals-neighbour-${randomUUID()}`;
+        // Two documents of one tenant with the same bytes (two content keys), and a neighbour's.
+        const a = await store.insertDocument(
+          document({ tenant, chunks: await oneChunk(), original: original() }),
+        );
+        const b = await store.insertDocument(
+          document({
+            tenant,
+            filename: 'copy.pdf',
+            chunks: await oneChunk(),
+            original: original(PDF, 'copy.pdf'),
+          }),
+        );
+        const theirs = await store.insertDocument(
+          document({ tenant: neighbour, chunks: await oneChunk(), original: original() }),
+        );
+        expect(b.original?.digest).toBe(a.original?.digest);
+        // The row is shared: it keeps the name it was first stored under.
+        expect(b.original?.filename).toBe('contract.pdf');
+        expect(await originalRows(tenant)).toBe(1);
+
+        expect(await store.deleteDocument(tenant, a.id)).toBe(true);
+        expect(await originalRows(tenant)).toBe(1);
+        expect(Buffer.from((await store.readOriginal(tenant, b.id)) ?? []).equals(PDF)).toBe(true);
+
+        expect(await store.deleteDocument(tenant, b.id)).toBe(true);
+        expect(await originalRows(tenant)).toBe(0);
+        expect(await originalRows(neighbour)).toBe(1);
+        expect(
+          Buffer.from((await store.readOriginal(neighbour, theirs.id)) ?? []).equals(PDF),
+        ).toBe(true);
+      });
+
+      it('keeps the bytes for a document stored while the last other one is deleted', async () => {
+        const tenant = `originals-race-${randomUUID()}`;
+        for (let round = 0; round < 4; round++) {
+          const bytes = Buffer.from(`round ${round} ${randomUUID()}`);
+          const old = await store.insertDocument(
+            document({ tenant, chunks: await oneChunk(), original: original(bytes) }),
+          );
+          const [deleted, fresh] = await Promise.all([
+            store.deleteDocument(tenant, old.id),
+            store.insertDocument(
+              document({ tenant, chunks: await oneChunk(), original: original(bytes) }),
+            ),
+          ]);
+          expect(deleted).toBe(true);
+          expect(fresh.original?.digest).toBe(digestOf(bytes));
+          expect(
+            Buffer.from((await store.readOriginal(tenant, fresh.id)) ?? []).equals(bytes),
+          ).toBe(true);
+        }
+      });
+
+      it('attaches bytes to a document stored without them, once', async () => {
+        const tenant = `originals-attach-${randomUUID()}`;
+        const bare = await store.insertDocument(document({ tenant, chunks: await oneChunk() }));
+        expect(bare.original).toBeUndefined();
+        expect(await store.readOriginal(tenant, bare.id)).toBeUndefined();
+
+        expect(await store.attachOriginal({ tenant, id: bare.id, original: original() })).toBe(
+          true,
+        );
+        expect((await store.getDocument(tenant, bare.id))?.original?.digest).toBe(digestOf(PDF));
+        const other = Buffer.from('other bytes');
+        expect(await store.attachOriginal({ tenant, id: bare.id, original: original(other) })).toBe(
+          false,
+        );
+        expect(Buffer.from((await store.readOriginal(tenant, bare.id)) ?? []).equals(PDF)).toBe(
+          true,
+        );
+        expect(await originalRows(tenant)).toBe(1);
+        expect(
+          await store.attachOriginal({ tenant, id: randomUUID(), original: original(other) }),
+        ).toBe(false);
+        expect(await originalRows(tenant)).toBe(1);
+      });
+
+      it('stores no bytes when the document cannot be stored', async () => {
+        const tenant = `originals-atomic-${randomUUID()}`;
+        const chunks = (await oneChunk()).map((chunk) =>
+          chunk.kind === 'child' ? { ...chunk, embedding: [1, 0] } : chunk,
+        );
+        await expect(
+          store.insertDocument(document({ tenant, chunks, original: original() })),
+        ).rejects.toBeInstanceOf(ValidationError);
+        expect(await originalRows(tenant)).toBe(0);
       });
     });
 

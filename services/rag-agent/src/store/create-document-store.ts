@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { toSql } from 'pgvector/pg';
 import { ConflictError, ValidationError } from '@fleet/errors';
@@ -8,6 +9,8 @@ import type {
   DocumentRecord,
   DocumentStore,
   InsertDocumentInput,
+  OriginalInfo,
+  OriginalToStore,
   SearchHit,
   SearchInput,
   StoredDocType,
@@ -46,6 +49,17 @@ interface DocumentRow {
   metadata: Record<string, unknown> | null;
   chunk_count: number;
   created_at: Date | string;
+  original_digest: string | null;
+  original_media_type: string | null;
+  original_bytes: number | null;
+  original_filename: string | null;
+}
+
+interface OriginalRow {
+  digest: string;
+  media_type: string;
+  size_bytes: number;
+  filename: string;
 }
 
 interface HitRow {
@@ -64,12 +78,33 @@ interface HitRow {
   distance: number | null;
 }
 
-const DOCUMENT_COLUMNS =
-  'id::text AS id, tenant, filename, doc_type, content_hash, description, metadata, chunk_count, created_at';
+/** A document's columns and its original's details (never its bytes), from {@link WITH_ORIGINALS}. */
+const DOCUMENT_COLUMNS = `d.id::text AS id, d.tenant, d.filename, d.doc_type, d.content_hash,
+  d.description, d.metadata, d.chunk_count, d.created_at, o.digest AS original_digest,
+  o.media_type AS original_media_type, o.size_bytes AS original_bytes,
+  o.filename AS original_filename`;
+
+/** Documents (`d`) with their originals (`o`) when kept. */
+const WITH_ORIGINALS = `documents d LEFT JOIN document_originals o
+  ON o.tenant = d.tenant AND o.digest = d.original_digest`;
+
+/** PostgreSQL's foreign_key_violation. */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+function toOriginalInfo(row: DocumentRow): OriginalInfo | undefined {
+  if (row.original_digest === null) return undefined;
+  return {
+    digest: row.original_digest,
+    mediaType: row.original_media_type ?? 'application/octet-stream',
+    bytes: row.original_bytes ?? 0,
+    filename: row.original_filename ?? row.filename,
+  };
+}
+
 function toRecord(row: DocumentRow): DocumentRecord {
+  const original = toOriginalInfo(row);
   return {
     id: row.id,
     tenant: row.tenant,
@@ -83,6 +118,7 @@ function toRecord(row: DocumentRow): DocumentRecord {
       : new Date(row.created_at)
     ).toISOString(),
     metadata: row.metadata ?? {},
+    ...(original === undefined ? {} : { original }),
   };
 }
 
@@ -152,6 +188,68 @@ async function insertChunks(options: {
       chunks.map((chunk) => (chunk.embedding === null ? null : (toSql(chunk.embedding) as string))),
     ],
   );
+}
+
+/**
+ * Stores the tenant's original bytes once (the row of the same content is reused) and locks that
+ * row until the transaction ends, so a concurrent delete of its last document cannot remove it
+ * before this transaction's document refers to it. `DO UPDATE` rather than `DO NOTHING` for the
+ * lock (and so a row deleted meanwhile is inserted again).
+ */
+async function keepOriginal(options: {
+  client: PoolClient;
+  tenant: string;
+  original: OriginalToStore;
+}): Promise<OriginalInfo> {
+  const { client, tenant, original } = options;
+  const bytes = Buffer.from(
+    original.bytes.buffer,
+    original.bytes.byteOffset,
+    original.bytes.byteLength,
+  );
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  const result = await client.query<OriginalRow>(
+    `INSERT INTO document_originals (tenant, digest, media_type, size_bytes, filename, content)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (tenant, digest) DO UPDATE SET digest = EXCLUDED.digest
+     RETURNING digest, media_type, size_bytes, filename`,
+    [tenant, digest, original.mediaType, bytes.byteLength, original.filename, bytes],
+  );
+  const row = result.rows[0];
+  if (!row) throw new Error(`The original of '${original.filename}' was not stored.`);
+  return {
+    digest: row.digest,
+    mediaType: row.media_type,
+    bytes: row.size_bytes,
+    filename: row.filename,
+  };
+}
+
+/**
+ * Deletes the tenant's original `digest` unless a document of the tenant still refers to it. A
+ * document committed meanwhile that refers to it (invisible to this statement's snapshot) makes
+ * the foreign key refuse the delete: the bytes are in use, so they stay, and the rest of the
+ * transaction goes on (the savepoint).
+ */
+async function releaseOriginal(options: {
+  client: PoolClient;
+  tenant: string;
+  digest: string;
+}): Promise<void> {
+  const { client, tenant, digest } = options;
+  await client.query('SAVEPOINT release_original');
+  try {
+    await client.query(
+      `DELETE FROM document_originals
+       WHERE tenant = $1 AND digest = $2
+         AND NOT EXISTS (SELECT 1 FROM documents WHERE tenant = $1 AND original_digest = $2)`,
+      [tenant, digest],
+    );
+    await client.query('RELEASE SAVEPOINT release_original');
+  } catch (error) {
+    if (pgError(error)?.code !== FOREIGN_KEY_VIOLATION) throw error;
+    await client.query('ROLLBACK TO SAVEPOINT release_original');
+  }
 }
 
 function versionAtLeast(version: string, minimum: readonly number[]): boolean {
@@ -249,7 +347,7 @@ export function createDocumentStore({
     contentHash: string,
   ): Promise<DocumentRecord | undefined> {
     const result = await pool.query<DocumentRow>(
-      `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE tenant = $1 AND content_hash = $2`,
+      `SELECT ${DOCUMENT_COLUMNS} FROM ${WITH_ORIGINALS} WHERE d.tenant = $1 AND d.content_hash = $2`,
       [tenant, contentHash],
     );
     const row = result.rows[0];
@@ -262,12 +360,18 @@ export function createDocumentStore({
     return withTransaction(pool, async (client) => {
       // ON CONFLICT waits for a concurrent insert of the same content to finish: if it commits,
       // nothing is inserted here and the caller returns that document as the duplicate.
+      // The original is stored after the document, and only when the document was: a duplicate
+      // leaves no unreferenced bytes behind.
       const inserted = await client.query<DocumentRow>(
-        `INSERT INTO documents (tenant, filename, doc_type, content_hash, description, metadata,
-           chunk_count)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
-         ON CONFLICT (tenant, content_hash) DO NOTHING
-         RETURNING ${DOCUMENT_COLUMNS}`,
+        `WITH d AS (
+           INSERT INTO documents (tenant, filename, doc_type, content_hash, description, metadata,
+             chunk_count)
+           VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)
+           ON CONFLICT (tenant, content_hash) DO NOTHING
+           RETURNING *
+         )
+         SELECT ${DOCUMENT_COLUMNS}
+         FROM d LEFT JOIN document_originals o ON o.tenant = d.tenant AND o.digest = d.original_digest`,
         [
           input.tenant,
           input.filename,
@@ -280,6 +384,14 @@ export function createDocumentStore({
       );
       const row = inserted.rows[0];
       if (!row) return undefined;
+      let original: OriginalInfo | undefined;
+      if (input.original !== undefined) {
+        original = await keepOriginal({ client, tenant: input.tenant, original: input.original });
+        await client.query('UPDATE documents SET original_digest = $2 WHERE id = $1::uuid', [
+          row.id,
+          original.digest,
+        ]);
+      }
       for (let start = 0; start < input.chunks.length; start += insertBatchSize) {
         await insertChunks({
           client,
@@ -287,7 +399,7 @@ export function createDocumentStore({
           chunks: input.chunks.slice(start, start + insertBatchSize),
         });
       }
-      return toRecord(row);
+      return { ...toRecord(row), ...(original === undefined ? {} : { original }) };
     });
   }
 
@@ -318,23 +430,86 @@ export function createDocumentStore({
 
     async listDocuments(tenant: string): Promise<DocumentRecord[]> {
       const result = await pool.query<DocumentRow>(
-        `SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE tenant = $1
-         ORDER BY created_at DESC, id DESC`,
+        `SELECT ${DOCUMENT_COLUMNS} FROM ${WITH_ORIGINALS} WHERE d.tenant = $1
+         ORDER BY d.created_at DESC, d.id DESC`,
         [tenant],
       );
       return result.rows.map(toRecord);
     },
 
-    async deleteDocument(tenant: string, id: string): Promise<boolean> {
+    async getDocument(tenant: string, id: string): Promise<DocumentRecord | undefined> {
       // Not a uuid: no such document (and no cast error from PostgreSQL).
-      if (!UUID.test(id)) return false;
-      const result = await pool.query<{ chunk_count: number }>(
-        'DELETE FROM documents WHERE tenant = $1 AND id = $2::uuid RETURNING chunk_count',
+      if (!UUID.test(id)) return undefined;
+      const result = await pool.query<DocumentRow>(
+        `SELECT ${DOCUMENT_COLUMNS} FROM ${WITH_ORIGINALS} WHERE d.tenant = $1 AND d.id = $2::uuid`,
         [tenant, id],
       );
       const row = result.rows[0];
-      if (!row) return false;
-      await maintainStatistics(row.chunk_count);
+      return row ? toRecord(row) : undefined;
+    },
+
+    async findByFilename(tenant: string, filename: string): Promise<DocumentRecord[]> {
+      const result = await pool.query<DocumentRow>(
+        `SELECT ${DOCUMENT_COLUMNS} FROM ${WITH_ORIGINALS} WHERE d.tenant = $1 AND d.filename = $2
+         ORDER BY d.created_at DESC, d.id DESC`,
+        [tenant, filename],
+      );
+      return result.rows.map(toRecord);
+    },
+
+    async readOriginal(tenant: string, id: string): Promise<Uint8Array | undefined> {
+      if (!UUID.test(id)) return undefined;
+      const result = await pool.query<{ content: Buffer }>(
+        `SELECT o.content FROM documents d
+         JOIN document_originals o ON o.tenant = d.tenant AND o.digest = d.original_digest
+         WHERE d.tenant = $1 AND d.id = $2::uuid`,
+        [tenant, id],
+      );
+      const content = result.rows[0]?.content;
+      return content === undefined
+        ? undefined
+        : new Uint8Array(content.buffer, content.byteOffset, content.byteLength);
+    },
+
+    async attachOriginal({ tenant, id, original }): Promise<boolean> {
+      if (!UUID.test(id)) return false;
+      return withTransaction(pool, async (client) => {
+        const found = await client.query<{ original_digest: string | null }>(
+          'SELECT original_digest FROM documents WHERE tenant = $1 AND id = $2::uuid FOR UPDATE',
+          [tenant, id],
+        );
+        const row = found.rows[0];
+        if (!row || row.original_digest !== null) return false;
+        const kept = await keepOriginal({ client, tenant, original });
+        await client.query('UPDATE documents SET original_digest = $2 WHERE id = $1::uuid', [
+          id,
+          kept.digest,
+        ]);
+        return true;
+      });
+    },
+
+    async deleteDocument(tenant: string, id: string): Promise<boolean> {
+      // Not a uuid: no such document (and no cast error from PostgreSQL).
+      if (!UUID.test(id)) return false;
+      const chunks = await withTransaction(pool, async (client) => {
+        const result = await client.query<{
+          chunk_count: number;
+          original_digest: string | null;
+        }>(
+          `DELETE FROM documents WHERE tenant = $1 AND id = $2::uuid
+           RETURNING chunk_count, original_digest`,
+          [tenant, id],
+        );
+        const row = result.rows[0];
+        if (!row) return undefined;
+        if (row.original_digest !== null) {
+          await releaseOriginal({ client, tenant, digest: row.original_digest });
+        }
+        return row.chunk_count;
+      });
+      if (chunks === undefined) return false;
+      await maintainStatistics(chunks);
       return true;
     },
 
@@ -374,6 +549,11 @@ export function createDocumentStore({
     findByHash: (tenant, hash) => whileDatabaseAvailable(() => store.findByHash(tenant, hash)),
     insertDocument: (input) => whileDatabaseAvailable(() => store.insertDocument(input)),
     listDocuments: (tenant) => whileDatabaseAvailable(() => store.listDocuments(tenant)),
+    getDocument: (tenant, id) => whileDatabaseAvailable(() => store.getDocument(tenant, id)),
+    findByFilename: (tenant, filename) =>
+      whileDatabaseAvailable(() => store.findByFilename(tenant, filename)),
+    readOriginal: (tenant, id) => whileDatabaseAvailable(() => store.readOriginal(tenant, id)),
+    attachOriginal: (input) => whileDatabaseAvailable(() => store.attachOriginal(input)),
     deleteDocument: (tenant, id) => whileDatabaseAvailable(() => store.deleteDocument(tenant, id)),
     search: (input) => whileDatabaseAvailable(() => store.search(input)),
     stats: (tenant) => whileDatabaseAvailable(() => store.stats(tenant)),

@@ -58,6 +58,15 @@ function storeOperations(store: DocumentStore): (() => Promise<unknown>)[] {
     () => store.listDocuments('t'),
     () => store.findByHash('t', 'a'.repeat(64)),
     () => store.deleteDocument('t', '00000000-0000-4000-8000-000000000000'),
+    () => store.getDocument('t', '00000000-0000-4000-8000-000000000000'),
+    () => store.findByFilename('t', 'a.md'),
+    () => store.readOriginal('t', '00000000-0000-4000-8000-000000000000'),
+    () =>
+      store.attachOriginal({
+        tenant: 't',
+        id: '00000000-0000-4000-8000-000000000000',
+        original: { bytes: new Uint8Array([1]), mediaType: 'text/plain', filename: 'a.txt' },
+      }),
     () => store.search({ tenant: 't', text: 'vacation', embedding }),
     () => store.stats('t'),
     () =>

@@ -19,6 +19,27 @@ export interface ChunkToStore {
   embedding: number[] | null;
 }
 
+/** A document's original bytes, as {@link DocumentStore.insertDocument} keeps them. */
+export interface OriginalToStore {
+  /** The file exactly as uploaded; the store keys it by its SHA-256. */
+  bytes: Uint8Array;
+  /** The media type to serve it with, e.g. `application/pdf`, `text/csv; charset=utf-8`. */
+  mediaType: string;
+  /** The name it was uploaded under. */
+  filename: string;
+}
+
+/** What is known about a kept original without reading its bytes. */
+export interface OriginalInfo {
+  /** SHA-256 of the bytes, lower-case hex: the key of the original within the tenant. */
+  digest: string;
+  mediaType: string;
+  /** Its size in bytes. */
+  bytes: number;
+  /** The name the bytes were first uploaded under (documents sharing them keep their own names). */
+  filename: string;
+}
+
 /** What {@link DocumentStore.insertDocument} stores. */
 export interface InsertDocumentInput {
   tenant: string;
@@ -29,6 +50,11 @@ export interface InsertDocumentInput {
   description: string;
   metadata?: Record<string, unknown> | undefined;
   chunks: readonly ChunkToStore[];
+  /**
+   * The original bytes, kept so they can be read back (`readOriginal`). Stored once per tenant and
+   * content; absent: the document has no original.
+   */
+  original?: OriginalToStore | undefined;
 }
 
 /** A stored document. */
@@ -46,6 +72,8 @@ export interface DocumentRecord {
   metadata: Record<string, unknown>;
   /** True when `insertDocument` found this content already stored and stored nothing. */
   duplicate?: boolean;
+  /** The kept original bytes' details; absent for a document ingested before originals were kept. */
+  original?: OriginalInfo;
 }
 
 /** Restrictions a search applies in both arms (vector and full text). */
@@ -137,7 +165,29 @@ export interface DocumentStore {
   insertDocument(input: InsertDocumentInput): Promise<DocumentRecord>;
   /** The tenant's documents, newest first. */
   listDocuments(tenant: string): Promise<DocumentRecord[]>;
-  /** Deletes the tenant's document and its chunks; false when it has no such document. */
+  /** The tenant's document with this id; undefined for an unknown id or another tenant's. */
+  getDocument(tenant: string, id: string): Promise<DocumentRecord | undefined>;
+  /** The tenant's documents with exactly this filename, newest first. */
+  findByFilename(tenant: string, filename: string): Promise<DocumentRecord[]>;
+  /**
+   * The original bytes of the tenant's document; undefined when it has no such document or the
+   * document has none.
+   */
+  readOriginal(tenant: string, id: string): Promise<Uint8Array | undefined>;
+  /**
+   * Keeps the original bytes of a document stored without them (ingested before originals were
+   * kept); true when they were attached, false when the tenant has no such document or it
+   * already has an original.
+   */
+  attachOriginal(input: {
+    tenant: string;
+    id: string;
+    original: OriginalToStore;
+  }): Promise<boolean>;
+  /**
+   * Deletes the tenant's document and its chunks, and its original bytes when no other document
+   * of the tenant uses them; false when it has no such document.
+   */
   deleteDocument(tenant: string, id: string): Promise<boolean>;
   /** Child chunks ranked for the query: hybrid (RRF over vector and full text) by default. */
   search(input: SearchInput): Promise<SearchHit[]>;

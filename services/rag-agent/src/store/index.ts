@@ -14,6 +14,8 @@ export type {
   DocumentRecord,
   DocumentStore,
   InsertDocumentInput,
+  OriginalInfo,
+  OriginalToStore,
   SearchFilters,
   SearchHit,
   SearchInput,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import os from 'node:os';
 import path from 'node:path';
+import { createDocumentStore } from './create-document-store';
 import { migrate } from './migrate';
 import { MIGRATIONS } from './migrations';
 import { openDatabase } from './open-database';
@@ -154,6 +155,59 @@ for (const { title, backend, skip } of backendSuites('migrate')) {
         dimensions: 768,
       });
     });
+
+    it(
+      'migrates a store of the previous schema: its documents stay, listed without originals',
+      async () => {
+        const previous = await backend.open();
+        try {
+          const { pool } = previous.database;
+          // The schema before originals were kept: every migration up to 2.
+          await migrate(pool, {
+            ...settings,
+            migrations: MIGRATIONS.filter((migration) => migration.version <= 2),
+          });
+          const old = await pool.query<{ id: string }>(
+            `INSERT INTO documents (tenant, filename, doc_type, content_hash, chunk_count)
+           VALUES ('migrate-old', 'old.md', 'md', 'h-old', 0) RETURNING id::text AS id`,
+          );
+          const id = old.rows[0]?.id ?? '';
+
+          await migrate(pool, settings);
+          const applied = await pool.query<{ version: number }>(
+            'SELECT version FROM schema_migrations ORDER BY version',
+          );
+          expect(applied.rows.map((row) => row.version)).toEqual(
+            MIGRATIONS.map((migration) => migration.version),
+          );
+          const store = createDocumentStore({ pool, autoAnalyze: false });
+          const [listed] = await store.listDocuments('migrate-old');
+          expect(listed).toMatchObject({ id, filename: 'old.md' });
+          expect(listed?.original).toBeUndefined();
+          expect(await store.readOriginal('migrate-old', id)).toBeUndefined();
+
+          // Its bytes can be kept later, and new documents keep theirs.
+          const bytes = new TextEncoder().encode('# Old\n');
+          expect(
+            await store.attachOriginal({
+              tenant: 'migrate-old',
+              id,
+              original: { bytes, mediaType: 'text/markdown; charset=utf-8', filename: 'old.md' },
+            }),
+          ).toBe(true);
+          expect(Buffer.from((await store.readOriginal('migrate-old', id)) ?? []).toString()).toBe(
+            '# Old\n',
+          );
+          // Bytes a document still refers to cannot be deleted behind its back.
+          await expect(
+            pool.query("DELETE FROM document_originals WHERE tenant = 'migrate-old'"),
+          ).rejects.toThrow(/documents_original_fkey/);
+        } finally {
+          await previous.dispose();
+        }
+      },
+      SLOW,
+    );
 
     it('refuses sizes the HNSW index cannot take', async () => {
       await expect(
