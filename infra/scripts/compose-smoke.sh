@@ -156,7 +156,8 @@ SERVICES=(gateway orchestrator planner rag-agent web-agent mail-agent code-agent
 declare -A PORT_OF=([gateway]=8080 [orchestrator]=8081 [planner]=8082 [rag-agent]=8083
   [web-agent]=8084 [mail-agent]=8085 [code-agent]=8086 [reasoning-agent]=8087
   [tools-agent]=8088)
-declare -A PACKAGES_OF=([code-agent]='bubblewrap python3 util-linux')
+# The code agent's sandbox packages come from the Dockerfile (CODE_AGENT_PACKAGES).
+declare -A PACKAGES_OF=()
 image_of() { echo "$FLEET_IMAGE_REPOSITORY/$1:$FLEET_IMAGE_TAG"; }
 
 if [ "$BUILD" = 1 ]; then
