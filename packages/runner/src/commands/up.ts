@@ -351,6 +351,14 @@ function printSummary(
         `  curl -s ${gateway.url}/v1/documents -H "Authorization: Bearer ${key}" -F file=@report.pdf`,
       );
     }
+    if (has('tools-agent') && has('orchestrator')) {
+      out(
+        palette.dim(
+          '  # the agents and their skills, MCP tools included (which ones ask for approval: docs/mcp.md):',
+        ),
+      );
+      out(`  curl -s ${gateway.url}/v1/agents -H "Authorization: Bearer ${key}"`);
+    }
     if (demo?.question !== undefined && has('orchestrator')) {
       const body = JSON.stringify({
         model: 'fleet-orchestration',

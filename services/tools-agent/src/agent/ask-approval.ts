@@ -53,7 +53,7 @@ export function askApproval({
   const approval: ApprovalRequest = {
     action: 'call-tool',
     summary: shorten(
-      `Call ${names}${pending.task === '' ? '' : ` for: ${pending.task}`}. ${why}`,
+      `Call ${names}${pending.task === '' ? '' : ` for: ${pending.task.replace(/[.\s]+$/, '')}`}. ${why}`,
       900,
     ),
     preview,
