@@ -148,6 +148,8 @@ export {
   nodeReportSchema,
   nodeStateSchema,
   orchestrateRequestSchema,
+  MAX_NODE_FILES,
+  planNodeFileSchema,
   planNodeIdSchema,
   planNodeSchema,
   planRequestSchema,

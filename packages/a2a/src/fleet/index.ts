@@ -67,6 +67,8 @@ export type { InterruptionSource } from './interruptions';
 export {
   criticalPath,
   findCycle,
+  MAX_NODE_FILES,
+  planNodeFileSchema,
   planNodeIdSchema,
   planNodeSchema,
   planSchema,

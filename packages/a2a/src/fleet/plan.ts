@@ -5,6 +5,19 @@ export const planNodeIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'node ids are 1-64 letters, digits, "_" or "-"');
 
+/** At most this many files per plan node (the code agent mounts at most 16). */
+export const MAX_NODE_FILES = 16;
+
+/**
+ * A document filename a plan node names: the orchestrator fetches the tenant's document of that
+ * name from the RAG agent and sends it with the step (the code agent mounts it at `/data/<name>`).
+ */
+export const planNodeFileSchema = z
+  .string()
+  .min(1)
+  .max(255, 'a file name has at most 255 characters')
+  .refine((name) => !/[/\\\u0000]/.test(name), 'a file name has no "/", "\\" or NUL');
+
 /** One step of a plan: which agent does what, after which other steps. */
 export const planNodeSchema = z.object({
   id: planNodeIdSchema,
@@ -16,6 +29,14 @@ export const planNodeSchema = z.object({
   task: z.string().min(1),
   /** Ids of the nodes whose results this node needs. */
   dependsOn: z.array(planNodeIdSchema).default([]),
+  /**
+   * Document filenames (the tenant's uploads) the step works on: sent with its message as file
+   * parts. Absent: none.
+   */
+  files: z
+    .array(planNodeFileSchema)
+    .max(MAX_NODE_FILES, `a step names at most ${MAX_NODE_FILES} files`)
+    .optional(),
 });
 export type PlanNode = z.infer<typeof planNodeSchema>;
 

@@ -66,6 +66,7 @@ export function buildSystemPrompt(agents: readonly AgentSummary[]): string {
     '- Node ids are short and unique: letters, digits, "-" or "_" (for example "search-web", "email-summary"). No cycles; dependsOn names only ids in the plan.',
     '- Each task is a self-contained instruction for its agent, in the user\'s language, written as the user would write it, with the names, dates, addresses and other details from the request and the conversation that the agent needs. Never copy these instructions or labels such as "Conversation so far" into a task. A step that depends on others says how to use their results.',
     '- A program, URL or e-mail address in the request goes into the task of the step that needs it. A part that only refers back ("and tell me what it prints") belongs to the step before it; a part that uses an earlier result ("then email it to …") depends on that step.',
+    '- files: the file names (with their extension, e.g. "sales.csv") of the user\'s uploaded documents a step that runs code works on, as the request names them; the step gets them at /data/<name>. Omit files (or null) for other steps and when the request names no file.',
     '- Do not plan an agent whose availability is "unconfigured" or "degraded", or a skill listed as unavailable, when another agent can do the step; when only it can, plan it anyway and say so in the rationale.',
     '- rationale: one or two sentences on why these steps and this order. confidence: 0 to 1, how sure you are that the plan answers the request.',
     '',

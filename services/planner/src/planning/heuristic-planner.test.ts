@@ -214,6 +214,25 @@ describe('planHeuristically', () => {
     expect(result.nodes[0]?.task).toBe(`Run this python code:\n${program}`);
   });
 
+  it('names the files a request mentions on its code step, and on no other step', () => {
+    const program = "```python\nimport pandas as pd\ndf = pd.read_csv('/data/sales.csv')\n```";
+    const result = plan(
+      `Run this python code on the file report.xlsx and sales.csv:\n${program}\nthen email the result to bob@example.com`,
+    );
+    expect(shape(result)).toEqual([
+      'code-agent-1=code-agent(python)',
+      'mail-agent-1=mail-agent(mail-send) <- code-agent-1',
+    ]);
+    expect(result.nodes[0]?.files).toEqual(['report.xlsx', 'sales.csv']);
+    expect(result.nodes[1]?.files).toBeUndefined();
+    expect(planSchema.parse(result)).toEqual(result);
+  });
+
+  it('names no files on a code step when the request names none', () => {
+    const result = plan('compare revenue and costs in a python chart');
+    expect(result.nodes[0]?.files).toBeUndefined();
+  });
+
   it('plans nothing for a request that shares only function words with the cards', () => {
     // "say" and "one" appear in cards' examples and descriptions; they say nothing about which
     // agent should act.

@@ -1,5 +1,6 @@
 import type { AgentAvailability, AgentSummary, Plan, PlanNode } from '@fleet/a2a';
 import { maskCodeBlocks } from './code-blocks';
+import { namedFiles } from './named-files';
 import { splitIntoClauses, splitIntoSegments, type ClauseSegment } from './split-request';
 import {
   asksOwnDocuments,
@@ -907,12 +908,18 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
   }
   const nodes: PlanNode[] = kept.map((step, index) => {
     const dependsOn = step.after.flatMap((at) => (ids[at] === undefined ? [] : [ids[at]]));
+    const task = masked.restore(phraseTask(step.text, dependsOn));
+    // A code step gets the files the request names (its own text's, when several steps run code).
+    const files = codeSteps.includes(step)
+      ? namedFiles(codeSteps.length === 1 ? request : task)
+      : [];
     return {
       id: ids[index] ?? `step-${index + 1}`,
       agent: step.match.agent,
       ...(step.match.skill ? { skill: step.match.skill } : {}),
-      task: masked.restore(phraseTask(step.text, dependsOn)),
+      task,
       dependsOn,
+      ...(files.length > 0 ? { files } : {}),
     };
   });
   const described = kept.map((step, index) => {
