@@ -13,7 +13,7 @@ import { createSessionStore, type SessionStore } from '@fleet/sessions';
 import { createLogger, type Logger } from '@fleet/telemetry';
 import { createApp } from './app';
 import { createAgentDirectory, guardAvailability } from './discovery';
-import { createA2AAgentInvoker, createAgentBreakers } from './execution';
+import { createA2AAgentInvoker, createAgentBreakers, createStepFilesFetcher } from './execution';
 import { createOrchestratorHandler, resumeSessions } from './orchestration';
 import { createPlannerClient } from './planning';
 import { createRunAdmission, RunScheduler } from './scheduling';
@@ -102,6 +102,11 @@ function createRunHandler({
       scheduling: config.scheduling,
       nodeTimeoutMs: config.nodeTimeoutMs,
       retry: { maxAttempts: config.nodeMaxAttempts },
+      // The documents a step names go with it, read from the RAG agent for the run's tenant.
+      stepFiles: createStepFilesFetcher({
+        availableAgents: () => directory.availableAgents(),
+        token: config.internalToken,
+      }),
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,
       planConfidence: { threshold: config.planConfidenceThreshold, mode: config.lowConfidence },
       instanceId,

@@ -16,7 +16,10 @@ export const planNodeFileSchema = z
   .string()
   .min(1)
   .max(255, 'a file name has at most 255 characters')
-  .refine((name) => !/[/\\\u0000]/.test(name), 'a file name has no "/", "\\" or NUL');
+  .refine(
+    (name) => !name.includes('/') && !name.includes('\\') && !name.includes('\0'),
+    'a file name has no "/", "\\" or NUL',
+  );
 
 /** One step of a plan: which agent does what, after which other steps. */
 export const planNodeSchema = z.object({

@@ -138,6 +138,7 @@ export function createA2AAgentInvoker({
   const invokeAgent: InvokeAgent = async ({
     node,
     input,
+    files = [],
     signal,
     onTask,
     onText,
@@ -151,6 +152,7 @@ export function createA2AAgentInvoker({
           parts: [
             textPart(renderNodeText({ node, dependencyOutputs: input.fleet.dependencyOutputs })),
             dataPart(input),
+            ...files,
           ],
         });
         await tracker.follow(sendTurn(client, message, signal));

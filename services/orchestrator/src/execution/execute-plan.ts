@@ -3,6 +3,7 @@ import {
   readQuestion,
   type ApprovalRequest,
   type NodeInput,
+  type Part,
   type Plan,
   type PlanNode,
   type StepFailure,
@@ -29,6 +30,7 @@ import type {
   NodeOutcome,
   NodeRun,
   StatusFingerprint,
+  StepFiles,
 } from './node-outcome';
 import { isRunHandover } from './run-handover';
 
@@ -192,6 +194,11 @@ export interface ExecutePlanOptions {
    * the node input's `memory`. @default none
    */
   memory?: (() => readonly string[]) | undefined;
+  /**
+   * Fetches the documents a node names (`node.files`) before its message is sent; a node whose
+   * files cannot be had fails unsent with the reason. @default files are not sent
+   */
+  stepFiles?: StepFiles | undefined;
 }
 
 /** The error of a node a resumed run finds `running` with no recorded agent task. */
@@ -484,7 +491,9 @@ async function settleNode(settle: SettleOptions): Promise<void> {
 async function startNode(settle: SettleOptions): Promise<Asking | undefined> {
   const { node, input, run, options, breakers, resumed } = settle;
   if (resumed === undefined) {
-    const outcome = await attemptWithRetries({ node, input, run, options, breakers });
+    const files = await fetchStepFiles(settle);
+    if (files === undefined) return undefined;
+    const outcome = await attemptWithRetries({ node, input, run, options, breakers, files });
     return outcome === undefined ? undefined : applyOutcome(settle, outcome);
   }
   if (run.taskId === undefined) {
@@ -511,6 +520,34 @@ async function startNode(settle: SettleOptions): Promise<Asking | undefined> {
   });
   delete run.redeliver;
   return applyOutcome(settle, outcome);
+}
+
+/**
+ * The file parts of the documents the node names (none when it names none, or the run has no
+ * {@link StepFiles}); undefined when the node failed because it cannot have them.
+ */
+async function fetchStepFiles({ node, run, options }: SettleOptions): Promise<Part[] | undefined> {
+  if (node.files === undefined || node.files.length === 0 || options.stepFiles === undefined) {
+    return [];
+  }
+  try {
+    const result = await options.stepFiles({
+      node,
+      tenant: options.tenant,
+      signal: options.signal,
+    });
+    if (result.status === 'ready') return result.parts;
+    fail(run, result.error, result.failure);
+  } catch (error) {
+    fail(
+      run,
+      options.signal?.aborted === true
+        ? 'the run was canceled'
+        : `its files could not be fetched: ${errorMessage(error)}`,
+      'fleet',
+    );
+  }
+  return undefined;
 }
 
 /** Records an agent's outcome on the node: what the agent asks a person, or undefined when it ended. */
@@ -645,7 +682,8 @@ async function attemptWithRetries({
   run,
   options,
   breakers,
-}: Omit<SettleOptions, 'resumed'>): Promise<NodeOutcome | undefined> {
+  files,
+}: Omit<SettleOptions, 'resumed'> & { files: readonly Part[] }): Promise<NodeOutcome | undefined> {
   const { signal, onEvent = () => undefined, retry = {}, random = Math.random } = options;
   const { maxAttempts = 3, baseDelayMs = 500, maxDelayMs = 8000 } = retry;
 
@@ -662,6 +700,7 @@ async function attemptWithRetries({
       attempt,
       options,
       breakers,
+      files,
       onTask: (taskId) => {
         run.taskId = taskId;
         onEvent({ type: 'node-task', nodeId: node.id, agent: node.agent, attempt, taskId });
@@ -739,10 +778,12 @@ async function callAgent({
   breakers,
   onTask,
   existingTask,
+  files,
 }: {
   node: PlanNode;
   input: NodeInput;
   attempt: number;
+  files?: readonly Part[];
   options: ExecutePlanOptions;
   /** Undefined for continuations and follows, which the circuit breaker neither counts nor refuses. */
   breakers: AgentBreakers | undefined;
@@ -772,6 +813,7 @@ async function callAgent({
         node,
         input,
         attempt,
+        ...(files === undefined || files.length === 0 ? {} : { files }),
         signal: controller.signal,
         onTask: (taskId) => {
           taskCreated = true;

@@ -5,6 +5,12 @@ export { BREAKER_STATES, createAgentBreakers, isBrokenCircuit } from './agent-br
 export type { AgentBreakers, AgentBreakersOptions, BreakerState } from './agent-breakers';
 export { classifyFailure } from './classify-failure';
 export type { ClassifiedFailure } from './classify-failure';
+export {
+  createStepFilesFetcher,
+  DEFAULT_STEP_FILES_MAX_BYTES,
+  documentsAgentOf,
+} from './fetch-step-files';
+export type { StepFilesFetcherOptions } from './fetch-step-files';
 export { executePlan, interruptionMessage, NOT_RESENT_MESSAGE } from './execute-plan';
 export type {
   ApprovalVerdict,
@@ -29,6 +35,8 @@ export type {
   NodeOutcome,
   NodeRun,
   StatusFingerprint,
+  StepFiles,
+  StepFilesResult,
 } from './node-outcome';
 export { renderNodeText } from './render-node-text';
 export type { RenderNodeTextOptions } from './render-node-text';

@@ -105,6 +105,11 @@ export interface InvokeAgentRequest {
   input: NodeInput;
   /** 1 for the first attempt. */
   attempt: number;
+  /**
+   * File parts sent with the node's message, after its text and data parts: the documents the
+   * node names (`node.files`), fetched for the run's tenant ({@link StepFiles}). Absent: none.
+   */
+  files?: readonly Part[] | undefined;
   /** Aborted on the node's time-out and when the run is canceled: stop and cancel the remote task. */
   signal: AbortSignal;
   /** Called once the agent has created the node's task (before it ends), with its id. */
@@ -124,6 +129,28 @@ export interface InvokeAgentRequest {
    */
   existingTask?: ExistingTask | undefined;
 }
+
+/** The documents a node names, ready to send: its file parts, or why the node cannot have them. */
+export type StepFilesResult =
+  | { status: 'ready'; parts: Part[] }
+  | {
+      status: 'failed';
+      /** Which file and why, in words a person can read (the node's error). */
+      error: string;
+      /** `task`: a file is missing or too large; `fleet`: they could not be fetched. */
+      failure: StepFailure;
+    };
+
+/**
+ * Fetches the documents a node names (`node.files`) for the run's tenant, before its message is
+ * sent. The executor's seam: production reads them from the RAG agent
+ * (`createStepFilesFetcher`), tests pass in-process functions. Never rejects on a missing file.
+ */
+export type StepFiles = (request: {
+  node: PlanNode;
+  tenant: string;
+  signal: AbortSignal | undefined;
+}) => Promise<StepFilesResult>;
 
 /** Cancels a node's agent task, best-effort (a run canceled while the node waits for approval). */
 export type CancelAgentTask = (request: { agent: string; taskId: string }) => Promise<void>;

@@ -281,6 +281,7 @@ async function executeChosenPlan(
     awaitApproval: createAwaitApproval(run),
     resumeFrom,
     memory: memory === undefined ? undefined : () => memory.lines(),
+    stepFiles: agentOptions.stepFiles,
     onEvent: (event) => onExecutionEvent({ event, writer, progress, logger, log, signal }),
     onNodeUsage: ({ nodeId, agent, usage }) => run.usage.report({ step: nodeId, agent, usage }),
     onNodeText: answeringStep(plan) === undefined ? undefined : ({ text }) => answer.push(text),

@@ -8,6 +8,7 @@ import type {
   InvokeAgent,
   RetryOptions,
   Scheduling,
+  StepFiles,
 } from '../execution';
 import type { MemoryServices } from '../memory';
 import type { AskPlanner } from '../planning';
@@ -44,6 +45,11 @@ export interface OrchestratorAgentOptions {
   /** Per attempt of a node. @default 120000 */
   nodeTimeoutMs?: number | undefined;
   retry?: RetryOptions | undefined;
+  /**
+   * Fetches the documents a plan node names (`files`) for the run's tenant before the node is
+   * sent (`createStepFilesFetcher`: from the RAG agent). @default files are not sent
+   */
+  stepFiles?: StepFiles | undefined;
   /**
    * What an uncertain plan (confidence below `threshold`) gets when the request does not say
    * (ORCHESTRATOR_PLAN_CONFIDENCE_THRESHOLD, ORCHESTRATOR_LOW_CONFIDENCE). @default { threshold: 0.5, mode: 'run' }

@@ -20,7 +20,7 @@ export interface StartTestAgentOptions {
   /** False: only CancelTask stops a task, not its caller going away. @default true */
   cancelOnDisconnect?: boolean;
   /** The card's skills. @default one skill `work` */
-  skills?: { id: string; name: string; description: string }[];
+  skills?: { id: string; name: string; description: string; tags?: string[] }[];
   /** The card's `capabilities.extensions` (e.g. the availability extension). @default none */
   extensions?: AgentExtension[];
 }
