@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { criticalPath, findCycle, planSchema, validatePlan, type Plan } from './plan';
+import {
+  criticalPath,
+  findCycle,
+  planNodeSchema,
+  planSchema,
+  validatePlan,
+  type Plan,
+} from './plan';
 
 const plan = (nodes: { id: string; agent: string; dependsOn?: string[] }[]): Plan =>
   planSchema.parse({
@@ -63,5 +70,25 @@ describe('criticalPath', () => {
     expect(criticalPath(unbalanced.nodes)).toBe(3);
     const durations: Record<string, number> = { a: 10, b: 10, c: 50, d: 5 };
     expect(criticalPath(unbalanced.nodes, (node) => durations[node.id] ?? 0)).toBe(55);
+  });
+});
+
+describe('planNodeSchema files', () => {
+  const node = (files: unknown) =>
+    planNodeSchema.safeParse({ id: 'n', agent: 'code-agent', task: 't', files });
+
+  it('takes up to 16 document names of up to 255 characters', () => {
+    expect(node(['sales.csv', 'report.xlsx']).success).toBe(true);
+    expect(node(Array.from({ length: 16 }, (_, index) => `f${index}.csv`)).success).toBe(true);
+    expect(node([`${'a'.repeat(251)}.csv`]).success).toBe(true);
+    expect(planNodeSchema.parse({ id: 'n', agent: 'a', task: 't' }).files).toBeUndefined();
+  });
+
+  it('refuses more names, longer names, empty names and paths', () => {
+    expect(node(Array.from({ length: 17 }, (_, index) => `f${index}.csv`)).success).toBe(false);
+    expect(node([`${'a'.repeat(252)}.csv`]).success).toBe(false);
+    expect(node(['']).success).toBe(false);
+    expect(node(['../secrets.csv']).success).toBe(false);
+    expect(node(['dir\\sales.csv']).success).toBe(false);
   });
 });
