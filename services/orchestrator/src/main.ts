@@ -103,6 +103,7 @@ function createRunHandler({
       nodeTimeoutMs: config.nodeTimeoutMs,
       retry: { maxAttempts: config.nodeMaxAttempts },
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,
+      answerTableRows: config.answerTableRows,
       planConfidence: { threshold: config.planConfidenceThreshold, mode: config.lowConfidence },
       instanceId,
       memory,
