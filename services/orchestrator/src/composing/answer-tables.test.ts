@@ -20,7 +20,9 @@ describe('tableFromData', () => {
   });
 
   it('ignores data that is not a table', () => {
-    expect(tableFromData({ sources: [{ title: 'T', url: 'https://example.com' }] })).toBeUndefined();
+    expect(
+      tableFromData({ sources: [{ title: 'T', url: 'https://example.com' }] }),
+    ).toBeUndefined();
     expect(tableFromData({ columns: ['a'], rows: 'nope' })).toBeUndefined();
     expect(tableFromData({ columns: [1, 2], rows: [] })).toBeUndefined();
     expect(tableFromData([{ a: 1 }, { b: 2 }])).toBeUndefined();
@@ -67,9 +69,9 @@ describe('tableFromFilePart', () => {
     expect(tableFromFilePart({ raw: base64('a\tb\n1\t2\n'), filename: 'x.tsv' }, 20)?.rows).toEqual(
       [['1', '2']],
     );
-    expect(
-      tableFromFilePart({ raw: base64('a,b\n1,2\n'), filename: 'x.CSV' }, 20)?.file,
-    ).toBe('x.CSV');
+    expect(tableFromFilePart({ raw: base64('a,b\n1,2\n'), filename: 'x.CSV' }, 20)?.file).toBe(
+      'x.CSV',
+    );
     expect(
       tableFromFilePart({ raw: base64('a,b\n1,2\n'), mediaType: 'application/pdf' }, 20),
     ).toBeUndefined();
@@ -95,7 +97,14 @@ describe('tableFromFilePart', () => {
 describe('renderTable', () => {
   it('escapes pipes and backslashes, flattens line breaks and cuts long cells', () => {
     const markdown = renderTable(
-      { columns: ['a|b', 'c'], rows: [['x|y\nz', 'w'.repeat(250)], [null, 3]], totalRows: 2 },
+      {
+        columns: ['a|b', 'c'],
+        rows: [
+          ['x|y\nz', 'w'.repeat(250)],
+          [null, 3],
+        ],
+        totalRows: 2,
+      },
       20,
     );
     expect(markdown.split('\n')).toEqual([
@@ -137,7 +146,13 @@ describe('tables in the offline answer', () => {
         task: 'Sum sales by month',
         state: 'completed',
         summary: 'Sales by month.',
-        data: { columns: ['month', 'sales'], rows: [['Jan', 10], ['Feb', 12]] },
+        data: {
+          columns: ['month', 'sales'],
+          rows: [
+            ['Jan', 10],
+            ['Feb', 12],
+          ],
+        },
         tables: [{ columns: ['x'], rows: [['1']], totalRows: 3, file: 'x.csv' }],
       },
       {

@@ -42,7 +42,7 @@ function columnsRows(value: Record<string, unknown>): StepTable | undefined {
   if (!columns.every((column) => typeof column === 'string')) return undefined;
   if (!Array.isArray(rows) || !rows.every((row) => Array.isArray(row))) return undefined;
   return {
-    columns: columns as string[],
+    columns: columns,
     rows: (rows as unknown[][]).slice(0, MAX_TABLE_ROWS),
     totalRows: rows.length,
   };
@@ -189,7 +189,12 @@ export function tableFromFilePart(part: FilePartLike, keepRows: number): StepTab
   };
 }
 
-/** The tables of one step: its data part's, then its files'. */
+/**
+ * The tables of one step, at most five: its data part's, then its CSV/TSV files'.
+ *
+ * @example
+ * stepTables({ data: { columns: ['a'], rows: [[1]] } }); // [{ columns: ['a'], rows: [[1]], totalRows: 1 }]
+ */
 export function stepTables(step: {
   data?: unknown;
   tables?: readonly StepTable[] | undefined;
