@@ -77,6 +77,17 @@ describe('tableFromFilePart', () => {
     ).toBeUndefined();
   });
 
+  it('keeps only the columns the answer can show, and says how many there are', () => {
+    const header = Array.from({ length: 20 }, (_, index) => `c${index}`).join(',');
+    const row = Array.from({ length: 20 }, (_, index) => String(index)).join(',');
+    const table = tableFromFilePart({ raw: base64(`${header}\n${row}\n`), filename: 'w.csv' }, 20);
+    expect(table?.columns).toHaveLength(12);
+    expect(table?.rows[0]).toHaveLength(12);
+    expect(renderTable(table!, 20).split('\n').at(-1)).toBe(
+      'first 12 of 20 columns; the full table is in w.csv',
+    );
+  });
+
   it('parses only the first MiB and says the count is a lower bound', () => {
     const row = 'abcdefghij,0123456789\n';
     const rows = Math.ceil((MAX_CSV_BYTES * 2) / row.length);

@@ -13,6 +13,8 @@ export interface StepTable {
   totalRows: number;
   /** True when the file was longer than what was read: `totalRows` is a lower bound. */
   totalIsAtLeast?: boolean | undefined;
+  /** How many columns the table has, when `columns` keeps only the first. @default columns.length */
+  totalColumns?: number | undefined;
   /** The file that holds the whole table, when it came from a file part. */
   file?: string | undefined;
 }
@@ -182,8 +184,13 @@ export function tableFromFilePart(part: FilePartLike, keepRows: number): StepTab
   if (cut) text = text.slice(0, Math.max(0, text.lastIndexOf('\n')));
   const table = parseDelimited(text.replace(/^\uFEFF/, ''), tsv ? '\t' : ',', keepRows);
   if (table === undefined) return undefined;
+  // Kept with the step until the answer is written: no more columns than it can show.
+  const wide = table.columns.length > MAX_TABLE_COLUMNS;
   return {
-    ...table,
+    columns: table.columns.slice(0, MAX_TABLE_COLUMNS),
+    rows: table.rows.map((row) => row.slice(0, MAX_TABLE_COLUMNS)),
+    totalRows: table.totalRows,
+    ...(wide ? { totalColumns: table.columns.length } : {}),
     ...(cut ? { totalIsAtLeast: true } : {}),
     ...(part.filename === undefined || part.filename === '' ? {} : { file: part.filename }),
   };
@@ -248,8 +255,9 @@ export function renderTable(table: StepTable, maxRows: number): string {
       `first ${count(shown)} of ${table.totalIsAtLeast === true ? 'more than ' : ''}${count(table.totalRows)} rows`,
     );
   }
-  if (table.columns.length > columns.length) {
-    notes.push(`first ${columns.length} of ${count(table.columns.length)} columns`);
+  const totalColumns = Math.max(table.totalColumns ?? 0, table.columns.length);
+  if (totalColumns > columns.length) {
+    notes.push(`first ${columns.length} of ${count(totalColumns)} columns`);
   }
   if (notes.length === 0) return lines.join('\n');
   const rest = table.file === undefined ? '' : `; the full table is in ${table.file}`;
