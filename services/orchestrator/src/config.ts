@@ -74,6 +74,12 @@ export const configSpec = {
     schema: positiveIntSchema.default(604_800),
     description: 'How long a session stays in Redis after its last change (7 days by default).',
   }),
+  answerTableRows: envVar({
+    name: 'ORCHESTRATOR_ANSWER_TABLE_ROWS',
+    schema: positiveIntSchema.max(200, 'expected at most 200').default(20),
+    description:
+      'The most rows of a step’s table (a data part `{ columns, rows }` or a CSV/TSV file) the answer shows, at most 200; a line under a cut table says how many rows it has.',
+  }),
   hitlTimeoutSeconds: envVar({
     name: 'HITL_TIMEOUT_SECONDS',
     schema: positiveIntSchema.default(120),

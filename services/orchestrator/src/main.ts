@@ -108,6 +108,7 @@ function createRunHandler({
         token: config.internalToken,
       }),
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,
+      answerTableRows: config.answerTableRows,
       planConfidence: { threshold: config.planConfidenceThreshold, mode: config.lowConfidence },
       instanceId,
       memory,

@@ -257,6 +257,32 @@ describe('composeAnswer', () => {
     );
   });
 
+  it('gives the LLM a step’s table as Markdown, cut, and tells it to keep the table', async () => {
+    const rows = Array.from({ length: 30 }, (_, index) => [`m${index}`, index]);
+    upstream.enqueue({ content: 'Sales by month:' });
+    await composeAnswer({
+      request: 'Sales by month?',
+      steps: [
+        {
+          id: 'sales',
+          agent: 'sheets-agent',
+          task: 'Sum sales by month',
+          state: 'completed',
+          summary: 'Here are the sales.',
+          data: { table: { columns: ['month', 'sales'], rows } },
+        },
+        steps[0]!,
+      ],
+      llm: { client, model: 'scripted-model' },
+      tableRows: 3,
+    });
+    const body = upstream.requests.at(-1)?.body as { messages: { content: string }[] };
+    expect(body.messages[0]?.content).toContain('keep that table in your answer exactly as given');
+    expect(body.messages[1]?.content).toContain(
+      '**sales** (sheets-agent)\nHere are the sales.\n\n| month | sales |\n| --- | --- |\n| m0 | 0 |\n| m1 | 1 |\n| m2 | 2 |\n\nfirst 3 of 30 rows',
+    );
+  });
+
   it('falls back to offline composing when the LLM fails, and logs it', async () => {
     upstream.enqueue({ error: { status: 500, message: 'model crashed' } });
     const warnings: string[] = [];

@@ -8,6 +8,7 @@ import {
   type WithSpanOptions,
 } from '@fleet/telemetry';
 import { recordFailedCall, recordUsage, toLlmError } from '@fleet/llm';
+import { renderTable, stepTables, type StepTable } from './answer-tables';
 import { createCitationStream } from './citation-stream';
 import { renumberCitations, sourcesFromData } from './renumber-citations';
 
@@ -24,6 +25,8 @@ export interface ComposeStep {
   summary?: string | undefined;
   /** The agent's structured output, where its `sources` are. */
   data?: unknown;
+  /** Tables read from the agent's CSV/TSV file parts (first rows kept). */
+  tables?: readonly StepTable[] | undefined;
   /** Why the step failed, was not done, or did not run. */
   error?: string | undefined;
   /**
@@ -79,6 +82,11 @@ export interface ComposeAnswerOptions {
    * and no model is called. `stepId` names the step; its summary is the body.
    */
   streamedStep?: string | undefined;
+  /**
+   * The most rows of a step's table (data part `{ columns, rows }` or CSV/TSV file) shown as a
+   * Markdown table under the step (ORCHESTRATOR_ANSWER_TABLE_ROWS). @default 20
+   */
+  tableRows?: number | undefined;
   /** Where the `orchestrator.compose` span goes. @default the fleet's tracer */
   tracer?: WithSpanOptions['tracer'];
 }
@@ -104,6 +112,7 @@ const COMPOSER_INSTRUCTIONS = [
   'never claim that the work of a failed step was done, and do not invent results for it. A step that failed "because of the fleet" could not be reached or did not answer: say the person may try again later.',
   'If a step was not done because a person denied its approval or the approval timed out, say plainly which action was blocked and why, and never claim it happened.',
   'If a step was carried out as changed by the person who approved it, describe what was actually done, even where it differs from the request.',
+  'When a step result has a Markdown table, keep that table in your answer exactly as given, with the line under it that says how much of it is shown.',
 ].join(' ');
 
 /**
@@ -119,6 +128,7 @@ const COMPOSER_INSTRUCTIONS = [
  */
 export async function composeAnswer(options: ComposeAnswerOptions): Promise<ComposedAnswer> {
   const { request, steps, llm, logger, signal, profile, onText, streamedStep, tracer } = options;
+  const tableRows = options.tableRows ?? DEFAULT_TABLE_ROWS;
   const traced = tracer === undefined ? {} : { tracer };
   const single =
     streamedStep === undefined ? undefined : steps.find((step) => step.id === streamedStep);
@@ -126,7 +136,7 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
     return withSpan(
       { name: 'orchestrator.compose', kind: SpanKind.CHAIN, input: request, ...traced },
       (span) => {
-        const answer = composeFromStep(single, steps);
+        const answer = composeFromStep(single, steps, tableRows);
         setSpanOutput(span, answer.text);
         return answer;
       },
@@ -136,7 +146,7 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
     return withSpan(
       { name: 'orchestrator.compose', kind: SpanKind.CHAIN, input: request, ...traced },
       (span) => {
-        const answer = composeOffline({ request, steps, profile });
+        const answer = composeOffline({ request, steps, profile, tableRows });
         setSpanOutput(span, answer.text);
         return answer;
       },
@@ -145,7 +155,7 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
   return withSpan(
     { name: 'orchestrator.compose', kind: SpanKind.LLM, input: request, ...traced },
     async (span) => {
-      const { body, citations } = renumbered(steps);
+      const { body, citations } = renumbered(steps, 'ids', tableRows);
       const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
         {
           role: 'system',
@@ -189,7 +199,7 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
           { err: error, model: llm.model, streamedChars: sent.text().length },
           'composing with the LLM failed; composing offline from the agents’ results',
         );
-        const offline = composeOffline({ request, steps, profile });
+        const offline = composeOffline({ request, steps, profile, tableRows });
         // Text already shown to the reader cannot be taken back: the answer keeps it, says it was
         // cut off, and goes on with the offline answer (same citation list: same steps).
         const text =
@@ -309,13 +319,18 @@ function createTrimmedSender(onText: ((text: string) => void) | undefined): {
  * {@link singleAnsweringStep}): the step's text as it is, its own sources in its own order (so its
  * `[n]` markers need no renumbering), then the same sections as any answer.
  */
-function composeFromStep(step: ComposeStep, steps: readonly ComposeStep[]): ComposedAnswer {
+function composeFromStep(
+  step: ComposeStep,
+  steps: readonly ComposeStep[],
+  tableRows: number,
+): ComposedAnswer {
   const citations = sourcesFromData(step.data).map((source) => ({
     ...source,
     agent: source.agent ?? step.agent,
   }));
   const text = joinSections([
     step.summary?.trim() ?? '',
+    tablesSection(step, tableRows),
     sourcesSection(citations),
     stepsNotDoneParagraph(steps),
     failedStepsParagraph(steps),
@@ -329,6 +344,8 @@ export interface ComposeOfflineOptions {
   steps: readonly ComposeStep[];
   /** Greets the user by name; `brief` keeps each step's first paragraph. */
   profile?: ComposerProfile | undefined;
+  /** The most rows of a step's table shown. @default 20 */
+  tableRows?: number | undefined;
 }
 
 /**
@@ -341,7 +358,11 @@ export interface ComposeOfflineOptions {
  * composeOffline({ request: 'Capital of France?', steps }).text;
  * // 'Here is what the agents found.\n\n**Search the web (on the web)**\nParis [1].\n\nSources\n[1] Paris — https://…'
  */
-export function composeOffline({ steps, profile }: ComposeOfflineOptions): ComposedAnswer {
+export function composeOffline({
+  steps,
+  profile,
+  tableRows = DEFAULT_TABLE_ROWS,
+}: ComposeOfflineOptions): ComposedAnswer {
   const { body, citations } = renumbered(
     profile?.detailLevel === 'brief'
       ? steps.map((step) =>
@@ -349,6 +370,7 @@ export function composeOffline({ steps, profile }: ComposeOfflineOptions): Compo
         )
       : steps,
     'prose',
+    tableRows,
   );
   const lead = leadLine(steps);
   const text = joinSections([
@@ -373,7 +395,8 @@ export type StepNaming = 'ids' | 'prose';
 /** The completed steps' answers (renumbered) and the global citation list. */
 function renumbered(
   steps: readonly ComposeStep[],
-  naming: StepNaming = 'ids',
+  naming: StepNaming,
+  tableRows: number,
 ): { body: string; citations: Citation[] } {
   const completed = steps.filter((step) => step.state === 'completed');
   const { steps: rewritten, citations } = renumberCitations(
@@ -392,6 +415,10 @@ function renumbered(
     ),
   );
   const tasks = new Map(completed.map((step) => [step.id, step.task] as const));
+  // Rendered after the renumbering, so a `[n]` in a cell is shown as the agent wrote it.
+  const tables = new Map(
+    completed.map((step) => [step.id, tablesSection(step, tableRows)] as const),
+  );
   const body = rewritten
     .map((step) => {
       const effectiveTask = changed.get(step.id);
@@ -402,16 +429,26 @@ function renumbered(
         });
         const heading =
           effectiveTask === undefined ? `**${did}**` : `**${did}**, as changed by the approver`;
-        return `${heading}\n${step.summary}`;
+        return joinSections([`${heading}\n${step.summary}`, tables.get(step.id) ?? '']);
       }
       const heading =
         effectiveTask === undefined
           ? `**${step.id}** (${step.agent})`
           : `**${step.id}** (${step.agent}), carried out as changed at approval: ${oneLine(effectiveTask)}`;
-      return `${heading}\n${step.summary}`;
+      return joinSections([`${heading}\n${step.summary}`, tables.get(step.id) ?? '']);
     })
     .join('\n\n');
   return { body, citations };
+}
+
+/** How many rows of a step's table the answer shows unless told (ORCHESTRATOR_ANSWER_TABLE_ROWS). */
+const DEFAULT_TABLE_ROWS = 20;
+
+/** The step's tables (data part, then CSV/TSV files) as Markdown, separated by blank lines. */
+function tablesSection(step: ComposeStep, tableRows: number): string {
+  return stepTables(step)
+    .map((table) => renderTable(table, tableRows))
+    .join('\n\n');
 }
 
 /** Where an agent kind works, in words (matched on the agent's card name). */

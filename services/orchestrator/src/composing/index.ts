@@ -21,3 +21,15 @@ export { createCitationStream, localToGlobal } from './citation-stream';
 export type { CitationStream, ResolveMarker } from './citation-stream';
 export { renumberCitations, sourcesFromData } from './renumber-citations';
 export type { CitedStep, RenumberedCitations } from './renumber-citations';
+export {
+  MAX_CELL_CHARS,
+  MAX_CSV_BYTES,
+  MAX_TABLE_COLUMNS,
+  MAX_TABLE_ROWS,
+  parseDelimited,
+  renderTable,
+  stepTables,
+  tableFromData,
+  tableFromFilePart,
+} from './answer-tables';
+export type { FilePartLike, StepTable } from './answer-tables';

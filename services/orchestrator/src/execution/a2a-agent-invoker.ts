@@ -31,6 +31,7 @@ import type {
   StatusFingerprint,
 } from './node-outcome';
 import { AgentUnavailableError } from './agent-unavailable-error';
+import { MAX_TABLE_ROWS, tableFromFilePart, type StepTable } from '../composing/answer-tables';
 import { reportedFailure } from './classify-failure';
 import { renderNodeText } from './render-node-text';
 import { isRunHandover } from './run-handover';
@@ -548,6 +549,7 @@ class TaskTracker {
           status: 'completed',
           summary,
           ...dataOf(chosen.flatMap((artifact) => artifact.parts)),
+          ...tablesOf(chosen.flatMap((artifact) => artifact.parts)),
           ...ids,
         };
       }
@@ -618,6 +620,19 @@ function dataOf(parts: readonly Part[]): { data?: unknown } {
   const part = parts.find((entry) => entry.data !== undefined);
   return part === undefined ? {} : { data: part.data };
 }
+
+/** The tables of the CSV/TSV file parts (each parsed from its first MiB, first rows kept). */
+function tablesOf(parts: readonly Part[]): { tables?: StepTable[] } {
+  const tables = parts.flatMap((part) => {
+    if (part.raw === undefined) return [];
+    const table = tableFromFilePart(part, MAX_TABLE_ROWS);
+    return table === undefined ? [] : [table];
+  });
+  return tables.length === 0 ? {} : { tables: tables.slice(0, MAX_FILE_TABLES) };
+}
+
+/** The most CSV/TSV file parts of one result that are read as tables. */
+const MAX_FILE_TABLES = 5;
 
 /** The agent's own statement that a failure is transient: a data part `{ retryable: true }`. */
 function saysRetryable(parts: readonly Part[]): boolean {

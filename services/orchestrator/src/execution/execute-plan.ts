@@ -561,6 +561,7 @@ function applyOutcome(
       run.state = 'completed';
       run.summary = outcome.summary;
       if (outcome.data !== undefined) run.data = outcome.data;
+      if (outcome.tables !== undefined && outcome.tables.length > 0) run.tables = outcome.tables;
       delete run.error;
       delete run.failure;
       return undefined;

@@ -1,3 +1,4 @@
+import type { StepTable } from '../composing/answer-tables';
 import type {
   DependencyOutput,
   NodeInput,
@@ -55,6 +56,8 @@ export type NodeOutcome = (
       summary: string;
       /** The `result` artifact's data part (`sources`, `chunks`, …), if any. */
       data?: unknown;
+      /** The tables in the `result` artifact's CSV/TSV file parts (first rows kept). */
+      tables?: StepTable[] | undefined;
       /** The agent's task id. */
       taskId?: string | undefined;
     }
@@ -191,6 +194,8 @@ export interface NodeRun {
   endedAt?: number;
   summary?: string;
   data?: unknown;
+  /** The tables of the agent's CSV/TSV file parts (first rows kept), shown in the answer. */
+  tables?: StepTable[];
   error?: string;
   /** Set on a failed node: whether it failed for a reason of its task or of the fleet. */
   failure?: StepFailure;

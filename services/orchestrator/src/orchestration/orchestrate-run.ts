@@ -316,6 +316,7 @@ async function composeAndEnd(
       state: nodeRun?.state ?? 'skipped',
       summary: nodeRun?.summary,
       data: nodeRun?.data,
+      tables: nodeRun?.tables,
       error: nodeRun?.error,
       failure: nodeRun?.state === 'failed' ? nodeRun.failure : undefined,
     };
@@ -343,6 +344,7 @@ async function composeAndEnd(
         signal,
         onText: streamedStep === undefined ? (text) => published.push(text) : undefined,
         streamedStep,
+        tableRows: options.options.answerTableRows,
       }),
     );
   } catch (error) {

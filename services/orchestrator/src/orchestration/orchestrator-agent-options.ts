@@ -55,6 +55,8 @@ export interface OrchestratorAgentOptions {
    * (ORCHESTRATOR_PLAN_CONFIDENCE_THRESHOLD, ORCHESTRATOR_LOW_CONFIDENCE). @default { threshold: 0.5, mode: 'run' }
    */
   planConfidence?: PlanConfidenceSettings | undefined;
+  /** The most rows of a step's table the answer shows (ORCHESTRATOR_ANSWER_TABLE_ROWS). @default 20 */
+  answerTableRows?: number | undefined;
   /** How long a person has to decide an approval (HITL_TIMEOUT_SECONDS). @default 120 */
   hitlTimeoutSeconds?: number | undefined;
   /** This process, in the owner of its runner leases. @default a random UUID */
