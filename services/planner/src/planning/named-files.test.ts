@@ -11,9 +11,9 @@ describe('namedFiles', () => {
   });
 
   it('reads a path in a program by its last segment', () => {
-    expect(namedFiles("df = pd.read_csv('/data/sales.csv')\nprint(df.groupby('month'))")).toEqual(
-      ['sales.csv'],
-    );
+    expect(namedFiles("df = pd.read_csv('/data/sales.csv')\nprint(df.groupby('month'))")).toEqual([
+      'sales.csv',
+    ]);
   });
 
   it('ignores method calls, domains, e-mail addresses and URLs', () => {
