@@ -43,7 +43,7 @@ const shared = {
     '^@fleet/(gateway|orchestrator|planner|[a-z]+-agent)/(config|in-process)$':
       '<rootDir>/services/$1/src/$2.ts',
     // An agent's card builder (`./card`), for the planning evaluation's view of the real fleet.
-    '^@fleet/(rag|web|mail|code|reasoning)-agent/card$':
+    '^@fleet/(rag|web|mail|code|reasoning|tools)-agent/card$':
       '<rootDir>/services/$1-agent/src/agent/$1-card.ts',
     // The planner's planning entry (`./planning`), for the planning evaluation.
     '^@fleet/planner/planning$': '<rootDir>/services/planner/src/planning/index.ts',

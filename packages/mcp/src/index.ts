@@ -23,6 +23,7 @@ export {
   McpToolError,
 } from './mcp-errors';
 export {
+  bearerTokenEnvironment,
   httpServerConfigSchema,
   isStdioServerConfig,
   loadMcpServers,

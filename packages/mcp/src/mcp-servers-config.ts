@@ -201,3 +201,22 @@ export async function loadMcpServers({
   }
   return parseMcpServers(text, `MCP_SERVERS_FILE (${file})`);
 }
+
+/**
+ * The variables the servers' entries name for bearer tokens (`bearerTokenEnv`), taken from
+ * `environment`: what a connection's `env` option needs, and nothing more of the environment.
+ *
+ * @example
+ * createMcpConnection(name, config, { env: bearerTokenEnvironment(servers, process.env) });
+ */
+export function bearerTokenEnvironment(
+  servers: ReadonlyMap<string, McpServerConfig>,
+  environment: Readonly<Record<string, string | undefined>>,
+): Record<string, string | undefined> {
+  const names = [...servers.values()].flatMap((server) =>
+    'bearerTokenEnv' in server && server.bearerTokenEnv !== undefined
+      ? [server.bearerTokenEnv]
+      : [],
+  );
+  return Object.fromEntries(names.map((name) => [name, environment[name]]));
+}

@@ -12,7 +12,7 @@ import {
   type Environment,
   type LoadConfigOptions,
 } from '@fleet/config';
-import type { McpServerConfig } from '@fleet/mcp';
+import { bearerTokenEnvironment, type McpServerConfig } from '@fleet/mcp';
 import { isTimeZone } from './tools/current-time';
 
 /** Every variable the reasoning agent reads (docs/architecture.md §1, §8, §10, §11). */
@@ -91,7 +91,7 @@ export function loadReasoningAgentConfig(
 /**
  * The bearer tokens the MCP servers' entries name (`bearerTokenEnv`), read from the environment
  * here so that the service reads it in one module (CONTRIBUTING.md convention 15); only the named
- * variables are passed on.
+ * variables are passed on (`bearerTokenEnvironment`).
  *
  * @example
  * createMcpToolbox({ servers, connection: { env: mcpTokenEnvironment(servers) } });
@@ -100,10 +100,5 @@ export function mcpTokenEnvironment(
   servers: ReadonlyMap<string, McpServerConfig>,
   environment: Environment = process.env,
 ): Record<string, string | undefined> {
-  const names = [...servers.values()].flatMap((server) =>
-    'bearerTokenEnv' in server && server.bearerTokenEnv !== undefined
-      ? [server.bearerTokenEnv]
-      : [],
-  );
-  return Object.fromEntries(names.map((name) => [name, environment[name]]));
+  return bearerTokenEnvironment(servers, environment);
 }

@@ -14,7 +14,12 @@ import {
   type LoadConfigOptions,
 } from '@fleet/config';
 import { FleetError } from '@fleet/errors';
-import { loadMcpServers, parseMcpServers, type McpServerConfig } from '@fleet/mcp';
+import {
+  bearerTokenEnvironment,
+  loadMcpServers,
+  parseMcpServers,
+  type McpServerConfig,
+} from '@fleet/mcp';
 import { DEFAULT_FILESYSTEM_SERVER, defaultFilesystemServer } from './servers';
 
 /** Every variable the tools agent reads (docs/architecture.md §1, §8, §10, §11). */
@@ -114,7 +119,7 @@ export function loadToolsAgentConfig(
 /** The servers {@link loadToolServers} found, and where their bearer tokens are read. */
 export interface ToolServers {
   servers: Map<string, McpServerConfig>;
-  /** `bearerTokenEnv` names are looked up here (the process environment). */
+  /** The bearer tokens the entries name (`bearerTokenEnvironment`), nothing else. */
   env: Record<string, string | undefined>;
   /** Where the servers came from, for the start-up log. */
   source: 'MCP_SERVERS' | 'MCP_SERVERS_FILE' | 'TOOLS_AGENT_FILESYSTEM_DIR' | 'none';
@@ -132,12 +137,11 @@ export async function loadToolServers(
   config: Pick<ToolsAgentConfig, 'mcpServers' | 'mcpServersFile' | 'filesystemDir'>,
   environment: Environment = process.env,
 ): Promise<ToolServers> {
-  const env = { ...environment };
   if (config.mcpServers !== undefined || config.mcpServersFile !== undefined) {
     const servers = await loadMcpServers({ json: config.mcpServers, file: config.mcpServersFile });
     return {
       servers,
-      env,
+      env: bearerTokenEnvironment(servers, environment),
       source: config.mcpServers !== undefined ? 'MCP_SERVERS' : 'MCP_SERVERS_FILE',
     };
   }
@@ -146,9 +150,9 @@ export async function loadToolServers(
       servers: new Map([
         [DEFAULT_FILESYSTEM_SERVER, defaultFilesystemServer(config.filesystemDir)],
       ]),
-      env,
+      env: {},
       source: 'TOOLS_AGENT_FILESYSTEM_DIR',
     };
   }
-  return { servers: new Map(), env, source: 'none' };
+  return { servers: new Map(), env: {}, source: 'none' };
 }

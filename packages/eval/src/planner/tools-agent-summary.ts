@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { toolSkillId, type AgentSummary } from '@fleet/a2a';
+import { agentSummaryOf, toolSkillId, type AgentSummary } from '@fleet/a2a';
+import { buildToolsCard } from '@fleet/tools-agent/card';
 import { parseJson } from '@fleet/errors';
 import { CASES_DIR } from './planner-cases';
 
@@ -38,10 +39,8 @@ export const MCP_TOOLS_FILE = path.join(CASES_DIR, 'mcp-tools.json');
 /**
  * The tools agent as the planner sees it, with the tools of the MCP servers in
  * `cases/mcp-tools.json` (real `tools/list` answers of server-filesystem, server-memory and
- * server-postgres), written as the tools agent's card writes them (its card builder is not an
- * entry of its package): its description, and one skill per tool with id `<server>/<tool>`, the
- * tool's title and description, the tags `mcp`, `mcp-server:<server>`, `approval:required|none`,
- * `read-only` or `destructive`, and the example `<server>/<tool> {"<required>":"…"}`.
+ * server-postgres): the tools agent's own card builder over those listings, summarised with
+ * `agentSummaryOf` as the orchestrator does, so a change to the card shows in the evaluation.
  *
  * @example
  * const agents = [...fleetAgents(), toolsAgentSummary()];
@@ -52,28 +51,33 @@ export function toolsAgentSummary({ file = MCP_TOOLS_FILE }: { file?: string } =
     schema: toolListingSchema,
     subject: file,
   });
-  const names = listing.servers.map((entry) => entry.server).join(', ');
-  return {
-    name: 'tools-agent',
-    description: `Calls the tools of MCP servers (${names}): each skill is one tool, id "<server>/<tool>". Name the tool (the skill, or "<server>/<tool>" in the text) and give its arguments as a JSON object, or describe the task and the model picks the tool and arguments. Tools tagged approval:required wait for a person's approval (TASK_STATE_AUTH_REQUIRED, the exact arguments as the preview; a denial calls nothing); read-only tools of trusted servers run at once. The result artifact holds the tool's text, its structured output as a data part and its images, audio and resources as file parts.`,
-    skills: listing.servers.flatMap(({ server, tools }) =>
-      tools.map((tool) => {
-        const id = toolSkillId(server, tool.name);
-        const example = Object.fromEntries(tool.required.map((name) => [name, '…']));
-        return {
-          id,
-          name: tool.title ?? tool.name,
-          description: tool.description ?? `The tool "${tool.name}" of the MCP server "${server}".`,
-          tags: [
-            'mcp',
-            `mcp-server:${server}`,
-            `approval:${tool.approval}`,
-            ...(tool.readOnly ? ['read-only'] : []),
-            ...(tool.destructive && !tool.readOnly ? ['destructive'] : []),
-          ],
-          examples: [`${id} ${JSON.stringify(example)}`],
-        };
-      }),
-    ),
-  };
+  const card = buildToolsCard({
+    url: 'http://127.0.0.1:1',
+    servers: listing.servers.map(({ server, tools }) => ({
+      name: server,
+      status: 'ready' as const,
+      truncated: false,
+      tools: tools.map((tool) => ({
+        server,
+        skillId: toolSkillId(server, tool.name),
+        approval: { required: tool.approval === 'required', risk: 'low' as const, reason: '' },
+        tool: {
+          name: tool.name,
+          title: tool.title,
+          description: tool.description,
+          inputSchema: { type: 'object' as const, required: tool.required },
+          outputSchema: undefined,
+          annotations: undefined,
+          hints: {
+            readOnly: tool.readOnly,
+            destructive: tool.destructive,
+            idempotent: false,
+            openWorld: true,
+          },
+          approval: undefined,
+        },
+      })),
+    })),
+  });
+  return agentSummaryOf(card);
 }
