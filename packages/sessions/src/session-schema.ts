@@ -7,6 +7,7 @@ import {
   nodeStateSchema,
   planSchema,
   riskSchema,
+  runFileSchema,
   runStateSchema,
   runUsageSchema,
   stepFailureSchema,
@@ -92,6 +93,8 @@ export const sessionNodeSchema = z.object({
   approvalId: z.string().optional(),
   /** The task as actually carried out, when a person's instructions changed it. */
   effectiveTask: z.string().optional(),
+  /** The ids of the files the step made that the run keeps (the session's `files`). */
+  files: z.array(z.string()).optional(),
 });
 export type SessionNode = z.infer<typeof sessionNodeSchema>;
 
@@ -158,6 +161,11 @@ export const sessionSchema = z.object({
    * it instead of starting from nothing.
    */
   usage: z.array(stepUsageSchema).optional(),
+  /**
+   * The files the run keeps (the steps' and the request's attachments), in the order they came;
+   * the bytes are in the file store (`GET /v1/files/{id}/content`).
+   */
+  files: z.array(runFileSchema).optional(),
   /**
    * Why the run failed, when it did (status `failed`): the fleet's failure, or what went wrong
    * with the steps of a run answered with that explanation (its `result`).

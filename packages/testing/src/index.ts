@@ -107,3 +107,8 @@ export type {
   StartRedisServerOptions,
   TestRedisServer,
 } from './process/start-redis-server';
+export { createMemoryRunFileStore } from './files/create-memory-run-file-store';
+export type {
+  MemoryRunFileStore,
+  MemoryRunFileStoreOptions,
+} from './files/create-memory-run-file-store';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { planSchema } from './plan';
+import { runFileSchema } from './files';
+import { MAX_NODE_FILES, planSchema } from './plan';
 import { toolPolicySchema } from './tool-policy';
 
 /**
@@ -195,6 +196,14 @@ export const planRequestSchema = z.object({
     feedback: z.string().optional(),
     /** The plan that was denied, for context. */
     previousPlan: planSchema.optional(),
+    /**
+     * The files that came with the request (attachments): a step that needs one names it in its
+     * `files`, and the orchestrator sends it with the step.
+     */
+    files: z
+      .array(z.object({ name: z.string(), mediaType: z.string(), size: z.number().int().min(0) }))
+      .max(MAX_NODE_FILES)
+      .optional(),
   }),
 });
 export type PlanRequest = z.infer<typeof planRequestSchema>['planRequest'];
@@ -394,6 +403,22 @@ export const progressEventSchema = z.discriminatedUnion('type', [
     inputId: z.string(),
     status: approvalStatusSchema,
   }),
+  z.object({
+    /**
+     * A file the run keeps: made by a step (`nodeId`, `agent`) or brought by the request
+     * (`source: 'attachment'`), readable at `GET /v1/files/{id}/content`.
+     */
+    type: z.literal('file-ready'),
+    file: runFileSchema,
+  }),
+  z.object({
+    /** A file a step made that the run did not keep (refused type, too large, store down). */
+    type: z.literal('file-refused'),
+    nodeId: z.string().optional(),
+    agent: z.string().optional(),
+    name: z.string(),
+    reason: z.string(),
+  }),
   z.object({ type: z.literal('compose-start') }),
   z.object({ type: z.literal('run-end'), state: z.enum(['completed', 'failed', 'canceled']) }),
 ]);
@@ -427,6 +452,8 @@ export const nodeReportSchema = z.object({
   error: z.string().optional(),
   /** Set on a step that failed: whether for a reason of its task or of the fleet. */
   failure: stepFailureSchema.optional(),
+  /** The ids of the files the step made that the run keeps (`RunResult.files`). */
+  files: z.array(z.string()).optional(),
 });
 export type NodeReport = z.infer<typeof nodeReportSchema>;
 
@@ -479,5 +506,7 @@ export const runResultSchema = z.object({
   usage: runUsageSchema.optional(),
   /** How much of the work was done (absent from orchestrators that predate it). */
   state: runStateSchema.optional(),
+  /** The files the run keeps: the steps' and the request's (absent: none, or an older orchestrator). */
+  files: z.array(runFileSchema).optional(),
 });
 export type RunResult = z.infer<typeof runResultSchema>;

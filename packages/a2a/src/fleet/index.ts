@@ -106,3 +106,26 @@ export {
   toolOfSkill,
 } from './tool-skills';
 export type { AgentListing, ToolApproval } from './tool-skills';
+export {
+  checkRunFile,
+  cleanRunFileName,
+  filesCommandSchema,
+  INLINE_RUN_FILE_TYPES,
+  isInlineImage,
+  MAX_RUN_FILE_NAME_LENGTH,
+  newRunFileId,
+  RUN_FILE_ID_PATTERN,
+  RUN_FILE_TYPES,
+  runFileContentPath,
+  runFileIdSchema,
+  runFileSchema,
+  runFileSourceSchema,
+} from './files';
+export type {
+  FilesCommand,
+  RunFile,
+  RunFileCheck,
+  RunFileSource,
+  RunFileStore,
+  RunFileUpload,
+} from './files';

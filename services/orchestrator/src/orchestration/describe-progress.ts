@@ -1,4 +1,4 @@
-import type { ProgressEvent } from '@fleet/a2a';
+import { runFileContentPath, type ProgressEvent } from '@fleet/a2a';
 
 /**
  * The line a person reads for a progress event (the gateway streams it as
@@ -65,6 +65,16 @@ export function describeProgress(event: ProgressEvent): string {
         : `Question ${event.inputId}: ${event.status.replace('_', ' ')}.`;
     case 'approval-end':
       return `Approval ${event.approvalId}: ${event.status.replace('_', ' ')}${event.instructions ? ` with instructions (${event.mode ?? 'enhance'}): ${trimEnd(event.instructions)}` : ''}.`;
+    case 'file-ready': {
+      const { file } = event;
+      const from =
+        file.source === 'attachment'
+          ? 'from the request'
+          : `from step ${file.nodeId ?? '?'} (${file.agent ?? '?'})`;
+      return `File ${file.name} (${file.mediaType}, ${formatSize(file.size)}) ${from}: ${runFileContentPath(file.id)}.`;
+    }
+    case 'file-refused':
+      return `File ${event.name}${event.nodeId === undefined ? '' : ` from step ${event.nodeId}${event.agent === undefined ? '' : ` (${event.agent})`}`} was not kept: ${trimEnd(event.reason)}.`;
     case 'compose-start':
       return 'Writing the answer.';
     case 'run-end':
@@ -84,6 +94,13 @@ const PLAN_SOURCES: Record<'llm' | 'heuristic' | 'request', string> = {
   heuristic: 'made by keyword matching',
   request: 'given with the request',
 };
+
+/** A byte count a person reads: `812 B`, `14.2 KiB`, `1.0 MiB`. */
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
 
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
