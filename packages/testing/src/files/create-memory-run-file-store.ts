@@ -8,6 +8,15 @@ import {
 } from '@fleet/a2a';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '@fleet/errors';
 
+/** `work`'s value, or its throw as a rejection. */
+function settle<T>(work: () => T): Promise<T> {
+  try {
+    return Promise.resolve(work());
+  } catch (error) {
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+}
+
 /** Options for {@link createMemoryRunFileStore}. */
 export interface MemoryRunFileStoreOptions {
   /** Largest file kept, in bytes. @default 16777216 (16 MiB) */
@@ -45,55 +54,60 @@ export function createMemoryRunFileStore({
 
   return {
     stored,
-    async put({ tenant, files, sessionId, nodeId, agent, source, expiresAt }) {
-      const kept = files.map((upload, index) => {
-        const name = cleanRunFileName(upload.name, `file-${index + 1}`);
-        if (upload.bytes.byteLength > maxFileBytes) {
-          throw new PayloadTooLargeError(`${name} is larger than ${maxFileBytes} bytes.`);
-        }
-        const check = checkRunFile({ name, mediaType: upload.mediaType, bytes: upload.bytes });
-        if (!check.ok) throw new ValidationError(check.reason, { param: 'file' });
-        const bytes = Buffer.from(upload.bytes);
-        const file: RunFile = {
-          id: newRunFileId(),
-          name,
-          mediaType: check.mediaType,
-          size: bytes.byteLength,
-          sha256: createHash('sha256').update(bytes).digest('hex'),
-          source,
-          ...(sessionId === undefined ? {} : { sessionId }),
-          ...(nodeId === undefined ? {} : { nodeId }),
-          ...(agent === undefined ? {} : { agent }),
-          createdAt: new Date(now()).toISOString(),
-          expiresAt,
-        };
-        return { tenant, file, bytes };
+    put({ tenant, files, sessionId, nodeId, agent, source, expiresAt }) {
+      return settle(() => {
+        const kept = files.map((upload, index) => {
+          const name = cleanRunFileName(upload.name, `file-${index + 1}`);
+          if (upload.bytes.byteLength > maxFileBytes) {
+            throw new PayloadTooLargeError(`${name} is larger than ${maxFileBytes} bytes.`);
+          }
+          const check = checkRunFile({ name, mediaType: upload.mediaType, bytes: upload.bytes });
+          if (!check.ok) throw new ValidationError(check.reason, { param: 'file' });
+          const bytes = Buffer.from(upload.bytes);
+          const file: RunFile = {
+            id: newRunFileId(),
+            name,
+            mediaType: check.mediaType,
+            size: bytes.byteLength,
+            sha256: createHash('sha256').update(bytes).digest('hex'),
+            source,
+            ...(sessionId === undefined ? {} : { sessionId }),
+            ...(nodeId === undefined ? {} : { nodeId }),
+            ...(agent === undefined ? {} : { agent }),
+            createdAt: new Date(now()).toISOString(),
+            expiresAt,
+          };
+          return { tenant, file, bytes };
+        });
+        stored.push(...kept);
+        return kept.map((entry) => entry.file);
       });
-      stored.push(...kept);
-      return kept.map((entry) => entry.file);
     },
-    async get({ tenant, id }) {
-      const { file, bytes } = find(tenant, id);
-      return { file, bytes };
+    get({ tenant, id }) {
+      return settle(() => find(tenant, id));
     },
-    async info({ tenant, id }) {
-      return find(tenant, id).file;
+    info({ tenant, id }) {
+      return settle(() => find(tenant, id).file);
     },
-    async list({ tenant, sessionId }) {
-      return stored
-        .filter(
-          (entry) =>
-            entry.tenant === tenant &&
-            entry.file.sessionId === sessionId &&
-            Date.parse(entry.file.expiresAt) > now(),
-        )
-        .map((entry) => entry.file);
+    list({ tenant, sessionId }) {
+      return settle(() =>
+        stored
+          .filter(
+            (entry) =>
+              entry.tenant === tenant &&
+              entry.file.sessionId === sessionId &&
+              Date.parse(entry.file.expiresAt) > now(),
+          )
+          .map((entry) => entry.file),
+      );
     },
-    async remove({ tenant, id }) {
-      const index = stored.findIndex((entry) => entry.tenant === tenant && entry.file.id === id);
-      if (index < 0) return false;
-      stored.splice(index, 1);
-      return true;
+    remove({ tenant, id }) {
+      return settle(() => {
+        const index = stored.findIndex((entry) => entry.tenant === tenant && entry.file.id === id);
+        if (index < 0) return false;
+        stored.splice(index, 1);
+        return true;
+      });
     },
   };
 }
