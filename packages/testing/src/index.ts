@@ -112,3 +112,12 @@ export type {
   MemoryRunFileStore,
   MemoryRunFileStoreOptions,
 } from './files/create-memory-run-file-store';
+export { encodePng } from './files/encode-png';
+export type { EncodePngOptions } from './files/encode-png';
+export {
+  CHART_AGENT_CARD,
+  CHART_AGENT_TEXT,
+  createChartExecutor,
+  defaultChartFiles,
+} from './sdk-agents/chart-executor';
+export type { ChartExecutorOptions, ChartFile } from './sdk-agents/chart-executor';

@@ -26,8 +26,11 @@ export type SdkTaskState =
   | 'TASK_STATE_CANCELED'
   | 'TASK_STATE_REJECTED';
 
-/** A part as v1.0 wire JSON: `{ text }` or `{ data }`. */
-export type WirePart = { text: string } | { data: unknown; mediaType?: string };
+/** A part as v1.0 wire JSON: `{ text }`, `{ data }` or a file `{ raw }` (base64). */
+export type WirePart =
+  | { text: string }
+  | { data: unknown; mediaType?: string }
+  | { raw: string; filename?: string; mediaType?: string };
 
 /** The ids an event of the current turn carries. */
 export type TurnIds = Pick<RequestContext, 'taskId' | 'contextId'>;
