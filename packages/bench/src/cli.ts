@@ -10,6 +10,7 @@ import {
   type OrchestrationBenchOptions,
 } from './orchestration-bench';
 import { HNSW_INDEX_OPTIONS } from '@fleet/rag-agent/store';
+import { formatFilesBench, runFilesBench } from './files-bench';
 import { formatMcpBench, runMcpBench } from './mcp-bench';
 import { formatRagBench, runRagBench, type RagBenchOptions } from './rag-bench';
 import { formatTenantsBench, runTenantsBench, type TenantsBenchOptions } from './tenants-bench';
@@ -41,6 +42,9 @@ Benchmarks:
   mcp            One MCP tool call (server-everything's echo over stdio) straight from the
                  official SDK's client and the same call as an A2A task of the tools agent,
                  interleaved in one run: what the tools agent adds at p50 (goal ≤ 2 ms).
+  files          A 1 MB PNG from the real code agent (bubblewrap) to the client: the same run
+                 with and without writing it (what the file adds), and the stored PNG read
+                 through the gateway's Files API against straight from PostgreSQL, interleaved.
 
 Options (gateway):
   --rounds N        sequential rounds, each interleaving every target       (default 15)
@@ -103,6 +107,13 @@ Options (mcp):
   --tools-agent-node-args="A B"  extra node arguments for the tools agent process
                     (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
 
+Options (files):
+  --rounds N        interleaved rounds (two runs, then the reads)           (default 20)
+  --reads N         reads each way per round                                (default 10)
+  --database-url U  a PostgreSQL server with pgvector (default: DATABASE_URL, else an embedded
+                    PGlite the bench serves over the wire protocol)
+  --quick           5 rounds
+
 Common:
   --json            print the raw result as JSON
   -h, --help        this help
@@ -163,6 +174,7 @@ async function main(): Promise<number> {
       m: { type: 'string' },
       'ef-construction': { type: 'string' },
       'database-url': { type: 'string' },
+      reads: { type: 'string' },
       quick: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
@@ -173,7 +185,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return values.help ? 0 : 2;
   }
-  if (!['gateway', 'mcp', 'orchestration', 'rag', 'tenants', 'ttft'].includes(benchmark)) {
+  if (!['files', 'gateway', 'mcp', 'orchestration', 'rag', 'tenants', 'ttft'].includes(benchmark)) {
     process.stderr.write(`Unknown benchmark '${benchmark}'.\n\n${HELP}\n`);
     return 2;
   }
@@ -188,6 +200,19 @@ async function main(): Promise<number> {
     value === undefined
       ? fallback
       : value.split(',').map((item) => number(item.trim().replace(/k$/i, '000'), 0));
+  if (benchmark === 'files') {
+    const result = await runFilesBench({
+      root: path.resolve(__dirname, '../../..'),
+      rounds: number(values.rounds, values.quick ? 5 : 20),
+      readsPerRound: number(values.reads, 10),
+      databaseUrl: values['database-url'] ?? (process.env['DATABASE_URL'] || undefined),
+      redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+    });
+    process.stdout.write(
+      values.json ? `${JSON.stringify(result, null, 2)}\n` : `\n${formatFilesBench(result)}\n`,
+    );
+    return 0;
+  }
   if (benchmark === 'mcp') {
     const result = await runMcpBench({
       root: path.resolve(__dirname, '../../..'),

@@ -31,3 +31,5 @@ export { openDatabase } from './open-database';
 export type { Database, DatabaseLogger, OpenDatabaseOptions } from './open-database';
 export { StartupError } from './startup-error';
 export { withTransaction } from './with-transaction';
+export { startEmbeddedServer } from './start-embedded-server';
+export type { EmbeddedServer, StartEmbeddedServerOptions } from './start-embedded-server';
