@@ -3,6 +3,7 @@
 // nowhere else.
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
+import type { RunFileStore } from '@fleet/a2a';
 import { A2AClient } from '@fleet/a2a/client';
 import { CONSOLE_BUNDLE_DIR, consoleIsBuilt } from '@fleet/console';
 import { runMain, startServer } from '@fleet/http';
@@ -55,6 +56,18 @@ function createAgentClients() {
       ingestTimeoutMs: config.documentIngestTimeoutMs,
     }),
   };
+}
+
+/**
+ * The fleet's file store (run files), on the RAG agent like the documents: undefined without the
+ * internal token. MERGE POINT: returns undefined until `createRunFilesClient` (`@fleet/a2a/client`)
+ * is on this branch; then it is
+ * `createRunFilesClient({ client: new A2AClient({ url: `${config.ragAgentUrl}/a2a`, token }), agentUrl: config.ragAgentUrl })`
+ * (its options as that client defines them), and `/v1/files` and `file-…` attachments work.
+ */
+function openRunFileStore(settings: typeof config): RunFileStore | undefined {
+  if (settings.internalToken === undefined) return undefined;
+  return undefined;
 }
 
 /** `X-Routing-Mode: auto`: the upstream model decides; offline or failing, the heuristic does. */
@@ -111,6 +124,11 @@ async function main(): Promise<void> {
       inline: config.toolPermissions,
     }),
     documents,
+    files: openRunFileStore(config),
+    attachmentLimits: {
+      maxAttachments: config.maxAttachments,
+      maxAttachmentBytes: config.maxAttachmentBytes,
+    },
     uploadLimit: config.uploadLimit,
     sessions,
     memory,
