@@ -85,7 +85,10 @@ const inputFilePartSchema = fileFieldsSchema.extend({ type: z.literal('input_fil
 
 /** A part's type, when it is an object with a string `type`. */
 function partType(part: unknown): string | undefined {
-  return typeof part === 'object' && part !== null && 'type' in part && typeof part.type === 'string'
+  return typeof part === 'object' &&
+    part !== null &&
+    'type' in part &&
+    typeof part.type === 'string'
     ? part.type
     : undefined;
 }
@@ -126,7 +129,10 @@ function fromDataUrl(
 }
 
 /** `file_data`: a data URL, or bare base64. */
-function fromFileData(data: string, param: string): { mediaType: string | undefined; base64: string } {
+function fromFileData(
+  data: string,
+  param: string,
+): { mediaType: string | undefined; base64: string } {
   return data.startsWith('data:') || /^https?:/i.test(data)
     ? fromDataUrl(data, param)
     : { mediaType: undefined, base64: data };
@@ -148,7 +154,12 @@ function fileRef(
   }
   if (fields.file_data !== undefined && fields.file_id === undefined) {
     const dataParam = `${param}.file_data`;
-    return { kind: 'data', param: dataParam, filename, ...fromFileData(fields.file_data, dataParam) };
+    return {
+      kind: 'data',
+      param: dataParam,
+      filename,
+      ...fromFileData(fields.file_data, dataParam),
+    };
   }
   throw new BadRequestError(
     `${param} needs exactly one of file_data (with filename) or file_id${responses ? '' : ' in file'}.`,
@@ -172,7 +183,12 @@ export function collectAttachments(content: unknown, prefix: string): Attachment
     switch (partType(part)) {
       case 'image_url': {
         const { image_url: image } = parsePart(chatImagePartSchema, part, param);
-        refs.push({ kind: 'data', param: `${param}.image_url.url`, filename: undefined, ...fromDataUrl(image.url, `${param}.image_url.url`) });
+        refs.push({
+          kind: 'data',
+          param: `${param}.image_url.url`,
+          filename: undefined,
+          ...fromDataUrl(image.url, `${param}.image_url.url`),
+        });
         break;
       }
       case 'file': {
@@ -184,9 +200,19 @@ export function collectAttachments(content: unknown, prefix: string): Attachment
         const image = parsePart(inputImagePartSchema, part, param);
         if (image.image_url != null && image.file_id == null) {
           const where = `${param}.image_url`;
-          refs.push({ kind: 'data', param: where, filename: undefined, ...fromDataUrl(image.image_url, where) });
+          refs.push({
+            kind: 'data',
+            param: where,
+            filename: undefined,
+            ...fromDataUrl(image.image_url, where),
+          });
         } else if (image.file_id != null && image.image_url == null) {
-          refs.push({ kind: 'id', param: `${param}.file_id`, fileId: image.file_id, filename: undefined });
+          refs.push({
+            kind: 'id',
+            param: `${param}.file_id`,
+            fileId: image.file_id,
+            filename: undefined,
+          });
         } else {
           throw new BadRequestError(`${param} needs exactly one of image_url or file_id.`, {
             param,
@@ -199,6 +225,7 @@ export function collectAttachments(content: unknown, prefix: string): Attachment
         refs.push(fileRef(fields, param, { responses: true }));
         break;
       }
+      case undefined:
       default:
         break;
     }

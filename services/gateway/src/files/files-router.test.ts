@@ -161,7 +161,8 @@ describe('the Files API (/v1/files)', () => {
       .set('Authorization', `Bearer ${TEST_KEY}`);
     expect(res.status).toBe(200);
     expect(res.body.object).toBe('list');
-    expect(res.body.data.map((file: { id: string }) => file.id)).toEqual([
+    const listed = res.body as { data: { id: string }[] };
+    expect(listed.data.map((file) => file.id)).toEqual([
       chart.id,
       csv.id,
       html.id,

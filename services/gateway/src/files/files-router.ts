@@ -181,7 +181,7 @@ export function filesRouter({ files }: FilesRouterOptions): Router {
     const sessionId = req.query['session_id'];
     if (typeof sessionId !== 'string' || sessionId === '' || sessionId.length > 200) {
       throw new BadRequestError(
-        'GET /v1/files lists one session\'s files: add ?session_id=<session id>.',
+        "GET /v1/files lists one session's files: add ?session_id=<session id>.",
         { param: 'session_id' },
       );
     }
