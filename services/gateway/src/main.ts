@@ -59,11 +59,12 @@ function createAgentClients() {
 }
 
 /**
- * The fleet's file store (run files), on the RAG agent like the documents: undefined without the
- * internal token. MERGE POINT: returns undefined until `createRunFilesClient` (`@fleet/a2a/client`)
- * is on this branch; then it is
- * `createRunFilesClient({ client: new A2AClient({ url: `${config.ragAgentUrl}/a2a`, token }), agentUrl: config.ragAgentUrl })`
- * (its options as that client defines them), and `/v1/files` and `file-…` attachments work.
+ * The fleet's file store (run files: `/v1/files`, attachments sent by `file-…` id), on the RAG
+ * agent like the documents; undefined without the internal token.
+ *
+ * MERGE POINT: `createRunFilesClient` (`@fleet/a2a/client`) is not on this branch yet, so this
+ * returns undefined (those routes answer 503). Once it is, the body is:
+ * `return createRunFilesClient({ client: new A2AClient({ url: `${settings.ragAgentUrl}/a2a`, token: settings.internalToken }), agentUrl: settings.ragAgentUrl });`
  */
 function openRunFileStore(settings: typeof config): RunFileStore | undefined {
   if (settings.internalToken === undefined) return undefined;
