@@ -97,6 +97,25 @@ export interface SessionView {
   inputs: InputView[];
   result: { text: string; citations: Citation[]; composer: string; failedNodes: string[] } | null;
   error: string | null;
+  /** The files the run keeps (its steps' and the request's attachments), oldest first. */
+  files?: FileView[];
+}
+
+/**
+ * A run file as a session lists it: a step's output (`source: 'step'`) or an attachment. Its
+ * bytes are at `url` (`/v1/files/{id}/content`, with the API key); `size` in bytes, times ISO-8601.
+ */
+export interface FileView {
+  id: string;
+  name: string;
+  mediaType: string;
+  size: number;
+  source: 'step' | 'attachment';
+  nodeId?: string;
+  agent?: string;
+  createdAt: string;
+  expiresAt: string;
+  url: string;
 }
 
 export interface DocumentView {

@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import express from 'express';
 import type { Redis } from 'ioredis';
 import { Counter } from 'prom-client';
+import type { RunFileStore } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import {
   assertHeadersSentOnce,
@@ -28,6 +29,7 @@ import { createChatCompletionsHandler, type ChatCompletionsOptions } from './cha
 import { consoleRouter } from './console';
 import { documentsRouter, type DocumentsClient } from './documents';
 import { createEmbeddingsHandler } from './embeddings';
+import { filesRouter, type AttachmentLimits } from './files';
 import { memoryRouter } from './memory';
 import { modelsRoute } from './models';
 import { createRedisGate } from './redis';
@@ -71,6 +73,16 @@ export interface AppDependencies {
   toolPermissions?: ToolPermissions | undefined;
   /** The RAG agent's documents commands (`/v1/documents`); undefined without an internal token. */
   documents?: DocumentsClient | undefined;
+  /**
+   * The fleet's file store (run files: `GET /v1/files/{id}` and its content, attachments sent by
+   * `file-…` id); undefined without an internal token (those routes answer 503).
+   */
+  files?: RunFileStore | undefined;
+  /**
+   * Attachments per request and decoded bytes per attachment (`GATEWAY_MAX_ATTACHMENTS`,
+   * `GATEWAY_MAX_ATTACHMENT_BYTES`). @default 8 of 4 MiB
+   */
+  attachmentLimits?: AttachmentLimits | undefined;
   /** Largest document upload in bytes (`GATEWAY_UPLOAD_LIMIT`). @default 26214400 (25 MiB) */
   uploadLimit?: number;
   /** Sessions and approvals in Redis (`@fleet/sessions`): the sessions API and `X-Session-ID`. */
@@ -251,6 +263,8 @@ export function createApp({
   agents,
   toolPermissions,
   documents,
+  files,
+  attachmentLimits,
   uploadLimit = 25 * 1024 * 1024,
   sessions,
   memory,
@@ -299,6 +313,7 @@ export function createApp({
       v1.use(agentsRouter({ agents, toolPermissions }));
       v1.use(sessionsRouter({ store: sessions, orchestratorClient, logger, toolPermissions }));
       v1.use(documentsRouter({ documents, uploadLimit }));
+      v1.use(filesRouter({ files }));
       if (memory !== undefined) v1.use(memoryRouter({ store: memory }));
       root.use('/v1', v1);
       if (consoleDir !== undefined) root.use(consoleRouter({ bundleDir: consoleDir }));
@@ -323,6 +338,9 @@ export function createApp({
       }),
     passthroughModel: autoRouting?.passthroughModel,
     toolPermissions,
+    files,
+    documents,
+    attachmentLimits,
   };
   const handleHotPath = createHotPathHandler({
     keyRing,

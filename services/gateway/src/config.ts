@@ -112,6 +112,21 @@ export const configSpec = {
     example: '25mb',
     defaultText: '25mb',
   }),
+  maxAttachmentBytes: envVar({
+    name: 'GATEWAY_MAX_ATTACHMENT_BYTES',
+    schema: byteSizeSchema.prefault('4mb'),
+    description:
+      'Largest file (decoded) one attachment of an orchestration or reasoning request may be: an `image_url`/`file` content part (chat) or `input_image`/`input_file` (Responses), as a data URL, base64 or a file id (docs/files.md). 413 naming the part above it. All attachments of a request together stay within GATEWAY_BODY_LIMIT.',
+    example: '4mb',
+    defaultText: '4mb',
+  }),
+  maxAttachments: envVar({
+    name: 'GATEWAY_MAX_ATTACHMENTS',
+    schema: positiveIntSchema.max(16, 'expected at most 16').default(8),
+    description:
+      'Most attachments (files in the last user message) one orchestration or reasoning request may bring; 400 above it (docs/files.md).',
+    example: '8',
+  }),
   orchestratorUrl: envVar({
     name: 'ORCHESTRATOR_URL',
     schema: httpUrlSchema.default('http://127.0.0.1:8081'),

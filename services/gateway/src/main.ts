@@ -3,6 +3,7 @@
 // nowhere else.
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
+import type { RunFileStore } from '@fleet/a2a';
 import { A2AClient } from '@fleet/a2a/client';
 import { CONSOLE_BUNDLE_DIR, consoleIsBuilt } from '@fleet/console';
 import { runMain, startServer } from '@fleet/http';
@@ -55,6 +56,19 @@ function createAgentClients() {
       ingestTimeoutMs: config.documentIngestTimeoutMs,
     }),
   };
+}
+
+/**
+ * The fleet's file store (run files: `/v1/files`, attachments sent by `file-…` id), on the RAG
+ * agent like the documents; undefined without the internal token.
+ *
+ * MERGE POINT: `createRunFilesClient` (`@fleet/a2a/client`) is not on this branch yet, so this
+ * returns undefined (those routes answer 503). Once it is, the body is:
+ * `return createRunFilesClient({ client: new A2AClient({ url: `${settings.ragAgentUrl}/a2a`, token: settings.internalToken }), agentUrl: settings.ragAgentUrl });`
+ */
+function openRunFileStore(settings: typeof config): RunFileStore | undefined {
+  if (settings.internalToken === undefined) return undefined;
+  return undefined;
 }
 
 /** `X-Routing-Mode: auto`: the upstream model decides; offline or failing, the heuristic does. */
@@ -111,6 +125,11 @@ async function main(): Promise<void> {
       inline: config.toolPermissions,
     }),
     documents,
+    files: openRunFileStore(config),
+    attachmentLimits: {
+      maxAttachments: config.maxAttachments,
+      maxAttachmentBytes: config.maxAttachmentBytes,
+    },
     uploadLimit: config.uploadLimit,
     sessions,
     memory,

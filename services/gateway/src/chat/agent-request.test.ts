@@ -18,6 +18,9 @@ import {
  * field, before any session or A2A call. The double plays a sloppy orchestrator that records a
  * session for whatever arrives and fails runs without text, which is what clients got before.
  */
+/** The eight bytes every PNG starts with (enough for the gateway's type check). */
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
 describe('agent routes validate the conversation at the gateway', () => {
   let orchestrator: OrchestratorDouble;
   let reasoner: OrchestratorDouble;
@@ -186,7 +189,10 @@ describe('agent routes validate the conversation at the gateway', () => {
           role: 'user',
           content: [
             { type: 'text', text: 'Summarise ' },
-            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+            {
+              type: 'image_url',
+              image_url: { url: `data:image/png;base64,${PNG_SIGNATURE.toString('base64')}` },
+            },
             { type: 'text', text: 'it' },
           ],
         },
@@ -200,6 +206,30 @@ describe('agent routes validate the conversation at the gateway', () => {
       { role: 'assistant', content: '' },
       { role: 'tool', content: 'found' },
     ]);
+    expect(orchestrator.calls.at(-1)?.parts.filter((part) => part.raw !== undefined)).toEqual([
+      {
+        raw: PNG_SIGNATURE.toString('base64'),
+        filename: 'attachment-1.png',
+        mediaType: 'image/png',
+      },
+    ]);
+  });
+
+  it('refuses an image by http URL on an agent route: the gateway fetches none', async () => {
+    const response = await chat(offline, 'orchestration', {
+      model: 'fleet',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Describe' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          ],
+        },
+      ],
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.error.param).toBe('messages[0].content[1].image_url.url');
   });
 
   it('leaves passthrough alone: the upstream judges content', async () => {

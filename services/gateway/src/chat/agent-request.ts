@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { BadRequestError } from '@fleet/errors';
 import { boundedArray, boundedValidationError, MAX_ITEM_ISSUES } from '@fleet/http';
 import type { ChatCompletionRequest } from './chat-completion-request';
+import { collectAttachments, type AttachmentRef } from '../files/attachments';
 import { messageText } from './message-text';
 
 /** One part of an array `content` (`text`, `image_url`, `input_audio`, …); a text part's text is a string. */
@@ -136,4 +137,21 @@ export function assertAgentRequest(
       { param: 'messages' },
     );
   }
+}
+
+/**
+ * The files the last user message of a chat request brings: `image_url` parts (data URLs only)
+ * and `file` parts (`file_data` or `file_id`), named `messages[i].content[j]…`. Files in earlier
+ * messages are not sent (the history the agents get is text).
+ *
+ * @throws BadRequestError (400) naming the part: an http(s) URL, a malformed data URL, a file
+ *   part without data or id.
+ */
+export function chatAttachments(request: ChatCompletionRequest): AttachmentRef[] {
+  const lastUser = request.messages.map((message) => message.role).lastIndexOf('user');
+  if (lastUser === -1) return [];
+  return collectAttachments(
+    request.messages[lastUser]?.['content'],
+    `messages[${lastUser}].content`,
+  );
 }

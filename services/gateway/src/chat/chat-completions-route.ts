@@ -10,6 +10,10 @@ import { resumeSession } from '../sessions';
 import type { UpstreamClient } from '../upstream';
 import { combineObservers, NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
 import type { ToolPermissions } from '../tool-permissions';
+import type { RunFileStore } from '@fleet/a2a';
+import type { DocumentsClient } from '../documents/documents-client';
+import type { AttachmentLimits } from '../files/attachments';
+import { chatAttachments } from './agent-request';
 import { chatCompletionRequestSchema } from './chat-completion-request';
 import { RESUME_HEADERS, routeRequest, type RequestApi } from './route-request';
 import { tracePassthrough } from './trace-passthrough';
@@ -49,6 +53,15 @@ export interface ChatCompletionsOptions {
    * reasoning request. @default every tool permitted
    */
   toolPermissions?: ToolPermissions | undefined;
+  /** The fleet's file store: attachments sent by run file id (`file-…`). */
+  files?: RunFileStore | undefined;
+  /** The tenant's documents: attachments sent by document id. */
+  documents?: DocumentsClient | undefined;
+  /**
+   * How many attachments a request may bring and how large each may be
+   * (`GATEWAY_MAX_ATTACHMENTS`, `GATEWAY_MAX_ATTACHMENT_BYTES`). @default 8 of 4 MiB
+   */
+  attachmentLimits?: AttachmentLimits | undefined;
 }
 
 const CHAT_API: RequestApi = { path: '/v1/chat/completions' };
@@ -110,6 +123,7 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
       routable: request,
       messages: () => request.messages,
       agentRequest: () => request,
+      attachments: () => chatAttachments(request),
       body: { value: request, raw },
       tenant,
       res,

@@ -17,6 +17,13 @@ import { reason } from '../reasoning';
 import { followSession } from '../sessions';
 import { NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
 import type { UpstreamClient } from '../upstream';
+import {
+  DEFAULT_MAX_ATTACHMENT_BYTES,
+  DEFAULT_MAX_ATTACHMENTS,
+  resolveAttachments,
+  type AttachmentRef,
+} from '../files/attachments';
+import type { Part } from '@fleet/a2a';
 import { assertAgentRequest } from './agent-request';
 import type { ChatCompletionsOptions } from './chat-completions-route';
 import type { ChatCompletionRequest } from './chat-completion-request';
@@ -46,6 +53,12 @@ export interface RoutedRequest {
    * throw a 400 for what they cannot take).
    */
   agentRequest: (mode: 'orchestration' | 'reasoning') => ChatCompletionRequest;
+  /**
+   * The files the last user message brings (chat's `image_url` and `file` parts, Responses'
+   * `input_image` and `input_file`), named by where they are; called only on an agent route,
+   * after {@link agentRequest}. May throw a 400 naming the part. Undefined: none.
+   */
+  attachments?: (() => AttachmentRef[]) | undefined;
   /** The body as parsed (unknown fields kept) and as sent. */
   body: { value: Record<string, unknown>; raw: Buffer };
   tenant: string;
@@ -79,6 +92,8 @@ function setRouteHeaders(res: ServerResponse, decision: RouteDecision): Record<s
 /** What an agent route answers: the request as a chat completion and the client's response. */
 interface AgentCall {
   request: ChatCompletionRequest;
+  /** What the last user message brings, not yet read. */
+  attachmentRefs: AttachmentRef[];
   tenant: string;
   res: ServerResponse;
   responseHeaders: Record<string, string>;
@@ -133,6 +148,25 @@ async function classifyAuto(
   };
 }
 
+/** The attachments' bytes as A2A file parts (none: no call to any store). */
+async function readAttachments(
+  options: ChatCompletionsOptions,
+  call: Pick<AgentCall, 'attachmentRefs' | 'tenant'>,
+): Promise<Part[]> {
+  if (call.attachmentRefs.length === 0) return [];
+  return resolveAttachments(call.attachmentRefs, {
+    tenant: call.tenant,
+    files: options.files,
+    documents: options.documents,
+    limits: {
+      maxAttachments: options.attachmentLimits?.maxAttachments ?? DEFAULT_MAX_ATTACHMENTS,
+      maxAttachmentBytes:
+        options.attachmentLimits?.maxAttachmentBytes ?? DEFAULT_MAX_ATTACHMENT_BYTES,
+    },
+    bodyLimit: options.bodyLimit,
+  });
+}
+
 function apiOption(api: RequestApi) {
   return api.channel === undefined ? undefined : { path: api.path, channel: api.channel };
 }
@@ -145,6 +179,7 @@ async function routeToOrchestrator(
     api,
     gatewaySteps,
     limits,
+    attachmentRefs,
     ...call
   }: AgentCall & {
     planApproval: PlanApproval | undefined;
@@ -161,12 +196,14 @@ async function routeToOrchestrator(
     );
   }
   redisGate?.assertConnected();
+  const attachments = await readAttachments(options, { attachmentRefs, tenant: call.tenant });
   // Checked once, as the run starts: a run that started is never cut by a limit.
   await limits.holdRunSlot();
   const toolPolicy = options.toolPermissions?.policyFor(call.tenant);
   await orchestrate({
     client: orchestratorClient,
     ...call,
+    attachments,
     planApproval,
     lowConfidence,
     toolPolicy,
@@ -184,7 +221,7 @@ async function routeToOrchestrator(
 
 async function routeToReasoning(
   options: ChatCompletionsOptions,
-  { api, limits, ...call }: AgentCall,
+  { api, limits, attachmentRefs, ...call }: AgentCall,
 ): Promise<void> {
   const { upstreamClient, reasoningAgent, offlineReason, redisGate, agentTextLimit, bodyLimit } =
     options;
@@ -201,10 +238,12 @@ async function routeToReasoning(
     );
   }
   redisGate?.assertConnected();
+  const attachments = await readAttachments(options, { attachmentRefs, tenant: call.tenant });
   await reason({
     client: reasoningAgent.client,
     agentUrl: reasoningAgent.url,
     ...call,
+    attachments,
     toolPolicy: options.toolPermissions?.policyFor(call.tenant),
     onUsage: (usage) => limits.recordTokens(usage?.total_tokens),
     span: getActiveSpan(),
@@ -243,8 +282,10 @@ export async function routeRequest(
     await routed.passthrough(options.upstreamClient, { body, responseHeaders });
     return;
   }
+  const agentRequest = routed.agentRequest(decision.mode);
   const call: AgentCall = {
-    request: routed.agentRequest(decision.mode),
+    request: agentRequest,
+    attachmentRefs: routed.attachments?.() ?? [],
     tenant: routed.tenant,
     res: routed.res,
     responseHeaders,

@@ -1,6 +1,7 @@
 import type * as Wire from '@fleet/console';
 import type { AgentView } from '../agents/agent-views';
 import type { DocumentView, UploadedDocumentView } from '../documents/documents-router';
+import type { FileView } from '../files/files-router';
 import type { MemoryView } from '../memory/memory-router';
 import type {
   ApprovalView,
@@ -27,6 +28,7 @@ export const CONSOLE_WIRE_CONTRACT: {
   uploadedDocumentView: Fits<UploadedDocumentView, Wire.DocumentView>;
   memoryView: Fits<MemoryView, Wire.MemoryView>;
   agentView: Fits<AgentView, Wire.AgentView>;
+  fileView: Fits<FileView, Wire.FileView>;
 } = {
   sessionSummary: true,
   sessionView: true,
@@ -36,4 +38,5 @@ export const CONSOLE_WIRE_CONTRACT: {
   uploadedDocumentView: true,
   memoryView: true,
   agentView: true,
+  fileView: true,
 };

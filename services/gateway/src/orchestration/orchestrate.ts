@@ -6,6 +6,7 @@ import {
   type HistoryMessage,
   type Message,
   type OrchestrateRequest,
+  type Part,
   type StepUsage,
   type ToolPolicy,
 } from '@fleet/a2a';
@@ -46,6 +47,11 @@ export interface OrchestrateOptions {
   res: ServerResponse;
   /** Headers every answer carries (the route taken). */
   responseHeaders: Record<string, string>;
+  /**
+   * The files the request brings, as A2A file parts (`raw`, `filename`, `mediaType`): sent after
+   * the text and the `{ fleet }` data part. @default none
+   */
+  attachments?: readonly Part[] | undefined;
   /** The gateway's root span, described for Phoenix's Sessions view. */
   span: Span | undefined;
   /**
@@ -104,6 +110,7 @@ export async function orchestrate({
   client,
   request,
   tenant,
+  attachments = [],
   planApproval = 'none',
   lowConfidence,
   toolPolicy,
@@ -131,7 +138,7 @@ export async function orchestrate({
   const message: Message = {
     messageId: randomUUID(),
     role: 'ROLE_USER',
-    parts: [textPart(text), dataPart({ fleet: { ...input, user } })],
+    parts: [textPart(text), dataPart({ fleet: { ...input, user } }), ...attachments],
   };
   if (span?.isRecording()) {
     span.updateName(`POST ${api?.path ?? '/v1/chat/completions'} (orchestration)`);

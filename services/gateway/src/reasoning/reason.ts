@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { dataPart, textPart, type Message, type ToolPolicy } from '@fleet/a2a';
+import { dataPart, textPart, type Message, type Part, type ToolPolicy } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import {
   Attributes,
@@ -29,6 +29,8 @@ export interface ReasonOptions {
    * tools the agent may use. Undefined: every tool.
    */
   toolPolicy?: ToolPolicy | undefined;
+  /** The files the request brings, as A2A file parts, sent after the data part. @default none */
+  attachments?: readonly Part[] | undefined;
   res: ServerResponse;
   /** Headers every answer carries (the route taken). */
   responseHeaders: Record<string, string>;
@@ -60,6 +62,7 @@ export async function reason({
   request,
   tenant,
   toolPolicy,
+  attachments = [],
   res,
   responseHeaders,
   span,
@@ -79,6 +82,7 @@ export async function reason({
           ...(toolPolicy === undefined ? {} : { toolPolicy }),
         },
       }),
+      ...attachments,
     ],
   };
   if (span?.isRecording()) {

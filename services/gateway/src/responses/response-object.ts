@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { citationSchema, runUsageSchema } from '@fleet/a2a';
+import { citationSchema, runFileSchema, runUsageSchema } from '@fleet/a2a';
 import type { ChatUsage } from '../openai';
 
 /** A `reasoning` output item: the agent's progress, one `summary_text` part per line. */
@@ -20,11 +20,29 @@ export interface UrlCitation {
   end_index: number;
 }
 
+/**
+ * A `container_file_citation` annotation: a run file the answer links
+ * (`[chart.png](/v1/files/file-…/content)`), spanning the link. OpenAI uses it for the files a
+ * code interpreter container made; here the container is the run: `container_id` is the file's
+ * session id. The file is read at `GET /v1/files/{file_id}/content`.
+ */
+export interface ContainerFileCitation {
+  type: 'container_file_citation';
+  container_id: string;
+  file_id: string;
+  filename: string;
+  start_index: number;
+  end_index: number;
+}
+
+/** An annotation on the answer's text. */
+export type Annotation = UrlCitation | ContainerFileCitation;
+
 /** An `output_text` content part. */
 export interface OutputText {
   type: 'output_text';
   text: string;
-  annotations: UrlCitation[];
+  annotations: Annotation[];
   logprobs: [];
 }
 
@@ -135,6 +153,7 @@ export function toResponseUsage(usage: ChatUsage): ResponseUsage {
 // Tolerant readers of the run's `fleet` object (our own output, but typed at this boundary).
 const fleetUsageSchema = z.object({ usage: runUsageSchema });
 const fleetCitationsSchema = z.object({ citations: z.array(citationSchema) });
+const fleetFilesSchema = z.object({ files: z.array(runFileSchema) });
 
 /**
  * The usage of an answer: the route's chat usage (reasoning), else the run's usage from its
@@ -179,6 +198,48 @@ export function urlCitations(
     });
   }
   return annotations;
+}
+
+/**
+ * `container_file_citation` annotations for the run files (the `fleet` object's `files`) the
+ * answer mentions by their content path (`/v1/files/{id}/content`): each spans the Markdown link
+ * or image around the path (`[name](path)`, `![name](path)`), else the path alone.
+ */
+export function fileCitations(
+  text: string,
+  fleet: Record<string, unknown> | undefined,
+): ContainerFileCitation[] {
+  const parsed = fleetFilesSchema.safeParse(fleet ?? {});
+  if (!parsed.success || parsed.data.files.length === 0) return [];
+  const byId = new Map(parsed.data.files.map((file) => [file.id, file]));
+  const annotations: ContainerFileCitation[] = [];
+  const pattern = /(!?\[[^\]\n]{0,300}\]\()?\/v1\/files\/(file-[0-9a-f]{32})\/content(\))?/g;
+  for (const match of text.matchAll(pattern)) {
+    const file = byId.get(match[2] ?? '');
+    if (file === undefined) continue;
+    const link = match[1] !== undefined && match[3] !== undefined;
+    const start = link ? match.index : match.index + (match[1]?.length ?? 0);
+    const path = `/v1/files/${file.id}/content`;
+    annotations.push({
+      type: 'container_file_citation',
+      container_id: file.sessionId ?? '',
+      file_id: file.id,
+      filename: file.name,
+      start_index: start,
+      end_index: link ? match.index + match[0].length : start + path.length,
+    });
+  }
+  return annotations;
+}
+
+/** Every annotation of an answer's text (URL citations and run files), in text order. */
+export function answerAnnotations(
+  text: string,
+  fleet: Record<string, unknown> | undefined,
+): Annotation[] {
+  return [...urlCitations(text, fleet), ...fileCitations(text, fleet)].sort(
+    (a, b) => a.start_index - b.start_index,
+  );
 }
 
 /** The progress lines of a `reasoning_content` text (one per line, blank ones dropped). */

@@ -12,7 +12,7 @@ import {
   progressLines,
   responseId,
   responseObject,
-  urlCitations,
+  answerAnnotations,
   type MessageItem,
   type OutputItem,
   type OutputText,
@@ -53,7 +53,7 @@ function createOutputItems(send: Send, citationsFrom: () => Record<string, unkno
     const at = { item_id: message.id, output_index: output.indexOf(message), content_index: 0 };
     const part = message.content[0];
     if (part !== undefined) {
-      part.annotations = urlCitations(part.text, citationsFrom());
+      part.annotations = answerAnnotations(part.text, citationsFrom());
       send('response.output_text.done', { ...at, text: part.text, logprobs: [] });
       send('response.content_part.done', { ...at, part });
     }
@@ -210,7 +210,7 @@ function toResponse(shell: ResponseShell, completion: ChatCompletionLike) {
       {
         type: 'output_text',
         text,
-        annotations: urlCitations(text, completion.fleet),
+        annotations: answerAnnotations(text, completion.fleet),
         logprobs: [],
       },
     ],

@@ -3,6 +3,7 @@ import { BadRequestError } from '@fleet/errors';
 import { boundedArray, stringOr } from '@fleet/http';
 import type { ChatCompletionRequest } from '../chat';
 import type { RoutableRequest } from '../routing';
+import { collectAttachments, type AttachmentRef } from '../files/attachments';
 
 /**
  * The parts of an OpenAI Responses request (`POST /v1/responses`) the gateway checks before
@@ -122,4 +123,19 @@ export function assertStatelessAgentRequest(request: ResponsesRequest, mode: str
       param: 'conversation',
     });
   }
+}
+
+/**
+ * The files the last user message item of a Responses request brings: `input_image` parts
+ * (`image_url` a data URL, or `file_id`) and `input_file` parts (`file_data` with `filename`, or
+ * `file_id`; `file_url` is refused), named `input[i].content[j]…`. A string `input` brings none.
+ *
+ * @throws BadRequestError (400) naming the part.
+ */
+export function responsesAttachments(request: ResponsesRequest): AttachmentRef[] {
+  const { input } = request;
+  if (input === undefined || typeof input === 'string') return [];
+  const lastUser = input.findLastIndex((item) => isMessageLike(item) && item['role'] === 'user');
+  if (lastUser === -1) return [];
+  return collectAttachments(input[lastUser]?.['content'], `input[${lastUser}].content`);
 }

@@ -15,6 +15,7 @@ import { resumeSession } from '../sessions';
 import { responsesChannel } from './responses-channel';
 import {
   assertStatelessAgentRequest,
+  responsesAttachments,
   responsesMessages,
   responsesRequestSchema,
   routableResponsesRequest,
@@ -109,6 +110,7 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
       routable: routableResponsesRequest(request),
       messages: () => responsesMessages(request, { strict: false }),
       agentRequest: (mode) => asAgentRequest(request, mode),
+      attachments: () => responsesAttachments(request),
       body: { value: request, raw },
       tenant,
       res,

@@ -11,6 +11,7 @@ import type {
   StepFailure,
 } from '@fleet/a2a';
 import type { Approval, ApprovalKind, Session, SessionStatus } from '@fleet/sessions';
+import { toFileView, type FileView } from '../files/files-router';
 
 /**
  * How sessions, approvals and questions look on the public API (docs/architecture.md §3). Built field by field
@@ -107,6 +108,11 @@ export interface SessionView {
     state?: RunState;
   } | null;
   error: string | null;
+  /**
+   * The files the run keeps (its steps' and the request's attachments), in the order they came,
+   * each with its content path; absent when it keeps none.
+   */
+  files?: FileView[];
 }
 
 /** An approval for the public API. */
@@ -225,6 +231,9 @@ export function toSessionView(session: Session): SessionView {
             ...(session.result.state === undefined ? {} : { state: session.result.state }),
           },
     error: session.error ?? null,
+    ...(session.files === undefined || session.files.length === 0
+      ? {}
+      : { files: session.files.map(toFileView) }),
   };
 }
 
@@ -258,5 +267,6 @@ export function storedRunResult(session: Session): RunResult | undefined {
     composer: session.result.composer,
     ...(session.result.usage === undefined ? {} : { usage: session.result.usage }),
     ...(session.result.state === undefined ? {} : { state: session.result.state }),
+    ...(session.files === undefined || session.files.length === 0 ? {} : { files: session.files }),
   };
 }

@@ -31,6 +31,8 @@ export interface DoubleCall {
   taskId: string;
   text: string;
   input: OrchestrateRequest | undefined;
+  /** Every part of the message, as received (text, data and file parts). */
+  parts: Part[];
 }
 
 /** The orchestrator's side of the contract, scripted per test. */
@@ -125,6 +127,7 @@ export async function startOrchestratorDouble(
         taskId: context.taskId,
         text: partsText(context.message.parts),
         input: findData(context.message.parts, orchestrateRequestSchema)?.fleet,
+        parts: context.message.parts,
       };
       calls.push(call);
       for (const waiter of [...waiters]) {
