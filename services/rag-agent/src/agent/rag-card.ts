@@ -1,4 +1,4 @@
-import type { AgentCard } from '@fleet/a2a';
+import { RUN_FILES_SKILL, RUN_FILES_SKILL_TAG, type AgentCard } from '@fleet/a2a';
 import { buildAgentCard } from '@fleet/a2a/server';
 
 /** The RAG agent's version, as its Agent Card states it. */
@@ -9,6 +9,7 @@ export const RAG_SKILLS = {
   answer: 'answer',
   search: 'search',
   ingest: 'ingest',
+  files: RUN_FILES_SKILL,
 } as const;
 /** One of the skill ids on the card. */
 export type RagSkill = (typeof RAG_SKILLS)[keyof typeof RAG_SKILLS];
@@ -19,18 +20,37 @@ export interface BuildRagCardOptions {
   url: string;
   /** Declares the fleet's bearer scheme; set when `/a2a` needs FLEET_INTERNAL_TOKEN. @default true */
   internalToken?: boolean;
+  /** Lists the `files` skill (the run files commands); set when the agent keeps run files. @default true */
+  runFiles?: boolean;
 }
 
 const FILE_TYPES = 'PDF, DOCX, XLSX, CSV, TXT, Markdown or HTML';
 
+/** The `files` skill: the fleet's run files (a run's charts, CSVs, attachments), per tenant. */
+const RUN_FILES_CARD_SKILL = {
+  id: RAG_SKILLS.files,
+  name: 'Run files',
+  description:
+    'Keeps the files a run\'s steps made and the files a request brought, per tenant, until they expire, for every service of the fleet. Send a data part { files: { op: "put" | "get" | "info" | "list" | "delete", tenant, … } } (put: sessionId?, nodeId?, agent?, source, expiresAt, with file parts: raw base64, filename, mediaType; get, info, delete: id; list: sessionId). Answers with the artifact "result": a data part { files: [RunFile] } (put, list), { file } (info; get, beside a file part with the bytes) or { deleted }. Images (PNG, JPEG, GIF, WebP), PDF, CSV, TSV, text, Markdown, JSON, HTML and SVG; a file whose bytes are not what its type says is refused, and an unknown, foreign or expired id is NOT_FOUND.',
+  tags: ['files', RUN_FILES_SKILL_TAG, 'internal'],
+  examples: ['keep chart.png for session s-1', 'get file file-<id>', 'list the files of session s-1'],
+  inputModes: ['application/json', 'image/png', 'image/jpeg', 'text/csv', 'application/pdf'],
+  outputModes: ['application/json', 'image/png', 'image/jpeg', 'text/csv', 'application/pdf'],
+};
+
 /**
  * The RAG agent's Agent Card: name `rag-agent`, streaming, skills `answer` (the default),
- * `search` and `ingest`, and the internal-token security scheme.
+ * `search`, `ingest` and `files` (the fleet's run files, tagged `files` and `run-files`: see
+ * `filesAgentOf` in `@fleet/a2a`), and the internal-token security scheme.
  *
  * @example
  * const card = buildRagCard({ url: 'http://127.0.0.1:8083' });
  */
-export function buildRagCard({ url, internalToken = true }: BuildRagCardOptions): AgentCard {
+export function buildRagCard({
+  url,
+  internalToken = true,
+  runFiles = true,
+}: BuildRagCardOptions): AgentCard {
   return buildAgentCard({
     name: 'rag-agent',
     description:
@@ -91,6 +111,7 @@ export function buildRagCard({ url, internalToken = true }: BuildRagCardOptions)
         ],
         outputModes: ['application/json'],
       },
+      ...(runFiles ? [RUN_FILES_CARD_SKILL] : []),
     ],
   });
 }
