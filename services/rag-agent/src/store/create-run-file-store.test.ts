@@ -54,7 +54,11 @@ const plainServerBackend: StoreBackend = {
   async open(): Promise<TestDatabase> {
     const schema = `run_files_test_${process.pid}_${Date.now()}`;
     const dataDir = path.join(os.tmpdir(), 'rag-run-files-test-unused');
-    const admin = await openDatabase({ databaseUrl: TEST_SERVER_URL, dataDir, logger: silentLogger });
+    const admin = await openDatabase({
+      databaseUrl: TEST_SERVER_URL,
+      dataDir,
+      logger: silentLogger,
+    });
     try {
       await admin.pool.query(`CREATE SCHEMA ${schema}`);
     } finally {
@@ -150,9 +154,9 @@ for (const { title, backend, skip, migrateAll } of suites) {
       expect(read.file).toEqual(chart);
       expect(Buffer.compare(read.bytes, Buffer.from(png))).toBe(0);
       expect(await store.info({ tenant: 'acme', id: data?.id ?? '' })).toEqual(data);
-      expect((await store.list({ tenant: 'acme', sessionId: 'session-1' })).map((f) => f.id)).toEqual(
-        [chart?.id, data?.id],
-      );
+      expect(
+        (await store.list({ tenant: 'acme', sessionId: 'session-1' })).map((f) => f.id),
+      ).toEqual([chart?.id, data?.id]);
     });
 
     it('lists a session oldest first, in the order of each put', async () => {
