@@ -156,7 +156,12 @@ async function main(): Promise<void> {
       database: databaseReadinessCheck(database.pool),
       embeddings: embeddings.readinessCheck,
     },
-    onShutdown: [() => sweep.stop(), () => reader.close(), () => embeddings.close(), () => database.close()],
+    onShutdown: [
+      () => sweep.stop(),
+      () => reader.close(),
+      () => embeddings.close(),
+      () => database.close(),
+    ],
     describe: {
       ...describeUpstream(model, config.llmModel),
       embeddingModel: embedder.model,

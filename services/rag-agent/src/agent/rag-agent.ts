@@ -29,12 +29,7 @@ import { shorten } from '../text';
 import { formatBytes, type DocumentSelector, type DocumentService } from '../documents';
 import { leadingNotes, type Retrieval, type Retriever } from '../retrieval';
 import { RAG_SKILLS } from './rag-card';
-import {
-  decodeFilePart,
-  readRagInput,
-  type FilePart,
-  type RunFilePart,
-} from './read-rag-input';
+import { decodeFilePart, readRagInput, type FilePart, type RunFilePart } from './read-rag-input';
 import type {
   AnswerResultData,
   DocumentsResultData,
@@ -180,7 +175,11 @@ export function createRagAgent({
         return;
       }
       case 'get': {
-        const { file, bytes } = await runFiles.get({ tenant: command.tenant, id: command.id, signal });
+        const { file, bytes } = await runFiles.get({
+          tenant: command.tenant,
+          id: command.id,
+          signal,
+        });
         const data: FilesResultData = { file };
         yield result(`${describeRunFile(file)}.`, data, [
           { raw: bytes.toString('base64'), filename: file.name, mediaType: file.mediaType },

@@ -26,16 +26,20 @@ export interface BuildRagCardOptions {
 
 const FILE_TYPES = 'PDF, DOCX, XLSX, CSV, TXT, Markdown or HTML';
 
-/** The `files` skill: the fleet's run files (a run's charts, CSVs, attachments), per tenant. */
+/**
+ * The `files` skill: the fleet's run files, per tenant, for the fleet's services (not a skill to
+ * plan a step with). Its words stay few so a planner matching requests to cards ("chart the CSV
+ * file") is not drawn to it.
+ */
 const RUN_FILES_CARD_SKILL = {
   id: RAG_SKILLS.files,
   name: 'Run files',
   description:
-    'Keeps the files a run\'s steps made and the files a request brought, per tenant, until they expire, for every service of the fleet. Send a data part { files: { op: "put" | "get" | "info" | "list" | "delete", tenant, … } } (put: sessionId?, nodeId?, agent?, source, expiresAt, with file parts: raw base64, filename, mediaType; get, info, delete: id; list: sessionId). Answers with the artifact "result": a data part { files: [RunFile] } (put, list), { file } (info; get, beside a file part with the bytes) or { deleted }. Images (PNG, JPEG, GIF, WebP), PDF, CSV, TSV, text, Markdown, JSON, HTML and SVG; a file whose bytes are not what its type says is refused, and an unknown, foreign or expired id is NOT_FOUND.',
+    'For the fleet\'s services: keeps the files of runs per tenant until they expire. Send a data part { files: { op: "put" | "get" | "info" | "list" | "delete", tenant, … } } (put: sessionId?, nodeId?, agent?, source, expiresAt, with file parts: raw base64, filename, mediaType; get, info, delete: id; list: sessionId). Answers with the artifact "result": a data part { files: [RunFile] } (put, list), { file } (info; get, beside a file part with the bytes) or { deleted }. A file whose bytes are not what its type says is refused; an unknown, foreign or expired id is NOT_FOUND.',
   tags: ['files', RUN_FILES_SKILL_TAG, 'internal'],
-  examples: ['keep chart.png for session s-1', 'get file file-<id>', 'list the files of session s-1'],
-  inputModes: ['application/json', 'image/png', 'image/jpeg', 'text/csv', 'application/pdf'],
-  outputModes: ['application/json', 'image/png', 'image/jpeg', 'text/csv', 'application/pdf'],
+  examples: ['put run files', 'get run file <id>'],
+  inputModes: ['application/json'],
+  outputModes: ['application/json'],
 };
 
 /**
