@@ -309,6 +309,9 @@ describe('run files on the rag-agent service', () => {
         });
         await expect(refused).rejects.toBeInstanceOf(ValidationError);
         await expect(refused).rejects.toThrow(/setup\.exe/);
+        await expect(
+          files().put({ tenant, files: [], source: 'step', expiresAt: later(1) }),
+        ).rejects.toBeInstanceOf(ValidationError);
         const big = files().put({
           tenant,
           files: [

@@ -11,6 +11,7 @@ import {
   ServiceUnavailableError,
   UpstreamError,
   UpstreamTimeoutError,
+  ValidationError,
   type ErrorCode,
 } from '@fleet/errors';
 import { RESULT_ARTIFACT_NAME } from '../fleet/conventions';
@@ -170,6 +171,9 @@ export function createRunFilesClient({
 
   return {
     async put({ tenant, files, sessionId, nodeId, agent, source, expiresAt, signal }) {
+      if (files.length === 0) {
+        throw new ValidationError('A put needs at least one file.', { param: 'files' });
+      }
       const task = await send(
         {
           op: 'put',

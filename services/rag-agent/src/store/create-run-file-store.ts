@@ -130,7 +130,7 @@ export function createRunFileStore({
     tenant: string,
     id: string,
     withContent: boolean,
-  ): Promise<{ row: RunFileRow & { content?: Buffer } }> {
+  ): Promise<RunFileRow & { content?: Buffer }> {
     const result = await pool.query<RunFileRow & { content?: Buffer }>(
       `SELECT ${INFO_COLUMNS}${withContent ? ', content' : ''} FROM run_files
        WHERE tenant = $1 AND id = $2 AND expires_at > $3`,
@@ -138,7 +138,7 @@ export function createRunFileStore({
     );
     const row = result.rows[0];
     if (row === undefined) throw notFound(id);
-    return { row };
+    return row;
   }
 
   return {
@@ -240,13 +240,13 @@ export function createRunFileStore({
 
     get({ tenant, id }) {
       return whileDatabaseAvailable(async () => {
-        const { row } = await readOne(tenant, id, true);
+        const row = await readOne(tenant, id, true);
         return { file: toRunFile(row), bytes: row.content ?? Buffer.alloc(0) };
       });
     },
 
     info({ tenant, id }) {
-      return whileDatabaseAvailable(async () => toRunFile((await readOne(tenant, id, false)).row));
+      return whileDatabaseAvailable(async () => toRunFile(await readOne(tenant, id, false)));
     },
 
     list({ tenant, sessionId }) {
