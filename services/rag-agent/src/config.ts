@@ -83,6 +83,25 @@ export const configSpec = {
     description:
       'Largest file the RAG agent ingests (bytes, or 512kb, 25mb…); larger files fail with 413. The A2A body limit follows (base64 plus 1 MiB).',
   }),
+  maxRunFileBytes: envVar({
+    name: 'RAG_MAX_RUN_FILE_BYTES',
+    schema: byteSizeSchema
+      .pipe(
+        z
+          .number()
+          .min(1, 'expected at least 1 byte')
+          .max(256 * 1024 * 1024, 'expected at most 256mb'),
+      )
+      .prefault('16mb'),
+    description:
+      "Largest run file (a file a run's step made, or a request's attachment) the RAG agent keeps for the fleet (bytes, or 512kb, 16mb…); a larger one fails the `files` put with 413. The A2A body limit follows (base64 plus 1 MiB) when it is above RAG_MAX_UPLOAD_BYTES.",
+  }),
+  fileSweepIntervalSeconds: envVar({
+    name: 'RAG_FILE_SWEEP_INTERVAL_SECONDS',
+    schema: positiveIntSchema.max(86_400, 'expected at most 86400 (a day)').default(300),
+    description:
+      'How often the RAG agent deletes expired run files from its database. Reads never return an expired file in between.',
+  }),
   maxRows: envVar({
     name: 'RAG_MAX_ROWS',
     schema: positiveIntSchema.default(5000),

@@ -16,7 +16,13 @@ import { a2aBodyLimit, createApp } from './app';
 import { createRagComponents } from './create-rag-components';
 import { embeddingSettings, loadRagAgentConfig } from './config';
 import { openEmbeddings } from './embeddings';
-import { createDocumentStore, migrate, openDatabase, readStoredEmbedding } from './store';
+import {
+  createDocumentStore,
+  createRunFileStore,
+  migrate,
+  openDatabase,
+  readStoredEmbedding,
+} from './store';
 
 /** Options for {@link startRagAgentInProcess}. */
 export interface StartRagAgentInProcessOptions {
@@ -93,6 +99,8 @@ export async function startRagAgentInProcess({
       store: taskStore,
       url,
       maxUploadBytes: config.maxUploadBytes,
+      runFiles: createRunFileStore({ pool: database.pool, maxFileBytes: config.maxRunFileBytes }),
+      maxRunFileBytes: config.maxRunFileBytes,
       logger,
     });
     closers.push(() => handler.close());
@@ -102,7 +110,7 @@ export async function startRagAgentInProcess({
         handler,
         internalToken: token,
         logger,
-        bodyLimit: a2aBodyLimit(config.maxUploadBytes),
+        bodyLimit: a2aBodyLimit(Math.max(config.maxUploadBytes, config.maxRunFileBytes)),
         metrics: false,
       }),
     );

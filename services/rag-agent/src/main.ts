@@ -16,10 +16,12 @@ import { describeOutage, openEmbeddings, type EmbeddingGate } from './embeddings
 import { createDocumentReader } from './ingestion';
 import {
   createDocumentStore,
+  createRunFileStore,
   databaseReadinessCheck,
   migrate,
   openDatabase,
   readStoredEmbedding,
+  startRunFileSweep,
   type Database,
 } from './store';
 
@@ -112,6 +114,16 @@ async function main(): Promise<void> {
     maxRunningPerTenant: config.parseTenantConcurrency,
     logger,
   });
+  // The fleet's run files live beside the documents; expired ones are swept out periodically.
+  const runFiles = createRunFileStore({
+    pool: database.pool,
+    maxFileBytes: config.maxRunFileBytes,
+  });
+  const sweep = startRunFileSweep({
+    store: runFiles,
+    intervalMs: config.fileSweepIntervalSeconds * 1000,
+    logger,
+  });
   const { documents, retriever, answerer } = createRagComponents({
     config,
     store,
@@ -134,14 +146,22 @@ async function main(): Promise<void> {
         url,
         internalToken: true,
         maxUploadBytes: config.maxUploadBytes,
+        runFiles,
+        maxRunFileBytes: config.maxRunFileBytes,
         logger,
       }),
-    bodyLimit: a2aBodyLimit(config.maxUploadBytes),
+    // Uploads and run files travel base64-encoded inside the JSON-RPC body.
+    bodyLimit: a2aBodyLimit(Math.max(config.maxUploadBytes, config.maxRunFileBytes)),
     readinessChecks: {
       database: databaseReadinessCheck(database.pool),
       embeddings: embeddings.readinessCheck,
     },
-    onShutdown: [() => reader.close(), () => embeddings.close(), () => database.close()],
+    onShutdown: [
+      () => sweep.stop(),
+      () => reader.close(),
+      () => embeddings.close(),
+      () => database.close(),
+    ],
     describe: {
       ...describeUpstream(model, config.llmModel),
       embeddingModel: embedder.model,

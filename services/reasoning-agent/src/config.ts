@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   a2aServerEnv,
+  byteSizeSchema,
   envVar,
   llmEnv,
   loadConfig,
@@ -34,6 +35,25 @@ export const configSpec = {
     schema: positiveIntSchema.default(16_000),
     description:
       'Tokens (prompt + completion, as the upstream reports them) one task may spend across all its model calls. Checked before each call: once spent, the agent answers with what it has found and says the budget ran out.',
+  }),
+  maxAttachments: envVar({
+    name: 'REASONING_MAX_ATTACHMENTS',
+    schema: positiveIntSchema.max(32, 'expected at most 32').default(8),
+    description:
+      'Files of one message the reasoning agent reads (images shown to the model, text files as text); the ones past it are only named to the model.',
+  }),
+  maxAttachmentBytes: envVar({
+    name: 'REASONING_MAX_ATTACHMENT_BYTES',
+    schema: byteSizeSchema
+      .pipe(
+        z
+          .number()
+          .min(1, 'expected at least 1 byte')
+          .max(64 * 1024 * 1024, 'expected at most 64mb'),
+      )
+      .prefault('8mb'),
+    description:
+      "Bytes of one message's files in all that the reasoning agent reads (bytes, or 512kb, 8mb…); a file that would pass it is only named to the model. The A2A body limit follows (base64 plus 1 MiB).",
   }),
   defaultTimeZone: envVar({
     name: 'REASONING_TIME_ZONE',

@@ -5,7 +5,7 @@ import { mcpTokenEnvironment } from './config';
 import { agentModel, describeUpstream, startAgentService } from '@fleet/agent-kit';
 import { runMain } from '@fleet/http';
 import { createLogger } from '@fleet/telemetry';
-import { createReasoningHandler, REASONING_OFFLINE_MESSAGE } from './agent';
+import { attachmentBodyLimit, createReasoningHandler, REASONING_OFFLINE_MESSAGE } from './agent';
 import { createMcpToolbox, loadReasoningMcpServers } from './mcp';
 import { createReasoningTools } from './tools';
 
@@ -32,11 +32,15 @@ async function main(): Promise<void> {
         mcpTools,
         maxIterations: config.maxIterations,
         maxTokens: config.maxTokens,
+        maxAttachments: config.maxAttachments,
+        maxAttachmentBytes: config.maxAttachmentBytes,
         store,
         url,
         internalToken: true,
         logger,
       }),
+    // Attached files travel base64-encoded inside the JSON-RPC body.
+    bodyLimit: attachmentBodyLimit(config.maxAttachmentBytes),
     // The MCP servers (stdio ones are child processes) go when the service does.
     onShutdown: [() => mcpTools.close()],
     describe: {

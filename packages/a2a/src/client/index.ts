@@ -10,3 +10,5 @@ export { discoverAgentCard } from './discover-agent-card';
 export type { DiscoverAgentCardOptions } from './discover-agent-card';
 export { parseSseStream } from './parse-sse-stream';
 export type { ParseSseStreamOptions, SseEvent } from './parse-sse-stream';
+export { createRunFilesClient } from './run-files-client';
+export type { CreateRunFilesClientOptions } from './run-files-client';

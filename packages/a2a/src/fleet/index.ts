@@ -129,3 +129,9 @@ export type {
   RunFileStore,
   RunFileUpload,
 } from './files';
+export {
+  filesAgentOf,
+  keepsRunFiles,
+  RUN_FILES_SKILL,
+  RUN_FILES_SKILL_TAG,
+} from './run-files-agent';

@@ -5,6 +5,7 @@ import {
   type A2ALogger,
   type TaskStore,
 } from '@fleet/a2a/server';
+import type { RunFileStore } from '@fleet/a2a';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import type { Answerer } from '../answering';
 import type { DocumentService } from '../documents';
@@ -25,6 +26,10 @@ export interface CreateRagHandlerOptions {
   internalToken?: boolean;
   /** Largest file accepted, in bytes. @default 26214400 (25 MiB) */
   maxUploadBytes?: number;
+  /** The fleet's run files (the `files` commands and card skill); absent: neither. */
+  runFiles?: RunFileStore | undefined;
+  /** Largest run file accepted, in bytes. @default 16777216 (16 MiB) */
+  maxRunFileBytes?: number;
   logger?: A2ALogger | undefined;
   tracer?: WithSpanOptions['tracer'];
 }
@@ -44,17 +49,21 @@ export function createRagHandler({
   url,
   internalToken = true,
   maxUploadBytes,
+  runFiles,
+  maxRunFileBytes,
   logger,
   tracer,
 }: CreateRagHandlerOptions): A2AHandler {
   return createA2AHandler({
-    card: buildRagCard({ url, internalToken }),
+    card: buildRagCard({ url, internalToken, runFiles: runFiles !== undefined }),
     execute: reportUsage(
       createRagAgent({
         documents,
         retriever,
         answerer,
         ...(maxUploadBytes === undefined ? {} : { maxUploadBytes }),
+        ...(runFiles === undefined ? {} : { runFiles }),
+        ...(maxRunFileBytes === undefined ? {} : { maxRunFileBytes }),
       }),
     ),
     store,

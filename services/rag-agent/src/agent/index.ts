@@ -6,11 +6,12 @@ export type { CreateRagAgentOptions } from './rag-agent';
 export { buildRagCard, RAG_AGENT_VERSION, RAG_SKILLS } from './rag-card';
 export type { BuildRagCardOptions, RagSkill } from './rag-card';
 export { decodeFilePart, MAX_QUESTION_CHARS, readRagInput } from './read-rag-input';
-export type { FilePart, RagInput } from './read-rag-input';
+export type { FilePart, RagInput, RunFilePart } from './read-rag-input';
 export {
   answerResultDataSchema,
   documentsResultDataSchema,
   errorDataSchema,
+  filesResultDataSchema,
   filterReportSchema,
   queryFiltersSchema,
   searchResultDataSchema,
@@ -19,6 +20,7 @@ export type {
   AnswerResultData,
   DocumentsResultData,
   ErrorData,
+  FilesResultData,
   FilterReportData,
   SearchResultData,
 } from './result-data';

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { DocumentInfo, DocumentsCommand, NodeInput } from '@fleet/a2a';
+import {
+  cleanRunFileName,
+  type DocumentInfo,
+  type DocumentsCommand,
+  type FilesCommand,
+  type NodeInput,
+  type RunFile,
+  type RunFileStore,
+} from '@fleet/a2a';
 import type { AgentContext, AgentExecute } from '@fleet/a2a/server';
 import {
   completed,
@@ -14,17 +22,18 @@ import {
   type AgentEvents as Events,
   type ErrorStatusOptions,
 } from '@fleet/agent-kit';
-import { toFleetError } from '@fleet/errors';
+import { ServiceUnavailableError, toFleetError } from '@fleet/errors';
 import { getActiveSpan, setSessionAttributes } from '@fleet/telemetry';
 import { groupSources, type Answerer } from '../answering';
 import { shorten } from '../text';
 import { formatBytes, type DocumentSelector, type DocumentService } from '../documents';
 import { leadingNotes, type Retrieval, type Retriever } from '../retrieval';
 import { RAG_SKILLS } from './rag-card';
-import { decodeFilePart, readRagInput, type FilePart } from './read-rag-input';
+import { decodeFilePart, readRagInput, type FilePart, type RunFilePart } from './read-rag-input';
 import type {
   AnswerResultData,
   DocumentsResultData,
+  FilesResultData,
   FilterReportData,
   SearchResultData,
 } from './result-data';
@@ -36,6 +45,17 @@ export interface CreateRagAgentOptions {
   answerer: Answerer;
   /** Largest file accepted, in bytes (checked before decoding). @default 26214400 (25 MiB) */
   maxUploadBytes?: number;
+  /**
+   * The fleet's run files (`createRunFileStore`), which the `files` commands read and write;
+   * absent: the agent answers them `SERVICE_UNAVAILABLE`.
+   */
+  runFiles?: RunFileStore | undefined;
+  /** Largest run file accepted, in bytes (checked before decoding). @default 16777216 (16 MiB) */
+  maxRunFileBytes?: number;
+}
+
+function describeRunFile(file: RunFile): string {
+  return `${file.name} (${file.id}, ${file.mediaType}, ${formatBytes(file.size)})`;
 }
 
 function filterData(retrieval: Retrieval): FilterReportData {
@@ -94,6 +114,11 @@ function describeList(documents: readonly DocumentInfo[]): string {
  *   and nothing is stored; one stored in part says so (`truncated`, `warnings`). A database that
  *   cannot be reached, or a parse queue that is full, fails any command or question with
  *   `SERVICE_UNAVAILABLE`, `details.retryAfterSeconds` and `retryable: true` in the data part.
+ * - A run files command (`{ files: { op, tenant, … } }`, `filesCommandSchema`): `put` the file
+ *   parts (all or none; names cleaned, types checked against the bytes), `get` (the bytes as a
+ *   file part beside `{ file }`), `info`, `list` (a session's, oldest first) or `delete`; an
+ *   unknown, foreign or expired id fails `get`/`info` with `NOT_FOUND`, a refused file fails
+ *   `put` with `VALIDATION_ERROR` or `PAYLOAD_TOO_LARGE` naming it.
  * - A plan node (question in the text part, `{ fleet: … }` with the tenant): skill `search` returns
  *   the passages found; `answer` (the default) writes a cited answer, with the earlier steps'
  *   answers as context, streamed as chunks of the `result` artifact while the model writes it
@@ -112,7 +137,92 @@ export function createRagAgent({
   retriever,
   answerer,
   maxUploadBytes = 25 * 1024 * 1024,
+  runFiles,
+  maxRunFileBytes = 16 * 1024 * 1024,
 }: CreateRagAgentOptions): AgentExecute {
+  async function* runFilesCommand(
+    command: FilesCommand,
+    parts: readonly RunFilePart[],
+    signal: AbortSignal,
+  ): Events {
+    if (runFiles === undefined) {
+      throw new ServiceUnavailableError('This RAG agent keeps no run files.');
+    }
+    switch (command.op) {
+      case 'put': {
+        const uploads = parts.map((part, index) => {
+          const name = cleanRunFileName(part.filename, `file-${index + 1}`);
+          const decoded = decodeFilePart(
+            { filename: name, raw: part.raw },
+            maxRunFileBytes,
+            'RAG_MAX_RUN_FILE_BYTES',
+          );
+          return { name, mediaType: part.mediaType ?? '', bytes: decoded.bytes };
+        });
+        const kept = await runFiles.put({
+          tenant: command.tenant,
+          files: uploads,
+          sessionId: command.sessionId,
+          nodeId: command.nodeId,
+          agent: command.agent,
+          source: command.source,
+          expiresAt: command.expiresAt,
+          signal,
+        });
+        const data: FilesResultData = { files: kept };
+        yield result(`Kept ${kept.map(describeRunFile).join(', ')}.`, data);
+        yield completed(`Kept ${plural(kept.length, 'file')}.`);
+        return;
+      }
+      case 'get': {
+        const { file, bytes } = await runFiles.get({
+          tenant: command.tenant,
+          id: command.id,
+          signal,
+        });
+        const data: FilesResultData = { file };
+        yield result(`${describeRunFile(file)}.`, data, [
+          { raw: bytes.toString('base64'), filename: file.name, mediaType: file.mediaType },
+        ]);
+        yield completed(`Read ${file.name}.`);
+        return;
+      }
+      case 'info': {
+        const file = await runFiles.info({ tenant: command.tenant, id: command.id, signal });
+        const data: FilesResultData = { file };
+        yield result(`${describeRunFile(file)}, kept until ${file.expiresAt}.`, data);
+        yield completed(`Described ${file.name}.`);
+        return;
+      }
+      case 'list': {
+        const listed = await runFiles.list({
+          tenant: command.tenant,
+          sessionId: command.sessionId,
+          signal,
+        });
+        const data: FilesResultData = { files: listed };
+        yield result(
+          listed.length === 0
+            ? `Session ${command.sessionId} has no files.`
+            : `${plural(listed.length, 'file')}: ${listed.map(describeRunFile).join(', ')}.`,
+          data,
+        );
+        yield completed(`Listed ${plural(listed.length, 'file')}.`);
+        return;
+      }
+      case 'delete': {
+        const deleted = await runFiles.remove({ tenant: command.tenant, id: command.id, signal });
+        const data: FilesResultData = { deleted };
+        yield result(
+          deleted ? `Deleted file ${command.id}.` : `There is no file ${command.id}.`,
+          data,
+        );
+        yield completed(deleted ? 'Deleted 1 file.' : 'Nothing to delete.');
+        return;
+      }
+    }
+  }
+
   async function* runDocuments(
     command: DocumentsCommand,
     files: readonly FilePart[],
@@ -254,6 +364,10 @@ export function createRagAgent({
     try {
       if (input.kind === 'documents') {
         yield* runDocuments(input.command, input.files, context.signal);
+        return;
+      }
+      if (input.kind === 'files') {
+        yield* runFilesCommand(input.command, input.files, context.signal);
         return;
       }
       setSessionAttributes(getActiveSpan(), { sessionId: input.node.sessionId });

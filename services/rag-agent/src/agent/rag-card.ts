@@ -1,4 +1,4 @@
-import type { AgentCard } from '@fleet/a2a';
+import { RUN_FILES_SKILL, RUN_FILES_SKILL_TAG, type AgentCard } from '@fleet/a2a';
 import { buildAgentCard } from '@fleet/a2a/server';
 
 /** The RAG agent's version, as its Agent Card states it. */
@@ -9,6 +9,7 @@ export const RAG_SKILLS = {
   answer: 'answer',
   search: 'search',
   ingest: 'ingest',
+  files: RUN_FILES_SKILL,
 } as const;
 /** One of the skill ids on the card. */
 export type RagSkill = (typeof RAG_SKILLS)[keyof typeof RAG_SKILLS];
@@ -19,18 +20,41 @@ export interface BuildRagCardOptions {
   url: string;
   /** Declares the fleet's bearer scheme; set when `/a2a` needs FLEET_INTERNAL_TOKEN. @default true */
   internalToken?: boolean;
+  /** Lists the `files` skill (the run files commands); set when the agent keeps run files. @default true */
+  runFiles?: boolean;
 }
 
 const FILE_TYPES = 'PDF, DOCX, XLSX, CSV, TXT, Markdown or HTML';
 
 /**
+ * The `files` skill: the fleet's run files, per tenant, for the fleet's services (not a skill to
+ * plan a step with). Its words stay few so a planner matching requests to cards ("chart the CSV
+ * file") is not drawn to it.
+ */
+const RUN_FILES_CARD_SKILL = {
+  id: RAG_SKILLS.files,
+  name: 'Run files',
+  description:
+    'For the fleet\'s services: keeps the files of runs per tenant until they expire. Send a data part { files: { op: "put" | "get" | "info" | "list" | "delete", tenant, … } } (put: sessionId?, nodeId?, agent?, source, expiresAt, with file parts: raw base64, filename, mediaType; get, info, delete: id; list: sessionId). Answers with the artifact "result": a data part { files: [RunFile] } (put, list), { file } (info; get, beside a file part with the bytes) or { deleted }. A file whose bytes are not what its type says is refused; an unknown, foreign or expired id is NOT_FOUND.',
+  tags: ['files', RUN_FILES_SKILL_TAG, 'internal'],
+  examples: ['put run files', 'get run file <id>'],
+  inputModes: ['application/json'],
+  outputModes: ['application/json'],
+};
+
+/**
  * The RAG agent's Agent Card: name `rag-agent`, streaming, skills `answer` (the default),
- * `search` and `ingest`, and the internal-token security scheme.
+ * `search`, `ingest` and `files` (the fleet's run files, tagged `files` and `run-files`: see
+ * `filesAgentOf` in `@fleet/a2a`), and the internal-token security scheme.
  *
  * @example
  * const card = buildRagCard({ url: 'http://127.0.0.1:8083' });
  */
-export function buildRagCard({ url, internalToken = true }: BuildRagCardOptions): AgentCard {
+export function buildRagCard({
+  url,
+  internalToken = true,
+  runFiles = true,
+}: BuildRagCardOptions): AgentCard {
   return buildAgentCard({
     name: 'rag-agent',
     description:
@@ -91,6 +115,7 @@ export function buildRagCard({ url, internalToken = true }: BuildRagCardOptions)
         ],
         outputModes: ['application/json'],
       },
+      ...(runFiles ? [RUN_FILES_CARD_SKILL] : []),
     ],
   });
 }

@@ -76,6 +76,46 @@ describe('readRagInput', () => {
   });
 });
 
+describe('readRagInput with a run files command', () => {
+  const put = { op: 'put', tenant: 'acme', expiresAt: '2030-01-01T00:00:00Z' };
+
+  it('reads a put with its file parts, source defaulting to step, names left to the store', () => {
+    expect(
+      readRagInput([
+        dataPart({ files: put }),
+        { raw: 'eA==', filename: '../chart.png', mediaType: 'image/png' },
+        { raw: 'eQ==' },
+      ]),
+    ).toEqual({
+      kind: 'files',
+      command: { ...put, source: 'step' },
+      files: [
+        { raw: 'eA==', filename: '../chart.png', mediaType: 'image/png' },
+        { raw: 'eQ==', filename: undefined, mediaType: undefined },
+      ],
+    });
+    expect(
+      readRagInput([dataPart({ files: { op: 'list', tenant: 'acme', sessionId: 's-1' } })]),
+    ).toMatchObject({ kind: 'files', command: { op: 'list', sessionId: 's-1' }, files: [] });
+  });
+
+  it('rejects a put without files, a URL part, a bad id and an unknown op', () => {
+    expect(readRagInput([dataPart({ files: put })])).toMatchObject({
+      kind: 'invalid',
+      reason: expect.stringContaining('at least one file part'),
+    });
+    expect(
+      readRagInput([dataPart({ files: put }), { url: 'https://example.com/a.png' }]),
+    ).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('does not fetch files') });
+    expect(
+      readRagInput([dataPart({ files: { op: 'get', tenant: 'acme', id: 'file-1' } })]),
+    ).toMatchObject({ kind: 'invalid', reason: expect.stringContaining('files data part') });
+    expect(readRagInput([dataPart({ files: { op: 'shred', tenant: 'acme' } })])).toMatchObject({
+      kind: 'invalid',
+    });
+  });
+});
+
 describe('decodeFilePart', () => {
   it('decodes base64 and base64url', () => {
     expect(

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import {
   documentsCommandSchema,
+  filesCommandSchema,
   partsText,
   type DocumentsCommand,
+  type FilesCommand,
   type NodeInput,
   type Part,
 } from '@fleet/a2a';
@@ -14,6 +16,7 @@ import { formatBytes } from '../documents';
 /** What a message asks the RAG agent to do. */
 export type RagInput =
   | { kind: 'documents'; command: DocumentsCommand; files: FilePart[] }
+  | { kind: 'files'; command: FilesCommand; files: RunFilePart[] }
   | { kind: 'question'; question: string; node: NodeInput['fleet'] }
   | { kind: 'invalid'; reason: string };
 
@@ -25,7 +28,48 @@ export interface FilePart {
   raw: string;
 }
 
+/** A file part of a `files` put, not yet decoded: its name and type are the store's to check. */
+export interface RunFilePart {
+  /** The part's filename; the store names a file without one `file-<n>`. */
+  filename: string | undefined;
+  mediaType: string | undefined;
+  /** Base64, as the part carries it. */
+  raw: string;
+}
+
 const hasDocuments = z.looseObject({ documents: z.unknown() });
+const hasFiles = z.looseObject({ files: z.unknown() });
+
+function runFileParts(parts: readonly Part[]): RunFilePart[] | string {
+  const files: RunFilePart[] = [];
+  for (const [index, part] of parts.entries()) {
+    if (part.url !== undefined) {
+      return `Part ${index + 1} is a URL (${part.url}); the RAG agent does not fetch files: send the bytes as a raw part.`;
+    }
+    if (part.raw === undefined) continue;
+    files.push({ filename: part.filename, mediaType: part.mediaType, raw: part.raw });
+  }
+  return files;
+}
+
+function readFilesCommand(data: unknown, parts: readonly Part[]): RagInput {
+  const parsed = filesCommandSchema.safeParse(data);
+  if (!parsed.success) {
+    const error = validationErrorFromZod(parsed.error, { subject: 'The files data part' });
+    return { kind: 'invalid', reason: error.message };
+  }
+  const command = parsed.data.files;
+  const files = runFileParts(parts);
+  if (typeof files === 'string') return { kind: 'invalid', reason: files };
+  if (command.op === 'put' && files.length === 0) {
+    return {
+      kind: 'invalid',
+      reason:
+        'A files put needs at least one file part (raw base64 bytes with a filename and mediaType).',
+    };
+  }
+  return { kind: 'files', command, files };
+}
 
 /** File extensions for parts that carry a media type but no filename. */
 const EXTENSIONS: Readonly<Record<string, string>> = {
@@ -59,7 +103,8 @@ function fileParts(parts: readonly Part[]): FilePart[] | string {
 
 /**
  * Reads a message to the RAG agent: a documents command (data part `{ documents: { op, tenant,
- * id? } }`, with file parts for `ingest`), or a question (text part) with the fleet node input
+ * id? } }`, with file parts for `ingest`), a run files command (data part `{ files: { op, tenant,
+ * … } }`, `filesCommandSchema`, with file parts for `put`), or a question (text part) with the fleet node input
  * (data part `{ fleet: { tenant, … } }`). Anything else is `invalid`, with a reason that says what
  * the agent needs.
  *
@@ -87,12 +132,14 @@ export function readRagInput(parts: readonly Part[]): RagInput {
     }
     return { kind: 'documents', command, files };
   }
+  const filesData = parts.find((part) => hasFiles.safeParse(part.data).success)?.data;
+  if (filesData !== undefined) return readFilesCommand(filesData, parts);
   const read = readNodeInput(parts);
   if (read.kind === 'absent') {
     return {
       kind: 'invalid',
       reason:
-        'The RAG agent needs either a question (text part) with the fleet node input data part { fleet: { tenant, sessionId, nodeId, … } }, or a documents command data part { documents: { op: "ingest" | "list" | "get" | "delete", tenant, id? } }.',
+        'The RAG agent needs either a question (text part) with the fleet node input data part { fleet: { tenant, sessionId, nodeId, … } }, a documents command data part { documents: { op: "ingest" | "list" | "get" | "delete", tenant, id? } }, or a files command data part { files: { op: "put" | "get" | "info" | "list" | "delete", tenant, … } }.',
     };
   }
   if (read.kind === 'invalid') return read;
@@ -138,13 +185,18 @@ const BASE64_URL = /^[A-Za-z0-9_-]*={0,2}$/;
  *
  * @throws PayloadTooLargeError over the limit; ValidationError when the part is not base64.
  */
-export function decodeFilePart(file: FilePart, maxBytes: number): DocumentUpload {
+export function decodeFilePart(
+  file: FilePart,
+  maxBytes: number,
+  /** The variable that sets `maxBytes`, named in the error. */
+  setting = 'RAG_MAX_UPLOAD_BYTES',
+): DocumentUpload {
   const raw = file.raw.replace(/\s+/g, '');
   const size =
     Math.floor((raw.length * 3) / 4) - (raw.endsWith('==') ? 2 : raw.endsWith('=') ? 1 : 0);
   if (size > maxBytes) {
     throw new PayloadTooLargeError(
-      `${file.filename} is ${formatBytes(size)}; the largest file the RAG agent takes is ${formatBytes(maxBytes)} (RAG_MAX_UPLOAD_BYTES).`,
+      `${file.filename} is ${formatBytes(size)}; the largest file the RAG agent takes is ${formatBytes(maxBytes)} (${setting}).`,
       { details: { filename: file.filename, bytes: size, limit: maxBytes } },
     );
   }

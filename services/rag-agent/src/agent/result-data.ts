@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { documentInfoSchema } from '@fleet/a2a';
+import { documentInfoSchema, runFileSchema } from '@fleet/a2a';
 import { answerChunkSchema, answerSourceSchema } from '../answering';
 
 /** Search filters as results report them (the store's `SearchFilters`). */
@@ -67,6 +67,17 @@ export const documentsResultDataSchema = z.union([
   z.object({ document: documentInfoSchema }),
 ]);
 export type DocumentsResultData = z.infer<typeof documentsResultDataSchema>;
+
+/**
+ * The data part of the `result` artifact of a run files command: `{ files }` (`put`, `list`),
+ * `{ file }` (`get`, beside the file part with the bytes; `info`), `{ deleted }` (`delete`).
+ */
+export const filesResultDataSchema = z.union([
+  z.object({ files: z.array(runFileSchema) }),
+  z.object({ file: runFileSchema }),
+  z.object({ deleted: z.boolean() }),
+]);
+export type FilesResultData = z.infer<typeof filesResultDataSchema>;
 
 /**
  * The data part of a FAILED or REJECTED status message, beside its text: the fleet's error body

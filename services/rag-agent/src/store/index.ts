@@ -1,7 +1,20 @@
-/** The RAG store: the database (embedded PGlite or a PostgreSQL server), migrations, documents and hybrid search. */
+/** The RAG store: the database (embedded PGlite or a PostgreSQL server), migrations, documents, hybrid search and run files. */
 export { buildSearchQuery, DEFAULT_SEARCH_LIMIT, RRF_K } from './build-search-query';
 export type { BuildSearchQueryOptions, SearchQuery } from './build-search-query';
 export { createDocumentStore } from './create-document-store';
+export {
+  createRunFileStore,
+  DEFAULT_MAX_RUN_FILE_BYTES,
+  MAX_LISTED_RUN_FILES,
+  MAX_RUN_FILE_LABEL_LENGTH,
+  MAX_RUN_FILES_PER_PUT,
+  startRunFileSweep,
+} from './create-run-file-store';
+export type {
+  CreateRunFileStoreOptions,
+  DatabaseRunFileStore,
+  RunFileSweepLogger,
+} from './create-run-file-store';
 export { databaseReadinessCheck } from './database-readiness';
 export {
   DATABASE_RETRY_AFTER_SECONDS,

@@ -1,6 +1,12 @@
 import type { Redis } from 'ioredis';
 import type OpenAI from 'openai';
-import { dataPart, type DocumentsCommand, type Part } from '@fleet/a2a';
+import {
+  dataPart,
+  type DocumentsCommand,
+  type FilesCommand,
+  type Part,
+  type RunFileStore,
+} from '@fleet/a2a';
 import { bootAgent, nodeParts as kitNodeParts, type BootedAgent } from '@fleet/agent-kit/testing';
 import type { ReadinessCheck } from '@fleet/http';
 import type { Embedder } from '@fleet/llm';
@@ -41,6 +47,10 @@ export interface BootRagAgentOptions {
   reader?: DocumentReader;
   /** Ingestion limits (RAG_MAX_*). @default the defaults */
   limits?: Partial<IngestLimits>;
+  /** The run files store (`createRunFileStore`): the `files` commands and card skill. */
+  runFiles?: RunFileStore;
+  /** Largest run file accepted (RAG_MAX_RUN_FILE_BYTES). @default 16 MiB */
+  maxRunFileBytes?: number;
 }
 
 /** Boots the RAG agent service in-process, as `main.ts` does, on 127.0.0.1 and a free port. */
@@ -56,6 +66,8 @@ export function bootRagAgent({
   readinessChecks = {},
   reader,
   limits,
+  runFiles,
+  maxRunFileBytes = 16 * 1024 * 1024,
 }: BootRagAgentOptions): Promise<RunningRagAgent> {
   const embedder = embeddings?.embedder ?? givenEmbedder;
   if (embedder === undefined) throw new TypeError('bootRagAgent needs an embedder or embeddings.');
@@ -66,7 +78,9 @@ export function bootRagAgent({
     redis,
     keyPrefix,
     token: TEST_TOKEN,
-    bodyLimit: a2aBodyLimit(maxUploadBytes),
+    bodyLimit: a2aBodyLimit(
+      runFiles === undefined ? maxUploadBytes : Math.max(maxUploadBytes, maxRunFileBytes),
+    ),
     readinessChecks: {
       ...readinessChecks,
       ...(embeddings === undefined ? {} : { embeddings: embeddings.readinessCheck }),
@@ -94,6 +108,7 @@ export function bootRagAgent({
         store: taskStore,
         url,
         maxUploadBytes,
+        ...(runFiles === undefined ? {} : { runFiles, maxRunFileBytes }),
       }),
   });
 }
@@ -114,6 +129,11 @@ export function filePart(options: {
 /** The parts of a documents command message. */
 export function documentsParts(command: DocumentsCommand, files: Part[] = []): Part[] {
   return [dataPart({ documents: command }), ...files];
+}
+
+/** The parts of a run files command message. */
+export function filesParts(command: FilesCommand, files: Part[] = []): Part[] {
+  return [dataPart({ files: command }), ...files];
 }
 
 /** The parts of a plan node message: the question and the fleet node input. */

@@ -19,6 +19,10 @@ export interface CreateReasoningHandlerOptions {
   mcpTools?: Pick<McpToolbox, 'tools' | 'servers'> | undefined;
   maxIterations: number;
   maxTokens: number;
+  /** REASONING_MAX_ATTACHMENTS. @default 8 */
+  maxAttachments?: number;
+  /** REASONING_MAX_ATTACHMENT_BYTES. @default 8 MiB */
+  maxAttachmentBytes?: number;
   /** Where tasks live: Redis in the service, so any replica answers GetTask (docs/architecture.md §4). */
   store: TaskStore;
   /** The service's base URL for the card. */
@@ -42,6 +46,8 @@ export function createReasoningHandler({
   mcpTools,
   maxIterations,
   maxTokens,
+  maxAttachments,
+  maxAttachmentBytes,
   store,
   url,
   internalToken = true,
@@ -62,6 +68,8 @@ export function createReasoningHandler({
         mcpTools,
         maxIterations,
         maxTokens,
+        ...(maxAttachments === undefined ? {} : { maxAttachments }),
+        ...(maxAttachmentBytes === undefined ? {} : { maxAttachmentBytes }),
         ...(tracer ? { tracer } : {}),
       }),
     ),

@@ -1,7 +1,11 @@
 /** The reasoning agent as an A2A agent: its card, input reading, execute function, handler and result shapes. */
 export { createReasoningHandler } from './create-reasoning-handler';
 export type { CreateReasoningHandlerOptions } from './create-reasoning-handler';
-export { createReasoningAgent, REASONING_OFFLINE_MESSAGE } from './reasoning-agent';
+export {
+  attachmentBodyLimit,
+  createReasoningAgent,
+  REASONING_OFFLINE_MESSAGE,
+} from './reasoning-agent';
 export type { CreateReasoningAgentOptions, ReasoningLlm } from './reasoning-agent';
 export { buildReasoningCard, REASONING_AGENT_VERSION, REASONING_SKILL } from './reasoning-card';
 export type { BuildReasoningCardOptions } from './reasoning-card';

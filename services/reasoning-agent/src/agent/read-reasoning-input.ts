@@ -10,6 +10,13 @@ import {
 } from '@fleet/a2a';
 import { validationErrorFromZod } from '@fleet/errors';
 import { readNodeInput } from '@fleet/agent-kit';
+import {
+  DEFAULT_MAX_ATTACHMENT_BYTES,
+  DEFAULT_MAX_ATTACHMENTS,
+  readAttachments,
+  type Attachment,
+  type AttachmentLimits,
+} from '../reasoning/attachments';
 
 /** Longest question accepted, in characters. */
 export const MAX_QUESTION_CHARS = 32_000;
@@ -47,6 +54,8 @@ export type ReasoningInput =
        * (`fleet.toolPolicy`); an MCP tool is offered only when every one permits it.
        */
       toolPolicies: ToolPolicy[];
+      /** The files that came with the question (file parts), as the model gets them. */
+      attachments: Attachment[];
     }
   | { kind: 'invalid'; reason: string };
 
@@ -56,12 +65,20 @@ const hasKey = (key: string) => z.looseObject({ [key]: z.unknown() });
  * Reads a message to the reasoning agent: the question (text part), and optionally the
  * conversation before it (data part `{ reasoning: { history } }`, from the gateway) or the fleet
  * node input (data part `{ fleet: … }`, from the orchestrator), each of which must then be valid.
- * Anything else is `invalid`, with a reason that says what the agent needs.
+ * File parts (`raw` with `filename` and `mediaType`) are the question's attachments, read within
+ * `limits` (`readAttachments`). Anything else is `invalid`, with a reason that says what the
+ * agent needs.
  *
  * @example
- * const input = readReasoningInput(context.message.parts);
+ * const input = readReasoningInput(context.message.parts, { maxFiles: 8, maxTotalBytes: 8 * 1024 * 1024 });
  */
-export function readReasoningInput(parts: readonly Part[]): ReasoningInput {
+export function readReasoningInput(
+  parts: readonly Part[],
+  limits: AttachmentLimits = {
+    maxFiles: DEFAULT_MAX_ATTACHMENTS,
+    maxTotalBytes: DEFAULT_MAX_ATTACHMENT_BYTES,
+  },
+): ReasoningInput {
   let history: HistoryMessage[] = [];
   let node: NodeInput['fleet'] | undefined;
   const toolPolicies: ToolPolicy[] = [];
@@ -106,5 +123,6 @@ export function readReasoningInput(parts: readonly Part[]): ReasoningInput {
             ? []
             : [`${nodeId} (${output.agent}): ${output.summary.slice(0, 2_000)}`],
         );
-  return { kind: 'question', question, history, context, node, toolPolicies };
+  const attachments = readAttachments(parts, limits);
+  return { kind: 'question', question, history, context, node, toolPolicies, attachments };
 }

@@ -15,7 +15,14 @@ import {
 import { ServiceUnavailableError } from '@fleet/errors';
 import { OFFLINE_HINT } from '@fleet/llm';
 import { getActiveSpan, setSessionAttributes, type WithSpanOptions } from '@fleet/telemetry';
-import { describeStep, runReasoning, type ReasoningOutcome } from '../reasoning';
+import {
+  DEFAULT_MAX_ATTACHMENT_BYTES,
+  DEFAULT_MAX_ATTACHMENTS,
+  describeAttachment,
+  describeStep,
+  runReasoning,
+  type ReasoningOutcome,
+} from '../reasoning';
 import type { McpToolbox } from '../mcp';
 import type { ReasoningTool } from '../tools';
 import { readReasoningInput } from './read-reasoning-input';
@@ -38,7 +45,25 @@ export interface CreateReasoningAgentOptions {
   maxIterations: number;
   /** REASONING_MAX_TOKENS */
   maxTokens: number;
+  /** REASONING_MAX_ATTACHMENTS: files of one message read. @default 8 */
+  maxAttachments?: number;
+  /** REASONING_MAX_ATTACHMENT_BYTES: bytes of one message's files read in all. @default 8 MiB */
+  maxAttachmentBytes?: number;
   tracer?: WithSpanOptions['tracer'];
+}
+
+/** The JSON-RPC body besides the files: the question, the history, the node input. */
+const ENVELOPE_BYTES = 1024 * 1024;
+
+/**
+ * The JSON-RPC body limit that lets `maxAttachmentBytes` of files through: their base64 size
+ * (4/3) plus 1 MiB for the rest of the message.
+ *
+ * @example
+ * attachmentBodyLimit(8 * 1024 * 1024); // 12_233_388
+ */
+export function attachmentBodyLimit(maxAttachmentBytes: number): number {
+  return Math.ceil(maxAttachmentBytes / 3) * 4 + ENVELOPE_BYTES;
 }
 
 /** What a task says in offline mode: the agent cannot think without a model. */
@@ -83,13 +108,15 @@ function summary(outcome: ReasoningOutcome, data: ReasoningResultData): string {
 /**
  * The reasoning agent (docs/architecture.md §1, §4): one task per message. It reads the question (text
  * part), the conversation before it (`{ reasoning: { history, toolPolicy } }`) or the fleet node
- * input, and runs the reasoning loop with the built-in tools and the MCP tools the task's tool
+ * input, and the files that came with it (images go to the model as `image_url` parts, text
+ * files as text, the rest named as not readable here), and runs the reasoning loop with the built-in tools and the MCP tools the task's tool
  * policies permit. Every step becomes a WORKING status update (`Thinking: …`,
  * `Calling calculate(…)`, `Result: …`, with the step as data part `{ reasoningStep }`), then the
  * `result` artifact, its text streamed in chunks (live from the last allowed model call, which has
  * no tools; from a call that offered tools once it is clear no tool call came), the last chunk
  * holding the whole answer text and the data part (`reasoningResultDataSchema`: steps, tool
- * calls, iterations, stop reason, token usage). Offline it FAILS with how to configure an upstream;
+ * calls, iterations, stop reason, token usage). Offline it FAILS with how to configure an upstream
+ * (naming the files it got);
  * an upstream error FAILS with the error; an empty or malformed message is REJECTED. Cancellation
  * stops the model call.
  *
@@ -102,10 +129,15 @@ export function createReasoningAgent({
   mcpTools,
   maxIterations,
   maxTokens,
+  maxAttachments = DEFAULT_MAX_ATTACHMENTS,
+  maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES,
   tracer,
 }: CreateReasoningAgentOptions): AgentExecute {
   return async function* reasoningAgent(context: AgentContext): AgentEvents {
-    const input = readReasoningInput(context.message.parts);
+    const input = readReasoningInput(context.message.parts, {
+      maxFiles: maxAttachments,
+      maxTotalBytes: maxAttachmentBytes,
+    });
     if (input.kind === 'invalid') {
       yield rejected(input.reason);
       return;
@@ -114,7 +146,11 @@ export function createReasoningAgent({
       setSessionAttributes(getActiveSpan(), { sessionId: input.node.sessionId });
     }
     if (llm === undefined) {
-      yield failed(new ServiceUnavailableError(REASONING_OFFLINE_MESSAGE));
+      const got =
+        input.attachments.length === 0
+          ? ''
+          : ` It got ${plural(input.attachments.length, 'file')}, which it cannot read without one: ${input.attachments.map(describeAttachment).join(', ')}.`;
+      yield failed(new ServiceUnavailableError(`${REASONING_OFFLINE_MESSAGE}${got}`));
       return;
     }
     try {
@@ -130,6 +166,7 @@ export function createReasoningAgent({
         question: input.question,
         history: input.history,
         context: input.context,
+        attachments: input.attachments,
         tools: offered,
         maxIterations,
         maxTokens,

@@ -63,7 +63,17 @@ export function buildReasoningCard({
           'how many days are left until 31 December, and what weekday is it today in Tokyo?',
           'if a train leaves at 14:35 and the trip takes 3 h 50 min, when does it arrive?',
         ],
-        inputModes: ['text/plain', 'application/json'],
+        // Attached files: images reach the model as images, text files as text.
+        inputModes: [
+          'text/plain',
+          'application/json',
+          'image/png',
+          'image/jpeg',
+          'image/gif',
+          'image/webp',
+          'text/csv',
+          'text/markdown',
+        ],
         outputModes: ['text/plain', 'application/json'],
       },
     ],

@@ -17,6 +17,7 @@ import {
   type WithSpanOptions,
 } from '@fleet/telemetry';
 import type { ReasoningTool } from '../tools';
+import { attachmentContent, type Attachment } from './attachments';
 import { describeStep } from './describe-step';
 import type {
   ReasoningEvent,
@@ -46,6 +47,11 @@ export interface RunReasoningOptions {
   history?: readonly HistoryMessage[];
   /** Extra context for the question, e.g. earlier plan steps' results. @default [] */
   context?: readonly string[];
+  /**
+   * The files that came with the question (`readAttachments`): images as `image_url` parts, text
+   * files as text, the others named. @default []
+   */
+  attachments?: readonly Attachment[];
   tools: readonly ReasoningTool[];
   /** Model calls allowed; the last one must answer. */
   maxIterations: number;
@@ -57,6 +63,22 @@ export interface RunReasoningOptions {
 
 function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
+}
+
+/** What an image is counted as when the upstream reports no usage (a detailed 1024² tile set). */
+const ESTIMATED_IMAGE_TOKENS = 1_000;
+
+/** The prompt's tokens, estimated: its text, and a fixed count per image (not its data URL). */
+function estimatePromptTokens(messages: readonly ChatCompletionMessageParam[]): number {
+  let images = 0;
+  const text = JSON.stringify(messages, (key, value: unknown) => {
+    if (key === 'image_url') {
+      images += 1;
+      return undefined;
+    }
+    return value;
+  });
+  return estimateTokens(text) + images * ESTIMATED_IMAGE_TOKENS;
 }
 
 function toolDefinitions(tools: readonly ReasoningTool[]): ChatCompletionFunctionTool[] {
@@ -124,13 +146,14 @@ export async function* runReasoning({
   question,
   history = [],
   context = [],
+  attachments = [],
   tools,
   maxIterations,
   maxTokens,
   signal,
   tracer,
 }: RunReasoningOptions): AsyncGenerator<ReasoningEvent, void, undefined> {
-  const messages = firstMessages({ question, history, context });
+  const messages = firstMessages({ question, history, context, attachments });
   const definitions = toolDefinitions(tools);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   const usage: ReasoningUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -229,7 +252,7 @@ function addUsage(
     return;
   }
   // No usage from the upstream: estimate, so the token budget still holds.
-  const prompt = estimateTokens(JSON.stringify(messages));
+  const prompt = estimatePromptTokens(messages);
   const completionTokens = estimateTokens(
     completion.reasoning + completion.content + JSON.stringify(completion.toolCalls),
   );
@@ -254,15 +277,23 @@ function thought(steps: ReasoningStep[], iteration: number, text: string): Reaso
   return { type: 'step', step };
 }
 
-/** The conversation a run starts from: the instructions, the history, the question and context. */
+/**
+ * The conversation a run starts from: the instructions, the history, the question and context,
+ * and the question's attachments (content parts after the question's text).
+ */
 function firstMessages({
   question,
   history,
   context,
+  attachments,
 }: Pick<
   Required<RunReasoningOptions>,
-  'question' | 'history' | 'context'
+  'question' | 'history' | 'context' | 'attachments'
 >): ChatCompletionMessageParam[] {
+  const asked =
+    context.length === 0
+      ? question
+      : `${question}\n\nContext from earlier steps:\n${context.map((line) => `- ${line}`).join('\n')}`;
   return [
     { role: 'system', content: REASONING_INSTRUCTIONS },
     ...history.map((message): ChatCompletionMessageParam =>
@@ -273,9 +304,9 @@ function firstMessages({
     {
       role: 'user',
       content:
-        context.length === 0
-          ? question
-          : `${question}\n\nContext from earlier steps:\n${context.map((line) => `- ${line}`).join('\n')}`,
+        attachments.length === 0
+          ? asked
+          : [{ type: 'text', text: asked }, ...attachmentContent(attachments)],
     },
   ];
 }

@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { bootAgent, type BootedAgent } from '@fleet/agent-kit/testing';
 import type { WithSpanOptions } from '@fleet/telemetry';
-import { createReasoningHandler, type ReasoningLlm } from '../agent';
+import { attachmentBodyLimit, createReasoningHandler, type ReasoningLlm } from '../agent';
+import { DEFAULT_MAX_ATTACHMENT_BYTES } from '../reasoning';
 import type { McpToolbox } from '../mcp';
 import { createReasoningTools } from '../tools';
 
@@ -24,6 +25,10 @@ export interface BootReasoningAgentOptions {
   now?: () => Date;
   /** MCP tools (`createMcpToolbox`); the caller closes them. @default none */
   mcpTools?: McpToolbox;
+  /** REASONING_MAX_ATTACHMENTS. @default 8 */
+  maxAttachments?: number;
+  /** REASONING_MAX_ATTACHMENT_BYTES (the body limit follows). @default 8 MiB */
+  maxAttachmentBytes?: number;
   tracer?: WithSpanOptions['tracer'];
 }
 
@@ -36,6 +41,8 @@ export function bootReasoningAgent({
   maxTokens = 16_000,
   now,
   mcpTools,
+  maxAttachments,
+  maxAttachmentBytes = DEFAULT_MAX_ATTACHMENT_BYTES,
   tracer,
 }: BootReasoningAgentOptions): Promise<RunningReasoningAgent> {
   return bootAgent({
@@ -43,6 +50,7 @@ export function bootReasoningAgent({
     redis,
     keyPrefix,
     token: TEST_TOKEN,
+    bodyLimit: attachmentBodyLimit(maxAttachmentBytes),
     createHandler: ({ store, url }) =>
       createReasoningHandler({
         llm,
@@ -50,6 +58,8 @@ export function bootReasoningAgent({
         mcpTools,
         maxIterations,
         maxTokens,
+        ...(maxAttachments === undefined ? {} : { maxAttachments }),
+        maxAttachmentBytes,
         store,
         url,
         tracer,

@@ -1,0 +1,234 @@
+import { z } from 'zod';
+import {
+  ERROR_HTTP_STATUS,
+  errorBodySchema,
+  FleetError,
+  fromErrorBody,
+  isConnectFailure,
+  isErrorCode,
+  networkErrorCode,
+  NotFoundError,
+  ServiceUnavailableError,
+  UpstreamError,
+  UpstreamTimeoutError,
+  ValidationError,
+  type ErrorCode,
+} from '@fleet/errors';
+import { RESULT_ARTIFACT_NAME } from '../fleet/conventions';
+import {
+  RUN_FILE_ID_PATTERN,
+  runFileSchema,
+  type FilesCommand,
+  type RunFile,
+  type RunFileStore,
+} from '../fleet/files';
+import { createMessage, dataPart, findData, partsText } from '../schemas/helpers';
+import type { Part, Task } from '../schemas/core';
+import type { A2AClient } from './a2a-client';
+
+/** The agent's answer to `put` and `list`. */
+const filesSchema = z.object({ files: z.array(runFileSchema) });
+/** The agent's answer to `get` (beside the file part) and `info`. */
+const fileSchema = z.object({ file: runFileSchema });
+/** The agent's answer to `delete`. */
+const deletedSchema = z.object({ deleted: z.boolean() });
+
+/** undici's own time-outs (headers or body never came). */
+const HEADERS_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Options for {@link createRunFilesClient}. */
+export interface CreateRunFilesClientOptions {
+  /** An A2A client for the file store agent's JSON-RPC endpoint (the RAG agent), with the token. */
+  client: A2AClient;
+  /** The agent's base URL, named in errors. */
+  agentUrl: string;
+  /** How long one command may take (a put of large files included). @default 60000 */
+  timeoutMs?: number;
+}
+
+function failureMessage(task: Task): string {
+  const text = partsText(task.status.message?.parts ?? []).trim();
+  return text === '' ? 'The file store failed without saying why.' : text;
+}
+
+/** The typed error a FAILED task carries in its status message (`{ error: { code, message } }`). */
+function typedFailure(task: Task): FleetError | undefined {
+  const parts: readonly Part[] = task.status.message?.parts ?? [];
+  const body = findData(parts, errorBodySchema);
+  return body !== undefined && isErrorCode(body.error.code)
+    ? fromErrorBody(ERROR_HTTP_STATUS[body.error.code], body)
+    : undefined;
+}
+
+function resultArtifactParts(task: Task): readonly Part[] | undefined {
+  return (task.artifacts ?? []).find((candidate) => candidate.name === RESULT_ARTIFACT_NAME)?.parts;
+}
+
+/**
+ * The fleet's run files through the `files` commands of the agent that keeps them (the RAG
+ * agent: `filesCommandSchema`; find it with `filesAgentOf`): one blocking `SendMessage` per call,
+ * the tenant in the command, the bytes as `raw` file parts. The agent's typed failures come back
+ * as the same errors (`NotFoundError` for an unknown, foreign or expired id, `ValidationError`
+ * naming a refused file, `PayloadTooLargeError`, the retryable `ServiceUnavailableError` of a
+ * database that is down); an agent that cannot be reached, or that refuses the internal token, is
+ * `ServiceUnavailableError`; one that does not answer in time `UpstreamTimeoutError`; a malformed
+ * answer `UpstreamError` (502).
+ *
+ * @example
+ * const files = createRunFilesClient({
+ *   client: new A2AClient({ url: `${agent.url}/a2a`, token: config.internalToken }),
+ *   agentUrl: agent.url,
+ * });
+ * const [chart] = await files.put({ tenant, files: [{ name: 'chart.png', mediaType: 'image/png', bytes }], source: 'step', expiresAt });
+ */
+export function createRunFilesClient({
+  client,
+  agentUrl,
+  timeoutMs = 60_000,
+}: CreateRunFilesClientOptions): RunFileStore {
+  const explained: Partial<Record<ErrorCode, (error: FleetError) => FleetError>> = {
+    UPSTREAM_UNREACHABLE: (cause) => {
+      const code = networkErrorCode(cause);
+      if (code !== undefined && HEADERS_TIMEOUT_CODES.has(code)) {
+        return new UpstreamTimeoutError(
+          `The file store at ${agentUrl} did not answer in time (${code}).`,
+          { cause },
+        );
+      }
+      if (code === undefined || isConnectFailure(cause)) {
+        return new ServiceUnavailableError(
+          `The file store (the RAG agent) is not reachable at ${agentUrl}: start it, or point the fleet at it.`,
+          { cause, retryable: true },
+        );
+      }
+      return new UpstreamError(
+        `The connection to the file store at ${agentUrl} failed mid-request (${code}).`,
+        { status: 502, cause },
+      );
+    },
+    UNAUTHENTICATED: (cause) =>
+      new ServiceUnavailableError(
+        'The file store (the RAG agent) refused the internal token: the services need the same FLEET_INTERNAL_TOKEN.',
+        { cause },
+      ),
+    UPSTREAM_TIMEOUT: (cause) =>
+      new UpstreamTimeoutError(`The file store at ${agentUrl} did not answer in time.`, { cause }),
+  };
+  function explain(error: unknown): unknown {
+    if (!FleetError.isInstance(error)) return error;
+    return explained[error.code]?.(error) ?? error;
+  }
+
+  async function send(
+    command: FilesCommand,
+    signal: AbortSignal | undefined,
+    files: Part[] = [],
+  ): Promise<Task> {
+    let reply;
+    try {
+      reply = await client.sendMessage(
+        { message: createMessage({ parts: [dataPart({ files: command }), ...files] }) },
+        { signal, timeoutMs },
+      );
+    } catch (error) {
+      throw explain(error);
+    }
+    if (!('status' in reply)) {
+      throw new UpstreamError(
+        `The file store answered the ${command.op} command with a message instead of a task.`,
+        { status: 502 },
+      );
+    }
+    if (reply.status.state === 'TASK_STATE_COMPLETED') return reply;
+    const typed = typedFailure(reply);
+    if (typed !== undefined) throw typed;
+    throw new UpstreamError(
+      `The file store's ${command.op} command ended ${reply.status.state.replace('TASK_STATE_', '').toLowerCase()}: ${failureMessage(reply)}`,
+      { status: 502 },
+    );
+  }
+
+  function resultData<TSchema extends z.ZodType>(
+    task: Task,
+    schema: TSchema,
+    op: FilesCommand['op'],
+  ): z.output<TSchema> {
+    const parts = resultArtifactParts(task);
+    const data = parts === undefined ? undefined : findData(parts, schema);
+    if (data === undefined) {
+      throw new UpstreamError(
+        `The file store's ${op} result has no valid \`${RESULT_ARTIFACT_NAME}\` artifact.`,
+        { status: 502 },
+      );
+    }
+    return data;
+  }
+
+  /** An id that cannot be a run file's is not found, without asking the store. */
+  function checkId(id: string): void {
+    if (!RUN_FILE_ID_PATTERN.test(id)) throw new NotFoundError(`There is no file ${id}.`);
+  }
+
+  return {
+    async put({ tenant, files, sessionId, nodeId, agent, source, expiresAt, signal }) {
+      if (files.length === 0) {
+        throw new ValidationError('A put needs at least one file.', { param: 'files' });
+      }
+      const task = await send(
+        {
+          op: 'put',
+          tenant,
+          ...(sessionId === undefined ? {} : { sessionId }),
+          ...(nodeId === undefined ? {} : { nodeId }),
+          ...(agent === undefined ? {} : { agent }),
+          source,
+          expiresAt,
+        },
+        signal,
+        files.map((file) => ({
+          raw: Buffer.from(
+            file.bytes.buffer,
+            file.bytes.byteOffset,
+            file.bytes.byteLength,
+          ).toString('base64'),
+          filename: file.name,
+          mediaType: file.mediaType,
+        })),
+      );
+      const kept = resultData(task, filesSchema, 'put').files;
+      if (kept.length !== files.length) {
+        throw new UpstreamError(
+          `The file store kept ${kept.length} of ${files.length} files without saying why.`,
+          { status: 502 },
+        );
+      }
+      return kept;
+    },
+    async get({ tenant, id, signal }) {
+      checkId(id);
+      const task = await send({ op: 'get', tenant, id }, signal);
+      const { file } = resultData(task, fileSchema, 'get');
+      const part = resultArtifactParts(task)?.find((candidate) => candidate.raw !== undefined);
+      if (part?.raw === undefined || file.id !== id) {
+        throw new UpstreamError(`The file store's get result for ${id} carries no file part.`, {
+          status: 502,
+        });
+      }
+      return { file, bytes: Buffer.from(part.raw, 'base64') };
+    },
+    async info({ tenant, id, signal }): Promise<RunFile> {
+      checkId(id);
+      const task = await send({ op: 'info', tenant, id }, signal);
+      return resultData(task, fileSchema, 'info').file;
+    },
+    async list({ tenant, sessionId, signal }) {
+      const task = await send({ op: 'list', tenant, sessionId }, signal);
+      return resultData(task, filesSchema, 'list').files;
+    },
+    async remove({ tenant, id, signal }) {
+      if (!RUN_FILE_ID_PATTERN.test(id)) return false;
+      const task = await send({ op: 'delete', tenant, id }, signal);
+      return resultData(task, deletedSchema, 'delete').deleted;
+    },
+  };
+}

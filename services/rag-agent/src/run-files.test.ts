@@ -1,0 +1,345 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import {
+  createMessage,
+  filesAgentOf,
+  RESULT_ARTIFACT_NAME,
+  runFileSchema,
+  type Part,
+  type Task,
+} from '@fleet/a2a';
+import { A2AClient, createRunFilesClient, discoverAgentCard } from '@fleet/a2a/client';
+import {
+  NotFoundError,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+  ValidationError,
+} from '@fleet/errors';
+import { createHashedEmbedder } from '@fleet/llm';
+import { encodePng } from '@fleet/testing';
+import { errorDataSchema, filesResultDataSchema } from './agent';
+import { a2aBodyLimit } from './app';
+import { createDocumentStore, createRunFileStore, migrate } from './store';
+import { openTestDatabase, type TestDatabase } from './store/open-test-database';
+import {
+  bootRagAgent,
+  filePart,
+  filesParts,
+  TEST_TOKEN,
+  type RunningRagAgent,
+} from './test-support/boot-rag-agent';
+
+const SLOW = 120_000;
+const REDIS_URL = 'redis://127.0.0.1:6379';
+const MIB = 1024 * 1024;
+const HOUR = 3_600_000;
+
+const png = encodePng({ width: 4, height: 4 });
+
+function text(content: string): Uint8Array {
+  return new TextEncoder().encode(content);
+}
+
+function resultOf(task: Task): { text: string | undefined; data: unknown; file: Part | undefined } {
+  const parts = task.artifacts?.find((entry) => entry.name === RESULT_ARTIFACT_NAME)?.parts ?? [];
+  return {
+    text: parts.find((part) => part.text !== undefined)?.text,
+    data: parts.find((part) => part.data !== undefined)?.data,
+    file: parts.find((part) => part.raw !== undefined),
+  };
+}
+
+function statusText(task: Task): string {
+  return task.status.message?.parts.find((part) => part.text !== undefined)?.text ?? '';
+}
+
+function errorCode(task: Task): string {
+  const data = task.status.message?.parts.find((part) => part.data !== undefined)?.data;
+  return errorDataSchema.parse(data).error.code;
+}
+
+describe('run files on the rag-agent service', () => {
+  let redis: Redis;
+  let database: TestDatabase;
+  let agent: RunningRagAgent;
+  let clock = Date.now();
+  const prefix = `test:rag-agent-files:${randomUUID()}`;
+  const embedder = createHashedEmbedder();
+  const later = (hours: number) => new Date(clock + hours * HOUR).toISOString();
+
+  async function send(parts: Part[]): Promise<Task> {
+    return (await agent.client.sendMessage({ message: createMessage({ parts }) })) as Task;
+  }
+
+  beforeAll(async () => {
+    redis = new Redis(REDIS_URL);
+    database = await openTestDatabase();
+    await migrate(database.database.pool, {
+      embeddingModel: embedder.model,
+      dimensions: embedder.dimensions,
+    });
+    agent = await bootRagAgent({
+      redis,
+      keyPrefix: prefix,
+      store: createDocumentStore({ pool: database.database.pool }),
+      embedder,
+      // The service's defaults: 25 MiB uploads, 16 MiB run files.
+      maxUploadBytes: 25 * MIB,
+      runFiles: createRunFileStore({
+        pool: database.database.pool,
+        maxFileBytes: 16 * MIB,
+        now: () => clock,
+      }),
+      maxRunFileBytes: 16 * MIB,
+    });
+  }, SLOW);
+
+  afterAll(async () => {
+    await agent?.close();
+    await database?.dispose();
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  }, SLOW);
+
+  describe('the files command', () => {
+    it('lists the files skill on the card, which filesAgentOf finds', async () => {
+      const card = await discoverAgentCard(agent.server.url);
+      expect(card.skills.map((skill) => skill.id)).toEqual(['answer', 'search', 'ingest', 'files']);
+      expect(card.skills[3]?.tags).toEqual(expect.arrayContaining(['files', 'run-files']));
+      expect(filesAgentOf([{ url: agent.url, card }])?.url).toBe(agent.url);
+    });
+
+    it('puts, gets, describes, lists and deletes run files', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const csv = text('city,temp\nOslo,4\n');
+      const put = await send(
+        filesParts(
+          {
+            op: 'put',
+            tenant,
+            sessionId: 'session-1',
+            nodeId: 'chart',
+            agent: 'code-agent',
+            source: 'step',
+            expiresAt: later(24),
+          },
+          [
+            filePart({
+              filename: '../chart.png',
+              mediaType: 'application/octet-stream',
+              bytes: png,
+            }),
+            filePart({ filename: 'data.csv', mediaType: 'text/csv', bytes: csv }),
+          ],
+        ),
+      );
+      expect(put.status.state).toBe('TASK_STATE_COMPLETED');
+      const kept = filesResultDataSchema.parse(resultOf(put).data);
+      if (!('files' in kept)) throw new Error('put answered without files');
+      const [chart, data] = kept.files;
+      expect(chart).toMatchObject({
+        name: 'chart.png',
+        mediaType: 'image/png',
+        size: png.byteLength,
+        sha256: createHash('sha256').update(png).digest('hex'),
+        sessionId: 'session-1',
+        nodeId: 'chart',
+        agent: 'code-agent',
+        source: 'step',
+      });
+      expect(data).toMatchObject({ name: 'data.csv', mediaType: 'text/csv', size: csv.byteLength });
+      expect(resultOf(put).text).toMatch(/^Kept chart\.png \(file-[0-9a-f]{32}, image\/png, /);
+
+      const get = await send(filesParts({ op: 'get', tenant, id: chart?.id ?? '' }));
+      expect(get.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(resultOf(get).data).toEqual({ file: chart });
+      expect(resultOf(get).file).toEqual({
+        raw: Buffer.from(png).toString('base64'),
+        filename: 'chart.png',
+        mediaType: 'image/png',
+      });
+
+      const info = await send(filesParts({ op: 'info', tenant, id: data?.id ?? '' }));
+      expect(resultOf(info).data).toEqual({ file: data });
+      expect(resultOf(info).file).toBeUndefined();
+
+      const list = await send(filesParts({ op: 'list', tenant, sessionId: 'session-1' }));
+      expect(resultOf(list).data).toEqual({ files: [chart, data] });
+
+      const removed = await send(filesParts({ op: 'delete', tenant, id: chart?.id ?? '' }));
+      expect(resultOf(removed).data).toEqual({ deleted: true });
+      const again = await send(filesParts({ op: 'delete', tenant, id: chart?.id ?? '' }));
+      expect(resultOf(again).data).toEqual({ deleted: false });
+      const gone = await send(filesParts({ op: 'get', tenant, id: chart?.id ?? '' }));
+      expect(gone.status.state).toBe('TASK_STATE_FAILED');
+      expect(errorCode(gone)).toBe('NOT_FOUND');
+    });
+
+    it('fails get and info with NOT_FOUND for another tenant’s, an unknown or an expired id', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const put = await send(
+        filesParts({ op: 'put', tenant, source: 'attachment', expiresAt: later(1) }, [
+          filePart({ filename: 'notes.txt', mediaType: 'text/plain', bytes: text('notes') }),
+        ]),
+      );
+      const kept = filesResultDataSchema.parse(resultOf(put).data);
+      const id = 'files' in kept ? (kept.files[0]?.id ?? '') : '';
+      const unknownId = `file-${'0'.repeat(32)}`;
+      const foreign = await send(filesParts({ op: 'get', tenant: 'intruder', id }));
+      const foreignInfo = await send(filesParts({ op: 'info', tenant: 'intruder', id }));
+      const unknown = await send(filesParts({ op: 'get', tenant, id: unknownId }));
+      for (const task of [foreign, foreignInfo, unknown]) {
+        expect(task.status.state).toBe('TASK_STATE_FAILED');
+        expect(errorCode(task)).toBe('NOT_FOUND');
+        expect(resultOf(task).file).toBeUndefined();
+      }
+      expect(statusText(foreign)).toBe(statusText(unknown).replace(unknownId, id));
+
+      clock += 2 * HOUR;
+      try {
+        const expired = await send(filesParts({ op: 'info', tenant, id }));
+        expect(errorCode(expired)).toBe('NOT_FOUND');
+      } finally {
+        clock -= 2 * HOUR;
+      }
+      expect((await send(filesParts({ op: 'info', tenant, id }))).status.state).toBe(
+        'TASK_STATE_COMPLETED',
+      );
+    });
+
+    it('fails a put with a refused file, naming it, and keeps none of its files', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const put = await send(
+        filesParts(
+          { op: 'put', tenant, sessionId: 'session-refused', source: 'step', expiresAt: later(1) },
+          [
+            filePart({ filename: 'ok.csv', mediaType: 'text/csv', bytes: text('a\n1\n') }),
+            filePart({ filename: 'chart.png', mediaType: 'image/png', bytes: text('<html>') }),
+          ],
+        ),
+      );
+      expect(put.status.state).toBe('TASK_STATE_FAILED');
+      expect(errorCode(put)).toBe('VALIDATION_FAILED');
+      expect(statusText(put)).toMatch(/chart\.png says it is image\/png but its content is not/);
+      const list = await send(filesParts({ op: 'list', tenant, sessionId: 'session-refused' }));
+      expect(resultOf(list).data).toEqual({ files: [] });
+    });
+
+    it('rejects a put without file parts and a malformed command, saying what it needs', async () => {
+      const empty = await send(
+        filesParts({ op: 'put', tenant: 't', source: 'step', expiresAt: later(1) }),
+      );
+      expect(empty.status.state).toBe('TASK_STATE_REJECTED');
+      expect(statusText(empty)).toMatch(/at least one file part/);
+      const malformed = await send(
+        filesParts({ op: 'get', tenant: 't', id: 'not-an-id' } as never),
+      );
+      expect(malformed.status.state).toBe('TASK_STATE_REJECTED');
+      expect(statusText(malformed)).toMatch(/files data part/);
+    });
+
+    it('takes a 16 MiB file in one request: the body limit is its base64 plus 1 MiB', () => {
+      // What main.ts sets: the larger of the upload and run file limits, as base64, plus 1 MiB.
+      expect(a2aBodyLimit(Math.max(25 * MIB, 16 * MIB))).toBe(36_001_112);
+      expect(a2aBodyLimit(16 * MIB)).toBe(23_418_200);
+      expect(Math.ceil((16 * MIB) / 3) * 4).toBeLessThan(a2aBodyLimit(16 * MIB) - MIB + 1);
+    });
+  });
+
+  describe('createRunFilesClient against the running agent', () => {
+    const files = () => createRunFilesClient({ client: agent.client, agentUrl: agent.url });
+
+    it(
+      'keeps and reads back a 16 MiB file, and lists, describes and removes it',
+      async () => {
+        const tenant = `t-${randomUUID()}`;
+        const bytes = Buffer.alloc(16 * MIB, 'abcdefghij,0123456789\n');
+        const [kept] = await files().put({
+          tenant,
+          files: [{ name: 'big.csv', mediaType: 'text/csv', bytes }],
+          sessionId: 'session-big',
+          source: 'step',
+          expiresAt: later(1),
+        });
+        expect(runFileSchema.parse(kept)).toMatchObject({ name: 'big.csv', size: 16 * MIB });
+        const read = await files().get({ tenant, id: kept?.id ?? '' });
+        expect(read.file).toEqual(kept);
+        expect(read.bytes.equals(bytes)).toBe(true);
+        expect(await files().info({ tenant, id: kept?.id ?? '' })).toEqual(kept);
+        expect(await files().list({ tenant, sessionId: 'session-big' })).toEqual([kept]);
+        expect(await files().remove({ tenant, id: kept?.id ?? '' })).toBe(true);
+        expect(await files().remove({ tenant, id: kept?.id ?? '' })).toBe(false);
+        expect(await files().list({ tenant, sessionId: 'session-big' })).toEqual([]);
+      },
+      SLOW,
+    );
+
+    it('throws NotFoundError for another tenant’s id, an unknown id and a malformed one', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const [kept] = await files().put({
+        tenant,
+        files: [{ name: 'chart.png', mediaType: 'image/png', bytes: png }],
+        source: 'step',
+        expiresAt: later(1),
+      });
+      const id = kept?.id ?? '';
+      await expect(files().get({ tenant: 'intruder', id })).rejects.toBeInstanceOf(NotFoundError);
+      await expect(files().info({ tenant: 'intruder', id })).rejects.toBeInstanceOf(NotFoundError);
+      expect(await files().remove({ tenant: 'intruder', id })).toBe(false);
+      await expect(files().get({ tenant, id: `file-${'f'.repeat(32)}` })).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+      await expect(files().get({ tenant, id: '../etc/passwd' })).rejects.toBeInstanceOf(
+        NotFoundError,
+      );
+      expect((await files().get({ tenant, id })).bytes.equals(png)).toBe(true);
+    });
+
+    it(
+      'throws ValidationError naming a refused file and PayloadTooLargeError over 16 MiB',
+      async () => {
+        const tenant = `t-${randomUUID()}`;
+        const refused = files().put({
+          tenant,
+          files: [{ name: 'setup.exe', mediaType: 'application/x-msdownload', bytes: text('MZ') }],
+          source: 'attachment',
+          expiresAt: later(1),
+        });
+        await expect(refused).rejects.toBeInstanceOf(ValidationError);
+        await expect(refused).rejects.toThrow(/setup\.exe/);
+        await expect(
+          files().put({ tenant, files: [], source: 'step', expiresAt: later(1) }),
+        ).rejects.toBeInstanceOf(ValidationError);
+        const big = files().put({
+          tenant,
+          files: [
+            { name: 'big.txt', mediaType: 'text/plain', bytes: Buffer.alloc(16 * MIB + 1, 'x') },
+          ],
+          source: 'step',
+          expiresAt: later(1),
+        });
+        await expect(big).rejects.toBeInstanceOf(PayloadTooLargeError);
+        await expect(big).rejects.toThrow(/big\.txt .*RAG_MAX_RUN_FILE_BYTES/);
+      },
+      SLOW,
+    );
+
+    it('throws ServiceUnavailableError when the agent cannot be reached', async () => {
+      const unreachable = createRunFilesClient({
+        client: new A2AClient({
+          url: 'http://127.0.0.1:9/a2a',
+          token: TEST_TOKEN,
+          timeoutMs: 5_000,
+        }),
+        agentUrl: 'http://127.0.0.1:9',
+      });
+      const error = await unreachable
+        .list({ tenant: 't', sessionId: 's' })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ServiceUnavailableError);
+      expect((error as Error).message).toMatch(/not reachable at http:\/\/127\.0\.0\.1:9/);
+    });
+  });
+});
