@@ -4,7 +4,7 @@
 import { config, telemetry } from './instrumentation';
 import { Redis } from 'ioredis';
 import type { RunFileStore } from '@fleet/a2a';
-import { A2AClient } from '@fleet/a2a/client';
+import { A2AClient, createRunFilesClient } from '@fleet/a2a/client';
 import { CONSOLE_BUNDLE_DIR, consoleIsBuilt } from '@fleet/console';
 import { runMain, startServer } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
@@ -59,16 +59,16 @@ function createAgentClients() {
 }
 
 /**
- * The fleet's file store (run files: `/v1/files`, attachments sent by `file-…` id), on the RAG
- * agent like the documents; undefined without the internal token.
- *
- * MERGE POINT: `createRunFilesClient` (`@fleet/a2a/client`) is not on this branch yet, so this
- * returns undefined (those routes answer 503). Once it is, the body is:
- * `return createRunFilesClient({ client: new A2AClient({ url: `${settings.ragAgentUrl}/a2a`, token: settings.internalToken }), agentUrl: settings.ragAgentUrl });`
+ * The fleet's file store (run files: `/v1/files`, attachments sent by `file-…` id): the RAG
+ * agent's `files` commands, like the documents; undefined without the internal token (those
+ * routes then answer 503).
  */
 function openRunFileStore(settings: typeof config): RunFileStore | undefined {
   if (settings.internalToken === undefined) return undefined;
-  return undefined;
+  return createRunFilesClient({
+    client: new A2AClient({ url: `${settings.ragAgentUrl}/a2a`, token: settings.internalToken }),
+    agentUrl: settings.ragAgentUrl,
+  });
 }
 
 /** `X-Routing-Mode: auto`: the upstream model decides; offline or failing, the heuristic does. */
