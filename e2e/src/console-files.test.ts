@@ -159,6 +159,18 @@ const SESSION = {
   files: [chart.view, sales.view, report.view, upload.view],
 };
 
+/** A session still running: its page follows the stream, which announces the live file. */
+const LIVE_SESSION_ID = 'sess-files-live';
+const LIVE_SESSION = {
+  ...SESSION,
+  id: LIVE_SESSION_ID,
+  status: 'running',
+  request: 'Chart it while I watch',
+  nodes: { chart: { agent: 'code-agent', state: 'running', attempts: 1, startedAt: CREATED } },
+  result: null,
+  files: [],
+};
+
 function chunk(delta: Record<string, unknown>, fleet?: Record<string, unknown>): StubChunk {
   return {
     id: 'chatcmpl-files',
@@ -210,7 +222,7 @@ describe('run files in the web console (Chromium, a gateway stand-in)', () => {
   beforeAll(async () => {
     stub = await startConsoleFilesStub({
       key: KEY,
-      sessions: { [SESSION_ID]: SESSION },
+      sessions: { [SESSION_ID]: SESSION, [LIVE_SESSION_ID]: LIVE_SESSION },
       files: [chart, sales, report, upload, liveChart],
       stream: STREAM,
     });
@@ -353,6 +365,21 @@ describe('run files in the web console (Chromium, a gateway stand-in)', () => {
     await page.locator('.answer[aria-busy="false"]').waitFor();
     await expect(files.locator('.run-file').count()).resolves.toBe(1);
     await screenshot(page, 'files-03-live');
+  });
+
+  it("shows a followed session's files as its stream announces them", async () => {
+    await page.goto(`${stub.url}/console/sessions/${LIVE_SESSION_ID}`);
+    const files = page.locator('section.run-files');
+    await files.getByRole('heading', { name: 'Files' }).waitFor();
+    expect(
+      await imageSize(page, `section.run-files img[data-file-id="${liveChart.view.id}"]`),
+    ).toEqual({ width: 20, height: 10 });
+    await expect(files.locator('.files-refused').textContent()).resolves.toContain(
+      'tool.exe was not kept',
+    );
+    await expect(
+      files.locator(`a.file-download[data-file-id="${liveChart.view.id}"]`).textContent(),
+    ).resolves.toBe('Download live.png');
   });
 
   it('sent the key only in headers, broke no CSP rule and ran no injected script', async () => {

@@ -140,10 +140,13 @@ export async function startConsoleFilesStub(
       })
       .send(file.bytes);
   });
-  app.post('/v1/chat/completions', express.json(), async (_request, response) => {
+  app.post('/v1/chat/completions', express.json(), async (request, response) => {
+    // A follow (`X-Session-ID`) streams that session; anything else is a run without a session.
+    const followed = request.get('x-session-id');
     response.status(200).set({
       'Content-Type': 'text/event-stream',
-      'X-Routing-Mode': 'reasoning',
+      'X-Routing-Mode': followed === undefined ? 'reasoning' : 'orchestration',
+      ...(followed === undefined ? {} : { 'X-Session-ID': followed }),
     });
     response.flushHeaders();
     for (const chunk of options.stream) {
