@@ -100,6 +100,13 @@ const upload = runFile({
 });
 delete upload.view.nodeId;
 delete upload.view.agent;
+/** A file the answer links to that the session does not list: its name comes from the gateway. */
+const extra = runFile({
+  digit: 'f',
+  name: 'extra.json',
+  mediaType: 'application/json',
+  bytes: Buffer.from('{"total": 225.5}'),
+});
 /** A file only the live stream announces. */
 const liveChart = runFile({
   digit: 'e',
@@ -126,7 +133,7 @@ const ANSWER = [
   '| 2026-01 | 125.50 | <script>window.__injected = true</script> |',
   '| 2026-02 | 100.00 | <img src=x onerror=alert(1)> |',
   '',
-  `The numbers are in [the data](/v1/files/${sales.view.id}/content).`,
+  `The numbers are in [the data](/v1/files/${sales.view.id}/content), the sum in [this one](/v1/files/${extra.view.id}/content).`,
 ].join('\n');
 
 const SESSION = {
@@ -223,7 +230,7 @@ describe('run files in the web console (Chromium, a gateway stand-in)', () => {
     stub = await startConsoleFilesStub({
       key: KEY,
       sessions: { [SESSION_ID]: SESSION, [LIVE_SESSION_ID]: LIVE_SESSION },
-      files: [chart, sales, report, upload, liveChart],
+      files: [chart, sales, report, upload, extra, liveChart],
       stream: STREAM,
     });
     browser = await launchChromium();
@@ -306,6 +313,12 @@ describe('run files in the web console (Chromium, a gateway stand-in)', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(download.suggestedFilename()).toBe('sales.csv');
     expect((await readFile(await download.path())).toString()).toBe(CSV);
+
+    const unlisted = answer.locator(`a.file-download[data-file-id="${extra.view.id}"]`);
+    const [saved] = await Promise.all([page.waitForEvent('download'), unlisted.click()]);
+    expect(saved.suggestedFilename()).toBe('extra.json');
+    // The link is no page change: the session stays on screen.
+    expect(new URL(page.url()).pathname).toBe(`/console/sessions/${SESSION_ID}`);
   });
 
   it('previews the CSV as a table of its first rows, saying how many there are', async () => {
@@ -327,6 +340,15 @@ describe('run files in the web console (Chromium, a gateway stand-in)', () => {
     ]);
     await expect(card.textContent()).resolves.toContain('The first 20 of 32 rows');
     await screenshot(page, 'files-02-csv-preview');
+  });
+
+  it('previews a text file as text: its markup is not interpreted', async () => {
+    const card = page.locator(`.run-file[data-file-id="${upload.view.id}"]`);
+    await card.getByText('Preview the text').click();
+    await expect(card.locator('pre.preview').textContent()).resolves.toBe(
+      'first line\nsecond <b>line</b>\n',
+    );
+    await expect(card.locator('pre.preview b').count()).resolves.toBe(0);
   });
 
   it('never shows an HTML file: its name is text and it is download-only', async () => {

@@ -76,7 +76,7 @@ function openAIError(response: Response, status: number, message: string): void 
 /**
  * A stand-in for the gateway, for the console's file views: the built console under `/console`
  * with the gateway's headers, and `/v1/models`, `/v1/sessions`, `/v1/sessions/{id}`,
- * `/v1/files/{id}/content` and a streamed `/v1/chat/completions` the way the API documents them
+ * `/v1/files/{id}` (OpenAI Files-shaped), `/v1/files/{id}/content` and a streamed `/v1/chat/completions` the way the API documents them
  * (the key required on every `/v1` route, `Cache-Control: no-store`).
  */
 export async function startConsoleFilesStub(
@@ -123,6 +123,21 @@ export async function startConsoleFilesStub(
       return;
     }
     response.json(session);
+  });
+  app.get('/v1/files/:id', (request: Request<{ id: string }>, response) => {
+    const file = options.files.find((entry) => entry.view.id === request.params.id);
+    if (file === undefined) {
+      openAIError(response, 404, `File ${request.params.id} does not exist or has expired.`);
+      return;
+    }
+    response.json({
+      id: file.view.id,
+      object: 'file',
+      bytes: file.view.size,
+      created_at: Math.floor(Date.parse(file.view.createdAt) / 1000),
+      filename: file.view.name,
+      purpose: 'assistants',
+    });
   });
   app.get('/v1/files/:id/content', (request: Request<{ id: string }>, response) => {
     const file = options.files.find((entry) => entry.view.id === request.params.id);

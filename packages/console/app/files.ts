@@ -5,7 +5,7 @@
  * Content-Security-Policy allows `img-src 'self' data:`, not `blob:`), a download a short-lived
  * object URL clicked with the file's name, a preview text.
  */
-import { authHeaders, errorFromBody, handleUnauthorized } from './api';
+import { api, authHeaders, errorFromBody, handleUnauthorized } from './api';
 import { fileContentPath } from '../src/files/file-view';
 
 /** Largest image shown inline (a larger one is a download only). */
@@ -52,17 +52,30 @@ export function dataUrlOf(blob: Blob, mediaType: string): Promise<string> {
 }
 
 /**
- * Downloads a run file under its name: the bytes are fetched with the key, then saved through an
+ * A run file's name from `GET /v1/files/{id}` (OpenAI Files-shaped: `filename`); the id when the
+ * gateway names none.
+ */
+export async function fileName(id: string): Promise<string> {
+  const info = await api<{ filename?: unknown }>(`/files/${encodeURIComponent(id)}`);
+  return typeof info.filename === 'string' && info.filename !== '' ? info.filename : id;
+}
+
+/**
+ * Downloads a run file under its name (asked of the gateway when not given): the bytes are
+ * fetched with the key, then saved through an
  * object URL (revoked shortly after) as `application/octet-stream`, so the browser saves and never
  * opens them (an HTML or SVG file cannot run in the page's origin).
  */
-export async function downloadFile(id: string, name: string): Promise<void> {
-  const { blob } = await fetchFile(id);
+export async function downloadFile(id: string, name: string | undefined): Promise<void> {
+  const [{ blob }, saveAs] = await Promise.all([
+    fetchFile(id),
+    name ?? fileName(id).catch(() => id),
+  ]);
   const url = URL.createObjectURL(new Blob([blob], { type: 'application/octet-stream' }));
   try {
     const link = document.createElement('a');
     link.href = url;
-    link.download = name;
+    link.download = saveAs;
     link.rel = 'noopener';
     document.body.append(link);
     link.click();

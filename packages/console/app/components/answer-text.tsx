@@ -21,7 +21,7 @@ function Inlines({ inlines, names }: { inlines: Inline[]; names: ReadonlyMap<str
                 key={index}
                 fileId={inline.fileId}
                 alt={inline.alt}
-                name={names.get(inline.fileId) ?? (inline.alt || inline.fileId)}
+                name={names.get(inline.fileId)}
               />
             );
           case 'file-link':
@@ -29,7 +29,7 @@ function Inlines({ inlines, names }: { inlines: Inline[]; names: ReadonlyMap<str
               <FileDownload
                 key={index}
                 fileId={inline.fileId}
-                name={names.get(inline.fileId) ?? inline.text}
+                name={names.get(inline.fileId)}
                 label={inline.text}
               />
             );

@@ -62,7 +62,8 @@ function useFileImage(fileId: string): ImageState {
 
 /**
  * A link that downloads a run file under its name, through the key. Its `href` is the file's
- * content path, for what it points at; the click fetches the bytes with the key instead.
+ * content path, for what it points at; the click fetches the bytes with the key instead. Without
+ * a `name` (an answer's link to a file the page has not listed), the gateway's is used.
  */
 export function FileDownload({
   fileId,
@@ -70,7 +71,7 @@ export function FileDownload({
   label,
 }: {
   fileId: string;
-  name: string;
+  name?: string | undefined;
   label?: string;
 }) {
   const [busy, setBusy] = useState(false);
@@ -80,7 +81,9 @@ export function FileDownload({
       <a
         class="file-download"
         href={fileContentPath(fileId)}
-        download={name}
+        // Never empty: the router (preact-iso) takes a click on a link without `download` as a
+        // page change.
+        download={name ?? fileId}
         aria-busy={busy}
         data-file-id={fileId}
         onClick={(event) => {
@@ -93,7 +96,7 @@ export function FileDownload({
             .finally(() => setBusy(false));
         }}
       >
-        {label ?? `Download ${name}`}
+        {label ?? `Download ${name ?? fileId}`}
       </a>
       {error === undefined ? null : (
         <small class="error-note" role="alert">
@@ -106,7 +109,15 @@ export function FileDownload({
 }
 
 /** A run file shown as an image (an answer's `![alt](/v1/files/…/content)`, a listed PNG). */
-export function FileImage({ fileId, alt, name }: { fileId: string; alt: string; name: string }) {
+export function FileImage({
+  fileId,
+  alt,
+  name,
+}: {
+  fileId: string;
+  alt: string;
+  name?: string | undefined;
+}) {
   const image = useFileImage(fileId);
   if (image.state === 'ready') {
     return <img class="run-file-image" src={image.src} alt={alt} data-file-id={fileId} />;
@@ -133,11 +144,15 @@ export function FileImage({ fileId, alt, name }: { fileId: string; alt: string; 
 type Loaded<T> =
   { state: 'idle' | 'loading' } | { state: 'ready'; value: T } | { state: 'failed'; error: string };
 
-/** Reads the file's first bytes as text once `open` is true. */
+/**
+ * Reads the file's first bytes as text once `open` is true. Closing the preview while it reads
+ * stops the read (opening it again reads afresh); a failed read is tried again when it is opened
+ * again.
+ */
 function useFileText(fileId: string, open: boolean): Loaded<{ text: string; whole: boolean }> {
   const [loaded, setLoaded] = useState<Loaded<{ text: string; whole: boolean }>>({ state: 'idle' });
   useEffect(() => {
-    if (!open || loaded.state !== 'idle') return;
+    if (!open || loaded.state === 'ready' || loaded.state === 'loading') return;
     const controller = new AbortController();
     setLoaded({ state: 'loading' });
     fetchFile(fileId, controller.signal)
@@ -151,7 +166,10 @@ function useFileText(fileId: string, open: boolean): Loaded<{ text: string; whol
       .catch((error: unknown) => {
         if (!controller.signal.aborted) setLoaded({ state: 'failed', error: describeError(error) });
       });
-    return () => controller.abort();
+    return () => {
+      controller.abort();
+      setLoaded((current) => (current.state === 'loading' ? { state: 'idle' } : current));
+    };
   }, [fileId, open]);
   return loaded;
 }
