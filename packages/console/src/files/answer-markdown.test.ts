@@ -140,4 +140,11 @@ describe('answer Markdown', () => {
       [`3 ![c](/v1/files/${FILE}/con`, ''],
     ]);
   });
+
+  it('keeps a link whose text or target is too long as text', () => {
+    const long = `[${'a'.repeat(600)}](https://example.com)`;
+    expect(parseInlines(long)).toEqual([{ kind: 'text', text: long }]);
+    const far = `[a](https://example.com/${'b'.repeat(2100)})`;
+    expect(parseInlines(far)).toEqual([{ kind: 'text', text: far }]);
+  });
 });

@@ -109,25 +109,46 @@ function appendText(inlines: Inline[], text: string): void {
   else inlines.push({ kind: 'text', text });
 }
 
-/** `[…](…)` or `![…](…)` at `start` (the `[`): its label, target and end, or undefined. */
-function linkAt(
+/** Longest link text read as a link's; a longer one stays text. */
+export const MAX_LINK_LABEL = 500;
+/** Longest link target read; a longer one stays text. */
+export const MAX_LINK_TARGET = 2000;
+
+/**
+ * Finds `[…](…)` links in one text: the next `]` and `)` are remembered between calls, and link
+ * texts and targets have a length limit, so text with many brackets (an agent's output can be
+ * anything) is read in about one pass.
+ */
+function linkFinder(
   text: string,
-  start: number,
-): { label: string; target: string; end: number } | undefined {
-  const labelEnd = text.indexOf(']', start + 1);
-  if (labelEnd < 0 || text[labelEnd + 1] !== '(') return undefined;
-  const label = text.slice(start + 1, labelEnd);
-  if (label.includes('[') || label.includes('\n')) return undefined;
-  const targetEnd = text.indexOf(')', labelEnd + 2);
-  if (targetEnd < 0) return undefined;
-  // An optional title after the URL (`(url "title")`) is dropped.
-  const target =
-    text
-      .slice(labelEnd + 2, targetEnd)
-      .trim()
-      .split(/\s+/)[0] ?? '';
-  if (target === '' || target.includes('\n')) return undefined;
-  return { label, target, end: targetEnd + 1 };
+): (start: number) => { label: string; target: string; end: number } | undefined {
+  let closeBracket = -2;
+  let closeParen = -2;
+  /** The next `char` at or after `from`: -1 when there is none, -2 before the first search. */
+  const next = (char: string, from: number, cached: number): number => {
+    if (cached === -1 || cached >= from) return cached;
+    return text.indexOf(char, from);
+  };
+  return (start) => {
+    closeBracket = next(']', start + 1, closeBracket);
+    const labelEnd = closeBracket;
+    if (labelEnd < 0 || labelEnd - start - 1 > MAX_LINK_LABEL || text[labelEnd + 1] !== '(') {
+      return undefined;
+    }
+    const label = text.slice(start + 1, labelEnd);
+    if (label.includes('[') || label.includes('\n')) return undefined;
+    closeParen = next(')', labelEnd + 2, closeParen);
+    const targetEnd = closeParen;
+    if (targetEnd < 0 || targetEnd - labelEnd - 2 > MAX_LINK_TARGET) return undefined;
+    // An optional title after the URL (`(url "title")`) is dropped.
+    const target =
+      text
+        .slice(labelEnd + 2, targetEnd)
+        .trim()
+        .split(/\s+/)[0] ?? '';
+    if (target === '' || target.includes('\n')) return undefined;
+    return { label, target, end: targetEnd + 1 };
+  };
 }
 
 /**
@@ -136,6 +157,7 @@ function linkAt(
  */
 export function parseInlines(text: string, origin?: string): Inline[] {
   const inlines: Inline[] = [];
+  const linkAt = linkFinder(text);
   let index = 0;
   let plainFrom = 0;
   while (index < text.length) {
@@ -145,7 +167,7 @@ export function parseInlines(text: string, origin?: string): Inline[] {
       index += 1;
       continue;
     }
-    const link = linkAt(text, open);
+    const link = linkAt(open);
     if (link === undefined) {
       index = open + 1;
       continue;
