@@ -12,6 +12,15 @@ import {
   describeError,
   type Citation,
 } from './api';
+import {
+  readRefusedFile,
+  readRunFile,
+  type RefusedFile,
+  type RunFileWire,
+} from '../src/files/file-view';
+
+/** Files (and refusals) one run keeps for the page: a run's own limit is far below this. */
+const MAX_LIVE_FILES = 200;
 
 /** One streamed run as the console shows it. */
 export interface LiveRun {
@@ -26,6 +35,10 @@ export interface LiveRun {
   answer: string;
   /** The sources, from the run's `run-result`. */
   citations: Citation[];
+  /** Files the run's steps made, as they arrive (`file-ready`, then the run's result). */
+  files: RunFileWire[];
+  /** Files a step made that the run did not keep (`file-refused`). */
+  refused: RefusedFile[];
   error: string | undefined;
 }
 
@@ -65,7 +78,13 @@ export function stopStreaming(run: Signal<LiveRun>): void {
 
 interface ChunkShape {
   choices?: { delta?: { content?: unknown; reasoning_content?: unknown } }[];
-  fleet?: { type?: unknown; citations?: unknown; sessionId?: unknown };
+  fleet?: {
+    type?: unknown;
+    citations?: unknown;
+    sessionId?: unknown;
+    file?: unknown;
+    files?: unknown;
+  };
   error?: { message?: unknown };
 }
 
@@ -86,6 +105,22 @@ function applyChunk(run: LiveRun, chunk: ChunkShape): LiveRun {
   }
   if (chunk.fleet?.type === 'run-result' && Array.isArray(chunk.fleet.citations)) {
     next = { ...next, citations: chunk.fleet.citations as Citation[] };
+  }
+  const announced =
+    chunk.fleet?.type === 'file-ready'
+      ? [chunk.fleet.file]
+      : chunk.fleet?.type === 'run-result' && Array.isArray(chunk.fleet.files)
+        ? (chunk.fleet.files as unknown[])
+        : [];
+  for (const value of announced) {
+    const file = readRunFile(value);
+    if (file === undefined || next.files.length >= MAX_LIVE_FILES) continue;
+    if (next.files.some((known) => known.id === file.id)) continue;
+    next = { ...next, files: [...next.files, file] };
+  }
+  if (chunk.fleet?.type === 'file-refused' && next.refused.length < MAX_LIVE_FILES) {
+    const refused = readRefusedFile(chunk.fleet);
+    if (refused !== undefined) next = { ...next, refused: [...next.refused, refused] };
   }
   return next;
 }
@@ -131,6 +166,8 @@ export async function startRun(request: RunRequest): Promise<Signal<LiveRun>> {
     lines: [],
     answer: '',
     citations: [],
+    files: [],
+    refused: [],
     error: undefined,
   });
   controllers.set(run, controller);

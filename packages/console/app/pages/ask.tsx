@@ -2,7 +2,10 @@ import type { Signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, describeError, type ListOf } from '../api';
+import { fileViewOf } from '../../src/files/file-view';
+import { AnswerText } from '../components/answer-text';
 import { ErrorNote } from '../components/error-note';
+import { FilesSection } from '../components/run-files';
 import { usePolling } from '../hooks';
 import { startRun, type LiveRun, type RunRequest } from '../runs';
 
@@ -160,9 +163,17 @@ export function AskPage() {
             <small>Route taken: {live.route ?? 'unknown'}</small>
           </p>
           <div class="answer" aria-live="polite" aria-busy={live.state === 'streaming'}>
-            {live.answer}
+            <AnswerText
+              text={live.answer}
+              names={new Map(live.files.map((file) => [file.id, file.name]))}
+            />
           </div>
           {live.state === 'failed' ? <ErrorNote message={live.error} /> : null}
+          <FilesSection
+            files={live.files.map(fileViewOf)}
+            refused={live.refused}
+            titleId="ask-files-title"
+          />
         </section>
       )}
     </section>

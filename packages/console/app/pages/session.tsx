@@ -9,10 +9,13 @@ import {
   type Citation,
   type SessionView,
 } from '../api';
+import { fileViewOf, mergeFiles, type FileView } from '../../src/files/file-view';
+import { AnswerText } from '../components/answer-text';
 import { ApprovalCard, QuestionCard } from '../components/approval-card';
 import { ConfirmButton } from '../components/confirm-button';
 import { ErrorNote } from '../components/error-note';
 import { PlanGraph } from '../components/plan-graph';
+import { FilesSection } from '../components/run-files';
 import { StatusBadge } from '../components/status-badge';
 import { formatTime, stateWords } from '../format';
 import { useNarrow, usePolling } from '../hooks';
@@ -197,6 +200,12 @@ export function SessionPage() {
   const approvals = session.approvals;
   const questions = session.inputs;
   const waiting = approvals.filter((approval) => approval.status === 'pending').length;
+  // The session's files (`GET /v1/sessions/{id}`), then any the stream announced first.
+  const files = mergeFiles(
+    (session as SessionView & { files?: FileView[] }).files,
+    live?.files.map(fileViewOf),
+  );
+  const fileNames = new Map(files.map((file) => [file.id, file.name]));
 
   return (
     <section aria-labelledby="session-title" class="session" data-status={session.status}>
@@ -333,7 +342,7 @@ export function SessionPage() {
             aria-live="polite"
             aria-busy={live?.state === 'streaming' && session.result === null}
           >
-            {answer}
+            <AnswerText text={answer} names={fileNames} />
           </div>
         )}
         {live?.state === 'failed' && live.error !== undefined && session.result === null ? (
@@ -341,6 +350,8 @@ export function SessionPage() {
         ) : null}
         <Citations citations={citations} />
       </section>
+
+      <FilesSection files={files} refused={live?.refused ?? []} />
     </section>
   );
 }
