@@ -9,7 +9,7 @@ import {
   type Citation,
   type SessionView,
 } from '../api';
-import { fileViewOf, mergeFiles, type FileView } from '../../src/files/file-view';
+import { fileViewOf, mergeFiles } from '../../src/files/file-view';
 import { AnswerText } from '../components/answer-text';
 import { ApprovalCard, QuestionCard } from '../components/approval-card';
 import { ConfirmButton } from '../components/confirm-button';
@@ -201,10 +201,7 @@ export function SessionPage() {
   const questions = session.inputs;
   const waiting = approvals.filter((approval) => approval.status === 'pending').length;
   // The session's files (`GET /v1/sessions/{id}`), then any the stream announced first.
-  const files = mergeFiles(
-    (session as SessionView & { files?: FileView[] }).files,
-    live?.files.map(fileViewOf),
-  );
+  const files = mergeFiles(session.files, live?.files.map(fileViewOf));
   const fileNames = new Map(files.map((file) => [file.id, file.name]));
 
   return (

@@ -5,28 +5,10 @@
  * `/v1` route).
  */
 
-/** One run file as `GET /v1/sessions/{id}` lists it. */
-export interface FileView {
-  /** `file-` and 32 lowercase hex digits. */
-  id: string;
-  /** The cleaned file name (no directories). */
-  name: string;
-  mediaType: string;
-  /** Bytes. */
-  size: number;
-  /** A step's result, or the request that started the run. */
-  source: 'step' | 'attachment';
-  /** The plan node (step) that made it; absent for an attachment. */
-  nodeId?: string | undefined;
-  /** The agent of that step. */
-  agent?: string | undefined;
-  /** ISO-8601. */
-  createdAt: string;
-  /** ISO-8601: after this the file is gone. */
-  expiresAt: string;
-  /** The path of its bytes: `/v1/files/{id}/content`. */
-  url: string;
-}
+import type { FileView } from '../wire';
+
+/** A run file as a session lists it (`GET /v1/sessions/{id}`): the API's own view. */
+export type { FileView };
 
 /** A run file as the stream's `file-ready` event and the run's result carry it. */
 export interface RunFileWire {
