@@ -562,6 +562,7 @@ class TaskTracker {
         status: 'completed',
         summary: partsText(this.directMessage.parts),
         ...dataOf(this.directMessage.parts),
+        ...filesOf(this.directMessage.parts),
         ...ids,
       };
     }

@@ -63,10 +63,7 @@ export interface RunFileKeeper {
   /** Keeps a completed step's files (the executor's `keepFiles` seam). Never rejects. */
   keepStepFiles: KeepStepFiles;
   /** Keeps the files the request brought (source `attachment`). Never rejects. */
-  keepAttachments(
-    files: readonly StepFilePart[],
-    signal?: AbortSignal | undefined,
-  ): Promise<RunFile[]>;
+  keepAttachments(files: readonly StepFilePart[], signal?: AbortSignal): Promise<RunFile[]>;
   /** Every file the run keeps, in the order they were kept. */
   files(): RunFile[];
 }
@@ -187,7 +184,7 @@ export function createRunFileKeeper({
       reservedBytes += content.byteLength;
       uploads.push({ name, mediaType: check.mediaType, bytes: content });
     }
-    const stored = uploads.length === 0 ? [] : await put(uploads, origin, signal, refuse);
+    const stored = uploads.length === 0 ? [] : await put(uploads, { origin, signal, refuse });
     // What the store did not keep frees its place.
     files -= uploads.length - stored.length;
     bytes -= reservedBytes - stored.reduce((sum, file) => sum + file.size, 0);
@@ -200,9 +197,15 @@ export function createRunFileKeeper({
   /** Stores the files in one put; when the store refuses one, each is tried on its own. */
   async function put(
     uploads: RunFileUpload[],
-    origin: { source: RunFileSource; nodeId?: string | undefined; agent?: string | undefined },
-    signal: AbortSignal | undefined,
-    refuse: (name: string, reason: string) => void,
+    {
+      origin,
+      signal,
+      refuse,
+    }: {
+      origin: { source: RunFileSource; nodeId?: string | undefined; agent?: string | undefined };
+      signal: AbortSignal | undefined;
+      refuse: (name: string, reason: string) => void;
+    },
   ): Promise<RunFile[]> {
     const putFiles = (batch: readonly RunFileUpload[]): Promise<RunFile[]> =>
       (store as RunFileStore).put({

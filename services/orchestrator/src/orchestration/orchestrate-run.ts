@@ -118,9 +118,14 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   const fresh = session.plan === undefined;
   const planned = await choosePlan(options, memory, files);
   if ('ended' in planned) return planned.ended;
-  const confident = await confirmConfidence(options, { ...planned.next, fresh });
+  const attached = attachedFiles(files);
+  const confident = await confirmConfidence(options, { ...planned.next, fresh, attached });
   if ('ended' in confident) return confident.ended;
-  const approved = await approvePlanIfRequired(options, confident.next, confident.approve);
+  const approved = await approvePlanIfRequired(
+    options,
+    { ...confident.next, attached },
+    confident.approve,
+  );
   if ('ended' in approved) return approved.ended;
   const { plan } = approved.next;
   // The answer streams as the `result` artifact in chunks: a single step's own answer while it is
@@ -224,7 +229,11 @@ async function choosePlan(
  */
 async function confirmConfidence(
   options: OrchestrateRunOptions,
-  { fresh, ...chosen }: ChosenPlan & { fresh: boolean },
+  {
+    fresh,
+    attached,
+    ...chosen
+  }: ChosenPlan & { fresh: boolean; attached: PlanRunOptions['files'] },
 ): Promise<{ ended: string | undefined } | { next: ChosenPlan; approve: boolean }> {
   const { run, session, input, queue } = options;
   const confirm = () =>
@@ -237,6 +246,7 @@ async function confirmConfidence(
       history: session.history,
       askPlanner: meteredPlanner(options.options.askPlanner, run),
       availableAgents: options.options.availableAgents,
+      files: attached,
       say: (message) =>
         queue.push({
           type: 'status',
@@ -268,7 +278,7 @@ async function confirmConfidence(
 /** Plan approval, when the session requires it: the plan a person approved, or the run's end. */
 async function approvePlanIfRequired(
   options: OrchestrateRunOptions,
-  chosen: ChosenPlan,
+  { attached, ...chosen }: ChosenPlan & { attached: PlanRunOptions['files'] },
   required = false,
 ): Promise<Stage<ChosenPlan>> {
   const { run, session } = options;
@@ -281,6 +291,7 @@ async function approvePlanIfRequired(
       history: session.history,
       askPlanner: meteredPlanner(options.options.askPlanner, run),
       availableAgents: options.options.availableAgents,
+      files: attached,
     });
   try {
     // Nothing else of the run goes on while a person looks at the plan: its slot is free meanwhile.

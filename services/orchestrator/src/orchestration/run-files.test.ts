@@ -16,6 +16,7 @@ import {
   type Part,
   type Plan,
   type PlanRequest,
+  type ProgressEvent,
   type RunFileStore,
   type StreamResponse,
 } from '@fleet/a2a';
@@ -70,10 +71,12 @@ describe('run files (real Redis, real A2A agents, in-memory file store)', () => 
   let redis: Redis;
   let chart: SdkAgent;
   let coder: ScriptedAgent;
+  let mail: ScriptedAgent;
   let planner: RunningServer;
   let store: MemoryRunFileStore;
   let storeDown = false;
   let orchestrator: TestOrchestrator;
+  let runFiles: NonNullable<Parameters<typeof startTestOrchestrator>[0]['runFiles']>;
   const planRequests: PlanRequest[] = [];
 
   beforeAll(async () => {
@@ -89,6 +92,14 @@ describe('run files (real Redis, real A2A agents, in-memory file store)', () => 
       internalToken: TEST_TOKEN,
       skills: [{ id: 'run-python', name: 'Run Python', tags: ['code', 'python'] }],
       reply: { text: 'The total is 30.' },
+    });
+    mail = await startScriptedAgent({
+      name: 'mail',
+      internalToken: TEST_TOKEN,
+      respond: (request) =>
+        request.isContinuation
+          ? { text: 'Mail sent.' }
+          : { approval: { action: 'send-mail', summary: 'Send the chart to Bob' } },
     });
     planner = await startTestAgent({
       name: 'planner',
@@ -131,26 +142,27 @@ describe('run files (real Redis, real A2A agents, in-memory file store)', () => 
       list: (input) => store.list(input),
       remove: (input) => store.remove(input),
     };
+    runFiles = {
+      store: switchable,
+      limits: {
+        maxFileBytes: 1024 * 1024,
+        maxRunFiles: 4,
+        maxRunBytes: 4 * 1024 * 1024,
+        ttlSeconds: 600,
+      },
+    };
     orchestrator = await startTestOrchestrator({
       redis,
       prefix,
-      agentUrls: [chart.url, coder.url],
+      agentUrls: [chart.url, coder.url, mail.url],
       plannerUrl: planner.url,
-      runFiles: {
-        store: switchable,
-        limits: {
-          maxFileBytes: 1024 * 1024,
-          maxRunFiles: 4,
-          maxRunBytes: 4 * 1024 * 1024,
-          ttlSeconds: 600,
-        },
-      },
+      runFiles,
     });
   });
 
   afterAll(async () => {
     await orchestrator.close();
-    await Promise.all([chart.stop(), coder.close(), planner.shutdown()]);
+    await Promise.all([chart.stop(), coder.close(), mail.close(), planner.shutdown()]);
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length > 0) await redis.del(...keys);
     await redis.quit();
@@ -263,5 +275,68 @@ describe('run files (real Redis, real A2A agents, in-memory file store)', () => 
     expect(outcome.answer).not.toContain('/v1/files/');
     const session = await orchestrator.sessions.get(outcome.result?.sessionId ?? '');
     expect(session?.files?.map((file) => file.name)).toEqual(['sales.csv']);
+  });
+
+  it('still lists and links a step’s file after the orchestrator restarted mid-run', async () => {
+    const plan: Plan = {
+      nodes: [
+        { id: 'chart', agent: 'chart-studio', task: 'Draw the sales chart', dependsOn: [] },
+        { id: 'send', agent: 'mail', task: 'Mail the chart to Bob', dependsOn: ['chart'] },
+      ],
+      rationale: 'chart, then mail',
+      confidence: 0.9,
+    };
+    const first = await startTestOrchestrator({
+      redis,
+      prefix,
+      agentUrls: [chart.url, coder.url, mail.url],
+      plannerUrl: planner.url,
+      runFiles,
+    });
+    const running = orchestrate(first.client, {
+      text: 'chart the sales and mail it',
+      fleet: { tenant: 'acme', plan },
+    });
+    const asked = await running.waitFor(
+      (event): event is Extract<ProgressEvent, { type: 'approval-required' }> =>
+        event.type === 'approval-required',
+    );
+    const ready = readStream(running.events).progress.find((event) => event.type === 'file-ready');
+    const file = ready?.type === 'file-ready' ? ready.file : undefined;
+    expect(file?.name).toBe('sales chart.png');
+    await first.close();
+    await running.done;
+    const sessionId = file?.sessionId ?? '';
+    const keptBefore = store.stored.length;
+
+    const second = await startTestOrchestrator({
+      redis,
+      prefix,
+      agentUrls: [chart.url, coder.url, mail.url],
+      plannerUrl: planner.url,
+      runFiles,
+    });
+    try {
+      await second.sessions.decideApproval({
+        sessionId,
+        approvalId: asked.approvalId,
+        tenant: 'acme',
+        decision: 'approve',
+      });
+      const outcome = outcomeOf(
+        await orchestrate(second.client, {
+          text: 'resume',
+          fleet: { tenant: 'acme', resumeSessionId: sessionId },
+        }).done,
+      );
+      expect(outcome.state).toBe('TASK_STATE_COMPLETED');
+      expect(outcome.result?.files).toEqual([file]);
+      expect(outcome.result?.nodes.find((node) => node.id === 'chart')?.files).toEqual([file?.id]);
+      expect(outcome.answer).toContain(`![sales chart.png](${runFileContentPath(file?.id ?? '')})`);
+      // Nothing was kept twice.
+      expect(store.stored).toHaveLength(keptBefore);
+    } finally {
+      await second.close();
+    }
   });
 });
