@@ -95,7 +95,7 @@ function isRefusal(error: unknown): boolean {
 }
 
 /**
- * One run's files (docs/architecture.md §5, "Files"): the file parts a step made, and the files the
+ * One run's files (docs/architecture.md §5, "Run files"): the file parts a step made, and the files the
  * request brought, each checked and kept in the fleet's file store for the tenant, within the
  * run's limits. Names are cleaned ({@link cleanRunFileName}), types checked against the bytes
  * ({@link checkRunFile}); a file larger than `maxFileBytes`, one past `maxRunFiles` or one that
