@@ -63,6 +63,8 @@ export interface OrchestrateRunOptions {
   memoryUser?: string | undefined;
   /** The file parts the request brought (attachments): kept as the run's files when it starts. */
   attachments?: readonly StepFilePart[] | undefined;
+  /** The run's files, once it has started (set by {@link orchestrateRun}): its result lists them. */
+  keeper?: RunFileKeeper | undefined;
 }
 
 /** What the next stage of a run works with, or how the run ended (its answer, if any). */
@@ -113,6 +115,8 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   if (!resumed && options.attachments !== undefined && options.attachments.length > 0) {
     await files.keepAttachments(options.attachments, signal);
   }
+  // From here on every end of the run lists its files.
+  options = { ...options, keeper: files };
   // Long-term memory: read and extracted beside planning, so it adds no latency.
   const memory = startMemory(options);
   const fresh = session.plan === undefined;
@@ -543,10 +547,10 @@ function meteredPlanner(askPlanner: AskPlanner, run: RunContext): AskPlanner {
  * but the task COMPLETED: the answer, whose `RunResult` says the state, is what the client reads.
  */
 async function endCompleted(
-  { run, queue }: OrchestrateRunOptions,
+  { run, queue, keeper }: OrchestrateRunOptions,
   {
     text,
-    result,
+    result: given,
     failure,
     published,
   }: {
@@ -558,6 +562,9 @@ async function endCompleted(
   },
 ): Promise<string> {
   const { writer, sessionId } = run;
+  // Every end of a started run lists the run's files (a plan not approved: its attachments).
+  const kept = keeper?.files() ?? [];
+  const result = given.files === undefined && kept.length > 0 ? { ...given, files: kept } : given;
   const workFailed = failure !== undefined || result.state === 'failed';
   const error = failure ?? (workFailed ? failedStepsSummary(result.nodes) : undefined);
   writer.record((draft) => {
