@@ -31,6 +31,36 @@ describe('loadOrchestratorConfig', () => {
     ).toBe(40 * 1024 * 1024);
   });
 
+  it('keeps 32 files of at most 8 MiB, 32 MiB in all, for the session TTL unless told otherwise', () => {
+    const defaults = loadOrchestratorConfig({ FLEET_INTERNAL_TOKEN: TOKEN });
+    expect(defaults).toMatchObject({
+      maxFileBytes: 8 * 1024 * 1024,
+      maxRunFiles: 32,
+      maxRunFileBytes: 32 * 1024 * 1024,
+    });
+    expect(defaults.fileTtlSeconds).toBeUndefined();
+    expect(
+      loadOrchestratorConfig({
+        FLEET_INTERNAL_TOKEN: TOKEN,
+        ORCHESTRATOR_MAX_FILE_BYTES: '1mb',
+        ORCHESTRATOR_MAX_RUN_FILES: '5',
+        ORCHESTRATOR_MAX_RUN_FILE_BYTES: '2097152',
+        ORCHESTRATOR_FILE_TTL_SECONDS: '3600',
+      }),
+    ).toMatchObject({
+      maxFileBytes: 1024 * 1024,
+      maxRunFiles: 5,
+      maxRunFileBytes: 2 * 1024 * 1024,
+      fileTtlSeconds: 3600,
+    });
+    expect(() =>
+      loadOrchestratorConfig({
+        FLEET_INTERNAL_TOKEN: TOKEN,
+        ORCHESTRATOR_MAX_RUN_FILE_BYTES: '2gb',
+      }),
+    ).toThrow(ConfigError);
+  });
+
   it('reads AGENT_URLS as a list of base URLs without trailing slashes', () => {
     const config = loadOrchestratorConfig({
       FLEET_INTERNAL_TOKEN: TOKEN,

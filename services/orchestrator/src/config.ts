@@ -80,6 +80,47 @@ export const configSpec = {
     description:
       'The most rows of a step’s table (a data part `{ columns, rows }` or a CSV/TSV file) the answer shows, at most 200; a line under a cut table says how many rows it has.',
   }),
+  maxFileBytes: envVar({
+    name: 'ORCHESTRATOR_MAX_FILE_BYTES',
+    schema: byteSizeSchema.prefault('8mb').pipe(
+      z
+        .number()
+        .int()
+        .min(1)
+        .max(256 * 1024 * 1024, 'expected at most 256mb'),
+    ),
+    description:
+      'Largest file a run keeps (a step’s file part, or a file attached to the request), e.g. 8mb; a larger one is refused (`file-refused`) and the step goes on. At most 256mb.',
+    example: '8mb',
+    defaultText: '8mb',
+  }),
+  maxRunFiles: envVar({
+    name: 'ORCHESTRATOR_MAX_RUN_FILES',
+    schema: positiveIntSchema.max(1000, 'expected at most 1000').default(32),
+    description:
+      'Most files one run keeps, its steps’ and its attachments together; the rest are refused, in one `file-refused` per step. At most 1000.',
+  }),
+  maxRunFileBytes: envVar({
+    name: 'ORCHESTRATOR_MAX_RUN_FILE_BYTES',
+    schema: byteSizeSchema.prefault('32mb').pipe(
+      z
+        .number()
+        .int()
+        .min(1)
+        .max(1024 * 1024 * 1024, 'expected at most 1gb'),
+    ),
+    description:
+      'Most bytes of files one run keeps in all, e.g. 32mb. It also bounds an agent’s answer: an event of its stream may be at most 4/3 of this plus 1mb (its files in base64), and a larger answer fails its step. At most 1gb.',
+    example: '32mb',
+    defaultText: '32mb',
+  }),
+  fileTtlSeconds: envVar({
+    name: 'ORCHESTRATOR_FILE_TTL_SECONDS',
+    schema: positiveIntSchema.optional(),
+    description:
+      'How long a run’s files are kept (their `expiresAt`), in seconds; after that the file store deletes them.',
+    defaultText: 'SESSION_TTL_SECONDS',
+  }),
   hitlTimeoutSeconds: envVar({
     name: 'HITL_TIMEOUT_SECONDS',
     schema: positiveIntSchema.default(120),

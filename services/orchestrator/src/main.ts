@@ -12,8 +12,15 @@ import { createMemoryExtractor, createMemoryStore } from '@fleet/memory';
 import { createSessionStore, type SessionStore } from '@fleet/sessions';
 import { createLogger, type Logger } from '@fleet/telemetry';
 import { createApp } from './app';
-import { createAgentDirectory, guardAvailability } from './discovery';
-import { createA2AAgentInvoker, createAgentBreakers, createStepFilesFetcher } from './execution';
+import type { RunFileStore } from '@fleet/a2a';
+import { createAgentDirectory, guardAvailability, type AvailableAgent } from './discovery';
+import {
+  createA2AAgentInvoker,
+  createAgentBreakers,
+  createDiscoveredRunFileStore,
+  createStepFilesFetcher,
+  maxEventBytesForRunFiles,
+} from './execution';
 import { createOrchestratorHandler, resumeSessions } from './orchestration';
 import { createPlannerClient } from './planning';
 import { createRunAdmission, RunScheduler } from './scheduling';
@@ -38,6 +45,19 @@ function createModelServices(redis: Redis, logger: Logger) {
       }
     : undefined;
   return { offline: upstream.offline, llm, memory };
+}
+
+/**
+ * MERGE POINT — the one place the run files client is made: a `RunFileStore` speaking the files
+ * command (`filesCommandSchema`) to `agent`, the agent that keeps files. Connect it to
+ * `createRunFilesClient` from `@fleet/a2a/client` (being written beside this code), e.g.
+ * `return createRunFilesClient({ card: agent.card, token: config.internalToken });`. Until then it
+ * returns undefined: every run refuses its files with "the file store … cannot be reached" and
+ * its steps go on.
+ */
+function openRunFileStore(agent: AvailableAgent): RunFileStore | undefined {
+  void agent;
+  return undefined;
 }
 
 /**
@@ -80,6 +100,8 @@ function createRunHandler({
     findAgent: (name) => directory.findAgent(name),
     token: config.internalToken,
     logger,
+    // An answer may carry the run's files (base64), and no more: the stream is cut beyond that.
+    maxEventBytes: maxEventBytesForRunFiles(config.maxRunFileBytes),
   });
   const handler = createOrchestratorHandler({
     url: publicUrlOf(config),
@@ -107,6 +129,19 @@ function createRunHandler({
         availableAgents: () => directory.availableAgents(),
         token: config.internalToken,
       }),
+      // The steps' files and the request's attachments, kept in the file store (the RAG agent).
+      runFiles: {
+        store: createDiscoveredRunFileStore({
+          availableAgents: () => directory.availableAgents(),
+          open: openRunFileStore,
+        }),
+        limits: {
+          maxFileBytes: config.maxFileBytes,
+          maxRunFiles: config.maxRunFiles,
+          maxRunBytes: config.maxRunFileBytes,
+          ttlSeconds: config.fileTtlSeconds ?? config.sessionTtlSeconds,
+        },
+      },
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,
       answerTableRows: config.answerTableRows,
       planConfidence: { threshold: config.planConfidenceThreshold, mode: config.lowConfidence },

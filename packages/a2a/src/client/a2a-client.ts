@@ -56,6 +56,11 @@ export interface A2AClientOptions {
    * underneath, traced by the OTel undici instrumentation)
    */
   fetch?: typeof fetch | undefined;
+  /**
+   * Largest Server-Sent Event a stream may carry, in bytes (a bound on memory: a bigger event
+   * cuts the stream with a `StreamInterruptedError`, see `isOversizedSseEvent`). @default 4 MiB
+   */
+  maxEventBytes?: number | undefined;
 }
 
 /** Where the client sends its calls: a card, or the JSON-RPC endpoint itself. */
@@ -188,6 +193,7 @@ export class A2AClient {
   private readonly maxRetries: number;
   private readonly headers: Record<string, string>;
   private readonly fetchImpl: typeof fetch | undefined;
+  private readonly maxEventBytes: number | undefined;
   private nextId = 1;
 
   constructor(options: A2AClientTarget & A2AClientOptions) {
@@ -195,6 +201,7 @@ export class A2AClient {
     this.url = 'card' in options ? selectJsonRpcUrl(options.card) : options.url;
     this.token = options.token;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxEventBytes = options.maxEventBytes;
     this.maxRetries = options.maxRetries ?? 2;
     this.headers = options.headers ?? {};
     this.fetchImpl = options.fetch;
@@ -483,6 +490,7 @@ export class A2AClient {
       }
       let first = true;
       for await (const sse of parseSseStream(response, {
+        ...(this.maxEventBytes === undefined ? {} : { maxEventBytes: this.maxEventBytes }),
         controller,
         idleTimeoutMs: timeoutMs,
         signal: options.signal,

@@ -8,7 +8,7 @@ export type {
 } from './a2a-client';
 export { discoverAgentCard } from './discover-agent-card';
 export type { DiscoverAgentCardOptions } from './discover-agent-card';
-export { parseSseStream } from './parse-sse-stream';
+export { isOversizedSseEvent, parseSseStream } from './parse-sse-stream';
 export type { ParseSseStreamOptions, SseEvent } from './parse-sse-stream';
 export { createRunFilesClient } from './run-files-client';
 export type { CreateRunFilesClientOptions } from './run-files-client';

@@ -19,6 +19,15 @@ export interface SseEvent {
   id: string | undefined;
 }
 
+/**
+ * True for the error {@link parseSseStream} throws when an event is larger than its
+ * `maxEventBytes` (a `StreamInterruptedError` whose `details.oversizedEvent` is true): the stream
+ * was cut on purpose, and reading the same answer again would only be cut again.
+ */
+export function isOversizedSseEvent(error: unknown): boolean {
+  return error instanceof StreamInterruptedError && error.details?.['oversizedEvent'] === true;
+}
+
 /** Options for {@link parseSseStream}. */
 export interface ParseSseStreamOptions {
   /** Largest event (and line) accepted, in bytes: a bound against memory exhaustion. @default 4 MiB */
@@ -77,7 +86,7 @@ export async function* parseSseStream(
       if (error.type === 'max-buffer-size-exceeded') {
         parseFailure = new StreamInterruptedError(
           `An SSE event is larger than ${maxEventBytes} bytes.`,
-          { cause: error },
+          { cause: error, details: { oversizedEvent: true, maxEventBytes } },
         );
       }
     },
@@ -108,7 +117,9 @@ export async function* parseSseStream(
       const message = pending.shift();
       if (message === undefined) break;
       if (Buffer.byteLength(message.data) > maxEventBytes) {
-        throw new StreamInterruptedError(`An SSE event is larger than ${maxEventBytes} bytes.`);
+        throw new StreamInterruptedError(`An SSE event is larger than ${maxEventBytes} bytes.`, {
+          details: { oversizedEvent: true, maxEventBytes },
+        });
       }
       if (message.event === 'error') throw errorFromFrame(message.data);
       yield { event: message.event, data: message.data, id: message.id };

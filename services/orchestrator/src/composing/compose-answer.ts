@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { Citation, NodeState, StepFailure } from '@fleet/a2a';
+import type { Citation, NodeState, RunFile, StepFailure } from '@fleet/a2a';
 import {
   SpanKind,
   setLlmAttributes,
@@ -8,6 +8,7 @@ import {
   type WithSpanOptions,
 } from '@fleet/telemetry';
 import { recordFailedCall, recordUsage, toLlmError } from '@fleet/llm';
+import { filesSection, fullFileLine } from './answer-files';
 import { renderTable, stepTables, type StepTable } from './answer-tables';
 import { createCitationStream } from './citation-stream';
 import { renumberCitations, sourcesFromData } from './renumber-citations';
@@ -27,6 +28,8 @@ export interface ComposeStep {
   data?: unknown;
   /** Tables read from the agent's CSV/TSV file parts (first rows kept). */
   tables?: readonly StepTable[] | undefined;
+  /** The files the step made that the run keeps: linked at the end of the answer. */
+  files?: readonly RunFile[] | undefined;
   /** Why the step failed, was not done, or did not run. */
   error?: string | undefined;
   /**
@@ -190,6 +193,7 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
           sourcesSection(citations),
           stepsNotDoneParagraph(steps),
           failedStepsParagraph(steps),
+          filesSection(completedSteps(steps)),
         ]);
         setSpanOutput(span, text);
         return { text, citations, composer: 'llm' as const };
@@ -330,10 +334,11 @@ function composeFromStep(
   }));
   const text = joinSections([
     step.summary?.trim() ?? '',
-    tablesSection(step, tableRows),
+    tablesSection(step, tableRows, true),
     sourcesSection(citations),
     stepsNotDoneParagraph(steps),
     failedStepsParagraph(steps),
+    filesSection(completedSteps(steps)),
   ]);
   return { text, citations, composer: 'offline' };
 }
@@ -381,6 +386,7 @@ export function composeOffline({
     sourcesSection(citations),
     stepsNotDoneParagraph(steps, 'prose'),
     failedStepsParagraph(steps, 'prose'),
+    filesSection(completedSteps(steps)),
   ]);
   return { text, citations, composer: 'offline' };
 }
@@ -417,7 +423,8 @@ function renumbered(
   const tasks = new Map(completed.map((step) => [step.id, step.task] as const));
   // Rendered after the renumbering, so a `[n]` in a cell is shown as the agent wrote it.
   const tables = new Map(
-    completed.map((step) => [step.id, tablesSection(step, tableRows)] as const),
+    // The model's prompt gets no file links (the answer's are appended, never written by it).
+    completed.map((step) => [step.id, tablesSection(step, tableRows, naming === 'prose')] as const),
   );
   const body = rewritten
     .map((step) => {
@@ -444,11 +451,23 @@ function renumbered(
 /** How many rows of a step's table the answer shows unless told (ORCHESTRATOR_ANSWER_TABLE_ROWS). */
 const DEFAULT_TABLE_ROWS = 20;
 
-/** The step's tables (data part, then CSV/TSV files) as Markdown, separated by blank lines. */
-function tablesSection(step: ComposeStep, tableRows: number): string {
+/**
+ * The step's tables (data part, then CSV/TSV files) as Markdown, separated by blank lines; with
+ * `links`, a table read from a file the run keeps says where the full file is.
+ */
+function tablesSection(step: ComposeStep, tableRows: number, links = false): string {
   return stepTables(step)
-    .map((table) => renderTable(table, tableRows))
+    .map((table) => {
+      const rendered = renderTable(table, tableRows);
+      const full = links ? fullFileLine(table, step.files) : '';
+      return full === '' ? rendered : `${rendered}\n\n${full}`;
+    })
     .join('\n\n');
+}
+
+/** The completed steps: whose files the answer links. */
+function completedSteps(steps: readonly ComposeStep[]): ComposeStep[] {
+  return steps.filter((step) => step.state === 'completed');
 }
 
 /** Where an agent kind works, in words (matched on the agent's card name). */

@@ -17,6 +17,7 @@ export type {
   ComposeStep,
   StepNaming,
 } from './compose-answer';
+export { fileLink, filesSection, fullFileLine } from './answer-files';
 export { createCitationStream, localToGlobal } from './citation-stream';
 export type { CitationStream, ResolveMarker } from './citation-stream';
 export { renumberCitations, sourcesFromData } from './renumber-citations';

@@ -19,8 +19,13 @@ import {
   type TaskStatus,
   type TokenUsage,
 } from '@fleet/a2a';
-import { A2AClient } from '@fleet/a2a/client';
-import { FleetError, NotFoundError, StreamInterruptedError } from '@fleet/errors';
+import { A2AClient, isOversizedSseEvent } from '@fleet/a2a/client';
+import {
+  FleetError,
+  NotFoundError,
+  PayloadTooLargeError,
+  StreamInterruptedError,
+} from '@fleet/errors';
 import type { AvailableAgent } from '../discovery';
 import type {
   AgentTaskState,
@@ -29,6 +34,7 @@ import type {
   InvokeAgent,
   NodeOutcome,
   StatusFingerprint,
+  StepFilePart,
 } from './node-outcome';
 import { AgentUnavailableError } from './agent-unavailable-error';
 import { MAX_TABLE_ROWS, tableFromFilePart, type StepTable } from '../composing/answer-tables';
@@ -68,6 +74,23 @@ export interface A2AAgentInvokerOptions {
   timeoutMs?: number;
   /** How long the best-effort `CancelTask` of an aborted node may take. @default 3000 */
   cancelTimeoutMs?: number;
+  /**
+   * Largest event an agent's stream may carry, in bytes: an answer whose files (base64) are
+   * larger fails its step ("too large") and the stream is cut there, so memory stays bounded
+   * ({@link maxEventBytesForRunFiles}). @default 4 MiB (the A2A client's)
+   */
+  maxEventBytes?: number | undefined;
+}
+
+/**
+ * The event size an agent's answer needs to carry files of `runFileBytes` bytes in all: base64
+ * makes four characters of every three bytes, and a MiB is left for the rest of the event.
+ *
+ * @example
+ * maxEventBytesForRunFiles(32 * 1024 * 1024); // 45 MiB
+ */
+export function maxEventBytesForRunFiles(runFileBytes: number): number {
+  return Math.ceil((runFileBytes * 4) / 3) + 1024 * 1024;
 }
 
 /**
@@ -97,6 +120,7 @@ export function createA2AAgentInvoker({
   logger,
   timeoutMs = 60_000,
   cancelTimeoutMs = 3000,
+  maxEventBytes,
 }: A2AAgentInvokerOptions): A2AAgentInvoker {
   const clients = new Map<string, A2AClient>();
   const turns = new Map<string, number>();
@@ -105,7 +129,13 @@ export function createA2AAgentInvoker({
     let client = clients.get(replica.url);
     if (client === undefined || client.card !== replica.card) {
       // The executor owns retries: the client must not retry on its own as well.
-      client = new A2AClient({ card: replica.card, token, timeoutMs, maxRetries: 0 });
+      client = new A2AClient({
+        card: replica.card,
+        token,
+        timeoutMs,
+        maxRetries: 0,
+        ...(maxEventBytes === undefined ? {} : { maxEventBytes }),
+      });
       clients.set(replica.url, client);
     }
     return client;
@@ -392,6 +422,14 @@ class TaskTracker {
         if (this.done) return;
       }
     } catch (error) {
+      if (isOversizedSseEvent(error)) {
+        // Reading the task again would bring the same answer: the step fails, memory bounded.
+        const limit = (error as FleetError).details?.['maxEventBytes'];
+        throw new PayloadTooLargeError(
+          `the agent's answer is larger than the ${typeof limit === 'number' ? `${limit} bytes` : 'size'} an answer may have (with its files over the run's file limit), so it was cut off`,
+          { cause: error, retryable: false },
+        );
+      }
       if (error instanceof StreamInterruptedError && this.taskId !== undefined) return;
       throw error;
     }
@@ -524,6 +562,7 @@ class TaskTracker {
         status: 'completed',
         summary: partsText(this.directMessage.parts),
         ...dataOf(this.directMessage.parts),
+        ...filesOf(this.directMessage.parts),
         ...ids,
       };
     }
@@ -550,6 +589,7 @@ class TaskTracker {
           summary,
           ...dataOf(chosen.flatMap((artifact) => artifact.parts)),
           ...tablesOf(chosen.flatMap((artifact) => artifact.parts)),
+          ...filesOf(artifacts.flatMap((artifact) => artifact.parts)),
           ...ids,
         };
       }
@@ -629,6 +669,25 @@ function tablesOf(parts: readonly Part[]): { tables?: StepTable[] } {
     return table === undefined ? [] : [table];
   });
   return tables.length === 0 ? {} : { tables: tables.slice(0, MAX_FILE_TABLES) };
+}
+
+/**
+ * The file parts of the task's artifacts, all of them (an agent outside the fleet may name its
+ * artifacts otherwise, or send several): inline bytes, or a URL (noted, never fetched).
+ */
+function filesOf(parts: readonly Part[]): { files?: StepFilePart[] } {
+  const files = parts.flatMap((part): StepFilePart[] => {
+    if (part.raw === undefined && part.url === undefined) return [];
+    return [
+      {
+        ...(part.filename === undefined ? {} : { filename: part.filename }),
+        ...(part.mediaType === undefined ? {} : { mediaType: part.mediaType }),
+        ...(part.raw === undefined ? {} : { raw: part.raw }),
+        ...(part.raw !== undefined || part.url === undefined ? {} : { url: part.url }),
+      },
+    ];
+  });
+  return files.length === 0 ? {} : { files };
 }
 
 /** The most CSV/TSV file parts of one result that are read as tables. */

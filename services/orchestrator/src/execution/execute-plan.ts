@@ -27,9 +27,11 @@ import type {
   DependencyOutputs,
   ExistingTask,
   InvokeAgent,
+  KeepStepFiles,
   NodeOutcome,
   NodeRun,
   StatusFingerprint,
+  StepFilePart,
   StepFiles,
 } from './node-outcome';
 import { isRunHandover } from './run-handover';
@@ -199,6 +201,11 @@ export interface ExecutePlanOptions {
    * files cannot be had fails unsent with the reason. @default files are not sent
    */
   stepFiles?: StepFiles | undefined;
+  /**
+   * Keeps the files a completed node's agent answered with (`createRunFileKeeper`), before the
+   * node ends: they are on its `files`. @default they are dropped
+   */
+  keepFiles?: KeepStepFiles | undefined;
 }
 
 /** The error of a node a resumed run finds `running` with no recorded agent task. */
@@ -376,7 +383,9 @@ async function runNode({ node, options, runs, breakers }: RunNodeOptions): Promi
       },
     },
     async (span) => {
-      await settleNode({ node, input, run, options, breakers, resumed });
+      const settle: SettleOptions = { node, input, run, options, breakers, resumed, made: [] };
+      await settleNode(settle);
+      if (run.state === 'completed' && settle.made.length > 0) await keepMadeFiles(settle);
       describeNodeSpan(span, run);
     },
   ).catch(() => undefined); // settleNode never throws; a tracing failure must not end the run
@@ -398,6 +407,13 @@ async function runNode({ node, options, runs, breakers }: RunNodeOptions): Promi
     run: { ...run },
     durationMs: run.endedAt - startedAt,
   });
+}
+
+/** The files a completed node made, kept by the run (`keepFiles`) and put on the node. */
+async function keepMadeFiles({ node, run, options, made }: SettleOptions): Promise<void> {
+  if (options.keepFiles === undefined) return;
+  const kept = await options.keepFiles({ node, files: made, signal: options.signal });
+  if (kept.length > 0) run.files = [...(run.files ?? []), ...kept];
 }
 
 function describeNodeSpan(span: Span, run: NodeRun): void {
@@ -465,6 +481,8 @@ interface SettleOptions {
   breakers: AgentBreakers;
   /** Set for a resumed run's node that was under way when the session stopped. */
   resumed: 'running' | 'waiting_approval' | 'waiting_input' | undefined;
+  /** The file parts of the node's completed outcome, kept once the node is done. */
+  made: StepFilePart[];
 }
 
 /** What a node's agent asks a person; for a resumed node waiting again, only the kind is known. */
@@ -551,10 +569,8 @@ async function fetchStepFiles({ node, run, options }: SettleOptions): Promise<Pa
 }
 
 /** Records an agent's outcome on the node: what the agent asks a person, or undefined when it ended. */
-function applyOutcome(
-  { node, run, options }: SettleOptions,
-  outcome: NodeOutcome,
-): Asking | undefined {
+function applyOutcome(settle: SettleOptions, outcome: NodeOutcome): Asking | undefined {
+  const { node, run, options } = settle;
   if (outcome.taskId !== undefined) run.taskId = outcome.taskId;
   switch (outcome.status) {
     case 'completed':
@@ -562,6 +578,7 @@ function applyOutcome(
       run.summary = outcome.summary;
       if (outcome.data !== undefined) run.data = outcome.data;
       if (outcome.tables !== undefined && outcome.tables.length > 0) run.tables = outcome.tables;
+      settle.made = outcome.files ?? [];
       delete run.error;
       delete run.failure;
       return undefined;
@@ -684,7 +701,9 @@ async function attemptWithRetries({
   options,
   breakers,
   files,
-}: Omit<SettleOptions, 'resumed'> & { files: readonly Part[] }): Promise<NodeOutcome | undefined> {
+}: Omit<SettleOptions, 'resumed' | 'made'> & { files: readonly Part[] }): Promise<
+  NodeOutcome | undefined
+> {
   const { signal, onEvent = () => undefined, retry = {}, random = Math.random } = options;
   const { maxAttempts = 3, baseDelayMs = 500, maxDelayMs = 8000 } = retry;
 

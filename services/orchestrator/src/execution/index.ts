@@ -1,5 +1,20 @@
 /** Plan execution: the DAG executor, per-agent circuit breakers, and the A2A agent invoker. */
-export { createA2AAgentInvoker } from './a2a-agent-invoker';
+export { createA2AAgentInvoker, maxEventBytesForRunFiles } from './a2a-agent-invoker';
+export { createDiscoveredRunFileStore, filesAgentOf } from './run-file-store';
+export type { DiscoveredRunFileStoreOptions } from './run-file-store';
+export { withAttachments } from './attachment-step-files';
+export type { AttachmentStepFilesOptions } from './attachment-step-files';
+export {
+  createRunFileKeeper,
+  DEFAULT_RUN_FILE_LIMITS,
+  MAX_REFUSALS_PER_STEP,
+} from './keep-step-files';
+export type {
+  RunFileKeeper,
+  RunFileKeeperOptions,
+  RunFileLimits,
+  RunFileRefusal,
+} from './keep-step-files';
 export type { A2AAgentInvoker, A2AAgentInvokerOptions, InvokerLogger } from './a2a-agent-invoker';
 export { BREAKER_STATES, createAgentBreakers, isBrokenCircuit } from './agent-breakers';
 export type { AgentBreakers, AgentBreakersOptions, BreakerState } from './agent-breakers';
@@ -32,9 +47,11 @@ export type {
   ExistingTask,
   InvokeAgent,
   InvokeAgentRequest,
+  KeepStepFiles,
   NodeOutcome,
   NodeRun,
   StatusFingerprint,
+  StepFilePart,
   StepFiles,
   StepFilesResult,
 } from './node-outcome';

@@ -4,6 +4,7 @@ import type {
   NodeInput,
   Part,
   PlanNode,
+  RunFile,
   StepFailure,
   TaskState,
   TokenUsage,
@@ -44,6 +45,19 @@ export interface ExistingTask {
 }
 
 /**
+ * A file part a step's agent answered with, as read from its task's artifacts: inline bytes
+ * (`raw`, base64) to keep, or a `url` the fleet does not fetch (refused when kept).
+ */
+export interface StepFilePart {
+  /** The name the agent gave it (cleaned before it is kept). */
+  filename?: string | undefined;
+  mediaType?: string | undefined;
+  /** Base64 bytes. */
+  raw?: string | undefined;
+  url?: string | undefined;
+}
+
+/**
  * How one attempt of one plan node ended, as the agent reported it. Transport failures
  * (connection refused, 5xx, time-outs) are thrown by {@link InvokeAgent} instead and classified by
  * the executor; an outcome is the agent's own answer, with the usage of the model calls the agent
@@ -58,6 +72,11 @@ export type NodeOutcome = (
       data?: unknown;
       /** The tables in the `result` artifact's CSV/TSV file parts (first rows kept). */
       tables?: StepTable[] | undefined;
+      /**
+       * The file parts of every artifact of the task (an agent outside the fleet may name its
+       * artifacts otherwise, or send several), in the order they came; kept by the executor.
+       */
+      files?: StepFilePart[] | undefined;
       /** The agent's task id. */
       taskId?: string | undefined;
     }
@@ -155,6 +174,18 @@ export type StepFiles = (request: {
   signal: AbortSignal | undefined;
 }) => Promise<StepFilesResult>;
 
+/**
+ * Keeps the files a completed step made (`createRunFileKeeper`): names cleaned, types checked,
+ * the run's limits applied, each stored and announced (`file-ready` / `file-refused`). The
+ * executor's seam; resolves with the files kept and never rejects (a store that is down refuses
+ * the files, it does not fail the step).
+ */
+export type KeepStepFiles = (request: {
+  node: PlanNode;
+  files: readonly StepFilePart[];
+  signal: AbortSignal | undefined;
+}) => Promise<RunFile[]>;
+
 /** Cancels a node's agent task, best-effort (a run canceled while the node waits for approval). */
 export type CancelAgentTask = (request: { agent: string; taskId: string }) => Promise<void>;
 
@@ -196,6 +227,8 @@ export interface NodeRun {
   data?: unknown;
   /** The tables of the agent's CSV/TSV file parts (first rows kept), shown in the answer. */
   tables?: StepTable[];
+  /** The files the step made that the run keeps (in the file store), in the order they came. */
+  files?: RunFile[];
   error?: string;
   /** Set on a failed node: whether it failed for a reason of its task or of the fleet. */
   failure?: StepFailure;

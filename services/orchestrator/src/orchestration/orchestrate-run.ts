@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import {
   dataPart,
   isFleetFailure,
+  MAX_NODE_FILES,
   runState,
   textPart,
   type OrchestrateRequest,
@@ -17,14 +18,18 @@ import type { Session } from '@fleet/sessions';
 import { previewPlan } from '../approvals';
 import { composeAnswer, type ComposeStep } from '../composing';
 import {
+  createRunFileKeeper,
   executePlan,
   isRunHandover,
+  withAttachments,
   type ExecutionEvent,
   type ExecutionResult,
   type NodeRun,
+  type RunFileKeeper,
+  type StepFilePart,
 } from '../execution';
 import { composerProfile, startRunMemory, type RunMemory } from '../memory';
-import { planRun, type AskPlanner } from '../planning';
+import { planRun, type AskPlanner, type PlanRunOptions } from '../planning';
 import { createAnswerPublisher, type AnswerPublisher } from './answer-publisher';
 import type { EventQueue } from './event-queue';
 import { createAwaitApproval } from './node-approvals';
@@ -56,6 +61,10 @@ export interface OrchestrateRunOptions {
    * a new run, no memory for a resumed one (its user is not recorded).
    */
   memoryUser?: string | undefined;
+  /** The file parts the request brought (attachments): kept as the run's files when it starts. */
+  attachments?: readonly StepFilePart[] | undefined;
+  /** The run's files, once it has started (set by {@link orchestrateRun}): its result lists them. */
+  keeper?: RunFileKeeper | undefined;
 }
 
 /** What the next stage of a run works with, or how the run ended (its answer, if any). */
@@ -101,28 +110,75 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
     });
   }
 
+  // The run's files: the request's attachments are kept first, so the planner knows of them.
+  const files = startRunFiles(options);
+  if (!resumed && options.attachments !== undefined && options.attachments.length > 0) {
+    await files.keepAttachments(options.attachments, signal);
+  }
+  // From here on every end of the run lists its files.
+  options = { ...options, keeper: files };
   // Long-term memory: read and extracted beside planning, so it adds no latency.
   const memory = startMemory(options);
   const fresh = session.plan === undefined;
-  const planned = await choosePlan(options, memory);
+  const planned = await choosePlan(options, memory, files);
   if ('ended' in planned) return planned.ended;
-  const confident = await confirmConfidence(options, { ...planned.next, fresh });
+  const attached = attachedFiles(files);
+  const confident = await confirmConfidence(options, { ...planned.next, fresh, attached });
   if ('ended' in confident) return confident.ended;
-  const approved = await approvePlanIfRequired(options, confident.next, confident.approve);
+  const approved = await approvePlanIfRequired(
+    options,
+    { ...confident.next, attached },
+    confident.approve,
+  );
   if ('ended' in approved) return approved.ended;
   const { plan } = approved.next;
   // The answer streams as the `result` artifact in chunks: a single step's own answer while it is
   // written (docs/architecture.md §5, "Compose"), else the composer's.
   const answer = createAnswerPublisher(queue);
-  const execution = await executeChosenPlan(options, { plan, memory, answer });
+  const execution = await executeChosenPlan(options, { plan, memory, answer, files });
   if (execution.canceled || signal.aborted) return endAborted(options);
-  return composeAndEnd(options, { plan, execution, memory, answer });
+  return composeAndEnd(options, { plan, execution, memory, answer, files });
+}
+
+/**
+ * The run's files (`createRunFileKeeper`): what it kept before (a resumed run's, from its
+ * session) counts against its limits; each file kept is recorded in the session and announced
+ * (`file-ready`), each refused one announced (`file-refused`).
+ */
+function startRunFiles({ run, session, options }: OrchestrateRunOptions): RunFileKeeper {
+  const runFiles = options.runFiles;
+  return createRunFileKeeper({
+    store: runFiles?.store,
+    tenant: session.tenant,
+    sessionId: run.sessionId,
+    limits: runFiles?.limits,
+    kept: session.files ?? [],
+    onReady: (file) => {
+      run.writer.record((draft) => {
+        // A change may be applied twice (to a stale copy first): the file is listed once.
+        draft.files = [...(draft.files ?? []).filter((entry) => entry.id !== file.id), file];
+      });
+      run.progress({ type: 'file-ready', file });
+    },
+    onRefused: (refusal) => run.progress({ type: 'file-refused', ...refusal }),
+  });
+}
+
+/** The attachments as the planner is told of them (name, type, size). */
+function attachedFiles(files: RunFileKeeper): PlanRunOptions['files'] {
+  const attached = files.files().filter((file) => file.source === 'attachment');
+  return attached.length === 0
+    ? undefined
+    : attached
+        .slice(0, MAX_NODE_FILES)
+        .map((file) => ({ name: file.name, mediaType: file.mediaType, size: file.size }));
 }
 
 /** The recorded plan, or the planner's (recorded once chosen); a failed planning ends the run. */
 async function choosePlan(
   options: OrchestrateRunOptions,
   memory: RunMemory | undefined,
+  files: RunFileKeeper,
 ): Promise<Stage<ChosenPlan>> {
   const { run, session, input, resumed } = options;
   const { writer, progress, signal, logger, log } = run;
@@ -139,6 +195,7 @@ async function choosePlan(
         history: session.history,
         agents: agents.map((agent) => agent.summary),
         explicitPlan: resumed ? undefined : input.plan,
+        files: attachedFiles(files),
         signal,
         onPlannerCall: (call) => logger.debug({ ...log, ...call }, 'asking the planner'),
       });
@@ -176,7 +233,11 @@ async function choosePlan(
  */
 async function confirmConfidence(
   options: OrchestrateRunOptions,
-  { fresh, ...chosen }: ChosenPlan & { fresh: boolean },
+  {
+    fresh,
+    attached,
+    ...chosen
+  }: ChosenPlan & { fresh: boolean; attached: PlanRunOptions['files'] },
 ): Promise<{ ended: string | undefined } | { next: ChosenPlan; approve: boolean }> {
   const { run, session, input, queue } = options;
   const confirm = () =>
@@ -189,6 +250,7 @@ async function confirmConfidence(
       history: session.history,
       askPlanner: meteredPlanner(options.options.askPlanner, run),
       availableAgents: options.options.availableAgents,
+      files: attached,
       say: (message) =>
         queue.push({
           type: 'status',
@@ -220,7 +282,7 @@ async function confirmConfidence(
 /** Plan approval, when the session requires it: the plan a person approved, or the run's end. */
 async function approvePlanIfRequired(
   options: OrchestrateRunOptions,
-  chosen: ChosenPlan,
+  { attached, ...chosen }: ChosenPlan & { attached: PlanRunOptions['files'] },
   required = false,
 ): Promise<Stage<ChosenPlan>> {
   const { run, session } = options;
@@ -233,6 +295,7 @@ async function approvePlanIfRequired(
       history: session.history,
       askPlanner: meteredPlanner(options.options.askPlanner, run),
       availableAgents: options.options.availableAgents,
+      files: attached,
     });
   try {
     // Nothing else of the run goes on while a person looks at the plan: its slot is free meanwhile.
@@ -253,7 +316,17 @@ async function approvePlanIfRequired(
 /** Executes the plan, from the recorded node states when there are any. */
 async function executeChosenPlan(
   options: OrchestrateRunOptions,
-  { plan, memory, answer }: { plan: Plan; memory: RunMemory | undefined; answer: AnswerPublisher },
+  {
+    plan,
+    memory,
+    answer,
+    files,
+  }: {
+    plan: Plan;
+    memory: RunMemory | undefined;
+    answer: AnswerPublisher;
+    files: RunFileKeeper;
+  },
 ): Promise<ExecutionResult> {
   const { run, session, resumed } = options;
   const { writer, progress, signal, logger, log, sessionId } = run;
@@ -281,7 +354,15 @@ async function executeChosenPlan(
     awaitApproval: createAwaitApproval(run),
     resumeFrom,
     memory: memory === undefined ? undefined : () => memory.lines(),
-    stepFiles: agentOptions.stepFiles,
+    // A file a step names is looked for among the request's attachments first, then the documents.
+    stepFiles: files.files().some((file) => file.source === 'attachment')
+      ? withAttachments({
+          store: agentOptions.runFiles?.store,
+          attachments: () => files.files(),
+          documents: agentOptions.stepFiles,
+        })
+      : agentOptions.stepFiles,
+    keepFiles: files.keepStepFiles,
     onEvent: (event) => onExecutionEvent({ event, writer, progress, logger, log, signal }),
     onNodeUsage: ({ nodeId, agent, usage }) => run.usage.report({ step: nodeId, agent, usage }),
     onNodeText: answeringStep(plan) === undefined ? undefined : ({ text }) => answer.push(text),
@@ -296,11 +377,13 @@ async function composeAndEnd(
     execution,
     memory,
     answer: published,
+    files,
   }: {
     plan: Plan;
     execution: ExecutionResult;
     memory: RunMemory | undefined;
     answer: AnswerPublisher;
+    files: RunFileKeeper;
   },
 ): Promise<string | undefined> {
   const { run, session } = options;
@@ -317,6 +400,7 @@ async function composeAndEnd(
       summary: nodeRun?.summary,
       data: nodeRun?.data,
       tables: nodeRun?.tables,
+      files: nodeRun?.files,
       error: nodeRun?.error,
       failure: nodeRun?.state === 'failed' ? nodeRun.failure : undefined,
     };
@@ -363,6 +447,7 @@ async function composeAndEnd(
     composer: answer.composer,
     usage: run.usage.usage(),
     state: runState(execution.nodes),
+    ...(files.files().length === 0 ? {} : { files: files.files() }),
   };
   return endCompleted(options, {
     text: published.finalText(answer.text),
@@ -462,10 +547,10 @@ function meteredPlanner(askPlanner: AskPlanner, run: RunContext): AskPlanner {
  * but the task COMPLETED: the answer, whose `RunResult` says the state, is what the client reads.
  */
 async function endCompleted(
-  { run, queue }: OrchestrateRunOptions,
+  { run, queue, keeper }: OrchestrateRunOptions,
   {
     text,
-    result,
+    result: given,
     failure,
     published,
   }: {
@@ -477,6 +562,9 @@ async function endCompleted(
   },
 ): Promise<string> {
   const { writer, sessionId } = run;
+  // Every end of a started run lists the run's files (a plan not approved: its attachments).
+  const kept = keeper?.files() ?? [];
+  const result = given.files === undefined && kept.length > 0 ? { ...given, files: kept } : given;
   const workFailed = failure !== undefined || result.state === 'failed';
   const error = failure ?? (workFailed ? failedStepsSummary(result.nodes) : undefined);
   writer.record((draft) => {
@@ -725,6 +813,9 @@ function onExecutionEvent({
           ...(run.taskId === undefined ? {} : { taskId: run.taskId }),
           ...(run.approvalId === undefined ? {} : { approvalId: run.approvalId }),
           ...(run.effectiveTask === undefined ? {} : { effectiveTask: run.effectiveTask }),
+          ...(run.files === undefined || run.files.length === 0
+            ? {}
+            : { files: run.files.map((file) => file.id) }),
         };
       });
       progress({

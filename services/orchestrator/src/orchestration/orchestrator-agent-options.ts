@@ -1,3 +1,4 @@
+import type { RunFileStore } from '@fleet/a2a';
 import type { SessionStore } from '@fleet/sessions';
 import type { ComposerLlm } from '../composing';
 import type { AvailableAgent } from '../discovery';
@@ -8,6 +9,7 @@ import type {
   InvokeAgent,
   RetryOptions,
   Scheduling,
+  RunFileLimits,
   StepFiles,
 } from '../execution';
 import type { MemoryServices } from '../memory';
@@ -50,6 +52,12 @@ export interface OrchestratorAgentOptions {
    * sent (`createStepFilesFetcher`: from the RAG agent). @default files are not sent
    */
   stepFiles?: StepFiles | undefined;
+  /**
+   * Where the runs keep their files (the steps' file parts and the request's attachments), and
+   * within which limits (ORCHESTRATOR_MAX_FILE_BYTES, …). Undefined: no store, every file is
+   * refused with that reason. @default limits DEFAULT_RUN_FILE_LIMITS
+   */
+  runFiles?: { store: RunFileStore; limits?: RunFileLimits | undefined } | undefined;
   /**
    * What an uncertain plan (confidence below `threshold`) gets when the request does not say
    * (ORCHESTRATOR_PLAN_CONFIDENCE_THRESHOLD, ORCHESTRATOR_LOW_CONFIDENCE). @default { threshold: 0.5, mode: 'run' }

@@ -5,12 +5,13 @@ import {
   orchestrateRequestSchema,
   partsText,
   textPart,
+  type Part,
   type ProgressEvent,
 } from '@fleet/a2a';
 import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
 import { NotFoundError, ValidationError } from '@fleet/errors';
 import { isAnswered, type Lease, type Session } from '@fleet/sessions';
-import { RunHandover } from '../execution';
+import { RunHandover, type StepFilePart } from '../execution';
 import type { RunReservation } from '../scheduling';
 import { readMemoryUser } from '../memory';
 import { describeProgress } from './describe-progress';
@@ -125,8 +126,10 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
       );
     }
     const fleet = input.fleet;
-    const memoryUser = readMemoryUser(context.message.parts);
     const resumed = fleet.resumeSessionId !== undefined;
+    const memoryUser = readMemoryUser(context.message.parts);
+    // Files beside the request (attachments): kept as the run's files when it starts.
+    const attachments = resumed ? [] : attachmentsOf(context.message.parts);
     const owner = `${instanceId}:${context.taskId}`;
     let session: Session;
     let lease: Lease | undefined;
@@ -197,6 +200,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
       context,
       input: { ...fleet, ...(toolPolicy === undefined ? {} : { toolPolicy }) },
       memoryUser,
+      attachments,
       session,
       resumed,
       lease,
@@ -225,6 +229,24 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
       logger.info({ runs: runs.length, instanceId }, 'handed the running sessions over');
     },
   };
+}
+
+/**
+ * The file parts of the request's message (attachments: `raw` bytes with `filename` and
+ * `mediaType`, or a `url` the fleet does not fetch). How many the run keeps is its keeper's call.
+ */
+function attachmentsOf(parts: readonly Part[]): StepFilePart[] {
+  return parts.flatMap((part): StepFilePart[] =>
+    part.raw === undefined && part.url === undefined
+      ? []
+      : [
+          {
+            ...(part.filename === undefined ? {} : { filename: part.filename }),
+            ...(part.mediaType === undefined ? {} : { mediaType: part.mediaType }),
+            ...(part.raw === undefined ? { url: part.url } : { raw: part.raw }),
+          },
+        ],
+  );
 }
 
 /** The answer to a resume of a session that has ended; undefined while it is still open. */

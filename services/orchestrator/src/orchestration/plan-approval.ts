@@ -3,7 +3,7 @@ import type { HistoryMessage, Plan } from '@fleet/a2a';
 import { NotFoundError } from '@fleet/errors';
 import type { Approval, Session } from '@fleet/sessions';
 import { previewPlan, summarisePlan } from '../approvals';
-import { planRun, type AskPlanner } from '../planning';
+import { planRun, type AskPlanner, type PlanRunOptions } from '../planning';
 import type { AvailableAgent } from '../discovery';
 import {
   announceApproval,
@@ -36,6 +36,8 @@ export interface ApprovePlanOptions {
   history: readonly HistoryMessage[];
   askPlanner: AskPlanner;
   availableAgents: () => Promise<AvailableAgent[]>;
+  /** The files attached to the request, for a new plan (`planRequest.files`). */
+  files?: PlanRunOptions['files'];
 }
 
 /**
@@ -44,7 +46,10 @@ export interface ApprovePlanOptions {
  */
 export async function planAgain(
   run: RunContext,
-  options: Pick<ApprovePlanOptions, 'request' | 'history' | 'askPlanner' | 'availableAgents'> & {
+  options: Pick<
+    ApprovePlanOptions,
+    'request' | 'history' | 'askPlanner' | 'availableAgents' | 'files'
+  > & {
     plan: Plan;
     feedback: string;
   },
@@ -58,6 +63,7 @@ export async function planAgain(
     agents: agents.map((agent) => agent.summary),
     feedback: options.feedback,
     previousPlan: options.plan,
+    files: options.files,
     signal: run.signal,
     onPlannerCall: (call) =>
       run.logger.debug({ ...run.log, ...call, feedback: options.feedback }, 're-planning'),

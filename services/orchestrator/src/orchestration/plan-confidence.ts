@@ -4,7 +4,7 @@ import { NotFoundError } from '@fleet/errors';
 import type { Approval, Session } from '@fleet/sessions';
 import { previewPlan } from '../approvals';
 import type { AvailableAgent } from '../discovery';
-import type { AskPlanner } from '../planning';
+import type { AskPlanner, PlanRunOptions } from '../planning';
 import { announceDecision, waitForDecision } from './node-approvals';
 import type { PlanSource } from './plan-approval';
 import { pendingNodes, planAgain } from './plan-approval';
@@ -49,6 +49,8 @@ export interface ConfirmPlanConfidenceOptions {
   history: readonly HistoryMessage[];
   askPlanner: AskPlanner;
   availableAgents: () => Promise<AvailableAgent[]>;
+  /** The files attached to the request, for a new plan (`planRequest.files`). */
+  files?: PlanRunOptions['files'];
   /** Streams a line to the client (a WORKING status with the text). */
   say: (text: string) => void;
 }

@@ -9,7 +9,7 @@ import {
   withBaggage,
   withSpan,
 } from '@fleet/telemetry';
-import { isRunHandover, RunHandover } from '../execution';
+import { isRunHandover, RunHandover, type StepFilePart } from '../execution';
 import type { RunTicket } from '../scheduling';
 import { createRunUsageLedger } from '../usage';
 import { describeProgress } from './describe-progress';
@@ -43,6 +43,8 @@ export interface BackgroundRun {
   input: OrchestrateRequest;
   /** `fleet.user`, whose long-term memory the run uses. */
   memoryUser: string | undefined;
+  /** The file parts the request brought (attachments), kept at the run's start. */
+  attachments?: readonly StepFilePart[] | undefined;
   session: Session;
   resumed: boolean;
   lease: Lease;
@@ -333,6 +335,7 @@ async function traceRun(
           queue,
           canceledElsewhere,
           memoryUser: background.memoryUser,
+          attachments: background.attachments,
         });
         setSpanOutput(span, answer ?? '');
       },

@@ -211,3 +211,40 @@ describe('syncStatus', () => {
     expect(ended.status).toBe('canceled');
   });
 });
+
+describe('run files after a restart', () => {
+  const chart = {
+    id: `file-${'a'.repeat(32)}`,
+    name: 'chart.png',
+    mediaType: 'image/png',
+    size: 10,
+    sha256: '0'.repeat(64),
+    source: 'step' as const,
+    sessionId: 's-1',
+    nodeId: 'search',
+    agent: 'web',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    expiresAt: '2026-01-02T00:00:00.000Z',
+  };
+
+  it('gives a resumed node back the files it made', () => {
+    const recorded = session({
+      files: [chart],
+      nodes: { search: { agent: 'web', state: 'completed', attempts: 1, files: [chart.id] } },
+    });
+    expect(resumedNodes(plan, recorded)['search']?.files).toEqual([chart]);
+  });
+
+  it('lists the files in the stored result and each node report', () => {
+    const stored = storedResult(
+      session({
+        status: 'completed',
+        files: [chart],
+        nodes: { search: { agent: 'web', state: 'completed', attempts: 1, files: [chart.id] } },
+        result: { text: 'done', citations: [], composer: 'offline', failedNodes: [] },
+      }),
+    );
+    expect(stored?.result.files).toEqual([chart]);
+    expect(stored?.result.nodes.find((node) => node.id === 'search')?.files).toEqual([chart.id]);
+  });
+});

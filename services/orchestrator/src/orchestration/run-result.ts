@@ -18,6 +18,9 @@ export function toNodeReport(run: NodeRun): NodeReport {
       : {}),
     ...(run.error === undefined ? {} : { error: run.error }),
     ...(run.failure === undefined || run.state !== 'failed' ? {} : { failure: run.failure }),
+    ...(run.files === undefined || run.files.length === 0
+      ? {}
+      : { files: run.files.map((file) => file.id) }),
   };
 }
 
@@ -35,6 +38,7 @@ function sessionNodeReport(id: string, node: SessionNode): NodeReport {
       : { durationMs: endedAt - startedAt }),
     ...(node.error === undefined ? {} : { error: node.error }),
     ...(node.failure === undefined || node.state !== 'failed' ? {} : { failure: node.failure }),
+    ...(node.files === undefined || node.files.length === 0 ? {} : { files: node.files }),
   };
 }
 
@@ -60,6 +64,9 @@ export function storedResult(session: Session): { text: string; result: RunResul
       composer: session.result.composer,
       ...(session.result.usage === undefined ? {} : { usage: session.result.usage }),
       ...(session.result.state === undefined ? {} : { state: session.result.state }),
+      ...(session.files === undefined || session.files.length === 0
+        ? {}
+        : { files: session.files }),
     },
   };
 }
@@ -93,6 +100,11 @@ export function resumedNodes(plan: Plan, session: Session): Record<string, Resum
     const startedAt =
       recorded.startedAt === undefined ? Number.NaN : Date.parse(recorded.startedAt);
     const endedAt = recorded.endedAt === undefined ? Number.NaN : Date.parse(recorded.endedAt);
+    // The node's files as the session keeps them (ids on the node, the files on the session).
+    const files = (recorded.files ?? []).flatMap((id) => {
+      const file = session.files?.find((entry) => entry.id === id);
+      return file === undefined ? [] : [file];
+    });
     nodes[node.id] = {
       agent: recorded.agent,
       state,
@@ -107,6 +119,7 @@ export function resumedNodes(plan: Plan, session: Session): Record<string, Resum
       ...(recorded.approvalId === undefined ? {} : { approvalId: recorded.approvalId }),
       ...(recorded.effectiveTask === undefined ? {} : { effectiveTask: recorded.effectiveTask }),
       ...(redeliver === undefined ? {} : { redeliver }),
+      ...(files.length === 0 ? {} : { files }),
     };
   }
   return nodes;

@@ -43,6 +43,11 @@ export interface PlanRunOptions {
   feedback?: string | undefined;
   /** The plan that was denied, for the planner's context. */
   previousPlan?: Plan | undefined;
+  /**
+   * The files the request brought (attachments): the planner names them in the `files` of the
+   * steps that need them.
+   */
+  files?: PlanRequest['files'];
   signal?: AbortSignal | undefined;
   /** Told about every planner call, e.g. for logs. */
   onPlannerCall?:
@@ -80,6 +85,7 @@ export async function planRun(options: PlanRunOptions): Promise<PlannedRun> {
     onPlannerCall,
     feedback,
     previousPlan,
+    files,
   } = options;
   const names = agents.map((agent) => agent.name);
 
@@ -112,6 +118,7 @@ export async function planRun(options: PlanRunOptions): Promise<PlannedRun> {
         ...(validationError === undefined ? {} : { validationError }),
         ...(feedback === undefined ? {} : { feedback }),
         ...(previousPlan === undefined ? {} : { previousPlan }),
+        ...(files === undefined || files.length === 0 ? {} : { files: [...files] }),
       },
       { signal },
     );

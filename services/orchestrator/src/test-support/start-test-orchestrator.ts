@@ -26,6 +26,7 @@ import { createA2AAgentInvoker, createAgentBreakers } from '../execution';
 import type { MemoryServices } from '../memory';
 import { createOrchestratorHandler } from '../orchestration';
 import type { PlanConfidenceSettings } from '../orchestration/plan-confidence';
+import type { OrchestratorAgentOptions } from '../orchestration/orchestrator-agent-options';
 import { createPlannerClient } from '../planning';
 import { createRunAdmission, type RunScheduler } from '../scheduling';
 
@@ -57,6 +58,10 @@ export interface StartTestOrchestratorOptions {
   planConfidence?: PlanConfidenceSettings;
   /** Wraps the session store the runs use (e.g. to slow its writes down). @default as it is */
   wrapSessions?: (sessions: SessionStore) => SessionStore;
+  /** Where runs keep their files, and within which limits. @default none: files are refused */
+  runFiles?: OrchestratorAgentOptions['runFiles'];
+  /** Largest event of an agent's stream. @default the A2A client's (4 MiB) */
+  maxEventBytes?: number;
 }
 
 /** A running orchestrator for a test: a real HTTP server over real Redis. */
@@ -86,6 +91,8 @@ export async function startTestOrchestrator({
   agentTaskCheckMs,
   wrapSessions = (store) => store,
   planConfidence,
+  runFiles,
+  maxEventBytes,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -106,6 +113,7 @@ export async function startTestOrchestrator({
     findAgent: (name) => directory.findAgent(name),
     token: TEST_TOKEN,
     logger: silentLogger,
+    maxEventBytes,
   });
   const port = await getFreePort();
   const taskStore = new RedisTaskStore({ redis, keyPrefix: `${prefix}a2a` });
@@ -136,6 +144,7 @@ export async function startTestOrchestrator({
       memory,
       scheduler,
       admission: scheduler === undefined ? undefined : createRunAdmission(scheduler),
+      runFiles,
     },
   });
   const app = createApp({

@@ -76,6 +76,28 @@ export function buildSystemPrompt(agents: readonly AgentSummary[]): string {
   ].join('\n');
 }
 
+/**
+ * The files attached to the request, for the system prompt: each with its type and size, and
+ * how a step gets one (its `files`); empty when none came.
+ *
+ * @example
+ * attachedFilesSection([{ name: 'sales.csv', mediaType: 'text/csv', size: 2048 }]);
+ * // 'Files attached to this request (1): …\n- sales.csv (text/csv, 2 KiB)'
+ */
+export function attachedFilesSection(files: PlanRequest['files']): string {
+  if (files === undefined || files.length === 0) return '';
+  const size = (bytes: number): string =>
+    bytes < 1024
+      ? `${bytes} bytes`
+      : bytes < 1024 * 1024
+        ? `${Math.round(bytes / 1024)} KiB`
+        : `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+  return [
+    `Files attached to this request (${files.length}): the user sent them with the request. Put a file's exact name in the files of every step that needs it (a step that runs code on data gets it at /data/<name>); the request may call them "this file", "the attachment" or "the data" without naming them.`,
+    ...files.map((file) => `- ${file.name} (${file.mediaType}, ${size(file.size)})`),
+  ].join('\n');
+}
+
 /** Options for {@link buildPlanMessages}. */
 export interface BuildPlanMessagesOptions {
   request: PlanRequest;
@@ -94,6 +116,8 @@ export function buildPlanMessages({
   request,
 }: BuildPlanMessagesOptions): ChatCompletionMessageParam[] {
   let system = buildSystemPrompt(request.agents);
+  const attached = attachedFilesSection(request.files);
+  if (attached !== '') system += `\n\n${attached}`;
   if (request.validationError) {
     system += `\n\nAn earlier plan for this request was rejected by the orchestrator: ${request.validationError}\nMake sure the new plan does not have that problem.`;
   }

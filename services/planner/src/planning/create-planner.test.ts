@@ -125,6 +125,45 @@ describe('createPlanner', () => {
     expect(user).toEqual({ role: 'user', content: REQUEST });
   });
 
+  it('lists the attached files in the prompt and asks for them in the steps’ files', async () => {
+    llm.enqueue({ json: validPlan });
+    await planner().plan(
+      planRequest({
+        files: [
+          { name: 'sales.csv', mediaType: 'text/csv', size: 2048 },
+          { name: 'logo.png', mediaType: 'image/png', size: 3 * 1024 * 1024 },
+        ],
+      }),
+    );
+    const [system] = messagesOf(newRequests()[0]);
+    expect(system?.content).toContain('Files attached to this request (2)');
+    expect(system?.content).toContain(
+      "Put a file's exact name in the files of every step that needs it",
+    );
+    expect(system?.content).toContain('- sales.csv (text/csv, 2 KiB)');
+    expect(system?.content).toContain('- logo.png (image/png, 3.0 MiB)');
+  });
+
+  it('says nothing of attachments when none came', async () => {
+    llm.enqueue({ json: validPlan });
+    await planner().plan(planRequest());
+    const [system] = messagesOf(newRequests()[0]);
+    expect(system?.content).not.toContain('Files attached to this request');
+  });
+
+  it('gives the heuristic plan’s code step the attached files', async () => {
+    const result = await planner().plan(
+      planRequest({
+        request: 'plot the monthly totals in a python chart',
+        strategy: 'heuristic',
+        files: [{ name: 'sales.csv', mediaType: 'text/csv', size: 20 }],
+      }),
+    );
+    expect(result.plan.nodes.find((node) => node.agent === 'code-agent')?.files).toEqual([
+      'sales.csv',
+    ]);
+  });
+
   it('puts the orchestrator’s validation error into the first prompt', async () => {
     llm.enqueue({ json: validPlan });
     await planner().plan(planRequest({ validationError: 'node "x" names agent "nope"' }));

@@ -61,7 +61,11 @@ export function createPlanner({ llm, logger, tracer }: CreatePlannerOptions = {}
     request: PlanRequest,
     fallback: { attempts: number; reason: string },
   ): PlanResult => ({
-    plan: planHeuristically({ request: request.request, agents: request.agents }),
+    plan: planHeuristically({
+      request: request.request,
+      agents: request.agents,
+      ...(request.files === undefined ? {} : { files: request.files }),
+    }),
     source: 'heuristic',
     attempts: fallback.attempts,
     fallbackReason: fallback.reason,

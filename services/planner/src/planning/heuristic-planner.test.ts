@@ -228,6 +228,27 @@ describe('planHeuristically', () => {
     expect(planSchema.parse(result)).toEqual(result);
   });
 
+  it('gives a code step the attached files, beside the ones the request names', () => {
+    const result = planHeuristically({
+      request: 'plot the monthly totals in a python chart, using notes.txt too',
+      agents: FLEET_AGENTS,
+      files: [{ name: 'sales.csv' }, { name: 'notes.txt' }],
+    });
+    expect(shape(result)).toEqual(['code-agent-1=code-agent(python)']);
+    expect(result.nodes[0]?.files).toEqual(['notes.txt', 'sales.csv']);
+    expect(planSchema.parse(result)).toEqual(result);
+  });
+
+  it('gives attached files to no step that does not run code', () => {
+    const result = planHeuristically({
+      request: 'search the web for the latest EU AI Act news',
+      agents: FLEET_AGENTS,
+      files: [{ name: 'sales.csv' }],
+    });
+    expect(result.nodes.length).toBeGreaterThan(0);
+    expect(result.nodes.every((node) => node.files === undefined)).toBe(true);
+  });
+
   it('names no files on a code step when the request names none', () => {
     const result = plan('compare revenue and costs in a python chart');
     expect(result.nodes[0]?.files).toBeUndefined();

@@ -1,4 +1,10 @@
-import type { AgentAvailability, AgentSummary, Plan, PlanNode } from '@fleet/a2a';
+import {
+  MAX_NODE_FILES,
+  type AgentAvailability,
+  type AgentSummary,
+  type Plan,
+  type PlanNode,
+} from '@fleet/a2a';
 import { maskCodeBlocks } from './code-blocks';
 import { namedFiles } from './named-files';
 import { splitIntoClauses, splitIntoSegments, type ClauseSegment } from './split-request';
@@ -670,9 +676,35 @@ function mergeSegments(clause: string, segments: readonly ClauseSegment[]): Clau
 export interface HeuristicPlanOptions {
   request: string;
   agents: readonly AgentSummary[];
+  /**
+   * The files attached to the request (`planRequest.files`): a code step works on them (its
+   * `files`) — all of them when the plan has one code step, those its task names otherwise.
+   */
+  files?: readonly { name: string }[] | undefined;
 }
 
 const CODE_PLACEHOLDER = /⟦code-block-\d+⟧/g;
+
+/**
+ * The files a code step works on: those its text names, then the attached files (every one with
+ * `all`, else only those the text names), each once, at most {@link MAX_NODE_FILES}.
+ */
+function codeStepFiles({
+  text,
+  attached,
+  all,
+}: {
+  text: string;
+  attached: readonly { name: string }[];
+  all: boolean;
+}): string[] {
+  const named = namedFiles(text);
+  const lower = text.toLowerCase();
+  const extra = attached
+    .map((file) => file.name)
+    .filter((name) => all || lower.includes(name.toLowerCase()));
+  return [...new Set([...named, ...extra])].slice(0, MAX_NODE_FILES);
+}
 
 /**
  * The planner that needs no LLM (offline mode, and the fallback when the LLM's plan is unusable).
@@ -700,7 +732,11 @@ const CODE_PLACEHOLDER = /⟦code-block-\d+⟧/g;
  * planHeuristically({ request: 'find X in our documents, then email a summary to bob@example.com', agents });
  * // rag-agent-1 → mail-agent-1
  */
-export function planHeuristically({ request, agents }: HeuristicPlanOptions): Plan {
+export function planHeuristically({
+  request,
+  agents,
+  files: attached = [],
+}: HeuristicPlanOptions): Plan {
   if (agents.length === 0) {
     return {
       nodes: [],
@@ -911,7 +947,11 @@ export function planHeuristically({ request, agents }: HeuristicPlanOptions): Pl
     const task = masked.restore(phraseTask(step.text, dependsOn));
     // A code step gets the files the request names (its own text's, when several steps run code).
     const files = codeSteps.includes(step)
-      ? namedFiles(codeSteps.length === 1 ? request : task)
+      ? codeStepFiles({
+          text: codeSteps.length === 1 ? request : task,
+          attached,
+          all: codeSteps.length === 1,
+        })
       : [];
     return {
       id: ids[index] ?? `step-${index + 1}`,
