@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import { publicUrlOf } from '@fleet/config';
+import { A2AClient, createRunFilesClient } from '@fleet/a2a/client';
 import { RedisTaskStore, FLEET_REDIS_OPTIONS, type A2AHandler } from '@fleet/a2a/server';
 import { runMain, startServer } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
@@ -48,16 +49,20 @@ function createModelServices(redis: Redis, logger: Logger) {
 }
 
 /**
- * MERGE POINT — the one place the run files client is made: a `RunFileStore` speaking the files
- * command (`filesCommandSchema`) to `agent`, the agent that keeps files. Connect it to
- * `createRunFilesClient` from `@fleet/a2a/client` (being written beside this code), e.g.
- * `return createRunFilesClient({ card: agent.card, token: config.internalToken });`. Until then it
- * returns undefined: every run refuses its files with "the file store … cannot be reached" and
- * its steps go on.
+ * The run files client for `agent`, the agent that keeps files (the RAG agent): its `files`
+ * commands over A2A with the internal token, one client per agent URL.
  */
+const runFileStores = new Map<string, RunFileStore>();
 function openRunFileStore(agent: AvailableAgent): RunFileStore | undefined {
-  void agent;
-  return undefined;
+  let store = runFileStores.get(agent.url);
+  if (store === undefined) {
+    store = createRunFilesClient({
+      client: new A2AClient({ card: agent.card, token: config.internalToken, maxRetries: 0 }),
+      agentUrl: agent.url,
+    });
+    runFileStores.set(agent.url, store);
+  }
+  return store;
 }
 
 /**
