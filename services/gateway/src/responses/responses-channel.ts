@@ -129,6 +129,30 @@ function createOutputItems(send: Send, citationsFrom: () => Record<string, unkno
       closeReasoning();
       closeMessage();
     },
+    /**
+     * Adds to the answer's message items the annotations only the run's `fleet` object makes
+     * known (its sources and files come with the result, after an item may have closed): one
+     * `response.output_text.annotation.added` event each, so the completed response has them all.
+     */
+    annotate(): void {
+      for (const [outputIndex, item] of output.entries()) {
+        if (item.type !== 'message') continue;
+        const part = item.content[0];
+        if (part === undefined) continue;
+        const known = new Set(part.annotations.map((annotation) => JSON.stringify(annotation)));
+        for (const annotation of answerAnnotations(part.text, citationsFrom())) {
+          if (known.has(JSON.stringify(annotation))) continue;
+          part.annotations.push(annotation);
+          send('response.output_text.annotation.added', {
+            item_id: item.id,
+            output_index: outputIndex,
+            content_index: 0,
+            annotation_index: part.annotations.length - 1,
+            annotation,
+          });
+        }
+      }
+    },
   };
 }
 
@@ -163,6 +187,7 @@ function createEventBuilder(shell: ResponseShell, emit: Send) {
     },
     complete(): void {
       items.close();
+      items.annotate();
       const done = responseObject(shell, {
         status: 'completed',
         output: items.output,

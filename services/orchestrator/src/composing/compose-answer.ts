@@ -190,6 +190,7 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
         if (content === '') throw new Error('the model returned an empty answer');
         const text = joinSections([
           content,
+          droppedTablesSection(content, steps, tableRows),
           sourcesSection(citations),
           stepsNotDoneParagraph(steps),
           failedStepsParagraph(steps),
@@ -462,6 +463,29 @@ function tablesSection(step: ComposeStep, tableRows: number, links = false): str
       const full = links ? fullFileLine(table, step.files) : '';
       return full === '' ? rendered : `${rendered}\n\n${full}`;
     })
+    .join('\n\n');
+}
+
+/**
+ * The steps' tables the model left out of its answer (their header row is not in `content`), as
+ * Markdown with the line naming the full file: a step's table always reaches the reader, whatever
+ * the model wrote. Empty when it kept them all.
+ */
+function droppedTablesSection(
+  content: string,
+  steps: readonly ComposeStep[],
+  tableRows: number,
+): string {
+  return completedSteps(steps)
+    .flatMap((step) =>
+      stepTables(step).flatMap((table) => {
+        const rendered = renderTable(table, tableRows);
+        const header = rendered.split('\n')[0] ?? '';
+        if (header !== '' && content.includes(header)) return [];
+        const full = fullFileLine(table, step.files);
+        return [full === '' ? rendered : `${rendered}\n\n${full}`];
+      }),
+    )
     .join('\n\n');
 }
 

@@ -110,7 +110,15 @@ describe('the answer as it is written (result artifact chunks)', () => {
       .slice(0, -1)
       .map((chunk) => chunk.artifact.parts.map((part) => part.text ?? '').join(''))
       .join('');
-    expect(pieces).toBe(content);
+    // The model's text as it came, then the rest of the answer (its sources) before `run-end`.
+    const whole = `${content}\n\nSources\n[1] A2A spec — https://a2a.example/spec`;
+    expect(pieces).toBe(whole);
+    const restChunk = events.findIndex(
+      (event) =>
+        'artifactUpdate' in event &&
+        event.artifactUpdate.artifact.parts.some((part) => part.text?.includes('Sources') === true),
+    );
+    expect(restChunk).toBeLessThan(indexOfRunEnd(events));
     // The body streamed before the run ended; only the last chunk carries the run result.
     const last = chunks.at(-1);
     expect(findData(last?.artifact.parts ?? [], runResultSchema)).toMatchObject({
@@ -125,7 +133,7 @@ describe('the answer as it is written (result artifact chunks)', () => {
 
     const { answer, result, state } = outcomeOf(events);
     expect(state).toBe('TASK_STATE_COMPLETED');
-    expect(answer).toBe(`${content}\n\nSources\n[1] A2A spec — https://a2a.example/spec`);
+    expect(answer).toBe(whole);
     // The finished task and the session hold the same answer.
     const session = await orchestrator.sessions.get(result?.sessionId ?? '');
     expect(session?.result?.text).toBe(answer);
