@@ -580,9 +580,10 @@ async function endCompleted(
     };
   });
   await writer.written();
-  // The rest of a streamed answer (its sources, files, tables) goes out before `run-end`, so a
-  // reader that shows the answer as one piece (the Responses API's message item) gets it whole.
-  if (published !== undefined && text.startsWith(published.shown)) {
+  // The rest of an answer already streaming (its sources, files, tables) goes out before
+  // `run-end`, so a reader that shows the answer as one piece (the Responses API's message item)
+  // gets it whole; an answer not yet shown goes out whole in the result artifact below.
+  if (published !== undefined && published.shown !== '' && text.startsWith(published.shown)) {
     published.push(text.slice(published.shown.length));
   }
   run.progress({ type: 'run-end', state: workFailed ? 'failed' : 'completed' });
