@@ -57,7 +57,10 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
     return (await agent.client.sendMessage({ message: createMessage({ parts }) })) as Task;
   }
 
-  async function put(tenant: string, name: string, mediaType: string, bytes: Uint8Array) {
+  async function put(
+    tenant: string,
+    { name, mediaType, bytes }: { name: string; mediaType: string; bytes: Uint8Array },
+  ) {
     const task = await send(
       filesParts({ op: 'put', tenant, sessionId: 's-1', source: 'step', expiresAt: later(1) }, [
         filePart({ filename: name, mediaType, bytes }),
@@ -115,7 +118,7 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
   describe('GET /internal/files/:id/content', () => {
     it('refuses a missing or wrong token with 401 and the fleet’s error body, never the bytes', async () => {
       const tenant = `t-${randomUUID()}`;
-      const file = await put(tenant, 'chart.png', 'image/png', png);
+      const file = await put(tenant, { name: 'chart.png', mediaType: 'image/png', bytes: png });
       const path = `/internal/files/${file.id}/content?tenant=${tenant}`;
       for (const token of [null, 'wrong-token-0123456789', `${TEST_TOKEN}x`]) {
         const response = await read(path, token);
@@ -137,7 +140,7 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
         const tenant = `t-${randomUUID()}`;
         const bytes = Buffer.alloc(5 * MIB);
         for (let index = 0; index < bytes.length; index += 1) bytes[index] = (index * 31) % 251;
-        const file = await put(tenant, 'big.txt', 'text/plain', bytes);
+        const file = await put(tenant, { name: 'big.txt', mediaType: 'text/plain', bytes });
         const response = await read(`/internal/files/${file.id}/content?tenant=${tenant}`);
         expect(response.status).toBe(200);
         expect(response.headers.get('content-type')).toBe('application/octet-stream');
@@ -157,7 +160,7 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
 
     it('answers 404 for another tenant’s id exactly as for an unknown one', async () => {
       const tenant = `t-${randomUUID()}`;
-      const file = await put(tenant, 'chart.png', 'image/png', png);
+      const file = await put(tenant, { name: 'chart.png', mediaType: 'image/png', bytes: png });
       const unknownId = `file-${'0'.repeat(32)}`;
       const foreign = await read(`/internal/files/${file.id}/content?tenant=intruder`);
       const unknown = await read(`/internal/files/${unknownId}/content?tenant=${tenant}`);
@@ -173,7 +176,11 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
 
     it('answers 404 for an expired file', async () => {
       const tenant = `t-${randomUUID()}`;
-      const file = await put(tenant, 'notes.txt', 'text/plain', Buffer.from('notes'));
+      const file = await put(tenant, {
+        name: 'notes.txt',
+        mediaType: 'text/plain',
+        bytes: Buffer.from('notes'),
+      });
       const path = `/internal/files/${file.id}/content?tenant=${tenant}`;
       clock += 2 * HOUR;
       try {

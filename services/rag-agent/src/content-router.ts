@@ -93,20 +93,17 @@ export function contentRouter({ runFiles, documents }: ContentRouterOptions): Ro
   }
 
   if (documents !== undefined) {
-    router.get(
-      '/documents/:id/content',
-      async function serveDocument(req: Request, res: Response) {
-        const tenant = tenantOf(req);
-        const id = idOf(req);
-        const original = await documents.get({ tenant, id });
-        const metadata: DocumentContentMetadata = {
-          document: original.document,
-          filename: original.filename,
-          mediaType: original.mediaType,
-        };
-        sendBytes(res, { bytes: original.bytes, header: DOCUMENT_METADATA_HEADER, metadata });
-      },
-    );
+    router.get('/documents/:id/content', async function serveDocument(req: Request, res: Response) {
+      const tenant = tenantOf(req);
+      const id = idOf(req);
+      const original = await documents.get({ tenant, id });
+      const metadata: DocumentContentMetadata = {
+        document: original.document,
+        filename: original.filename,
+        mediaType: original.mediaType,
+      };
+      sendBytes(res, { bytes: original.bytes, header: DOCUMENT_METADATA_HEADER, metadata });
+    });
   }
 
   return router;
