@@ -1,3 +1,4 @@
+import type { Router } from 'express';
 import { Redis } from 'ioredis';
 import { publicUrlOf } from '@fleet/config';
 import {
@@ -42,6 +43,11 @@ export interface StartAgentServiceOptions {
   createHandler: (parts: AgentHandlerParts) => A2AHandler;
   /** Largest JSON-RPC body in bytes. @default 1048576 */
   bodyLimit?: number;
+  /**
+   * Plain HTTP routes for the fleet's services, at `/internal/…` behind the internal token (as
+   * `/a2a`): `createAgentApp`'s `internalRoutes`.
+   */
+  internalRoutes?: Router;
   /** `/readyz` checks besides Redis (e.g. the database). */
   readinessChecks?: Record<string, ReadinessCheck>;
   /**
@@ -82,6 +88,7 @@ export async function startAgentService({
   telemetry,
   createHandler,
   bodyLimit,
+  internalRoutes,
   readinessChecks,
   availability,
   onShutdown = [],
@@ -105,6 +112,7 @@ export async function startAgentService({
     internalToken: config.internalToken,
     logger,
     ...(bodyLimit === undefined ? {} : { bodyLimit }),
+    ...(internalRoutes === undefined ? {} : { internalRoutes }),
     readinessChecks: checks,
     port: config.port,
     host: config.host,

@@ -1,4 +1,6 @@
 /** Express edge plumbing every fleet service shares: ids, bodies, errors, SSE, health, metrics, lifecycle. */
+export { bearerTokenCheck, requireBearerToken } from './bearer-token';
+export type { RequireBearerTokenOptions } from './bearer-token';
 export { createServiceApp } from './create-service-app';
 export type { CreateServiceAppOptions } from './create-service-app';
 export { runMain } from './run-main';

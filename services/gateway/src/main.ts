@@ -54,20 +54,26 @@ function createAgentClients() {
       client: new A2AClient({ url: `${config.ragAgentUrl}/a2a`, token }),
       agentUrl: config.ragAgentUrl,
       ingestTimeoutMs: config.documentIngestTimeoutMs,
+      // Originals are read from the agent's byte route: no A2A task kept for each download.
+      contentUrl: config.ragAgentUrl,
+      token,
     }),
   };
 }
 
 /**
  * The fleet's file store (run files: `/v1/files`, attachments sent by `file-…` id): the RAG
- * agent's `files` commands, like the documents; undefined without the internal token (those
- * routes then answer 503).
+ * agent's `files` commands, like the documents, with bytes read from its byte route
+ * (`/internal/files/:id/content`, no A2A task per read); undefined without the internal token
+ * (those routes then answer 503).
  */
 function openRunFileStore(settings: typeof config): RunFileStore | undefined {
   if (settings.internalToken === undefined) return undefined;
   return createRunFilesClient({
     client: new A2AClient({ url: `${settings.ragAgentUrl}/a2a`, token: settings.internalToken }),
     agentUrl: settings.ragAgentUrl,
+    contentUrl: settings.ragAgentUrl,
+    token: settings.internalToken,
   });
 }
 

@@ -3,7 +3,7 @@ import { createAgentApp, type AgentAppDependencies } from '@fleet/a2a/server/exp
 
 /**
  * Everything the RAG agent app is built from: the A2A handler from `createRagHandler`, the
- * internal token, the logger, the JSON-RPC body limit (uploads travel base64-encoded inside it: use
+ * internal token, the byte routes (`contentRouter`), the logger, the JSON-RPC body limit (uploads travel base64-encoded inside it: use
  * {@link a2aBodyLimit} of the upload limit) and `/readyz` checks (Redis and the database).
  */
 export type AppDependencies = AgentAppDependencies;
@@ -24,8 +24,10 @@ export function a2aBodyLimit(maxUploadBytes: number): number {
 
 /**
  * Builds the RAG agent service: the A2A agent (`/.well-known/agent-card.json`,
- * `/.well-known/agent.json`, `POST /a2a`), `/healthz`, `/readyz` and `/metrics`. Pure: no
- * environment, no sockets (CONTRIBUTING.md convention 3).
+ * `/.well-known/agent.json`, `POST /a2a`), `/healthz`, `/readyz` and `/metrics`, and with
+ * `internalRoutes: contentRouter({ runFiles, documents })` the byte routes
+ * (`GET /internal/files/:id/content`, `GET /internal/documents/:id/content`) behind the same
+ * token as `/a2a`. Pure: no environment, no sockets (CONTRIBUTING.md convention 3).
  *
  * @example
  * const app = createApp({ handler, internalToken: config.internalToken, logger, bodyLimit: a2aBodyLimit(config.maxUploadBytes) });

@@ -13,6 +13,7 @@ import type { Environment } from '@fleet/config';
 import { createLogger, type Logger } from '@fleet/telemetry';
 import { createRagHandler } from './agent';
 import { a2aBodyLimit, createApp } from './app';
+import { contentRouter } from './content-router';
 import { createRagComponents } from './create-rag-components';
 import { embeddingSettings, loadRagAgentConfig } from './config';
 import { openEmbeddings } from './embeddings';
@@ -94,12 +95,17 @@ export async function startRagAgentInProcess({
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     closers.push(() => new Promise<void>((done) => server.close(() => done())));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const components = createRagComponents({ config, store, embeddings, llm, logger });
+    const runFiles = createRunFileStore({
+      pool: database.pool,
+      maxFileBytes: config.maxRunFileBytes,
+    });
     const handler = createRagHandler({
-      ...createRagComponents({ config, store, embeddings, llm, logger }),
+      ...components,
       store: taskStore,
       url,
       maxUploadBytes: config.maxUploadBytes,
-      runFiles: createRunFileStore({ pool: database.pool, maxFileBytes: config.maxRunFileBytes }),
+      runFiles,
       maxRunFileBytes: config.maxRunFileBytes,
       logger,
     });
@@ -111,6 +117,7 @@ export async function startRagAgentInProcess({
         internalToken: token,
         logger,
         bodyLimit: a2aBodyLimit(Math.max(config.maxUploadBytes, config.maxRunFileBytes)),
+        internalRoutes: contentRouter({ runFiles, documents: components.documents }),
         metrics: false,
       }),
     );

@@ -10,6 +10,7 @@ import { OFFLINE_HINT } from '@fleet/llm';
 import { createLogger, type Logger } from '@fleet/telemetry';
 import { createRagHandler } from './agent';
 import { a2aBodyLimit } from './app';
+import { contentRouter } from './content-router';
 import { createRagComponents } from './create-rag-components';
 import { embeddingSettings, type EmbeddingSettings } from './config';
 import { describeOutage, openEmbeddings, type EmbeddingGate } from './embeddings';
@@ -152,6 +153,8 @@ async function main(): Promise<void> {
       }),
     // Uploads and run files travel base64-encoded inside the JSON-RPC body.
     bodyLimit: a2aBodyLimit(Math.max(config.maxUploadBytes, config.maxRunFileBytes)),
+    // Reads of bytes for the fleet's services, without A2A tasks (behind the internal token).
+    internalRoutes: contentRouter({ runFiles, documents }),
     readinessChecks: {
       database: databaseReadinessCheck(database.pool),
       embeddings: embeddings.readinessCheck,

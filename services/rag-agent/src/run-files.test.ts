@@ -11,9 +11,11 @@ import {
 } from '@fleet/a2a';
 import { A2AClient, createRunFilesClient, discoverAgentCard } from '@fleet/a2a/client';
 import {
+  AbortError,
   NotFoundError,
   PayloadTooLargeError,
   ServiceUnavailableError,
+  UpstreamError,
   ValidationError,
 } from '@fleet/errors';
 import { createHashedEmbedder } from '@fleet/llm';
@@ -327,6 +329,17 @@ describe('run files on the rag-agent service', () => {
     );
 
     it('throws ServiceUnavailableError when the agent cannot be reached', async () => {
+      const reader = createRunFilesClient({
+        client: agent.client,
+        agentUrl: 'http://127.0.0.1:9',
+        contentUrl: 'http://127.0.0.1:9',
+        token: TEST_TOKEN,
+      });
+      const read = await reader
+        .get({ tenant: 't', id: `file-${'a'.repeat(32)}` })
+        .catch((caught: unknown) => caught);
+      expect(read).toBeInstanceOf(ServiceUnavailableError);
+      expect((read as Error).message).toMatch(/not reachable at http:\/\/127\.0\.0\.1:9/);
       const unreachable = createRunFilesClient({
         client: new A2AClient({
           url: 'http://127.0.0.1:9/a2a',
@@ -340,6 +353,180 @@ describe('run files on the rag-agent service', () => {
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ServiceUnavailableError);
       expect((error as Error).message).toMatch(/not reachable at http:\/\/127\.0\.0\.1:9/);
+    });
+  });
+
+  describe('createRunFilesClient reading bytes from the byte route (contentUrl)', () => {
+    const reader = (options: { token?: string; fetch?: typeof fetch } = {}) =>
+      createRunFilesClient({
+        client: agent.client,
+        agentUrl: agent.url,
+        contentUrl: agent.url,
+        token: options.token ?? TEST_TOKEN,
+        ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
+      });
+
+    /** Every key of the agent's task store: one more for every A2A task it keeps. */
+    async function taskKeys(): Promise<string[]> {
+      return (await redis.keys(`${prefix}:*`)).sort();
+    }
+
+    it(
+      'reads a 16 MiB file’s bytes and RunFile without leaving a task in the agent’s task store',
+      async () => {
+        const tenant = `t-${randomUUID()}`;
+        const bytes = Buffer.alloc(16 * MIB, 'abcdefghij,0123456789\n');
+        const [kept] = await reader().put({
+          tenant,
+          files: [{ name: 'big.csv', mediaType: 'text/csv', bytes }],
+          source: 'step',
+          expiresAt: later(1),
+        });
+        const before = await taskKeys();
+        const read = await reader().get({ tenant, id: kept?.id ?? '' });
+        expect(read.file).toEqual(kept);
+        expect(read.bytes.equals(bytes)).toBe(true);
+        const again = await reader().get({ tenant, id: kept?.id ?? '' });
+        expect(again.bytes.byteLength).toBe(16 * MIB);
+        expect(await taskKeys()).toEqual(before);
+        // The A2A get command (no contentUrl) still works, and keeps its task: what the route avoids.
+        const viaTask = await createRunFilesClient({
+          client: agent.client,
+          agentUrl: agent.url,
+        }).get({ tenant, id: kept?.id ?? '' });
+        expect(viaTask.bytes.equals(bytes)).toBe(true);
+        expect((await taskKeys()).length).toBeGreaterThan(before.length);
+      },
+      SLOW,
+    );
+
+    it('throws NotFoundError for another tenant’s, an unknown, an expired and a malformed id', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const [kept] = await reader().put({
+        tenant,
+        files: [{ name: 'chart.png', mediaType: 'image/png', bytes: png }],
+        source: 'step',
+        expiresAt: later(1),
+      });
+      const id = kept?.id ?? '';
+      for (const [who, which] of [
+        ['intruder', id],
+        [tenant, `file-${'f'.repeat(32)}`],
+        [tenant, '../etc/passwd'],
+      ] as const) {
+        await expect(reader().get({ tenant: who, id: which })).rejects.toBeInstanceOf(
+          NotFoundError,
+        );
+      }
+      clock += 2 * HOUR;
+      try {
+        await expect(reader().get({ tenant, id })).rejects.toBeInstanceOf(NotFoundError);
+      } finally {
+        clock -= 2 * HOUR;
+      }
+      expect((await reader().get({ tenant, id })).bytes.equals(png)).toBe(true);
+    });
+
+    it('throws ServiceUnavailableError when the agent refuses the token', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const [kept] = await reader().put({
+        tenant,
+        files: [{ name: 'chart.png', mediaType: 'image/png', bytes: png }],
+        source: 'step',
+        expiresAt: later(1),
+      });
+      const refused = reader({ token: 'not-the-token-0123456789' }).get({
+        tenant,
+        id: kept?.id ?? '',
+      });
+      await expect(refused).rejects.toBeInstanceOf(ServiceUnavailableError);
+      await expect(refused).rejects.toThrow(/FLEET_INTERNAL_TOKEN/);
+    });
+
+    it('passes the agent’s 503 on with its wait, and a caller’s abort as AbortError', async () => {
+      const unavailable = reader({
+        fetch: () =>
+          Promise.resolve(
+            new Response(
+              JSON.stringify({
+                error: {
+                  code: 'SERVICE_UNAVAILABLE',
+                  message:
+                    'The RAG database cannot be reached right now; try again in a few seconds.',
+                  details: { retryAfterSeconds: 5 },
+                },
+              }),
+              { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '5' } },
+            ),
+          ),
+      });
+      const error = await unavailable
+        .get({ tenant: 't', id: `file-${'a'.repeat(32)}` })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ServiceUnavailableError);
+      expect((error as ServiceUnavailableError).retryAfterSeconds).toBe(5);
+
+      const controller = new AbortController();
+      controller.abort();
+      await expect(
+        reader().get({ tenant: 't', id: `file-${'a'.repeat(32)}`, signal: controller.signal }),
+      ).rejects.toBeInstanceOf(AbortError);
+    });
+
+    it('throws UpstreamError (502) for bytes over the limit or unlike their metadata, and bad metadata', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const [kept] = await reader().put({
+        tenant,
+        files: [{ name: 'notes.txt', mediaType: 'text/plain', bytes: text('0123456789') }],
+        source: 'step',
+        expiresAt: later(1),
+      });
+      const id = kept?.id ?? '';
+      const small = createRunFilesClient({
+        client: agent.client,
+        agentUrl: agent.url,
+        contentUrl: agent.url,
+        token: TEST_TOKEN,
+        maxFileBytes: 9,
+      });
+      const over = await small.get({ tenant, id }).catch((caught: unknown) => caught);
+      expect(over).toBeInstanceOf(UpstreamError);
+      expect((over as UpstreamError).status).toBe(502);
+      expect((over as Error).message).toMatch(/at most 9/);
+
+      /** The agent's real answer, changed by `edit` on the way. */
+      const tampered = (edit: (response: Response) => Response) =>
+        reader({
+          fetch: async (input, init) => edit(await fetch(input, init)),
+        });
+      const truncated = tampered(
+        (response) =>
+          new Response(text('01234'), {
+            status: 200,
+            headers: { 'x-fleet-file': response.headers.get('x-fleet-file') ?? '' },
+          }),
+      );
+      await expect(truncated.get({ tenant, id })).rejects.toThrow(/metadata says 10/);
+      for (const header of [
+        '',
+        'not base64 json!',
+        Buffer.from('{"id":1}').toString('base64url'),
+      ]) {
+        const malformed = tampered(
+          (response) =>
+            new Response(response.body, { status: 200, headers: { 'x-fleet-file': header } }),
+        );
+        const error = await malformed.get({ tenant, id }).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(UpstreamError);
+        expect((error as Error).message).toMatch(/without valid metadata/);
+      }
+      // A 404 that is not the fleet's NOT_FOUND: an agent without the route, not a missing file.
+      const older = reader({
+        fetch: () => Promise.resolve(new Response('Cannot GET', { status: 404 })),
+      });
+      const missingRoute = await older.get({ tenant, id }).catch((caught: unknown) => caught);
+      expect(missingRoute).toBeInstanceOf(UpstreamError);
+      expect(missingRoute).not.toBeInstanceOf(NotFoundError);
     });
   });
 });

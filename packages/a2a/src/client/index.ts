@@ -10,5 +10,7 @@ export { discoverAgentCard } from './discover-agent-card';
 export type { DiscoverAgentCardOptions } from './discover-agent-card';
 export { isOversizedSseEvent, parseSseStream } from './parse-sse-stream';
 export type { ParseSseStreamOptions, SseEvent } from './parse-sse-stream';
-export { createRunFilesClient } from './run-files-client';
+export { createRunFilesClient, DEFAULT_MAX_READ_FILE_BYTES } from './run-files-client';
+export { readInternalContent } from './read-internal-content';
+export type { InternalContent, ReadInternalContentOptions } from './read-internal-content';
 export type { CreateRunFilesClientOptions } from './run-files-client';

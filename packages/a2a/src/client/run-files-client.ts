@@ -14,6 +14,7 @@ import {
   ValidationError,
   type ErrorCode,
 } from '@fleet/errors';
+import { RUN_FILE_METADATA_HEADER, runFileContentRoute } from '../fleet/content-route';
 import { RESULT_ARTIFACT_NAME } from '../fleet/conventions';
 import {
   RUN_FILE_ID_PATTERN,
@@ -25,6 +26,7 @@ import {
 import { createMessage, dataPart, findData, partsText } from '../schemas/helpers';
 import type { Part, Task } from '../schemas/core';
 import type { A2AClient } from './a2a-client';
+import { readInternalContent } from './read-internal-content';
 
 /** The agent's answer to `put` and `list`. */
 const filesSchema = z.object({ files: z.array(runFileSchema) });
@@ -32,6 +34,12 @@ const filesSchema = z.object({ files: z.array(runFileSchema) });
 const fileSchema = z.object({ file: runFileSchema });
 /** The agent's answer to `delete`. */
 const deletedSchema = z.object({ deleted: z.boolean() });
+
+/**
+ * The largest file a `get` reads over the byte route when `maxFileBytes` is not given: the most
+ * RAG_MAX_RUN_FILE_BYTES allows (256 MiB). The file's own size (its metadata) bounds it first.
+ */
+export const DEFAULT_MAX_READ_FILE_BYTES = 256 * 1024 * 1024;
 
 /** undici's own time-outs (headers or body never came). */
 const HEADERS_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
@@ -44,6 +52,18 @@ export interface CreateRunFilesClientOptions {
   agentUrl: string;
   /** How long one command may take (a put of large files included). @default 60000 */
   timeoutMs?: number;
+  /**
+   * The agent's base URL for its byte route (`GET /internal/files/:id/content`, with `token`):
+   * `get` reads the bytes there in one plain HTTP request, which leaves no A2A task (and no base64
+   * copy of the file) in the agent's task store. Absent: `get` sends the A2A `get` command.
+   */
+  contentUrl?: string | undefined;
+  /** The internal token the byte route needs (`FLEET_INTERNAL_TOKEN`); required with `contentUrl`. */
+  token?: string | undefined;
+  /** Largest file `get` accepts over the byte route. @default 268435456 (256 MiB) */
+  maxFileBytes?: number;
+  /** `fetch` for the byte route. @default the shared balanced fetch (`@fleet/http`) */
+  fetch?: typeof fetch | undefined;
 }
 
 function failureMessage(task: Task): string {
@@ -67,7 +87,9 @@ function resultArtifactParts(task: Task): readonly Part[] | undefined {
 /**
  * The fleet's run files through the `files` commands of the agent that keeps them (the RAG
  * agent: `filesCommandSchema`; find it with `filesAgentOf`): one blocking `SendMessage` per call,
- * the tenant in the command, the bytes as `raw` file parts. The agent's typed failures come back
+ * the tenant in the command, the bytes as `raw` file parts. With `contentUrl`, `get` reads the bytes
+ * from the agent's byte route instead (`GET /internal/files/:id/content`: one plain HTTP request,
+ * no task kept for a week in the agent's task store). The agent's typed failures come back
  * as the same errors (`NotFoundError` for an unknown, foreign or expired id, `ValidationError`
  * naming a refused file, `PayloadTooLargeError`, the retryable `ServiceUnavailableError` of a
  * database that is down); an agent that cannot be reached, or that refuses the internal token, is
@@ -78,6 +100,8 @@ function resultArtifactParts(task: Task): readonly Part[] | undefined {
  * const files = createRunFilesClient({
  *   client: new A2AClient({ url: `${agent.url}/a2a`, token: config.internalToken }),
  *   agentUrl: agent.url,
+ *   contentUrl: agent.url,
+ *   token: config.internalToken,
  * });
  * const [chart] = await files.put({ tenant, files: [{ name: 'chart.png', mediaType: 'image/png', bytes }], source: 'step', expiresAt });
  */
@@ -85,7 +109,16 @@ export function createRunFilesClient({
   client,
   agentUrl,
   timeoutMs = 60_000,
+  contentUrl,
+  token,
+  maxFileBytes = DEFAULT_MAX_READ_FILE_BYTES,
+  fetch: fetchImpl,
 }: CreateRunFilesClientOptions): RunFileStore {
+  if (contentUrl !== undefined && token === undefined) {
+    throw new TypeError('createRunFilesClient: contentUrl needs the internal token (token).');
+  }
+  const content =
+    contentUrl === undefined || token === undefined ? undefined : { url: contentUrl, token };
   const explained: Partial<Record<ErrorCode, (error: FleetError) => FleetError>> = {
     UPSTREAM_UNREACHABLE: (cause) => {
       const code = networkErrorCode(cause);
@@ -206,6 +239,28 @@ export function createRunFilesClient({
     },
     async get({ tenant, id, signal }) {
       checkId(id);
+      if (content !== undefined) {
+        const { metadata: file, bytes } = await readInternalContent({
+          baseUrl: content.url,
+          path: runFileContentRoute(id, tenant),
+          token: content.token,
+          header: RUN_FILE_METADATA_HEADER,
+          schema: runFileSchema,
+          maxBytes: maxFileBytes,
+          sizeOf: (metadata) => metadata.size,
+          timeoutMs,
+          signal,
+          fetch: fetchImpl,
+          service: 'The file store (the RAG agent)',
+          what: `file ${id}`,
+        });
+        if (file.id !== id) {
+          throw new UpstreamError(`The file store answered a read of ${id} with ${file.id}.`, {
+            status: 502,
+          });
+        }
+        return { file, bytes };
+      }
       const task = await send({ op: 'get', tenant, id }, signal);
       const { file } = resultData(task, fileSchema, 'get');
       const part = resultArtifactParts(task)?.find((candidate) => candidate.raw !== undefined);

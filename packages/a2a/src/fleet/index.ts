@@ -130,6 +130,17 @@ export type {
   RunFileUpload,
 } from './files';
 export {
+  decodeContentMetadata,
+  DOCUMENT_METADATA_HEADER,
+  documentContentMetadataSchema,
+  documentContentRoute,
+  encodeContentMetadata,
+  MAX_CONTENT_METADATA_HEADER_LENGTH,
+  RUN_FILE_METADATA_HEADER,
+  runFileContentRoute,
+} from './content-route';
+export type { DocumentContentMetadata } from './content-route';
+export {
   filesAgentOf,
   keepsRunFiles,
   RUN_FILES_SKILL,

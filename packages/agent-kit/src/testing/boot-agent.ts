@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import type { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { dataPart, textPart, type DependencyOutput, type Part } from '@fleet/a2a';
 import { A2AClient, discoverAgentCard } from '@fleet/a2a/client';
@@ -21,6 +22,8 @@ export interface BootAgentOptions<THandler extends A2AHandler = A2AHandler> {
   createHandler: (parts: AgentHandlerParts) => THandler;
   /** Largest JSON-RPC body in bytes. @default 1048576 */
   bodyLimit?: number;
+  /** Plain HTTP routes at `/internal/…`, behind the token (`createAgentApp`'s `internalRoutes`). */
+  internalRoutes?: Router;
   /** `/readyz` checks besides Redis. */
   readinessChecks?: Record<string, ReadinessCheck>;
   /** The client's per-call timeout. @default 30000 */
@@ -54,6 +57,7 @@ export async function bootAgent<THandler extends A2AHandler>({
   token,
   createHandler,
   bodyLimit,
+  internalRoutes,
   readinessChecks = {},
   clientTimeoutMs = 30_000,
 }: BootAgentOptions<THandler>): Promise<BootedAgent<THandler>> {
@@ -73,6 +77,7 @@ export async function bootAgent<THandler extends A2AHandler>({
     internalToken: token,
     logger: silentLogger,
     ...(bodyLimit === undefined ? {} : { bodyLimit }),
+    ...(internalRoutes === undefined ? {} : { internalRoutes }),
     readinessChecks: {
       redis: async () => {
         await redis.ping();

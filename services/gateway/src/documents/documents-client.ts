@@ -2,6 +2,9 @@ import { z } from 'zod';
 import {
   createMessage,
   dataPart,
+  DOCUMENT_METADATA_HEADER,
+  documentContentMetadataSchema,
+  documentContentRoute,
   documentInfoSchema,
   findData,
   partsText,
@@ -11,7 +14,7 @@ import {
   type Part,
   type Task,
 } from '@fleet/a2a';
-import type { A2AClient } from '@fleet/a2a/client';
+import { readInternalContent, type A2AClient } from '@fleet/a2a/client';
 import {
   ERROR_HTTP_STATUS,
   errorBodySchema,
@@ -85,7 +88,26 @@ export interface CreateDocumentsClientOptions {
   timeoutMs?: number;
   /** How long reading back one document's bytes may take. @default 60000 */
   contentTimeoutMs?: number;
+  /**
+   * The agent's base URL for its byte route (`GET /internal/documents/:id/content`, with
+   * `token`): `content` reads the bytes there in one plain HTTP request, which leaves no A2A task
+   * (and no base64 copy of the document) in the agent's task store. Absent: `content` sends the
+   * A2A `get` command.
+   */
+  contentUrl?: string | undefined;
+  /** The internal token the byte route needs (`FLEET_INTERNAL_TOKEN`); required with `contentUrl`. */
+  token?: string | undefined;
+  /**
+   * Largest original `content` accepts over the byte route (the agent refuses larger ones itself:
+   * RAG_MAX_UPLOAD_BYTES). @default 268435456 (256 MiB)
+   */
+  maxContentBytes?: number;
+  /** `fetch` for the byte route. @default the shared balanced fetch (`@fleet/http`) */
+  fetch?: typeof fetch | undefined;
 }
+
+/** The largest original read over the byte route when `maxContentBytes` is not given. */
+const DEFAULT_MAX_CONTENT_BYTES = 256 * 1024 * 1024;
 
 // The agent's messages for unreadable files (R1's UnsupportedDocumentError) when it sends no error
 // code: the wording of "this kind of file is not supported".
@@ -142,12 +164,16 @@ function resultData<TSchema extends z.ZodType>(
 
 /**
  * A client for the RAG agent's documents commands (`documentsCommandSchema` in `@fleet/a2a`): one
- * blocking `SendMessage` per call, the tenant in the command, the file as a `raw` part.
+ * blocking `SendMessage` per call, the tenant in the command, the file as a `raw` part. With
+ * `contentUrl`, `content` reads the original from the agent's byte route instead (`GET
+ * /internal/documents/:id/content`: no task kept in the agent's task store).
  *
  * @example
  * const documents = createDocumentsClient({
  *   client: new A2AClient({ url: `${config.ragAgentUrl}/a2a`, token: config.internalToken }),
  *   agentUrl: config.ragAgentUrl,
+ *   contentUrl: config.ragAgentUrl,
+ *   token: config.internalToken,
  * });
  * const info = await documents.ingest({ tenant, upload });
  */
@@ -157,7 +183,14 @@ export function createDocumentsClient({
   ingestTimeoutMs = 240_000,
   timeoutMs = 30_000,
   contentTimeoutMs = 60_000,
+  contentUrl,
+  token,
+  maxContentBytes = DEFAULT_MAX_CONTENT_BYTES,
+  fetch: fetchImpl,
 }: CreateDocumentsClientOptions): DocumentsClient {
+  if (contentUrl !== undefined && token === undefined) {
+    throw new TypeError('createDocumentsClient: contentUrl needs the internal token (token).');
+  }
   // What an A2A failure means to someone uploading a document.
   const explained: Partial<Record<ErrorCode, (error: FleetError) => FleetError>> = {
     UPSTREAM_UNREACHABLE: (cause) => {
@@ -278,6 +311,28 @@ export function createDocumentsClient({
       return resultData(task, { schema: deletedSchema, op: 'delete' }).deleted;
     },
     async content({ tenant, id, signal }) {
+      if (contentUrl !== undefined && token !== undefined) {
+        const { metadata, bytes } = await readInternalContent({
+          baseUrl: contentUrl,
+          path: documentContentRoute(id, tenant),
+          token,
+          header: DOCUMENT_METADATA_HEADER,
+          schema: documentContentMetadataSchema,
+          maxBytes: maxContentBytes,
+          timeoutMs: contentTimeoutMs,
+          signal,
+          fetch: fetchImpl,
+          service: 'The RAG agent',
+          what: `document ${id}`,
+        });
+        if (metadata.document.id !== id) {
+          throw new UpstreamError(
+            `The RAG agent answered a read of document ${id} with document ${metadata.document.id}.`,
+            { status: 502 },
+          );
+        }
+        return { ...metadata, bytes };
+      }
       const task = await send({
         command: { op: 'get', tenant, id },
         signal,

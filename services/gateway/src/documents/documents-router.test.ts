@@ -392,6 +392,107 @@ describe('documentsRouter', () => {
   });
 });
 
+describe('documentsRouter reading originals from the byte route (contentUrl)', () => {
+  let agent: RagAgentDouble;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    agent = await startRagAgentDouble();
+    gateway = await buildGateway({
+      upstream: 'offline',
+      overrides: {
+        documents: createDocumentsClient({
+          client: agent.client,
+          agentUrl: agent.url,
+          contentUrl: agent.url,
+          token: RAG_DOUBLE_TOKEN,
+        }),
+        uploadLimit: 4096,
+      },
+    });
+  });
+  afterAll(async () => {
+    await gateway.close();
+    await agent.close();
+  });
+
+  const upload = (bytes: Buffer, filename: string, contentType: string) =>
+    request(gateway.app)
+      .post('/v1/documents')
+      .auth(TEST_KEY, { type: 'bearer' })
+      .attach('file', bytes, { filename, contentType });
+  const download = (id: string, key = TEST_KEY) =>
+    request(gateway.app)
+      .get(`/v1/documents/${id}/content`)
+      .auth(key, { type: 'bearer' })
+      .buffer(true)
+      .parse((response: Stream, callback: (error: Error | null, body: Buffer) => void) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => callback(null, Buffer.concat(chunks)));
+      });
+
+  it('serves the original bytes with their media type, asking the route, not the get command', async () => {
+    const bytes = Buffer.from(`name,city\nJürgen,Köln\n${randomUUID()}\n`);
+    const created = await upload(bytes, 'people.csv', 'text/csv');
+    const { id } = created.body as DocumentBody;
+    const response = await download(id);
+    expect(response.status).toBe(200);
+    expect((response.body as Buffer).equals(bytes)).toBe(true);
+    expect(response.headers).toMatchObject({
+      'content-type': 'text/csv',
+      'content-length': String(bytes.length),
+      'content-disposition': 'inline; filename="people.csv"',
+    });
+    expect(agent.calls.at(-1)).toMatchObject({
+      command: { op: 'get', tenant: 'acme', id },
+      via: 'content-route',
+    });
+    expect(agent.calls.some((call) => call.via === 'a2a' && call.command.op === 'get')).toBe(false);
+  });
+
+  it('answers 404 for another tenant’s document and one whose original was not kept', async () => {
+    const created = await upload(Buffer.from(`acme ${randomUUID()}\n`), 'acme.txt', 'text/plain');
+    const { id } = created.body as DocumentBody;
+    const foreign = await download(id, OTHER_KEY);
+    expect(foreign.status).toBe(404);
+    expect(agent.calls.at(-1)).toMatchObject({ command: { tenant: 'globex', id } });
+    const old = await upload(Buffer.from(`old ${randomUUID()}\n`), 'old-notes.txt', 'text/plain');
+    const notKept = await request(gateway.app)
+      .get(`/v1/documents/${(old.body as DocumentBody).id}/content`)
+      .auth(TEST_KEY, { type: 'bearer' });
+    expect(notKept.status).toBe(404);
+    expect((notKept.body as ErrorEnvelope).error).toMatchObject({
+      message: expect.stringMatching(/upload the file again/),
+      param: 'id',
+    });
+  });
+
+  it('answers 503 naming the token when the agent refuses it', async () => {
+    const wrongToken = await buildGateway({
+      upstream: 'offline',
+      overrides: {
+        documents: createDocumentsClient({
+          client: agent.client,
+          agentUrl: agent.url,
+          contentUrl: agent.url,
+          token: 'wrong-token-0123456789',
+        }),
+      },
+    });
+    try {
+      const created = await upload(Buffer.from(`x ${randomUUID()}\n`), 'x.txt', 'text/plain');
+      const response = await request(wrongToken.app)
+        .get(`/v1/documents/${(created.body as DocumentBody).id}/content`)
+        .auth(TEST_KEY, { type: 'bearer' });
+      expect(response.status).toBe(503);
+      expect((response.body as ErrorEnvelope).error.message).toMatch(/FLEET_INTERNAL_TOKEN/);
+    } finally {
+      await wrongToken.close();
+    }
+  });
+});
+
 describe('documentsRouter without a reachable RAG agent', () => {
   let gateway: TestGateway;
   let unconfigured: TestGateway;

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import {
   dataPart,
+  DOCUMENT_METADATA_HEADER,
+  encodeContentMetadata,
   documentsCommandSchema,
   findData,
   RESULT_ARTIFACT_NAME,
@@ -20,6 +22,7 @@ import {
   type AgentEvent,
 } from '@fleet/a2a/server';
 import { a2aRouter } from '@fleet/a2a/server/express';
+import { errorMiddleware, requireBearerToken } from '@fleet/http';
 import {
   NotFoundError,
   toErrorBody,
@@ -41,6 +44,8 @@ export interface ReceivedFile {
 export interface RagDoubleCall {
   command: DocumentsCommand;
   files: ReceivedFile[];
+  /** How it came: the A2A documents command, or the byte route (`/internal/documents/:id/content`). */
+  via: 'a2a' | 'content-route';
 }
 
 /** A running RAG agent double. */
@@ -87,6 +92,8 @@ function info({ hash: _hash, bytes: _bytes, mediaType: _mediaType, ...document }
  *   uploaded with; an unknown id (or another tenant's) fails with a `NOT_FOUND` error body, and so
  *   does a file named `old…`, which plays a document stored before originals were kept
  *   (`original: false`).
+ * - `GET /internal/documents/:id/content?tenant=` (behind the token): the same bytes and failures
+ *   as `get`, the bytes as the body and `{ document, filename, mediaType }` in `X-Fleet-Document`.
  *
  * The gateway's side is what is under test; the real agent runs in e2e/.
  */
@@ -117,7 +124,7 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
         mediaType: part.mediaType,
         bytes: Buffer.from(part.raw ?? '', 'base64'),
       }));
-    calls.push({ command, files });
+    calls.push({ command, files, via: 'a2a' });
     const documents = stored.get(command.tenant) ?? [];
     stored.set(command.tenant, documents);
     const result = (data: unknown): AgentEvent => ({
@@ -256,6 +263,33 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
       bodyLimit: 8 * 1024 * 1024,
     }),
   );
+  const internal = express.Router();
+  internal.get('/documents/:id/content', (req, res) => {
+    const id = String(req.params['id']);
+    const tenant = typeof req.query['tenant'] === 'string' ? req.query['tenant'] : '';
+    calls.push({ command: { op: 'get', tenant, id }, files: [], via: 'content-route' });
+    const document = stored.get(tenant)?.find((candidate) => candidate.id === id);
+    if (document === undefined || document.original !== true) {
+      throw new NotFoundError(
+        document === undefined
+          ? `There is no document ${id} in this library.`
+          : `Document ${document.id} (${document.filename}) was ingested before the RAG agent kept original files, so its bytes are not stored; upload the file again to keep them.`,
+      );
+    }
+    res.setHeader('content-type', 'application/octet-stream');
+    res.setHeader('content-length', document.bytes.length);
+    res.setHeader(
+      DOCUMENT_METADATA_HEADER,
+      encodeContentMetadata({
+        document: info(document),
+        filename: document.filename,
+        mediaType: document.mediaType ?? 'application/octet-stream',
+      }),
+    );
+    res.end(document.bytes);
+  });
+  app.use('/internal', requireBearerToken({ token: RAG_DOUBLE_TOKEN }), internal);
+  app.use(errorMiddleware());
   double.url = url;
   double.client = new A2AClient({ url: `${url}/a2a`, token: RAG_DOUBLE_TOKEN });
   closeServer = async () => {

@@ -13,6 +13,7 @@ import type { Embedder } from '@fleet/llm';
 import { createRagHandler } from '../agent';
 import { createAnswerer } from '../answering';
 import { a2aBodyLimit } from '../app';
+import { contentRouter } from '../content-router';
 import { createDocumentService } from '../documents';
 import type { EmbeddingGate } from '../embeddings';
 import type { DocumentReader, IngestLimits } from '../ingestion';
@@ -73,6 +74,15 @@ export function bootRagAgent({
   if (embedder === undefined) throw new TypeError('bootRagAgent needs an embedder or embeddings.');
   const degraded = embeddings && (() => embeddings.outage()?.reason);
   const checkEmbeddings = embeddings && (() => embeddings.assertAvailable());
+  const documents = createDocumentService({
+    store,
+    embedder,
+    llm,
+    maxBytes: maxUploadBytes,
+    checkEmbeddings,
+    reader,
+    limits,
+  });
   return bootAgent({
     serviceName: 'rag-agent',
     redis,
@@ -86,17 +96,10 @@ export function bootRagAgent({
       ...(embeddings === undefined ? {} : { embeddings: embeddings.readinessCheck }),
     },
     clientTimeoutMs: 60_000,
+    internalRoutes: contentRouter({ runFiles, documents }),
     createHandler: ({ store: taskStore, url }) =>
       createRagHandler({
-        documents: createDocumentService({
-          store,
-          embedder,
-          llm,
-          maxBytes: maxUploadBytes,
-          checkEmbeddings,
-          reader,
-          limits,
-        }),
+        documents,
         retriever: createRetriever({
           store,
           embedder,

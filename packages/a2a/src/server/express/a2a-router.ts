@@ -1,7 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
-import { readBody } from '@fleet/http';
+import { bearerTokenCheck, readBody } from '@fleet/http';
 import { AbortError, safeParseJson, UnauthenticatedError, ValidationError } from '@fleet/errors';
 import {
   ContentTypeNotSupportedError,
@@ -35,17 +34,6 @@ export interface A2ARouterOptions {
   cardCacheControl?: string;
 }
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
-}
-
-/** Constant-time comparison (of digests, so lengths leak nothing either). */
-function tokenMatches(header: string | undefined, expected: Buffer): boolean {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  const presented = digest(match?.[1] ?? '');
-  return timingSafeEqual(presented, expected) && match !== null;
-}
-
 function isJsonContentType(header: string | undefined): boolean {
   return header?.split(';')[0]?.trim().toLowerCase() === 'application/json';
 }
@@ -72,7 +60,7 @@ export function a2aRouter({
   cardCacheControl = 'public, max-age=300',
 }: A2ARouterOptions): Router {
   const router = Router();
-  const expectedToken = internalToken === undefined ? undefined : digest(internalToken);
+  const tokenMatches = internalToken === undefined ? undefined : bearerTokenCheck(internalToken);
 
   const serveCard = function serveAgentCard(_req: Request, res: Response): void {
     res.setHeader('cache-control', cardCacheControl);
@@ -81,7 +69,7 @@ export function a2aRouter({
   for (const path of AGENT_CARD_PATHS) router.get(path, serveCard);
 
   router.post(A2A_ENDPOINT_PATH, async function serveJsonRpc(req: Request, res: Response) {
-    if (expectedToken !== undefined && !tokenMatches(req.get('authorization'), expectedToken)) {
+    if (tokenMatches !== undefined && !tokenMatches(req.get('authorization'))) {
       res.setHeader('www-authenticate', 'Bearer');
       sendJsonRpcError(
         res,

@@ -1,5 +1,11 @@
-import type { Express } from 'express';
-import { createMetrics, createServiceApp, type HttpLogger, type ReadinessCheck } from '@fleet/http';
+import type { Express, Router } from 'express';
+import {
+  createMetrics,
+  createServiceApp,
+  requireBearerToken,
+  type HttpLogger,
+  type ReadinessCheck,
+} from '@fleet/http';
 import type { A2AHandler } from '../create-a2a-handler';
 import { a2aRouter } from './a2a-router';
 import { observeTaskMetrics } from './observe-task-metrics';
@@ -21,7 +27,17 @@ export interface AgentAppDependencies {
   exposeStack?: boolean;
   /** `/metrics`: HTTP requests and the A2A task metrics (`observeTaskMetrics`). @default true */
   metrics?: boolean;
+  /**
+   * Plain HTTP routes for the fleet's other services (not A2A), mounted at
+   * {@link INTERNAL_ROUTES_PATH} behind the same token check as `POST /a2a` (401 with the fleet's
+   * JSON error body without `Authorization: Bearer <internalToken>`). A router path `/files/:id`
+   * answers `/internal/files/:id`.
+   */
+  internalRoutes?: Router;
 }
+
+/** Where an agent app mounts its {@link AgentAppDependencies.internalRoutes}. */
+export const INTERNAL_ROUTES_PATH = '/internal';
 
 /**
  * Builds an A2A agent service: the agent (`/.well-known/agent-card.json`,
@@ -43,6 +59,7 @@ export function createAgentApp({
   isShuttingDown = () => false,
   exposeStack = false,
   metrics = true,
+  internalRoutes,
 }: AgentAppDependencies & { serviceName: string }): Express {
   const serviceMetrics = metrics ? createMetrics({ serviceName }) : undefined;
   if (serviceMetrics) observeTaskMetrics({ handler, registry: serviceMetrics.registry });
@@ -53,9 +70,22 @@ export function createAgentApp({
     isShuttingDown,
     exposeStack,
     metrics: serviceMetrics ?? false,
-    routes: (app) =>
+    routes: (app) => {
       app.use(
         a2aRouter({ handler, internalToken, ...(bodyLimit === undefined ? {} : { bodyLimit }) }),
-      ),
+      );
+      if (internalRoutes !== undefined) {
+        const guard =
+          internalToken === undefined
+            ? []
+            : [
+                requireBearerToken({
+                  token: internalToken,
+                  message: 'This agent needs Authorization: Bearer <internal token>.',
+                }),
+              ];
+        app.use(INTERNAL_ROUTES_PATH, ...guard, internalRoutes);
+      }
+    },
   });
 }

@@ -3,7 +3,7 @@ export { a2aRouter, AGENT_CARD_PATHS } from './a2a-router';
 export type { A2ARouterOptions } from './a2a-router';
 export { sendSse } from './send-sse';
 export type { SendSseOptions } from './send-sse';
-export { createAgentApp } from './create-agent-app';
+export { createAgentApp, INTERNAL_ROUTES_PATH } from './create-agent-app';
 export type { AgentAppDependencies } from './create-agent-app';
 export { serveAgent } from './serve-agent';
 export type { ServeAgentOptions } from './serve-agent';

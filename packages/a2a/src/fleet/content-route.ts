@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import { documentInfoSchema } from './conventions';
+
+/**
+ * The byte routes of the agent that keeps the fleet's files (the RAG agent): plain HTTP beside
+ * `/a2a`, behind the same internal token, so reading a file's or a document's bytes leaves no A2A
+ * task (and no base64 copy of the bytes) in the agent's task store. One `GET` answers the bytes as
+ * the body and what they are as one header: the JSON of the metadata, base64url-encoded.
+ */
+
+/** The header of a run file's bytes that carries its `RunFile` (base64url of the JSON). */
+export const RUN_FILE_METADATA_HEADER = 'x-fleet-file';
+
+/** The header of a document's bytes that carries its {@link DocumentContentMetadata}. */
+export const DOCUMENT_METADATA_HEADER = 'x-fleet-document';
+
+/** Largest metadata header read back (a `RunFile` or a document's info is far smaller). */
+export const MAX_CONTENT_METADATA_HEADER_LENGTH = 8 * 1024;
+
+/**
+ * The path of a run file's bytes on the agent that keeps them, for one tenant.
+ *
+ * @example
+ * runFileContentRoute('file-0123…', 'acme'); // '/internal/files/file-0123…/content?tenant=acme'
+ */
+export function runFileContentRoute(id: string, tenant: string): string {
+  return `/internal/files/${encodeURIComponent(id)}/content?tenant=${encodeURIComponent(tenant)}`;
+}
+
+/**
+ * The path of a document's original bytes on the RAG agent, for one tenant.
+ *
+ * @example
+ * documentContentRoute('5f0c…', 'acme'); // '/internal/documents/5f0c…/content?tenant=acme'
+ */
+export function documentContentRoute(id: string, tenant: string): string {
+  return `/internal/documents/${encodeURIComponent(id)}/content?tenant=${encodeURIComponent(tenant)}`;
+}
+
+/** What the {@link DOCUMENT_METADATA_HEADER} says about a document's original bytes. */
+export const documentContentMetadataSchema = z.object({
+  document: documentInfoSchema,
+  /** The document's filename. */
+  filename: z.string().min(1),
+  /** The media type kept with the bytes, e.g. `application/pdf`. */
+  mediaType: z.string().min(1),
+});
+export type DocumentContentMetadata = z.infer<typeof documentContentMetadataSchema>;
+
+/** A metadata header's value: the JSON of `value`, base64url-encoded (ASCII, one line). */
+export function encodeContentMetadata(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+/**
+ * A metadata header read back and checked against `schema`; undefined when it is absent, too
+ * long, not base64url JSON or not what the schema says.
+ */
+export function decodeContentMetadata<TSchema extends z.ZodType>(
+  header: string | null | undefined,
+  schema: TSchema,
+): z.output<TSchema> | undefined {
+  if (
+    header === null ||
+    header === undefined ||
+    header.length > MAX_CONTENT_METADATA_HEADER_LENGTH ||
+    !/^[A-Za-z0-9_-]+$/.test(header)
+  ) {
+    return undefined;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
