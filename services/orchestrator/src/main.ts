@@ -50,7 +50,7 @@ function createModelServices(redis: Redis, logger: Logger) {
 
 /**
  * The run files client for `agent`, the agent that keeps files (the RAG agent): its `files`
- * commands over A2A with the internal token, one client per agent URL.
+ * commands over A2A and its byte route, with the internal token; one client per agent URL.
  */
 const runFileStores = new Map<string, RunFileStore>();
 function openRunFileStore(agent: AvailableAgent): RunFileStore | undefined {
@@ -59,6 +59,10 @@ function openRunFileStore(agent: AvailableAgent): RunFileStore | undefined {
     store = createRunFilesClient({
       client: new A2AClient({ card: agent.card, token: config.internalToken, maxRetries: 0 }),
       agentUrl: agent.url,
+      // Bytes are read over the agent's internal byte route, not as A2A tasks it would keep.
+      ...(config.internalToken === undefined
+        ? {}
+        : { contentUrl: agent.url, token: config.internalToken }),
     });
     runFileStores.set(agent.url, store);
   }
