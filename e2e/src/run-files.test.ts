@@ -18,6 +18,7 @@ import type { Plan } from '@fleet/a2a';
 import {
   CHART_AGENT_CARD,
   createChartExecutor,
+  decodePng,
   defaultChartFiles,
   startScriptedOpenAI,
   startSdkAgent,
@@ -26,7 +27,7 @@ import {
   type SdkAgent,
 } from '@fleet/testing';
 import { launchChromium, screenshot } from './support/browser';
-import { decodePng } from './support/decode-png';
+
 import { gatewayApi, streamChat, type FleetEvent, type Json } from './support/gateway-api';
 import { E2E_INTERNAL_TOKEN, startFleet, type RunningFleet } from './support/start-fleet';
 

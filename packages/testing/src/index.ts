@@ -112,6 +112,8 @@ export type {
   MemoryRunFileStore,
   MemoryRunFileStoreOptions,
 } from './files/create-memory-run-file-store';
+export { decodePng } from './files/decode-png';
+export type { DecodedPng } from './files/decode-png';
 export { encodePng } from './files/encode-png';
 export type { EncodePngOptions } from './files/encode-png';
 export {

@@ -1,14 +1,5 @@
 import { deflateSync } from 'node:zlib';
-
-/** CRC-32 as PNG chunks use it. */
-function crc32(bytes: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let bit = 0; bit < 8; bit += 1) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
+import { crc32 } from './crc32';
 
 function chunk(type: string, body: Buffer): Buffer {
   const length = Buffer.alloc(4);

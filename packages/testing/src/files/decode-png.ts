@@ -1,4 +1,5 @@
 import { inflateSync } from 'node:zlib';
+import { crc32 } from './crc32';
 
 /** What {@link decodePng} read from a PNG. */
 export interface DecodedPng {
@@ -12,16 +13,6 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Channels per colour type (PNG spec, IHDR). */
 const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
-
-/** CRC-32 as PNG chunks use it. */
-function crc32(bytes: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of bytes) {
-    crc ^= byte;
-    for (let bit = 0; bit < 8; bit += 1) crc = (crc >>> 1) ^ (0xedb88320 & -(crc & 1));
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
 
 /**
  * Decodes a PNG far enough to know it is one: the signature, every chunk's CRC, the header, and
