@@ -42,6 +42,8 @@ const shared = {
     // A service exposes only its config module, for the configuration docs (e2e/src/config-docs.ts).
     '^@fleet/(gateway|orchestrator|planner|[a-z]+-agent)/(config|in-process)$':
       '<rootDir>/services/$1/src/$2.ts',
+    // The gateway console's Content-Security-Policy, for the e2e console stub.
+    '^@fleet/gateway/console-csp$': '<rootDir>/services/gateway/src/console/console-csp.ts',
     // An agent's card builder (`./card`), for the planning evaluation's view of the real fleet.
     '^@fleet/(rag|web|mail|code|reasoning|tools)-agent/card$':
       '<rootDir>/services/$1-agent/src/agent/$1-card.ts',

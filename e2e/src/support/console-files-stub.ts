@@ -2,27 +2,11 @@ import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import express, { type Request, type Response } from 'express';
+import { CONSOLE_CSP } from '@fleet/gateway/console-csp';
 import { REPO_ROOT } from './start-gateway';
 
 /** The built console (`pnpm build` writes it). */
 export const CONSOLE_BUNDLE = path.join(REPO_ROOT, 'packages', 'console', 'bundle');
-
-/**
- * The policy the gateway puts on every `/console` answer (`CONSOLE_CSP` in the gateway's console
- * router), so the page runs here under the same rules as there.
- */
-export const STUB_CONSOLE_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "object-src 'none'",
-].join('; ');
 
 /** One run file the stub keeps: its view and its bytes. */
 export interface StubFile {
@@ -89,7 +73,8 @@ export async function startConsoleFilesStub(
 
   app.use('/console', (_request, response, next) => {
     response.set({
-      'Content-Security-Policy': STUB_CONSOLE_CSP,
+      // The policy the gateway puts on every `/console` answer, so the page runs under the same rules.
+      'Content-Security-Policy': CONSOLE_CSP,
       'X-Content-Type-Options': 'nosniff',
       'X-Frame-Options': 'DENY',
       'Referrer-Policy': 'no-referrer',

@@ -1,61 +1,36 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
-import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import {
-  createMessage,
   decodeContentMetadata,
   DOCUMENT_METADATA_HEADER,
   documentContentMetadataSchema,
-  RESULT_ARTIFACT_NAME,
   RUN_FILE_METADATA_HEADER,
   runFileSchema,
   type Part,
   type RunFile,
-  type Task,
 } from '@fleet/a2a';
 import { errorBodySchema } from '@fleet/errors';
 import { errorMiddleware, startServer, type RunningServer } from '@fleet/http';
-import { createHashedEmbedder } from '@fleet/llm';
 import { encodePng } from '@fleet/testing';
 import { contentRouter } from './content-router';
-import { createDocumentStore, createRunFileStore, migrate } from './store';
-import { openTestDatabase, type TestDatabase } from './store/open-test-database';
-import {
-  bootRagAgent,
-  documentsParts,
-  filePart,
-  filesParts,
-  TEST_TOKEN,
-  type RunningRagAgent,
-} from './test-support/boot-rag-agent';
+import { createRunFileStore } from './store';
+import { documentsParts, filePart, filesParts, TEST_TOKEN } from './test-support/boot-rag-agent';
+import { bootRunFileAgent, resultOf, type RunFileAgent } from './test-support/run-file-agent';
 
 const SLOW = 120_000;
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const MIB = 1024 * 1024;
 const HOUR = 3_600_000;
 
 const png = encodePng({ width: 4, height: 4 });
 
-function resultData(task: Task): unknown {
-  return task.artifacts
-    ?.find((entry) => entry.name === RESULT_ARTIFACT_NAME)
-    ?.parts.find((part) => part.data !== undefined)?.data;
-}
-
 describe('the RAG agent’s byte routes (/internal/…/content)', () => {
-  let redis: Redis;
-  let database: TestDatabase;
-  let agent: RunningRagAgent;
+  let booted: RunFileAgent;
   let clock = Date.now();
   const prefix = `test:rag-agent-content:${randomUUID()}`;
-  const embedder = createHashedEmbedder();
   const later = (hours: number) => new Date(clock + hours * HOUR).toISOString();
-
-  async function send(parts: Part[]): Promise<Task> {
-    return (await agent.client.sendMessage({ message: createMessage({ parts }) })) as Task;
-  }
+  const send = (parts: Part[]) => booted.send(parts);
 
   async function put(
     tenant: string,
@@ -67,7 +42,7 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
       ]),
     );
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    const { files } = resultData(task) as { files: RunFile[] };
+    const { files } = resultOf(task).data as { files: RunFile[] };
     const [file] = files;
     if (file === undefined) throw new Error('put kept no file');
     return file;
@@ -75,7 +50,7 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
 
   /** A GET with the token (`null`: without an Authorization header). */
   function read(path: string, token: string | null = TEST_TOKEN): Promise<Response> {
-    return fetch(`${agent.url}${path}`, {
+    return fetch(`${booted.agent.url}${path}`, {
       headers: token === null ? {} : { authorization: `Bearer ${token}` },
     });
   }
@@ -86,34 +61,10 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
   }
 
   beforeAll(async () => {
-    redis = new Redis(REDIS_URL);
-    database = await openTestDatabase();
-    await migrate(database.database.pool, {
-      embeddingModel: embedder.model,
-      dimensions: embedder.dimensions,
-    });
-    agent = await bootRagAgent({
-      redis,
-      keyPrefix: prefix,
-      store: createDocumentStore({ pool: database.database.pool }),
-      embedder,
-      maxUploadBytes: 25 * MIB,
-      runFiles: createRunFileStore({
-        pool: database.database.pool,
-        maxFileBytes: 16 * MIB,
-        now: () => clock,
-      }),
-      maxRunFileBytes: 16 * MIB,
-    });
+    booted = await bootRunFileAgent({ keyPrefix: prefix, now: () => clock });
   }, SLOW);
 
-  afterAll(async () => {
-    await agent?.close();
-    await database?.dispose();
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-  }, SLOW);
+  afterAll(() => booted?.close(), SLOW);
 
   describe('GET /internal/files/:id/content', () => {
     it('refuses a missing or wrong token with 401 and the fleet’s error body, never the bytes', async () => {
@@ -247,7 +198,7 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
         ]),
       );
       expect(ingest.status.state).toBe('TASK_STATE_COMPLETED');
-      const { documents } = resultData(ingest) as { documents: { id: string }[] };
+      const { documents } = resultOf(ingest).data as { documents: { id: string }[] };
       const id = documents[0]?.id ?? '';
       const response = await read(`/internal/documents/${id}/content?tenant=${tenant}`);
       expect(response.status).toBe(200);

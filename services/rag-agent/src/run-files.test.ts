@@ -1,12 +1,12 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Redis } from 'ioredis';
 import {
-  createMessage,
   filesAgentOf,
-  RESULT_ARTIFACT_NAME,
   runFileSchema,
   type Part,
+  type RunFile,
+  type RunFileStore,
+  type RunFileUpload,
   type Task,
 } from '@fleet/a2a';
 import { A2AClient, createRunFilesClient, discoverAgentCard } from '@fleet/a2a/client';
@@ -18,39 +18,24 @@ import {
   UpstreamError,
   ValidationError,
 } from '@fleet/errors';
-import { createHashedEmbedder } from '@fleet/llm';
 import { encodePng } from '@fleet/testing';
 import { errorDataSchema, filesResultDataSchema } from './agent';
 import { a2aBodyLimit } from './app';
-import { createDocumentStore, createRunFileStore, migrate } from './store';
-import { openTestDatabase, type TestDatabase } from './store/open-test-database';
 import {
-  bootRagAgent,
   filePart,
   filesParts,
   TEST_TOKEN,
   type RunningRagAgent,
 } from './test-support/boot-rag-agent';
+import { bootRunFileAgent, resultOf, type RunFileAgent } from './test-support/run-file-agent';
+import { keptChart, STEP_CHART_ORIGIN, text } from './test-support/run-file-fixtures';
 
 const SLOW = 120_000;
-const REDIS_URL = 'redis://127.0.0.1:6379';
 const MIB = 1024 * 1024;
 const HOUR = 3_600_000;
 
 const png = encodePng({ width: 4, height: 4 });
-
-function text(content: string): Uint8Array {
-  return new TextEncoder().encode(content);
-}
-
-function resultOf(task: Task): { text: string | undefined; data: unknown; file: Part | undefined } {
-  const parts = task.artifacts?.find((entry) => entry.name === RESULT_ARTIFACT_NAME)?.parts ?? [];
-  return {
-    text: parts.find((part) => part.text !== undefined)?.text,
-    data: parts.find((part) => part.data !== undefined)?.data,
-    file: parts.find((part) => part.raw !== undefined),
-  };
-}
+const CHART: RunFileUpload = { name: 'chart.png', mediaType: 'image/png', bytes: png };
 
 function statusText(task: Task): string {
   return task.status.message?.parts.find((part) => part.text !== undefined)?.text ?? '';
@@ -62,48 +47,36 @@ function errorCode(task: Task): string {
 }
 
 describe('run files on the rag-agent service', () => {
-  let redis: Redis;
-  let database: TestDatabase;
+  let booted: RunFileAgent;
   let agent: RunningRagAgent;
   let clock = Date.now();
   const prefix = `test:rag-agent-files:${randomUUID()}`;
-  const embedder = createHashedEmbedder();
   const later = (hours: number) => new Date(clock + hours * HOUR).toISOString();
+  const send = (parts: Part[]) => booted.send(parts);
 
-  async function send(parts: Part[]): Promise<Task> {
-    return (await agent.client.sendMessage({ message: createMessage({ parts }) })) as Task;
+  /** Keeps one file as a step's for `tenant` (in `sessionId`) through `store`, for an hour. */
+  async function putOne(
+    store: RunFileStore,
+    { tenant, sessionId }: { tenant: string; sessionId?: string },
+    file: RunFileUpload,
+  ): Promise<RunFile> {
+    const [kept] = await store.put({
+      tenant,
+      files: [file],
+      ...(sessionId === undefined ? {} : { sessionId }),
+      source: 'step',
+      expiresAt: later(1),
+    });
+    if (kept === undefined) throw new Error('put kept no file');
+    return kept;
   }
 
   beforeAll(async () => {
-    redis = new Redis(REDIS_URL);
-    database = await openTestDatabase();
-    await migrate(database.database.pool, {
-      embeddingModel: embedder.model,
-      dimensions: embedder.dimensions,
-    });
-    agent = await bootRagAgent({
-      redis,
-      keyPrefix: prefix,
-      store: createDocumentStore({ pool: database.database.pool }),
-      embedder,
-      // The service's defaults: 25 MiB uploads, 16 MiB run files.
-      maxUploadBytes: 25 * MIB,
-      runFiles: createRunFileStore({
-        pool: database.database.pool,
-        maxFileBytes: 16 * MIB,
-        now: () => clock,
-      }),
-      maxRunFileBytes: 16 * MIB,
-    });
+    booted = await bootRunFileAgent({ keyPrefix: prefix, now: () => clock });
+    agent = booted.agent;
   }, SLOW);
 
-  afterAll(async () => {
-    await agent?.close();
-    await database?.dispose();
-    const keys = await redis.keys(`${prefix}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-  }, SLOW);
+  afterAll(() => booted?.close(), SLOW);
 
   describe('the files command', () => {
     it('lists the files skill on the card, which filesAgentOf finds', async () => {
@@ -117,40 +90,20 @@ describe('run files on the rag-agent service', () => {
       const tenant = `t-${randomUUID()}`;
       const csv = text('city,temp\nOslo,4\n');
       const put = await send(
-        filesParts(
-          {
-            op: 'put',
-            tenant,
-            sessionId: 'session-1',
-            nodeId: 'chart',
-            agent: 'code-agent',
-            source: 'step',
-            expiresAt: later(24),
-          },
-          [
-            filePart({
-              filename: '../chart.png',
-              mediaType: 'application/octet-stream',
-              bytes: png,
-            }),
-            filePart({ filename: 'data.csv', mediaType: 'text/csv', bytes: csv }),
-          ],
-        ),
+        filesParts({ op: 'put', tenant, ...STEP_CHART_ORIGIN, expiresAt: later(24) }, [
+          filePart({
+            filename: '../chart.png',
+            mediaType: 'application/octet-stream',
+            bytes: png,
+          }),
+          filePart({ filename: 'data.csv', mediaType: 'text/csv', bytes: csv }),
+        ]),
       );
       expect(put.status.state).toBe('TASK_STATE_COMPLETED');
       const kept = filesResultDataSchema.parse(resultOf(put).data);
       if (!('files' in kept)) throw new Error('put answered without files');
       const [chart, data] = kept.files;
-      expect(chart).toMatchObject({
-        name: 'chart.png',
-        mediaType: 'image/png',
-        size: png.byteLength,
-        sha256: createHash('sha256').update(png).digest('hex'),
-        sessionId: 'session-1',
-        nodeId: 'chart',
-        agent: 'code-agent',
-        source: 'step',
-      });
+      expect(chart).toMatchObject(keptChart(png));
       expect(data).toMatchObject({ name: 'data.csv', mediaType: 'text/csv', size: csv.byteLength });
       expect(resultOf(put).text).toMatch(/^Kept chart\.png \(file-[0-9a-f]{32}, image\/png, /);
 
@@ -258,21 +211,19 @@ describe('run files on the rag-agent service', () => {
       async () => {
         const tenant = `t-${randomUUID()}`;
         const bytes = Buffer.alloc(16 * MIB, 'abcdefghij,0123456789\n');
-        const [kept] = await files().put({
-          tenant,
-          files: [{ name: 'big.csv', mediaType: 'text/csv', bytes }],
-          sessionId: 'session-big',
-          source: 'step',
-          expiresAt: later(1),
-        });
+        const kept = await putOne(
+          files(),
+          { tenant, sessionId: 'session-big' },
+          { name: 'big.csv', mediaType: 'text/csv', bytes },
+        );
         expect(runFileSchema.parse(kept)).toMatchObject({ name: 'big.csv', size: 16 * MIB });
-        const read = await files().get({ tenant, id: kept?.id ?? '' });
+        const read = await files().get({ tenant, id: kept.id });
         expect(read.file).toEqual(kept);
         expect(read.bytes.equals(bytes)).toBe(true);
-        expect(await files().info({ tenant, id: kept?.id ?? '' })).toEqual(kept);
+        expect(await files().info({ tenant, id: kept.id })).toEqual(kept);
         expect(await files().list({ tenant, sessionId: 'session-big' })).toEqual([kept]);
-        expect(await files().remove({ tenant, id: kept?.id ?? '' })).toBe(true);
-        expect(await files().remove({ tenant, id: kept?.id ?? '' })).toBe(false);
+        expect(await files().remove({ tenant, id: kept.id })).toBe(true);
+        expect(await files().remove({ tenant, id: kept.id })).toBe(false);
         expect(await files().list({ tenant, sessionId: 'session-big' })).toEqual([]);
       },
       SLOW,
@@ -280,13 +231,8 @@ describe('run files on the rag-agent service', () => {
 
     it('throws NotFoundError for another tenant’s id, an unknown id and a malformed one', async () => {
       const tenant = `t-${randomUUID()}`;
-      const [kept] = await files().put({
-        tenant,
-        files: [{ name: 'chart.png', mediaType: 'image/png', bytes: png }],
-        source: 'step',
-        expiresAt: later(1),
-      });
-      const id = kept?.id ?? '';
+      const kept = await putOne(files(), { tenant }, CHART);
+      const id = kept.id;
       await expect(files().get({ tenant: 'intruder', id })).rejects.toBeInstanceOf(NotFoundError);
       await expect(files().info({ tenant: 'intruder', id })).rejects.toBeInstanceOf(NotFoundError);
       expect(await files().remove({ tenant: 'intruder', id })).toBe(false);
@@ -368,7 +314,7 @@ describe('run files on the rag-agent service', () => {
 
     /** Every key of the agent's task store: one more for every A2A task it keeps. */
     async function taskKeys(): Promise<string[]> {
-      return (await redis.keys(`${prefix}:*`)).sort();
+      return (await booted.redis.keys(`${prefix}:*`)).sort();
     }
 
     it(
@@ -376,24 +322,27 @@ describe('run files on the rag-agent service', () => {
       async () => {
         const tenant = `t-${randomUUID()}`;
         const bytes = Buffer.alloc(16 * MIB, 'abcdefghij,0123456789\n');
-        const [kept] = await reader().put({
-          tenant,
-          files: [{ name: 'big.csv', mediaType: 'text/csv', bytes }],
-          source: 'step',
-          expiresAt: later(1),
-        });
+        const kept = await putOne(
+          reader(),
+          { tenant },
+          {
+            name: 'big.csv',
+            mediaType: 'text/csv',
+            bytes,
+          },
+        );
         const before = await taskKeys();
-        const read = await reader().get({ tenant, id: kept?.id ?? '' });
+        const read = await reader().get({ tenant, id: kept.id });
         expect(read.file).toEqual(kept);
         expect(read.bytes.equals(bytes)).toBe(true);
-        const again = await reader().get({ tenant, id: kept?.id ?? '' });
+        const again = await reader().get({ tenant, id: kept.id });
         expect(again.bytes.byteLength).toBe(16 * MIB);
         expect(await taskKeys()).toEqual(before);
         // The A2A get command (no contentUrl) still works, and keeps its task: what the route avoids.
         const viaTask = await createRunFilesClient({
           client: agent.client,
           agentUrl: agent.url,
-        }).get({ tenant, id: kept?.id ?? '' });
+        }).get({ tenant, id: kept.id });
         expect(viaTask.bytes.equals(bytes)).toBe(true);
         expect((await taskKeys()).length).toBeGreaterThan(before.length);
       },
@@ -402,13 +351,8 @@ describe('run files on the rag-agent service', () => {
 
     it('throws NotFoundError for another tenant’s, an unknown, an expired and a malformed id', async () => {
       const tenant = `t-${randomUUID()}`;
-      const [kept] = await reader().put({
-        tenant,
-        files: [{ name: 'chart.png', mediaType: 'image/png', bytes: png }],
-        source: 'step',
-        expiresAt: later(1),
-      });
-      const id = kept?.id ?? '';
+      const kept = await putOne(reader(), { tenant }, CHART);
+      const id = kept.id;
       for (const [who, which] of [
         ['intruder', id],
         [tenant, `file-${'f'.repeat(32)}`],
@@ -429,15 +373,10 @@ describe('run files on the rag-agent service', () => {
 
     it('throws ServiceUnavailableError when the agent refuses the token', async () => {
       const tenant = `t-${randomUUID()}`;
-      const [kept] = await reader().put({
-        tenant,
-        files: [{ name: 'chart.png', mediaType: 'image/png', bytes: png }],
-        source: 'step',
-        expiresAt: later(1),
-      });
+      const kept = await putOne(reader(), { tenant }, CHART);
       const refused = reader({ token: 'not-the-token-0123456789' }).get({
         tenant,
-        id: kept?.id ?? '',
+        id: kept.id,
       });
       await expect(refused).rejects.toBeInstanceOf(ServiceUnavailableError);
       await expect(refused).rejects.toThrow(/FLEET_INTERNAL_TOKEN/);
@@ -475,13 +414,16 @@ describe('run files on the rag-agent service', () => {
 
     it('throws UpstreamError (502) for bytes over the limit or unlike their metadata, and bad metadata', async () => {
       const tenant = `t-${randomUUID()}`;
-      const [kept] = await reader().put({
-        tenant,
-        files: [{ name: 'notes.txt', mediaType: 'text/plain', bytes: text('0123456789') }],
-        source: 'step',
-        expiresAt: later(1),
-      });
-      const id = kept?.id ?? '';
+      const kept = await putOne(
+        reader(),
+        { tenant },
+        {
+          name: 'notes.txt',
+          mediaType: 'text/plain',
+          bytes: text('0123456789'),
+        },
+      );
+      const id = kept.id;
       const small = createRunFilesClient({
         client: agent.client,
         agentUrl: agent.url,

@@ -14,3 +14,5 @@ export { createRunFilesClient, DEFAULT_MAX_READ_FILE_BYTES } from './run-files-c
 export { readInternalContent } from './read-internal-content';
 export type { InternalContent, ReadInternalContentOptions } from './read-internal-content';
 export type { CreateRunFilesClientOptions } from './run-files-client';
+export { createTaskFailures, resultArtifactParts, typedFailure } from './task-failures';
+export type { TaskCommand, TaskFailures, TaskFailureWording } from './task-failures';

@@ -1,21 +1,6 @@
 import { z } from 'zod';
-import {
-  ERROR_HTTP_STATUS,
-  errorBodySchema,
-  FleetError,
-  fromErrorBody,
-  isConnectFailure,
-  isErrorCode,
-  networkErrorCode,
-  NotFoundError,
-  ServiceUnavailableError,
-  UpstreamError,
-  UpstreamTimeoutError,
-  ValidationError,
-  type ErrorCode,
-} from '@fleet/errors';
+import { NotFoundError, UpstreamError, ValidationError } from '@fleet/errors';
 import { RUN_FILE_METADATA_HEADER, runFileContentRoute } from '../fleet/content-route';
-import { RESULT_ARTIFACT_NAME } from '../fleet/conventions';
 import {
   RUN_FILE_ID_PATTERN,
   runFileSchema,
@@ -23,10 +8,10 @@ import {
   type RunFile,
   type RunFileStore,
 } from '../fleet/files';
-import { createMessage, dataPart, findData, partsText } from '../schemas/helpers';
 import type { Part, Task } from '../schemas/core';
 import type { A2AClient } from './a2a-client';
 import { readInternalContent } from './read-internal-content';
+import { createTaskFailures, resultArtifactParts, typedFailure } from './task-failures';
 
 /** The agent's answer to `put` and `list`. */
 const filesSchema = z.object({ files: z.array(runFileSchema) });
@@ -40,9 +25,6 @@ const deletedSchema = z.object({ deleted: z.boolean() });
  * RAG_MAX_RUN_FILE_BYTES allows (256 MiB). The file's own size (its metadata) bounds it first.
  */
 export const DEFAULT_MAX_READ_FILE_BYTES = 256 * 1024 * 1024;
-
-/** undici's own time-outs (headers or body never came). */
-const HEADERS_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 /** Options for {@link createRunFilesClient}. */
 export interface CreateRunFilesClientOptions {
@@ -64,24 +46,6 @@ export interface CreateRunFilesClientOptions {
   maxFileBytes?: number;
   /** `fetch` for the byte route. @default the shared balanced fetch (`@fleet/http`) */
   fetch?: typeof fetch | undefined;
-}
-
-function failureMessage(task: Task): string {
-  const text = partsText(task.status.message?.parts ?? []).trim();
-  return text === '' ? 'The file store failed without saying why.' : text;
-}
-
-/** The typed error a FAILED task carries in its status message (`{ error: { code, message } }`). */
-function typedFailure(task: Task): FleetError | undefined {
-  const parts: readonly Part[] = task.status.message?.parts ?? [];
-  const body = findData(parts, errorBodySchema);
-  return body !== undefined && isErrorCode(body.error.code)
-    ? fromErrorBody(ERROR_HTTP_STATUS[body.error.code], body)
-    : undefined;
-}
-
-function resultArtifactParts(task: Task): readonly Part[] | undefined {
-  return (task.artifacts ?? []).find((candidate) => candidate.name === RESULT_ARTIFACT_NAME)?.parts;
 }
 
 /**
@@ -119,82 +83,30 @@ export function createRunFilesClient({
   }
   const content =
     contentUrl === undefined || token === undefined ? undefined : { url: contentUrl, token };
-  const explained: Partial<Record<ErrorCode, (error: FleetError) => FleetError>> = {
-    UPSTREAM_UNREACHABLE: (cause) => {
-      const code = networkErrorCode(cause);
-      if (code !== undefined && HEADERS_TIMEOUT_CODES.has(code)) {
-        return new UpstreamTimeoutError(
-          `The file store at ${agentUrl} did not answer in time (${code}).`,
-          { cause },
-        );
-      }
-      if (code === undefined || isConnectFailure(cause)) {
-        return new ServiceUnavailableError(
-          `The file store (the RAG agent) is not reachable at ${agentUrl}: start it, or point the fleet at it.`,
-          { cause, retryable: true },
-        );
-      }
-      return new UpstreamError(
-        `The connection to the file store at ${agentUrl} failed mid-request (${code}).`,
-        { status: 502, cause },
-      );
-    },
-    UNAUTHENTICATED: (cause) =>
-      new ServiceUnavailableError(
-        'The file store (the RAG agent) refused the internal token: the services need the same FLEET_INTERNAL_TOKEN.',
-        { cause },
-      ),
-    UPSTREAM_TIMEOUT: (cause) =>
-      new UpstreamTimeoutError(`The file store at ${agentUrl} did not answer in time.`, { cause }),
-  };
-  function explain(error: unknown): unknown {
-    if (!FleetError.isInstance(error)) return error;
-    return explained[error.code]?.(error) ?? error;
-  }
+  const failures = createTaskFailures({
+    who: 'The file store',
+    whoInFull: 'The file store (the RAG agent)',
+    agentUrl,
+    unreachableHint: 'start it, or point the fleet at it.',
+    tokenHint: 'the services need the same FLEET_INTERNAL_TOKEN.',
+  });
 
   async function send(
     command: FilesCommand,
     signal: AbortSignal | undefined,
-    files: Part[] = [],
+    parts: Part[] = [],
   ): Promise<Task> {
-    let reply;
-    try {
-      reply = await client.sendMessage(
-        { message: createMessage({ parts: [dataPart({ files: command }), ...files] }) },
-        { signal, timeoutMs },
-      );
-    } catch (error) {
-      throw explain(error);
-    }
-    if (!('status' in reply)) {
-      throw new UpstreamError(
-        `The file store answered the ${command.op} command with a message instead of a task.`,
-        { status: 502 },
-      );
-    }
+    const reply = await failures.send(client, {
+      op: command.op,
+      data: { files: command },
+      parts,
+      signal,
+      timeoutMs,
+    });
     if (reply.status.state === 'TASK_STATE_COMPLETED') return reply;
     const typed = typedFailure(reply);
     if (typed !== undefined) throw typed;
-    throw new UpstreamError(
-      `The file store's ${command.op} command ended ${reply.status.state.replace('TASK_STATE_', '').toLowerCase()}: ${failureMessage(reply)}`,
-      { status: 502 },
-    );
-  }
-
-  function resultData<TSchema extends z.ZodType>(
-    task: Task,
-    schema: TSchema,
-    op: FilesCommand['op'],
-  ): z.output<TSchema> {
-    const parts = resultArtifactParts(task);
-    const data = parts === undefined ? undefined : findData(parts, schema);
-    if (data === undefined) {
-      throw new UpstreamError(
-        `The file store's ${op} result has no valid \`${RESULT_ARTIFACT_NAME}\` artifact.`,
-        { status: 502 },
-      );
-    }
-    return data;
+    throw failures.ended(reply, command.op);
   }
 
   /** An id that cannot be a run file's is not found, without asking the store. */
@@ -228,7 +140,7 @@ export function createRunFilesClient({
           mediaType: file.mediaType,
         })),
       );
-      const kept = resultData(task, filesSchema, 'put').files;
+      const kept = failures.resultData(task, filesSchema, 'put').files;
       if (kept.length !== files.length) {
         throw new UpstreamError(
           `The file store kept ${kept.length} of ${files.length} files without saying why.`,
@@ -262,7 +174,7 @@ export function createRunFilesClient({
         return { file, bytes };
       }
       const task = await send({ op: 'get', tenant, id }, signal);
-      const { file } = resultData(task, fileSchema, 'get');
+      const { file } = failures.resultData(task, fileSchema, 'get');
       const part = resultArtifactParts(task)?.find((candidate) => candidate.raw !== undefined);
       if (part?.raw === undefined || file.id !== id) {
         throw new UpstreamError(`The file store's get result for ${id} carries no file part.`, {
@@ -274,16 +186,16 @@ export function createRunFilesClient({
     async info({ tenant, id, signal }): Promise<RunFile> {
       checkId(id);
       const task = await send({ op: 'info', tenant, id }, signal);
-      return resultData(task, fileSchema, 'info').file;
+      return failures.resultData(task, fileSchema, 'info').file;
     },
     async list({ tenant, sessionId, signal }) {
       const task = await send({ op: 'list', tenant, sessionId }, signal);
-      return resultData(task, filesSchema, 'list').files;
+      return failures.resultData(task, filesSchema, 'list').files;
     },
     async remove({ tenant, id, signal }) {
       if (!RUN_FILE_ID_PATTERN.test(id)) return false;
       const task = await send({ op: 'delete', tenant, id }, signal);
-      return resultData(task, deletedSchema, 'delete').deleted;
+      return failures.resultData(task, deletedSchema, 'delete').deleted;
     },
   };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { buildGateway, TEST_KEY, type TestGateway } from '../test-support/build-gateway';
-import { CONSOLE_CSP } from './console-router';
+import { CONSOLE_CSP } from './console-csp';
 
 const INDEX =
   '<!doctype html><title>console</title><script type="module" src="/console/assets/app-1.js"></script>';

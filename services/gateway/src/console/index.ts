@@ -1,1 +1,2 @@
-export { CONSOLE_CSP, consoleRouter, type ConsoleRouterOptions } from './console-router';
+export { CONSOLE_CSP } from './console-csp';
+export { consoleRouter, type ConsoleRouterOptions } from './console-router';

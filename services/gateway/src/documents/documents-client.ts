@@ -1,34 +1,27 @@
 import { z } from 'zod';
 import {
-  createMessage,
-  dataPart,
   DOCUMENT_METADATA_HEADER,
   documentContentMetadataSchema,
   documentContentRoute,
   documentInfoSchema,
-  findData,
-  partsText,
-  RESULT_ARTIFACT_NAME,
   type DocumentInfo,
   type DocumentsCommand,
   type Part,
   type Task,
 } from '@fleet/a2a';
-import { readInternalContent, type A2AClient } from '@fleet/a2a/client';
 import {
-  ERROR_HTTP_STATUS,
-  errorBodySchema,
-  FleetError,
-  type ErrorCode,
-  fromErrorBody,
-  isConnectFailure,
-  isErrorCode,
-  networkErrorCode,
+  createTaskFailures,
+  readInternalContent,
+  resultArtifactParts,
+  typedFailure,
+  type A2AClient,
+  type TaskFailures,
+} from '@fleet/a2a/client';
+import {
+  type FleetError,
   PayloadTooLargeError,
-  ServiceUnavailableError,
   UnsupportedMediaTypeError,
   UpstreamError,
-  UpstreamTimeoutError,
   ValidationError,
 } from '@fleet/errors';
 import type { Upload } from './read-upload';
@@ -113,53 +106,18 @@ const DEFAULT_MAX_CONTENT_BYTES = 256 * 1024 * 1024;
 // code: the wording of "this kind of file is not supported".
 const UNSUPPORTED_PATTERN = /unsupported|not (a )?supported|unknown (file|document) type/i;
 
-/** undici's own time-outs, for an A2A client given the global fetch (5 minutes without headers). */
-const HEADERS_TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-
-function failureMessage(task: Task): string {
-  const text = partsText(task.status.message?.parts ?? []).trim();
-  return text === '' ? 'The RAG agent failed without saying why.' : text;
-}
-
-/** The typed error a FAILED task carries in its status message (`{ error: { code, message } }`). */
-function typedFailure(task: Task): FleetError | undefined {
-  const parts: readonly Part[] = task.status.message?.parts ?? [];
-  const body = findData(parts, errorBodySchema);
-  return body !== undefined && isErrorCode(body.error.code)
-    ? fromErrorBody(ERROR_HTTP_STATUS[body.error.code], body)
-    : undefined;
-}
-
 /**
  * The typed error of a FAILED ingest: the error body the agent attached (a data part `{ error: {
  * code, message } }`), else 415 for an unsupported file and 400 for any other file it could not
- * read — the contract's failures of an ingest are the file's (issue 5).
+ * read — the contract's failures of an ingest are the file's.
  */
-function ingestFailure(task: Task): FleetError {
+function ingestFailure(task: Task, failures: TaskFailures): FleetError {
   const typed = typedFailure(task);
   if (typed !== undefined) return typed;
-  const message = failureMessage(task);
+  const message = failures.failureMessage(task);
   return UNSUPPORTED_PATTERN.test(message)
     ? new UnsupportedMediaTypeError(message)
     : new ValidationError(message, { param: 'file' });
-}
-
-/** The result artifact's data, parsed; a malformed answer is the agent's fault (502). */
-function resultData<TSchema extends z.ZodType>(
-  task: Task,
-  { schema, op }: { schema: TSchema; op: DocumentsCommand['op'] },
-): z.output<TSchema> {
-  const artifact = (task.artifacts ?? []).find(
-    (candidate) => candidate.name === RESULT_ARTIFACT_NAME,
-  );
-  const data = artifact === undefined ? undefined : findData(artifact.parts, schema);
-  if (data === undefined) {
-    throw new UpstreamError(
-      `The RAG agent's ${op} result has no valid \`${RESULT_ARTIFACT_NAME}\` artifact.`,
-      { status: 502 },
-    );
-  }
-  return data;
 }
 
 /**
@@ -192,45 +150,21 @@ export function createDocumentsClient({
     throw new TypeError('createDocumentsClient: contentUrl needs the internal token (token).');
   }
   // What an A2A failure means to someone uploading a document.
-  const explained: Partial<Record<ErrorCode, (error: FleetError) => FleetError>> = {
-    UPSTREAM_UNREACHABLE: (cause) => {
-      const code = networkErrorCode(cause);
-      if (code !== undefined && HEADERS_TIMEOUT_CODES.has(code)) {
-        return new UpstreamTimeoutError(
-          `The RAG agent at ${agentUrl} did not answer in time (${code}).`,
+  const failures = createTaskFailures({
+    who: 'The RAG agent',
+    agentUrl,
+    unreachableHint:
+      'start the fleet with `pnpm fleet up` (or the agent with `docker compose up -d rag-agent`), or point RAG_AGENT_URL at it.',
+    tokenHint: 'the gateway and the agent need the same FLEET_INTERNAL_TOKEN.',
+    explained: {
+      // The agent's own limit stays in the cause (for the logs); the client hears the gateway's.
+      PAYLOAD_TOO_LARGE: (cause) =>
+        new PayloadTooLargeError(
+          "The document is too large for the RAG agent to take, although it is within the gateway's upload limit (GATEWAY_UPLOAD_LIMIT): upload a smaller file.",
           { cause },
-        );
-      }
-      // No code, or a failed connect: nothing reached the agent.
-      if (code === undefined || isConnectFailure(cause)) {
-        return new ServiceUnavailableError(
-          `The RAG agent is not reachable at ${agentUrl}: start the fleet with \`pnpm fleet up\` (or the agent with \`docker compose up -d rag-agent\`), or point RAG_AGENT_URL at it.`,
-          { cause },
-        );
-      }
-      return new UpstreamError(
-        `The connection to the RAG agent at ${agentUrl} failed mid-request (${code}).`,
-        { status: 502, cause },
-      );
+        ),
     },
-    UNAUTHENTICATED: (cause) =>
-      new ServiceUnavailableError(
-        'The RAG agent refused the internal token: the gateway and the agent need the same FLEET_INTERNAL_TOKEN.',
-        { cause },
-      ),
-    // The agent's own limit stays in the cause (for the logs); the client hears the gateway's.
-    PAYLOAD_TOO_LARGE: (cause) =>
-      new PayloadTooLargeError(
-        "The document is too large for the RAG agent to take, although it is within the gateway's upload limit (GATEWAY_UPLOAD_LIMIT): upload a smaller file.",
-        { cause },
-      ),
-    UPSTREAM_TIMEOUT: (cause) =>
-      new UpstreamTimeoutError(`The RAG agent at ${agentUrl} did not answer in time.`, { cause }),
-  };
-  function explain(error: unknown): unknown {
-    if (!FleetError.isInstance(error)) return error;
-    return explained[error.code]?.(error) ?? error;
-  }
+  });
 
   async function send({
     command,
@@ -243,33 +177,22 @@ export function createDocumentsClient({
     signal: AbortSignal | undefined;
     callTimeoutMs: number;
   }): Promise<Task> {
-    let reply;
-    try {
-      reply = await client.sendMessage(
-        { message: createMessage({ parts: [dataPart({ documents: command }), ...files] }) },
-        { signal, timeoutMs: callTimeoutMs },
-      );
-    } catch (error) {
-      throw explain(error);
-    }
-    if (!('status' in reply)) {
-      throw new UpstreamError(
-        `The RAG agent answered the ${command.op} command with a message instead of a task.`,
-        { status: 502 },
-      );
-    }
+    const reply = await failures.send(client, {
+      op: command.op,
+      data: { documents: command },
+      parts: files,
+      signal,
+      timeoutMs: callTimeoutMs,
+    });
     if (reply.status.state === 'TASK_STATE_COMPLETED') return reply;
     if (reply.status.state === 'TASK_STATE_FAILED' && command.op === 'ingest') {
-      throw ingestFailure(reply);
+      throw ingestFailure(reply, failures);
     }
     // A list or delete that failed with the agent's own typed error (e.g. its database is
     // unreachable: 503 with Retry-After) keeps it.
     const typed = typedFailure(reply);
     if (reply.status.state === 'TASK_STATE_FAILED' && typed !== undefined) throw typed;
-    throw new UpstreamError(
-      `The RAG agent's ${command.op} command ended ${reply.status.state.replace('TASK_STATE_', '').toLowerCase()}: ${failureMessage(reply)}`,
-      { status: 502 },
-    );
+    throw failures.ended(reply, command.op);
   }
 
   return {
@@ -286,7 +209,7 @@ export function createDocumentsClient({
         signal,
         callTimeoutMs: ingestTimeoutMs,
       });
-      const [document] = resultData(task, { schema: documentListSchema, op: 'ingest' }).documents;
+      const [document] = failures.resultData(task, documentListSchema, 'ingest').documents;
       if (document === undefined) {
         throw new UpstreamError('The RAG agent ingested the file but reported no document.', {
           status: 502,
@@ -300,7 +223,7 @@ export function createDocumentsClient({
         signal,
         callTimeoutMs: timeoutMs,
       });
-      return resultData(task, { schema: documentListSchema, op: 'list' }).documents;
+      return failures.resultData(task, documentListSchema, 'list').documents;
     },
     async remove({ tenant, id, signal }) {
       const task = await send({
@@ -308,7 +231,7 @@ export function createDocumentsClient({
         signal,
         callTimeoutMs: timeoutMs,
       });
-      return resultData(task, { schema: deletedSchema, op: 'delete' }).deleted;
+      return failures.resultData(task, deletedSchema, 'delete').deleted;
     },
     async content({ tenant, id, signal }) {
       if (contentUrl !== undefined && token !== undefined) {
@@ -338,10 +261,8 @@ export function createDocumentsClient({
         signal,
         callTimeoutMs: contentTimeoutMs,
       });
-      const { document } = resultData(task, { schema: documentSchema, op: 'get' });
-      const file = (task.artifacts ?? [])
-        .find((candidate) => candidate.name === RESULT_ARTIFACT_NAME)
-        ?.parts.find((part) => part.raw !== undefined);
+      const { document } = failures.resultData(task, documentSchema, 'get');
+      const file = resultArtifactParts(task)?.find((part) => part.raw !== undefined);
       if (file?.raw === undefined || document.id !== id) {
         throw new UpstreamError(
           `The RAG agent's get result for document ${id} carries no file part for it.`,

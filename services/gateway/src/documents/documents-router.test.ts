@@ -30,27 +30,64 @@ interface ErrorEnvelope {
   error: { message: string; type: string; param: string | null; code: string | null };
 }
 
+/** A request (`'get /v1/documents'`) to the gateway `app` with `key` as its bearer token. */
+function authed(
+  app: TestGateway['app'],
+  route: `${'get' | 'post' | 'delete'} /${string}`,
+  key = TEST_KEY,
+) {
+  const [method, path] = route.split(' ', 2) as ['get' | 'post' | 'delete', string];
+  return request(app)[method](path).auth(key, { type: 'bearer' });
+}
+
+/** GET /v1/documents/{id}/content, its body as bytes whatever the type. */
+function downloadContent(app: TestGateway['app'], id: string, key = TEST_KEY) {
+  return authed(app, `get /v1/documents/${id}/content`, key)
+    .buffer(true)
+    .parse((response: Stream, callback: (error: Error | null, body: Buffer) => void) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => callback(null, Buffer.concat(chunks)));
+    });
+}
+
+/**
+ * A RAG agent double and a gateway (4 KiB upload limit) whose documents client talks to it; with
+ * `byteRoute`, the client reads originals from the double's byte route.
+ */
+async function startOnAgentDouble({
+  byteRoute,
+}: {
+  byteRoute: boolean;
+}): Promise<{ agent: RagAgentDouble; gateway: TestGateway }> {
+  const agent = await startRagAgentDouble();
+  const gateway = await buildGateway({
+    upstream: 'offline',
+    overrides: {
+      documents: createDocumentsClient({
+        client: agent.client,
+        agentUrl: agent.url,
+        ...(byteRoute ? { contentUrl: agent.url, token: RAG_DOUBLE_TOKEN } : {}),
+      }),
+      uploadLimit: 4096,
+    },
+  });
+  return { agent, gateway };
+}
+
 describe('documentsRouter', () => {
   let agent: RagAgentDouble;
   let gateway: TestGateway;
 
   beforeAll(async () => {
-    agent = await startRagAgentDouble();
-    gateway = await buildGateway({
-      upstream: 'offline',
-      overrides: {
-        documents: createDocumentsClient({ client: agent.client, agentUrl: agent.url }),
-        uploadLimit: 4096,
-      },
-    });
+    ({ agent, gateway } = await startOnAgentDouble({ byteRoute: false }));
   });
   afterAll(async () => {
     await gateway.close();
     await agent.close();
   });
 
-  const upload = (key = TEST_KEY) =>
-    request(gateway.app).post('/v1/documents').auth(key, { type: 'bearer' });
+  const upload = (key = TEST_KEY) => authed(gateway.app, 'post /v1/documents', key);
 
   it('ingests a multipart upload into the caller’s tenant and answers 201', async () => {
     const response = await upload()
@@ -103,7 +140,7 @@ describe('documentsRouter', () => {
     const created = await upload(OTHER_KEY).attach('file', globexFile, 'globex.csv');
     expect(created.status).toBe(201);
 
-    const acme = await request(gateway.app).get('/v1/documents').auth(TEST_KEY, { type: 'bearer' });
+    const acme = await authed(gateway.app, 'get /v1/documents');
     expect(acme.status).toBe(200);
     const acmeBody = acme.body as { object: string; data: DocumentBody[] };
     expect(acmeBody.object).toBe('list');
@@ -115,9 +152,7 @@ describe('documentsRouter', () => {
     expect(acmeBody.data[0]).not.toHaveProperty('duplicate');
     expect(agent.calls.at(-1)?.command).toEqual({ op: 'list', tenant: 'acme' });
 
-    const globex = await request(gateway.app)
-      .get('/v1/documents')
-      .auth(OTHER_KEY, { type: 'bearer' });
+    const globex = await authed(gateway.app, 'get /v1/documents', OTHER_KEY);
     expect((globex.body as { data: DocumentBody[] }).data.map((d) => d.filename)).toEqual([
       'globex.csv',
     ]);
@@ -131,21 +166,15 @@ describe('documentsRouter', () => {
     );
     const { id } = created.body as DocumentBody;
 
-    const foreign = await request(gateway.app)
-      .delete(`/v1/documents/${id}`)
-      .auth(OTHER_KEY, { type: 'bearer' });
+    const foreign = await authed(gateway.app, `delete /v1/documents/${id}`, OTHER_KEY);
     expect(foreign.status).toBe(404);
     expect(agent.calls.at(-1)?.command).toEqual({ op: 'delete', tenant: 'globex', id });
 
-    const deleted = await request(gateway.app)
-      .delete(`/v1/documents/${id}`)
-      .auth(TEST_KEY, { type: 'bearer' });
+    const deleted = await authed(gateway.app, `delete /v1/documents/${id}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ id, object: 'document', deleted: true });
 
-    const again = await request(gateway.app)
-      .delete(`/v1/documents/${id}`)
-      .auth(TEST_KEY, { type: 'bearer' });
+    const again = await authed(gateway.app, `delete /v1/documents/${id}`);
     expect(again.status).toBe(404);
     expect((again.body as ErrorEnvelope).error).toMatchObject({
       message: `No document with id ${id}.`,
@@ -154,17 +183,7 @@ describe('documentsRouter', () => {
     });
   });
 
-  /** GET /v1/documents/{id}/content, its body as bytes whatever the type. */
-  const download = (id: string, key = TEST_KEY) =>
-    request(gateway.app)
-      .get(`/v1/documents/${id}/content`)
-      .auth(key, { type: 'bearer' })
-      .buffer(true)
-      .parse((response: Stream, callback: (error: Error | null, body: Buffer) => void) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => callback(null, Buffer.concat(chunks)));
-      });
+  const download = (id: string, key = TEST_KEY) => downloadContent(gateway.app, id, key);
 
   it('returns a document’s original bytes with their media type, never sniffed', async () => {
     const bytes = Buffer.from(`name,city\nJürgen,Köln\n${randomUUID()}\n`);
@@ -215,15 +234,11 @@ describe('documentsRouter', () => {
     );
     const { id } = created.body as DocumentBody;
 
-    const foreign = await request(gateway.app)
-      .get(`/v1/documents/${id}/content`)
-      .auth(OTHER_KEY, { type: 'bearer' });
+    const foreign = await authed(gateway.app, `get /v1/documents/${id}/content`, OTHER_KEY);
     expect(foreign.status).toBe(404);
     expect(agent.calls.at(-1)?.command).toEqual({ op: 'get', tenant: 'globex', id });
     const unknownId = randomUUID();
-    const unknown = await request(gateway.app)
-      .get(`/v1/documents/${unknownId}/content`)
-      .auth(TEST_KEY, { type: 'bearer' });
+    const unknown = await authed(gateway.app, `get /v1/documents/${unknownId}/content`);
     expect(unknown.status).toBe(404);
     expect((foreign.body as ErrorEnvelope).error).toEqual({
       ...(unknown.body as ErrorEnvelope).error,
@@ -241,16 +256,15 @@ describe('documentsRouter', () => {
       'old-notes.txt',
     );
     expect(old.body).toMatchObject({ original: false });
-    const notKept = await request(gateway.app)
-      .get(`/v1/documents/${(old.body as DocumentBody).id}/content`)
-      .auth(TEST_KEY, { type: 'bearer' });
+    const notKept = await authed(
+      gateway.app,
+      `get /v1/documents/${(old.body as DocumentBody).id}/content`,
+    );
     expect(notKept.status).toBe(404);
     expect((notKept.body as ErrorEnvelope).error.message).toMatch(/upload the file again/);
 
     const before = agent.calls.length;
-    const impossible = await request(gateway.app)
-      .get(`/v1/documents/${'x'.repeat(200)}/content`)
-      .auth(TEST_KEY, { type: 'bearer' });
+    const impossible = await authed(gateway.app, `get /v1/documents/${'x'.repeat(200)}/content`);
     expect(impossible.status).toBe(404);
     expect(agent.calls.length).toBe(before);
     expect((await request(gateway.app).get(`/v1/documents/${id}/content`)).status).toBe(401);
@@ -258,9 +272,7 @@ describe('documentsRouter', () => {
 
   it('answers 404 for an id no document can have, without asking the agent', async () => {
     const before = agent.calls.length;
-    const response = await request(gateway.app)
-      .delete(`/v1/documents/${'x'.repeat(200)}`)
-      .auth(TEST_KEY, { type: 'bearer' });
+    const response = await authed(gateway.app, `delete /v1/documents/${'x'.repeat(200)}`);
     expect(response.status).toBe(404);
     expect(agent.calls.length).toBe(before);
   });
@@ -276,9 +288,7 @@ describe('documentsRouter', () => {
   });
 
   it('answers 413 at once when the declared body is far over the limit', async () => {
-    const response = await request(gateway.app)
-      .post('/v1/documents')
-      .auth(TEST_KEY, { type: 'bearer' })
+    const response = await authed(gateway.app, 'post /v1/documents')
       .set('content-type', 'multipart/form-data; boundary=x')
       .send(Buffer.alloc(2 * 1024 * 1024, 'a'));
     expect(response.status).toBe(413);
@@ -366,11 +376,8 @@ describe('documentsRouter', () => {
 
   it('answers 503 with Retry-After when the agent’s database is unreachable (list, delete)', async () => {
     for (const call of [
-      () => request(gateway.app).get('/v1/documents').auth(TEST_KEY, { type: 'bearer' }),
-      () =>
-        request(gateway.app)
-          .delete(`/v1/documents/${randomUUID()}`)
-          .auth(TEST_KEY, { type: 'bearer' }),
+      () => authed(gateway.app, 'get /v1/documents'),
+      () => authed(gateway.app, `delete /v1/documents/${randomUUID()}`),
     ]) {
       agent.failNextWith = new ServiceUnavailableError(
         'The document store (PostgreSQL) cannot be reached right now; try again in a few seconds.',
@@ -397,19 +404,7 @@ describe('documentsRouter reading originals from the byte route (contentUrl)', (
   let gateway: TestGateway;
 
   beforeAll(async () => {
-    agent = await startRagAgentDouble();
-    gateway = await buildGateway({
-      upstream: 'offline',
-      overrides: {
-        documents: createDocumentsClient({
-          client: agent.client,
-          agentUrl: agent.url,
-          contentUrl: agent.url,
-          token: RAG_DOUBLE_TOKEN,
-        }),
-        uploadLimit: 4096,
-      },
-    });
+    ({ agent, gateway } = await startOnAgentDouble({ byteRoute: true }));
   });
   afterAll(async () => {
     await gateway.close();
@@ -417,20 +412,8 @@ describe('documentsRouter reading originals from the byte route (contentUrl)', (
   });
 
   const upload = (bytes: Buffer, filename: string, contentType: string) =>
-    request(gateway.app)
-      .post('/v1/documents')
-      .auth(TEST_KEY, { type: 'bearer' })
-      .attach('file', bytes, { filename, contentType });
-  const download = (id: string, key = TEST_KEY) =>
-    request(gateway.app)
-      .get(`/v1/documents/${id}/content`)
-      .auth(key, { type: 'bearer' })
-      .buffer(true)
-      .parse((response: Stream, callback: (error: Error | null, body: Buffer) => void) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => callback(null, Buffer.concat(chunks)));
-      });
+    authed(gateway.app, 'post /v1/documents').attach('file', bytes, { filename, contentType });
+  const download = (id: string, key = TEST_KEY) => downloadContent(gateway.app, id, key);
 
   it('serves the original bytes with their media type, asking the route, not the get command', async () => {
     const bytes = Buffer.from(`name,city\nJürgen,Köln\n${randomUUID()}\n`);
@@ -458,9 +441,10 @@ describe('documentsRouter reading originals from the byte route (contentUrl)', (
     expect(foreign.status).toBe(404);
     expect(agent.calls.at(-1)).toMatchObject({ command: { tenant: 'globex', id } });
     const old = await upload(Buffer.from(`old ${randomUUID()}\n`), 'old-notes.txt', 'text/plain');
-    const notKept = await request(gateway.app)
-      .get(`/v1/documents/${(old.body as DocumentBody).id}/content`)
-      .auth(TEST_KEY, { type: 'bearer' });
+    const notKept = await authed(
+      gateway.app,
+      `get /v1/documents/${(old.body as DocumentBody).id}/content`,
+    );
     expect(notKept.status).toBe(404);
     expect((notKept.body as ErrorEnvelope).error).toMatchObject({
       message: expect.stringMatching(/upload the file again/),
@@ -482,9 +466,10 @@ describe('documentsRouter reading originals from the byte route (contentUrl)', (
     });
     try {
       const created = await upload(Buffer.from(`x ${randomUUID()}\n`), 'x.txt', 'text/plain');
-      const response = await request(wrongToken.app)
-        .get(`/v1/documents/${(created.body as DocumentBody).id}/content`)
-        .auth(TEST_KEY, { type: 'bearer' });
+      const response = await authed(
+        wrongToken.app,
+        `get /v1/documents/${(created.body as DocumentBody).id}/content`,
+      );
       expect(response.status).toBe(503);
       expect((response.body as ErrorEnvelope).error.message).toMatch(/FLEET_INTERNAL_TOKEN/);
     } finally {
@@ -521,22 +506,21 @@ describe('documentsRouter without a reachable RAG agent', () => {
   });
 
   it('answers 503 saying how to start the agent', async () => {
-    const response = await request(gateway.app)
-      .post('/v1/documents')
-      .auth(TEST_KEY, { type: 'bearer' })
-      .attach('file', REPORT, 'report.md');
+    const response = await authed(gateway.app, 'post /v1/documents').attach(
+      'file',
+      REPORT,
+      'report.md',
+    );
     expect(response.status).toBe(503);
     expect((response.body as ErrorEnvelope).error.message).toBe(
       `The RAG agent is not reachable at ${agentUrl}: start the fleet with \`pnpm fleet up\` (or the agent with \`docker compose up -d rag-agent\`), or point RAG_AGENT_URL at it.`,
     );
-    const list = await request(gateway.app).get('/v1/documents').auth(TEST_KEY, { type: 'bearer' });
+    const list = await authed(gateway.app, 'get /v1/documents');
     expect(list.status).toBe(503);
   });
 
   it('answers 503 without an internal token', async () => {
-    const response = await request(unconfigured.app)
-      .get('/v1/documents')
-      .auth(TEST_KEY, { type: 'bearer' });
+    const response = await authed(unconfigured.app, 'get /v1/documents');
     expect(response.status).toBe(503);
     expect((response.body as ErrorEnvelope).error.message).toContain('FLEET_INTERNAL_TOKEN');
   });

@@ -72,22 +72,22 @@ describe('attachments on the agent routes', () => {
 
   beforeAll(async () => {
     store = createMemoryRunFileStore();
-    [runFile] = (await store.put({
-      tenant: 'acme',
-      sessionId: 'sess-old',
-      source: 'step',
-      expiresAt: EXPIRES,
-      files: [{ name: 'earlier.png', mediaType: 'image/png', bytes: PNG }],
-    })) as [RunFile];
-    [madeFile] = (await store.put({
-      tenant: 'acme',
-      sessionId: 'sess-a',
-      nodeId: 'n1',
-      agent: 'code',
-      source: 'step',
-      expiresAt: EXPIRES,
-      files: [{ name: 'chart.png', mediaType: 'image/png', bytes: PNG }],
-    })) as [RunFile];
+    /** Keeps `PNG` as `name`, an acme step's file from `origin`. */
+    const keepPng = async (
+      name: string,
+      origin: { sessionId: string; nodeId?: string; agent?: string },
+    ) => {
+      const [file] = (await store.put({
+        tenant: 'acme',
+        ...origin,
+        source: 'step',
+        expiresAt: EXPIRES,
+        files: [{ name, mediaType: 'image/png', bytes: PNG }],
+      })) as [RunFile];
+      return file;
+    };
+    runFile = await keepPng('earlier.png', { sessionId: 'sess-old' });
+    madeFile = await keepPng('chart.png', { sessionId: 'sess-a', nodeId: 'n1', agent: 'code' });
     const result: RunResult = {
       sessionId: 'sess-a',
       plan: {
@@ -334,7 +334,7 @@ describe('attachments on the agent routes', () => {
   });
 
   it('takes Responses input_image and input_file parts', async () => {
-    const res = await responses([
+    const threeAttachments = [
       { type: 'input_text', text: 'Compare' },
       { type: 'input_image', image_url: PNG_URL },
       { type: 'input_image', file_id: runFile.id },
@@ -343,21 +343,12 @@ describe('attachments on the agent routes', () => {
         filename: 'a.json',
         file_data: `data:application/json;base64,${Buffer.from('{}').toString('base64')}`,
       },
-      { type: 'input_file', file_id: 'doc-1' },
-    ]);
+    ];
+    const res = await responses([...threeAttachments, { type: 'input_file', file_id: 'doc-1' }]);
     // Four attachments, the limit here three: the count is checked first.
     expect(res.status).toBe(400);
     expect(res.body.error.message).toMatch(/GATEWAY_MAX_ATTACHMENTS/);
-    const ok = await responses([
-      { type: 'input_text', text: 'Compare' },
-      { type: 'input_image', image_url: PNG_URL },
-      { type: 'input_image', file_id: runFile.id },
-      {
-        type: 'input_file',
-        filename: 'a.json',
-        file_data: `data:application/json;base64,${Buffer.from('{}').toString('base64')}`,
-      },
-    ]);
+    const ok = await responses(threeAttachments);
     expect(ok.status).toBe(200);
     expect(
       fileParts(orchestrator.calls.at(-1) as DoubleCall).map((part) => [

@@ -79,6 +79,27 @@ describe('run files (real Redis, real A2A agents, in-memory file store)', () => 
   let runFiles: NonNullable<Parameters<typeof startTestOrchestrator>[0]['runFiles']>;
   const planRequests: PlanRequest[] = [];
 
+  /** An orchestrator on the suite's Redis prefix, agents, planner and file store. */
+  const startOrchestrator = () =>
+    startTestOrchestrator({
+      redis,
+      prefix,
+      agentUrls: [chart.url, coder.url, mail.url],
+      plannerUrl: planner.url,
+      runFiles,
+    });
+
+  /** Runs the one-step chart plan for `acme` to the end; it completes. */
+  async function chartTheSales() {
+    const events = await orchestrate(orchestrator.client, {
+      text: 'chart the sales',
+      fleet: { tenant: 'acme', plan: CHART_PLAN },
+    }).done;
+    const outcome = outcomeOf(events);
+    expect(outcome.state).toBe('TASK_STATE_COMPLETED');
+    return { events, outcome };
+  }
+
   beforeAll(async () => {
     redis = new Redis('redis://127.0.0.1:6379');
     // An agent outside the fleet: its picture comes in an artifact named `chart`, not `result`.
@@ -151,13 +172,7 @@ describe('run files (real Redis, real A2A agents, in-memory file store)', () => 
         ttlSeconds: 600,
       },
     };
-    orchestrator = await startTestOrchestrator({
-      redis,
-      prefix,
-      agentUrls: [chart.url, coder.url, mail.url],
-      plannerUrl: planner.url,
-      runFiles,
-    });
+    orchestrator = await startOrchestrator();
   });
 
   afterAll(async () => {
@@ -169,12 +184,7 @@ describe('run files (real Redis, real A2A agents, in-memory file store)', () => 
   });
 
   it('keeps a foreign agent’s chart, lists it in the events, result and session, and shows it in the answer', async () => {
-    const events = await orchestrate(orchestrator.client, {
-      text: 'chart the sales',
-      fleet: { tenant: 'acme', plan: CHART_PLAN },
-    }).done;
-    const outcome = outcomeOf(events);
-    expect(outcome.state).toBe('TASK_STATE_COMPLETED');
+    const { events, outcome } = await chartTheSales();
     const files = outcome.result?.files ?? [];
     expect(files).toHaveLength(1);
     const [file] = files;
@@ -215,12 +225,7 @@ describe('run files (real Redis, real A2A agents, in-memory file store)', () => 
   it('completes the step when the file store is down, and says why its file was not kept', async () => {
     storeDown = true;
     try {
-      const events = await orchestrate(orchestrator.client, {
-        text: 'chart the sales',
-        fleet: { tenant: 'acme', plan: CHART_PLAN },
-      }).done;
-      const outcome = outcomeOf(events);
-      expect(outcome.state).toBe('TASK_STATE_COMPLETED');
+      const { events, outcome } = await chartTheSales();
       expect(outcome.result?.state).toBe('completed');
       expect(outcome.result?.files).toBeUndefined();
       expect(readStream(events).progress).toContainEqual({
@@ -286,13 +291,7 @@ describe('run files (real Redis, real A2A agents, in-memory file store)', () => 
       rationale: 'chart, then mail',
       confidence: 0.9,
     };
-    const first = await startTestOrchestrator({
-      redis,
-      prefix,
-      agentUrls: [chart.url, coder.url, mail.url],
-      plannerUrl: planner.url,
-      runFiles,
-    });
+    const first = await startOrchestrator();
     const running = orchestrate(first.client, {
       text: 'chart the sales and mail it',
       fleet: { tenant: 'acme', plan },
@@ -309,13 +308,7 @@ describe('run files (real Redis, real A2A agents, in-memory file store)', () => 
     const sessionId = file?.sessionId ?? '';
     const keptBefore = store.stored.length;
 
-    const second = await startTestOrchestrator({
-      redis,
-      prefix,
-      agentUrls: [chart.url, coder.url, mail.url],
-      plannerUrl: planner.url,
-      runFiles,
-    });
+    const second = await startOrchestrator();
     try {
       await second.sessions.decideApproval({
         sessionId,

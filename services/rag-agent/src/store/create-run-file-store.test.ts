@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
@@ -22,16 +21,13 @@ import {
   type StoreBackend,
   type TestDatabase,
 } from './open-test-database';
+import { keptChart, STEP_CHART_ORIGIN, text } from '../test-support/run-file-fixtures';
 
 const SLOW = 120_000;
 const settings = { embeddingModel: 'local-hashed-v1', dimensions: 64 };
 const HOUR = 3_600_000;
 
 const png = encodePng({ width: 2, height: 2 });
-
-function text(content: string): Uint8Array {
-  return new TextEncoder().encode(content);
-}
 
 function upload(name: string, mediaType: string, bytes: Uint8Array): RunFileUpload {
   return { name, mediaType, bytes };
@@ -104,6 +100,18 @@ for (const { title, backend, skip, migrateAll } of suites) {
     let clock = Date.parse('2026-05-01T12:00:00.000Z');
     let store: DatabaseRunFileStore;
     const later = (hours: number) => new Date(clock + hours * HOUR).toISOString();
+    /** A put of a step's files for `tenant`, kept `hours` (default 1). */
+    const stepPut = (
+      tenant: string,
+      files: RunFileUpload[],
+      { sessionId, hours = 1 }: { sessionId?: string; hours?: number } = {},
+    ) => ({
+      tenant,
+      files,
+      ...(sessionId === undefined ? {} : { sessionId }),
+      source: 'step' as const,
+      expiresAt: later(hours),
+    });
 
     beforeAll(async () => {
       test = await backend.open();
@@ -127,23 +135,13 @@ for (const { title, backend, skip, migrateAll } of suites) {
           upload('../../charts/chart.png', 'application/octet-stream', png),
           upload('data.csv', 'text/csv; charset=utf-8', csv),
         ],
-        sessionId: 'session-1',
-        nodeId: 'chart',
-        agent: 'code-agent',
-        source: 'step',
+        ...STEP_CHART_ORIGIN,
         expiresAt: later(24),
       });
       expect(kept).toHaveLength(2);
       const [chart, data] = kept;
       expect(chart).toMatchObject({
-        name: 'chart.png',
-        mediaType: 'image/png',
-        size: png.byteLength,
-        sha256: createHash('sha256').update(png).digest('hex'),
-        source: 'step',
-        sessionId: 'session-1',
-        nodeId: 'chart',
-        agent: 'code-agent',
+        ...keptChart(png),
         createdAt: new Date(clock).toISOString(),
         expiresAt: later(24),
       });
@@ -169,13 +167,9 @@ for (const { title, backend, skip, migrateAll } of suites) {
         expiresAt: later(1),
       });
       clock += 1000;
-      const second = await store.put({
-        tenant: 'acme',
-        files: [upload('0.txt', 'text/plain', text('0'))],
-        sessionId: 'session-order',
-        source: 'step',
-        expiresAt: later(1),
-      });
+      const second = await store.put(
+        stepPut('acme', [upload('0.txt', 'text/plain', text('0'))], { sessionId: 'session-order' }),
+      );
       const listed = await store.list({ tenant: 'acme', sessionId: 'session-order' });
       expect(listed.map((file) => file.name)).toEqual(['c.txt', 'a.txt', 'b.txt', '0.txt']);
       expect(listed.map((file) => file.id)).toEqual([...first, ...second].map((file) => file.id));
@@ -184,13 +178,11 @@ for (const { title, backend, skip, migrateAll } of suites) {
     });
 
     it('keeps tenants apart: another tenant’s id is not found and cannot be deleted', async () => {
-      const [file] = await store.put({
-        tenant: 'acme',
-        files: [upload('secret.md', 'text/markdown', text('# Secret'))],
-        sessionId: 'session-tenants',
-        source: 'step',
-        expiresAt: later(1),
-      });
+      const [file] = await store.put(
+        stepPut('acme', [upload('secret.md', 'text/markdown', text('# Secret'))], {
+          sessionId: 'session-tenants',
+        }),
+      );
       const id = file?.id ?? '';
       await expect(store.get({ tenant: 'globex', id })).rejects.toBeInstanceOf(NotFoundError);
       await expect(store.info({ tenant: 'globex', id })).rejects.toBeInstanceOf(NotFoundError);
@@ -203,13 +195,11 @@ for (const { title, backend, skip, migrateAll } of suites) {
     });
 
     it('deletes a file: gone for every read after', async () => {
-      const [file] = await store.put({
-        tenant: 'acme',
-        files: [upload('notes.txt', 'text/plain', text('notes'))],
-        sessionId: 'session-delete',
-        source: 'step',
-        expiresAt: later(1),
-      });
+      const [file] = await store.put(
+        stepPut('acme', [upload('notes.txt', 'text/plain', text('notes'))], {
+          sessionId: 'session-delete',
+        }),
+      );
       const id = file?.id ?? '';
       expect(await store.remove({ tenant: 'acme', id })).toBe(true);
       expect(await store.remove({ tenant: 'acme', id })).toBe(false);
@@ -218,20 +208,17 @@ for (const { title, backend, skip, migrateAll } of suites) {
     });
 
     it('never reads an expired file, and the sweep deletes the expired rows only', async () => {
-      const [short] = await store.put({
-        tenant: 'expiry',
-        files: [upload('short.txt', 'text/plain', text('short'))],
-        sessionId: 'session-expiry',
-        source: 'step',
-        expiresAt: later(1),
-      });
-      const [long] = await store.put({
-        tenant: 'expiry',
-        files: [upload('long.txt', 'text/plain', text('long'))],
-        sessionId: 'session-expiry',
-        source: 'step',
-        expiresAt: later(48),
-      });
+      const [short] = await store.put(
+        stepPut('expiry', [upload('short.txt', 'text/plain', text('short'))], {
+          sessionId: 'session-expiry',
+        }),
+      );
+      const [long] = await store.put(
+        stepPut('expiry', [upload('long.txt', 'text/plain', text('long'))], {
+          sessionId: 'session-expiry',
+          hours: 48,
+        }),
+      );
       const id = short?.id ?? '';
       clock += 2 * HOUR;
       await expect(store.get({ tenant: 'expiry', id })).rejects.toBeInstanceOf(NotFoundError);
@@ -261,12 +248,9 @@ for (const { title, backend, skip, migrateAll } of suites) {
       });
       await expect(fake).rejects.toBeInstanceOf(ValidationError);
       await expect(fake).rejects.toThrow(/fake\.png says it is image\/png but its content is not/);
-      const exe = store.put({
-        tenant: 'atomic',
-        files: [upload('tool.exe', 'application/x-msdownload', text('MZ'))],
-        source: 'step',
-        expiresAt: later(1),
-      });
+      const exe = store.put(
+        stepPut('atomic', [upload('tool.exe', 'application/x-msdownload', text('MZ'))]),
+      );
       await expect(exe).rejects.toThrow(/tool\.exe .* is not a kind of file the fleet keeps/);
       expect(await countRows(test.database.pool, 'atomic')).toBe(before);
       expect(await store.list({ tenant: 'atomic', sessionId: 'session-atomic' })).toEqual([]);
@@ -274,12 +258,9 @@ for (const { title, backend, skip, migrateAll } of suites) {
 
     it('rolls back the files already inserted when a later insert fails', async () => {
       // Both ids collide with a row already there: the second insert fails inside the transaction.
-      const [existing] = await store.put({
-        tenant: 'rollback',
-        files: [upload('first.txt', 'text/plain', text('first'))],
-        source: 'step',
-        expiresAt: later(1),
-      });
+      const [existing] = await store.put(
+        stepPut('rollback', [upload('first.txt', 'text/plain', text('first'))]),
+      );
       const pool = test.database.pool;
       const original = pool.connect.bind(pool);
       let inserts = 0;
@@ -319,39 +300,24 @@ for (const { title, backend, skip, migrateAll } of suites) {
     });
 
     it('refuses a file over the size limit, too many files, and a past expiry', async () => {
-      const big = store.put({
-        tenant: 'limits',
-        files: [upload('big.csv', 'text/csv', new Uint8Array(64 * 1024 + 1).fill(65))],
-        source: 'step',
-        expiresAt: later(1),
-      });
+      const big = store.put(
+        stepPut('limits', [upload('big.csv', 'text/csv', new Uint8Array(64 * 1024 + 1).fill(65))]),
+      );
       await expect(big).rejects.toBeInstanceOf(PayloadTooLargeError);
       await expect(big).rejects.toThrow(/big\.csv is 65,537 bytes; .*RAG_MAX_RUN_FILE_BYTES/);
-      const exact = await store.put({
-        tenant: 'limits',
-        files: [upload('exact.csv', 'text/csv', new Uint8Array(64 * 1024).fill(65))],
-        source: 'step',
-        expiresAt: later(1),
-      });
+      const exact = await store.put(
+        stepPut('limits', [upload('exact.csv', 'text/csv', new Uint8Array(64 * 1024).fill(65))]),
+      );
       expect(exact[0]?.size).toBe(64 * 1024);
 
       const many = Array.from({ length: MAX_RUN_FILES_PER_PUT + 1 }, (_, index) =>
         upload(`f${index}.txt`, 'text/plain', text(String(index))),
       );
+      await expect(store.put(stepPut('limits', many))).rejects.toThrow(/at most 64 files/);
       await expect(
-        store.put({ tenant: 'limits', files: many, source: 'step', expiresAt: later(1) }),
-      ).rejects.toThrow(/at most 64 files/);
-      await expect(
-        store.put({
-          tenant: 'limits',
-          files: [upload('a.txt', 'text/plain', text('a'))],
-          source: 'step',
-          expiresAt: later(-1),
-        }),
+        store.put(stepPut('limits', [upload('a.txt', 'text/plain', text('a'))], { hours: -1 })),
       ).rejects.toThrow(/already past/);
-      await expect(
-        store.put({ tenant: 'limits', files: [], source: 'step', expiresAt: later(1) }),
-      ).rejects.toBeInstanceOf(ValidationError);
+      await expect(store.put(stepPut('limits', []))).rejects.toBeInstanceOf(ValidationError);
       expect(await countRows(test.database.pool, 'limits')).toBe(1);
     });
 
