@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import { Redis } from 'ioredis';
@@ -8,8 +9,10 @@ import {
   decodeContentMetadata,
   DOCUMENT_METADATA_HEADER,
   documentContentMetadataSchema,
+  encodeContentMetadata,
   RESULT_ARTIFACT_NAME,
   RUN_FILE_METADATA_HEADER,
+  RUN_FILE_PUT_HEADER,
   runFileSchema,
   type Part,
   type RunFile,
@@ -20,7 +23,12 @@ import { errorMiddleware, startServer, type RunningServer } from '@fleet/http';
 import { createHashedEmbedder } from '@fleet/llm';
 import { encodePng } from '@fleet/testing';
 import { contentRouter } from './content-router';
-import { createDocumentStore, createRunFileStore, migrate } from './store';
+import {
+  createDocumentStore,
+  createRunFileStore,
+  migrate,
+  type DatabaseRunFileStore,
+} from './store';
 import { openTestDatabase, type TestDatabase } from './store/open-test-database';
 import {
   bootRagAgent,
@@ -48,6 +56,7 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
   let redis: Redis;
   let database: TestDatabase;
   let agent: RunningRagAgent;
+  let runFiles: DatabaseRunFileStore;
   let clock = Date.now();
   const prefix = `test:rag-agent-content:${randomUUID()}`;
   const embedder = createHashedEmbedder();
@@ -92,17 +101,18 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
       embeddingModel: embedder.model,
       dimensions: embedder.dimensions,
     });
+    runFiles = createRunFileStore({
+      pool: database.database.pool,
+      maxFileBytes: 16 * MIB,
+      now: () => clock,
+    });
     agent = await bootRagAgent({
       redis,
       keyPrefix: prefix,
       store: createDocumentStore({ pool: database.database.pool }),
       embedder,
       maxUploadBytes: 25 * MIB,
-      runFiles: createRunFileStore({
-        pool: database.database.pool,
-        maxFileBytes: 16 * MIB,
-        now: () => clock,
-      }),
+      runFiles,
       maxRunFileBytes: 16 * MIB,
     });
   }, SLOW);
@@ -230,6 +240,271 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
           code: 'SERVICE_UNAVAILABLE',
           details: { retryAfterSeconds: 5 },
         });
+      } finally {
+        await server.shutdown();
+        await pool.end();
+      }
+    });
+  });
+
+  describe('POST /internal/files and DELETE /internal/files/:id', () => {
+    const describePut = (overrides: Record<string, unknown> = {}) =>
+      encodeContentMetadata({
+        name: 'chart.png',
+        mediaType: 'image/png',
+        sessionId: 's-put',
+        nodeId: 'chart',
+        agent: 'code-agent',
+        source: 'step',
+        expiresAt: later(1),
+        ...overrides,
+      });
+
+    /** A POST of `body` with the token (`null`: without an Authorization header). */
+    function post(
+      tenant: string,
+      body: Uint8Array,
+      {
+        header = describePut(),
+        token = TEST_TOKEN,
+        contentType = 'application/octet-stream',
+      }: { header?: string | null; token?: string | null; contentType?: string } = {},
+    ): Promise<Response> {
+      return fetch(`${agent.url}/internal/files?tenant=${encodeURIComponent(tenant)}`, {
+        method: 'POST',
+        headers: {
+          'content-type': contentType,
+          ...(header === null ? {} : { [RUN_FILE_PUT_HEADER]: header }),
+          ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+        },
+        body,
+      });
+    }
+
+    it('refuses a missing or wrong token with 401 and keeps nothing', async () => {
+      const tenant = `t-${randomUUID()}`;
+      for (const token of [null, 'wrong-token-0123456789']) {
+        const response = await post(tenant, png, { token });
+        expect(response.status).toBe(401);
+        expect((await errorOf(response)).code).toBe('UNAUTHENTICATED');
+      }
+      expect(await runFiles.list({ tenant, sessionId: 's-put' })).toEqual([]);
+      const kept = await post(tenant, png);
+      expect(kept.status).toBe(201);
+      expect(await runFiles.list({ tenant, sessionId: 's-put' })).toHaveLength(1);
+    });
+
+    it(
+      'keeps a 5 MiB PNG, answers 201 with its RunFile, and the read route gives back the same bytes',
+      async () => {
+        const tenant = `t-${randomUUID()}`;
+        // Stored, not deflated: a real PNG of a little over 5 MiB.
+        const bytes = encodePng({ width: 1322, height: 1322, level: 0 });
+        expect(bytes.byteLength).toBeGreaterThan(5 * MIB);
+        const response = await post(tenant, bytes, {
+          header: describePut({ name: '../chart.png' }),
+        });
+        expect(response.status).toBe(201);
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+        const file = runFileSchema.parse(await response.json());
+        expect(file).toMatchObject({
+          name: 'chart.png',
+          mediaType: 'image/png',
+          size: bytes.byteLength,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          source: 'step',
+          sessionId: 's-put',
+          nodeId: 'chart',
+          agent: 'code-agent',
+          expiresAt: later(1),
+        });
+        const read = await fetch(
+          `${agent.url}/internal/files/${file.id}/content?tenant=${tenant}`,
+          {
+            headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          },
+        );
+        expect(read.status).toBe(200);
+        expect(
+          decodeContentMetadata(read.headers.get(RUN_FILE_METADATA_HEADER), runFileSchema),
+        ).toEqual(file);
+        expect(Buffer.from(await read.arrayBuffer()).equals(bytes)).toBe(true);
+
+        // Another tenant can neither read it nor delete it.
+        const foreign = await fetch(
+          `${agent.url}/internal/files/${file.id}/content?tenant=intruder`,
+          { headers: { authorization: `Bearer ${TEST_TOKEN}` } },
+        );
+        expect(foreign.status).toBe(404);
+        expect((await errorOf(foreign)).code).toBe('NOT_FOUND');
+        const remove = (who: string) =>
+          fetch(`${agent.url}/internal/files/${file.id}?tenant=${who}`, {
+            method: 'DELETE',
+            headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          });
+        expect(await (await remove('intruder')).json()).toEqual({ deleted: false });
+        const removed = await remove(tenant);
+        expect(removed.status).toBe(200);
+        expect(await removed.json()).toEqual({ deleted: true });
+        expect(await (await remove(tenant)).json()).toEqual({ deleted: false });
+        await expect(runFiles.get({ tenant, id: file.id })).rejects.toThrow(/There is no file/);
+      },
+      SLOW,
+    );
+
+    it('answers 400 naming the file for a fake PNG or a refused type, and keeps nothing', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const fake = await post(tenant, Buffer.from('<html><script>alert(1)</script>'));
+      expect(fake.status).toBe(400);
+      const fakeError = await errorOf(fake);
+      expect(fakeError.code).toBe('VALIDATION_FAILED');
+      expect(fakeError.message).toMatch(/chart\.png says it is image\/png but its content is not/);
+      const refused = await post(tenant, Buffer.from('MZ'), {
+        header: describePut({ name: 'setup.exe', mediaType: 'application/x-msdownload' }),
+      });
+      expect(refused.status).toBe(400);
+      expect((await errorOf(refused)).message).toMatch(/setup\.exe .*not a kind of file/);
+      expect(await runFiles.list({ tenant, sessionId: 's-put' })).toEqual([]);
+    });
+
+    it('answers 400 naming what is wrong with a missing or malformed X-Fleet-File-Put', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const cases: [string | null, RegExp][] = [
+        [null, /X-Fleet-File-Put header is missing/],
+        ['not base64!', /is not base64url/],
+        [Buffer.from('{"name":').toString('base64url'), /is not base64url-encoded JSON/],
+        ['A'.repeat(9000), /longer than 8192/],
+        [describePut({ source: 'upload' }), /X-Fleet-File-Put header is invalid.*source/],
+        [describePut({ expiresAt: undefined }), /X-Fleet-File-Put header is invalid.*expiresAt/],
+        [describePut({ extra: 1 }), /X-Fleet-File-Put header is invalid/],
+        [describePut({ expiresAt: 'next week' }), /expiresAt \(next week\) is not an ISO-8601/],
+        [describePut({ expiresAt: new Date(clock - HOUR).toISOString() }), /already past/],
+      ];
+      for (const [header, message] of cases) {
+        const response = await post(tenant, png, { header });
+        expect(response.status).toBe(400);
+        const error = await errorOf(response);
+        expect(error.code).toBe('VALIDATION_FAILED');
+        expect(error.message).toMatch(message);
+      }
+      const noTenant = await fetch(`${agent.url}/internal/files`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TEST_TOKEN}`,
+          'content-type': 'application/octet-stream',
+          [RUN_FILE_PUT_HEADER]: describePut(),
+        },
+        body: png,
+      });
+      expect(noTenant.status).toBe(400);
+      expect((await errorOf(noTenant)).param).toBe('tenant');
+      const json = await post(tenant, png, { contentType: 'application/json' });
+      expect(json.status).toBe(415);
+      expect((await errorOf(json)).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect(await runFiles.list({ tenant, sessionId: 's-put' })).toEqual([]);
+    });
+
+    describe('with a 1 MiB RAG_MAX_RUN_FILE_BYTES', () => {
+      let server: RunningServer;
+      let small: DatabaseRunFileStore;
+
+      beforeAll(async () => {
+        small = createRunFileStore({ pool: database.database.pool, maxFileBytes: MIB });
+        const app = express();
+        app.use('/internal', contentRouter({ runFiles: small, maxRunFileBytes: MIB }));
+        app.use(errorMiddleware());
+        server = await startServer({ app, port: 0, signals: [] });
+      });
+
+      afterAll(async () => {
+        await server?.shutdown();
+      });
+
+      it('answers 413 naming the file while a chunked body streams past the limit', async () => {
+        const tenant = `t-${randomUUID()}`;
+        const { status, body, sent } = await new Promise<{
+          status: number | undefined;
+          body: string;
+          sent: number;
+        }>((resolve, reject) => {
+          const request = http.request(`${server.url}/internal/files?tenant=${tenant}`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/octet-stream',
+              'transfer-encoding': 'chunked',
+              [RUN_FILE_PUT_HEADER]: describePut({ name: 'big.txt', mediaType: 'text/plain' }),
+            },
+          });
+          let sent = 0;
+          request.on('error', reject);
+          request.on('response', (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => {
+              resolve({
+                status: response.statusCode,
+                body: Buffer.concat(chunks).toString('utf8'),
+                sent,
+              });
+              request.destroy();
+            });
+          });
+          // Limit + 1 MiB, and the body never ends: only a server that stops at the limit answers.
+          const chunk = Buffer.alloc(64 * 1024, 'x');
+          for (let index = 0; index < (2 * MIB) / chunk.length; index += 1) {
+            request.write(chunk);
+            sent += chunk.length;
+          }
+        });
+        expect(sent).toBe(2 * MIB);
+        expect(status).toBe(413);
+        const error = errorBodySchema.parse(JSON.parse(body)).error;
+        expect(error.code).toBe('PAYLOAD_TOO_LARGE');
+        expect(error.message).toMatch(/big\.txt is larger than 1 MiB.*RAG_MAX_RUN_FILE_BYTES/);
+        expect(await small.list({ tenant, sessionId: 's-put' })).toEqual([]);
+      });
+
+      it('answers 413 at once for a Content-Length over the limit, and keeps a file at it', async () => {
+        const tenant = `t-${randomUUID()}`;
+        const request = (bytes: Uint8Array) =>
+          fetch(`${server.url}/internal/files?tenant=${tenant}`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/octet-stream',
+              [RUN_FILE_PUT_HEADER]: describePut({ name: 'big.txt', mediaType: 'text/plain' }),
+            },
+            body: bytes,
+          });
+        const over = await request(Buffer.alloc(2 * MIB, 'x'));
+        expect(over.status).toBe(413);
+        expect((await errorOf(over)).message).toMatch(/big\.txt is larger than 1 MiB/);
+        const at = await request(Buffer.alloc(MIB, 'x'));
+        expect(at.status).toBe(201);
+        expect(await small.list({ tenant, sessionId: 's-put' })).toHaveLength(1);
+      });
+    });
+
+    it('answers 503 with Retry-After while the database cannot be reached', async () => {
+      const pool = new Pool({
+        connectionString: 'postgres://postgres@127.0.0.1:9/none',
+        connectionTimeoutMillis: 2_000,
+      });
+      const app = express();
+      app.use('/internal', contentRouter({ runFiles: createRunFileStore({ pool }) }));
+      app.use(errorMiddleware());
+      const server: RunningServer = await startServer({ app, port: 0, signals: [] });
+      try {
+        const response = await fetch(`${server.url}/internal/files?tenant=acme`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/octet-stream',
+            [RUN_FILE_PUT_HEADER]: describePut(),
+          },
+          body: png,
+        });
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('5');
+        expect((await errorOf(response)).code).toBe('SERVICE_UNAVAILABLE');
       } finally {
         await server.shutdown();
         await pool.end();
