@@ -21,7 +21,13 @@ import {
   UnsupportedMediaTypeError,
   ValidationError,
 } from '@fleet/errors';
-import { boundedValidationError, discardBody, readBody, readSingleHeader } from '@fleet/http';
+import {
+  boundedValidationError,
+  DISCARD_LIMIT,
+  discardBody,
+  readBody,
+  readSingleHeader,
+} from '@fleet/http';
 import type { DocumentService } from './documents';
 import { DEFAULT_MAX_RUN_FILE_BYTES, MAX_RUN_FILE_LABEL_LENGTH } from './store';
 
@@ -168,15 +174,24 @@ export function contentRouter({
         throw error;
       }
       const name = cleanRunFileName(metadata.name, 'file-1');
+      const tooLarge = (cause?: unknown) =>
+        new PayloadTooLargeError(
+          `${name} is larger than ${formatBytes(maxRunFileBytes)}, the largest run file kept (RAG_MAX_RUN_FILE_BYTES).`,
+          { param: 'file', details: { filename: name, limit: maxRunFileBytes }, cause },
+        );
+      const declared = Number(req.headers['content-length'] ?? NaN);
+      if (Number.isFinite(declared) && declared > maxRunFileBytes) {
+        // Read and thrown away (never kept) up to the limit and more, so that the 413 reaches a
+        // client still sending a file a little over the limit instead of a reset connection.
+        discardBody(req, { maxBytes: maxRunFileBytes + DISCARD_LIMIT });
+        throw tooLarge();
+      }
       let bytes: Buffer;
       try {
         bytes = await readBody(req, { limit: maxRunFileBytes });
       } catch (error) {
         if (FleetError.isInstance(error) && error.code === 'PAYLOAD_TOO_LARGE') {
-          throw new PayloadTooLargeError(
-            `${name} is larger than ${formatBytes(maxRunFileBytes)}, the largest run file kept (RAG_MAX_RUN_FILE_BYTES).`,
-            { param: 'file', details: { filename: name, limit: maxRunFileBytes }, cause: error },
-          );
+          throw tooLarge(error);
         }
         throw error;
       }

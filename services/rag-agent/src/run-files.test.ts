@@ -546,6 +546,13 @@ describe('run files on the rag-agent service', () => {
         new Response('{"id":"nope"}', { status: 201 }),
         new Response('not json', { status: 201 }),
         new Response('Cannot POST', { status: 404 }),
+        // The fleet's NOT_FOUND for the route itself: an agent without it, not a missing file.
+        new Response(
+          JSON.stringify({
+            error: { code: 'NOT_FOUND', message: 'No route POST /internal/files.' },
+          }),
+          { status: 404, headers: { 'content-type': 'application/json' } },
+        ),
       ]) {
         const error = await reader({ fetch: () => Promise.resolve(answer) })
           .put(input)
@@ -564,7 +571,7 @@ describe('run files on the rag-agent service', () => {
         timeoutMs: 50,
         fetch: (_input, init) =>
           new Promise<Response>((_resolve, reject) => {
-            init?.signal?.addEventListener('abort', () => reject(init.signal?.reason));
+            init?.signal?.addEventListener('abort', () => reject(new Error('aborted')));
           }),
       });
       await expect(

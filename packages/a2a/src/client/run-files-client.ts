@@ -66,9 +66,20 @@ interface FileRoutes {
   fetch: typeof fetch | undefined;
 }
 
-/** A `ValidationError` from the store that does not name the file, made to name it. */
-function namingFile(error: unknown, name: string): unknown {
-  if (!FleetError.isInstance(error) || error.code !== 'VALIDATION_FAILED') return error;
+/**
+ * A put's failure as the caller sees it: a `ValidationError` from the store that does not name
+ * the file is made to name it; a `NotFoundError` (an agent whose version has no write route) is
+ * the agent's fault (502), not a missing file.
+ */
+function namingFile(error: unknown, name: string, agentUrl: string): unknown {
+  if (!FleetError.isInstance(error)) return error;
+  if (error.code === 'NOT_FOUND') {
+    return new UpstreamError(
+      `${FILE_STORE} at ${agentUrl} has no POST /internal/files (is it an older version?).`,
+      { status: 502, cause: error },
+    );
+  }
+  if (error.code !== 'VALIDATION_FAILED') return error;
   if (error.message.includes(name)) return error;
   return new ValidationError(`${name}: ${error.message}`, {
     cause: error,
@@ -148,7 +159,7 @@ async function putOverRoute(
           }),
         );
       } catch (error) {
-        throw namingFile(error, name);
+        throw namingFile(error, name, routes.url);
       }
     }
   } catch (error) {
