@@ -74,8 +74,9 @@ export const RUN_FILE_PUT_HEADER = 'x-fleet-file-put';
 /**
  * What a `POST /internal/files` keeps its body as: what the `files` `put` command says about its
  * files, for one file. The store cleans the name and checks the type against the bytes again.
+ * Fields it does not know are ignored (a newer client may send more).
  */
-export const runFilePutMetadataSchema = z.strictObject({
+export const runFilePutMetadataSchema = z.object({
   /** The file's name as its maker gave it (the store cleans it). */
   name: z.string().min(1).max(1024),
   /** The media type its maker claims (the store checks it against the bytes). */
