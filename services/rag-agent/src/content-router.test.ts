@@ -1,36 +1,70 @@
 import { createHash, randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
+import { Redis } from 'ioredis';
 import { Pool } from 'pg';
 import {
+  createMessage,
   decodeContentMetadata,
   DOCUMENT_METADATA_HEADER,
   documentContentMetadataSchema,
+  encodeContentMetadata,
+  RESULT_ARTIFACT_NAME,
   RUN_FILE_METADATA_HEADER,
+  RUN_FILE_PUT_HEADER,
   runFileSchema,
   type Part,
   type RunFile,
+  type Task,
 } from '@fleet/a2a';
 import { errorBodySchema } from '@fleet/errors';
 import { errorMiddleware, startServer, type RunningServer } from '@fleet/http';
+import { createHashedEmbedder } from '@fleet/llm';
 import { encodePng } from '@fleet/testing';
 import { contentRouter } from './content-router';
-import { createRunFileStore } from './store';
-import { documentsParts, filePart, filesParts, TEST_TOKEN } from './test-support/boot-rag-agent';
-import { bootRunFileAgent, resultOf, type RunFileAgent } from './test-support/run-file-agent';
+import {
+  createDocumentStore,
+  createRunFileStore,
+  migrate,
+  type DatabaseRunFileStore,
+} from './store';
+import { openTestDatabase, type TestDatabase } from './store/open-test-database';
+import {
+  bootRagAgent,
+  documentsParts,
+  filePart,
+  filesParts,
+  TEST_TOKEN,
+  type RunningRagAgent,
+} from './test-support/boot-rag-agent';
 
 const SLOW = 120_000;
+const REDIS_URL = 'redis://127.0.0.1:6379';
 const MIB = 1024 * 1024;
 const HOUR = 3_600_000;
 
 const png = encodePng({ width: 4, height: 4 });
 
+function resultData(task: Task): unknown {
+  return task.artifacts
+    ?.find((entry) => entry.name === RESULT_ARTIFACT_NAME)
+    ?.parts.find((part) => part.data !== undefined)?.data;
+}
+
 describe('the RAG agent’s byte routes (/internal/…/content)', () => {
-  let booted: RunFileAgent;
+  let redis: Redis;
+  let database: TestDatabase;
+  let agent: RunningRagAgent;
+  let runFiles: DatabaseRunFileStore;
   let clock = Date.now();
   const prefix = `test:rag-agent-content:${randomUUID()}`;
+  const embedder = createHashedEmbedder();
   const later = (hours: number) => new Date(clock + hours * HOUR).toISOString();
-  const send = (parts: Part[]) => booted.send(parts);
+
+  async function send(parts: Part[]): Promise<Task> {
+    return (await agent.client.sendMessage({ message: createMessage({ parts }) })) as Task;
+  }
 
   async function put(
     tenant: string,
@@ -42,7 +76,7 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
       ]),
     );
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-    const { files } = resultOf(task).data as { files: RunFile[] };
+    const { files } = resultData(task) as { files: RunFile[] };
     const [file] = files;
     if (file === undefined) throw new Error('put kept no file');
     return file;
@@ -50,7 +84,7 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
 
   /** A GET with the token (`null`: without an Authorization header). */
   function read(path: string, token: string | null = TEST_TOKEN): Promise<Response> {
-    return fetch(`${booted.agent.url}${path}`, {
+    return fetch(`${agent.url}${path}`, {
       headers: token === null ? {} : { authorization: `Bearer ${token}` },
     });
   }
@@ -61,10 +95,35 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
   }
 
   beforeAll(async () => {
-    booted = await bootRunFileAgent({ keyPrefix: prefix, now: () => clock });
+    redis = new Redis(REDIS_URL);
+    database = await openTestDatabase();
+    await migrate(database.database.pool, {
+      embeddingModel: embedder.model,
+      dimensions: embedder.dimensions,
+    });
+    runFiles = createRunFileStore({
+      pool: database.database.pool,
+      maxFileBytes: 16 * MIB,
+      now: () => clock,
+    });
+    agent = await bootRagAgent({
+      redis,
+      keyPrefix: prefix,
+      store: createDocumentStore({ pool: database.database.pool }),
+      embedder,
+      maxUploadBytes: 25 * MIB,
+      runFiles,
+      maxRunFileBytes: 16 * MIB,
+    });
   }, SLOW);
 
-  afterAll(() => booted?.close(), SLOW);
+  afterAll(async () => {
+    await agent?.close();
+    await database?.dispose();
+    const keys = await redis.keys(`${prefix}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  }, SLOW);
 
   describe('GET /internal/files/:id/content', () => {
     it('refuses a missing or wrong token with 401 and the fleet’s error body, never the bytes', async () => {
@@ -188,6 +247,270 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
     });
   });
 
+  describe('POST /internal/files and DELETE /internal/files/:id', () => {
+    const describePut = (overrides: Record<string, unknown> = {}) =>
+      encodeContentMetadata({
+        name: 'chart.png',
+        mediaType: 'image/png',
+        sessionId: 's-put',
+        nodeId: 'chart',
+        agent: 'code-agent',
+        source: 'step',
+        expiresAt: later(1),
+        ...overrides,
+      });
+
+    /** A POST of `body` with the token (`null`: without an Authorization header). */
+    function post(
+      tenant: string,
+      body: Uint8Array,
+      {
+        header = describePut(),
+        token = TEST_TOKEN,
+        contentType = 'application/octet-stream',
+      }: { header?: string | null; token?: string | null; contentType?: string } = {},
+    ): Promise<Response> {
+      return fetch(`${agent.url}/internal/files?tenant=${encodeURIComponent(tenant)}`, {
+        method: 'POST',
+        headers: {
+          'content-type': contentType,
+          ...(header === null ? {} : { [RUN_FILE_PUT_HEADER]: header }),
+          ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+        },
+        body,
+      });
+    }
+
+    it('refuses a missing or wrong token with 401 and keeps nothing', async () => {
+      const tenant = `t-${randomUUID()}`;
+      for (const token of [null, 'wrong-token-0123456789']) {
+        const response = await post(tenant, png, { token });
+        expect(response.status).toBe(401);
+        expect((await errorOf(response)).code).toBe('UNAUTHENTICATED');
+      }
+      expect(await runFiles.list({ tenant, sessionId: 's-put' })).toEqual([]);
+      const kept = await post(tenant, png);
+      expect(kept.status).toBe(201);
+      expect(await runFiles.list({ tenant, sessionId: 's-put' })).toHaveLength(1);
+    });
+
+    it(
+      'keeps a 5 MiB PNG, answers 201 with its RunFile, and the read route gives back the same bytes',
+      async () => {
+        const tenant = `t-${randomUUID()}`;
+        // Stored, not deflated: a real PNG of a little over 5 MiB.
+        const bytes = encodePng({ width: 1322, height: 1322, level: 0 });
+        expect(bytes.byteLength).toBeGreaterThan(5 * MIB);
+        const response = await post(tenant, bytes, {
+          header: describePut({ name: '../chart.png' }),
+        });
+        expect(response.status).toBe(201);
+        expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+        const file = runFileSchema.parse(await response.json());
+        expect(file).toMatchObject({
+          name: 'chart.png',
+          mediaType: 'image/png',
+          size: bytes.byteLength,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          source: 'step',
+          sessionId: 's-put',
+          nodeId: 'chart',
+          agent: 'code-agent',
+          expiresAt: later(1),
+        });
+        const read = await fetch(
+          `${agent.url}/internal/files/${file.id}/content?tenant=${tenant}`,
+          {
+            headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          },
+        );
+        expect(read.status).toBe(200);
+        expect(
+          decodeContentMetadata(read.headers.get(RUN_FILE_METADATA_HEADER), runFileSchema),
+        ).toEqual(file);
+        expect(Buffer.from(await read.arrayBuffer()).equals(bytes)).toBe(true);
+
+        // Another tenant can neither read it nor delete it.
+        const foreign = await fetch(
+          `${agent.url}/internal/files/${file.id}/content?tenant=intruder`,
+          { headers: { authorization: `Bearer ${TEST_TOKEN}` } },
+        );
+        expect(foreign.status).toBe(404);
+        expect((await errorOf(foreign)).code).toBe('NOT_FOUND');
+        const remove = (who: string) =>
+          fetch(`${agent.url}/internal/files/${file.id}?tenant=${who}`, {
+            method: 'DELETE',
+            headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          });
+        expect(await (await remove('intruder')).json()).toEqual({ deleted: false });
+        const removed = await remove(tenant);
+        expect(removed.status).toBe(200);
+        expect(await removed.json()).toEqual({ deleted: true });
+        expect(await (await remove(tenant)).json()).toEqual({ deleted: false });
+        await expect(runFiles.get({ tenant, id: file.id })).rejects.toThrow(/There is no file/);
+      },
+      SLOW,
+    );
+
+    it('answers 400 naming the file for a fake PNG or a refused type, and keeps nothing', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const fake = await post(tenant, Buffer.from('<html><script>alert(1)</script>'));
+      expect(fake.status).toBe(400);
+      const fakeError = await errorOf(fake);
+      expect(fakeError.code).toBe('VALIDATION_FAILED');
+      expect(fakeError.message).toMatch(/chart\.png says it is image\/png but its content is not/);
+      const refused = await post(tenant, Buffer.from('MZ'), {
+        header: describePut({ name: 'setup.exe', mediaType: 'application/x-msdownload' }),
+      });
+      expect(refused.status).toBe(400);
+      expect((await errorOf(refused)).message).toMatch(/setup\.exe .*not a kind of file/);
+      expect(await runFiles.list({ tenant, sessionId: 's-put' })).toEqual([]);
+    });
+
+    it('answers 400 naming what is wrong with a missing or malformed X-Fleet-File-Put', async () => {
+      const tenant = `t-${randomUUID()}`;
+      const cases: [string | null, RegExp][] = [
+        [null, /X-Fleet-File-Put header is missing/],
+        ['not base64!', /is not base64url/],
+        [Buffer.from('{"name":').toString('base64url'), /is not base64url-encoded JSON/],
+        ['A'.repeat(9000), /longer than 8192/],
+        [describePut({ source: 'upload' }), /X-Fleet-File-Put header is invalid.*source/],
+        [describePut({ expiresAt: undefined }), /X-Fleet-File-Put header is invalid.*expiresAt/],
+        [describePut({ expiresAt: 'next week' }), /expiresAt \(next week\) is not an ISO-8601/],
+        [describePut({ expiresAt: new Date(clock - HOUR).toISOString() }), /already past/],
+      ];
+      for (const [header, message] of cases) {
+        const response = await post(tenant, png, { header });
+        expect(response.status).toBe(400);
+        const error = await errorOf(response);
+        expect(error.code).toBe('VALIDATION_FAILED');
+        expect(error.message).toMatch(message);
+      }
+      const noTenant = await fetch(`${agent.url}/internal/files`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${TEST_TOKEN}`,
+          'content-type': 'application/octet-stream',
+          [RUN_FILE_PUT_HEADER]: describePut(),
+        },
+        body: png,
+      });
+      expect(noTenant.status).toBe(400);
+      expect((await errorOf(noTenant)).param).toBe('tenant');
+      const json = await post(tenant, png, { contentType: 'application/json' });
+      expect(json.status).toBe(415);
+      expect((await errorOf(json)).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+      expect(await runFiles.list({ tenant, sessionId: 's-put' })).toEqual([]);
+    });
+
+    describe('with a 1 MiB RAG_MAX_RUN_FILE_BYTES', () => {
+      let server: RunningServer;
+      let small: DatabaseRunFileStore;
+
+      beforeAll(async () => {
+        small = createRunFileStore({ pool: database.database.pool, maxFileBytes: MIB });
+        const app = express();
+        app.use('/internal', contentRouter({ runFiles: small, maxRunFileBytes: MIB }));
+        app.use(errorMiddleware());
+        server = await startServer({ app, port: 0, signals: [] });
+      });
+
+      afterAll(async () => {
+        await server?.shutdown();
+      });
+
+      it('answers 413 naming the file while a chunked body streams past the limit', async () => {
+        const tenant = `t-${randomUUID()}`;
+        const { status, body, sent } = await new Promise<{
+          status: number | undefined;
+          body: string;
+          sent: number;
+        }>((resolve, reject) => {
+          const request = http.request(`${server.url}/internal/files?tenant=${tenant}`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/octet-stream',
+              'transfer-encoding': 'chunked',
+              [RUN_FILE_PUT_HEADER]: describePut({ name: 'big.txt', mediaType: 'text/plain' }),
+            },
+          });
+          let sent = 0;
+          request.on('error', reject);
+          request.on('response', (response) => {
+            const chunks: Buffer[] = [];
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () => {
+              resolve({
+                status: response.statusCode,
+                body: Buffer.concat(chunks).toString('utf8'),
+                sent,
+              });
+              request.destroy();
+            });
+          });
+          // Limit + 1 MiB, and the body never ends: only a server that stops at the limit answers.
+          const chunk = Buffer.alloc(64 * 1024, 'x');
+          for (let index = 0; index < (2 * MIB) / chunk.length; index += 1) {
+            request.write(chunk);
+            sent += chunk.length;
+          }
+        });
+        expect(sent).toBe(2 * MIB);
+        expect(status).toBe(413);
+        const error = errorBodySchema.parse(JSON.parse(body)).error;
+        expect(error.code).toBe('PAYLOAD_TOO_LARGE');
+        expect(error.message).toMatch(/big\.txt is larger than 1 MiB.*RAG_MAX_RUN_FILE_BYTES/);
+        expect(await small.list({ tenant, sessionId: 's-put' })).toEqual([]);
+      });
+
+      it('answers 413 at once for a Content-Length over the limit, and keeps a file at it', async () => {
+        const tenant = `t-${randomUUID()}`;
+        const request = (bytes: Uint8Array) =>
+          fetch(`${server.url}/internal/files?tenant=${tenant}`, {
+            method: 'POST',
+            headers: {
+              'content-type': 'application/octet-stream',
+              [RUN_FILE_PUT_HEADER]: describePut({ name: 'big.txt', mediaType: 'text/plain' }),
+            },
+            body: bytes,
+          });
+        const over = await request(Buffer.alloc(2 * MIB, 'x'));
+        expect(over.status).toBe(413);
+        expect((await errorOf(over)).message).toMatch(/big\.txt is larger than 1 MiB/);
+        const at = await request(Buffer.alloc(MIB, 'x'));
+        expect(at.status).toBe(201);
+        expect(await small.list({ tenant, sessionId: 's-put' })).toHaveLength(1);
+      });
+    });
+
+    it('answers 503 with Retry-After while the database cannot be reached', async () => {
+      const pool = new Pool({
+        connectionString: 'postgres://postgres@127.0.0.1:9/none',
+        connectionTimeoutMillis: 2_000,
+      });
+      const app = express();
+      app.use('/internal', contentRouter({ runFiles: createRunFileStore({ pool }) }));
+      app.use(errorMiddleware());
+      const server: RunningServer = await startServer({ app, port: 0, signals: [] });
+      try {
+        const response = await fetch(`${server.url}/internal/files?tenant=acme`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/octet-stream',
+            [RUN_FILE_PUT_HEADER]: describePut(),
+          },
+          body: png,
+        });
+        expect(response.status).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('5');
+        expect((await errorOf(response)).code).toBe('SERVICE_UNAVAILABLE');
+      } finally {
+        await server.shutdown();
+        await pool.end();
+      }
+    });
+  });
+
   describe('GET /internal/documents/:id/content', () => {
     it('answers a document’s original bytes with its metadata, and 404 to another tenant', async () => {
       const tenant = `t-${randomUUID()}`;
@@ -198,7 +521,7 @@ describe('the RAG agent’s byte routes (/internal/…/content)', () => {
         ]),
       );
       expect(ingest.status.state).toBe('TASK_STATE_COMPLETED');
-      const { documents } = resultOf(ingest).data as { documents: { id: string }[] };
+      const { documents } = resultData(ingest) as { documents: { id: string }[] };
       const id = documents[0]?.id ?? '';
       const response = await read(`/internal/documents/${id}/content?tenant=${tenant}`);
       expect(response.status).toBe(200);

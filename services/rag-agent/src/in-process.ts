@@ -117,7 +117,11 @@ export async function startRagAgentInProcess({
         internalToken: token,
         logger,
         bodyLimit: a2aBodyLimit(Math.max(config.maxUploadBytes, config.maxRunFileBytes)),
-        internalRoutes: contentRouter({ runFiles, documents: components.documents }),
+        internalRoutes: contentRouter({
+          runFiles,
+          maxRunFileBytes: config.maxRunFileBytes,
+          documents: components.documents,
+        }),
         metrics: false,
       }),
     );

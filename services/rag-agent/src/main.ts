@@ -154,7 +154,11 @@ async function main(): Promise<void> {
     // Uploads and run files travel base64-encoded inside the JSON-RPC body.
     bodyLimit: a2aBodyLimit(Math.max(config.maxUploadBytes, config.maxRunFileBytes)),
     // Reads of bytes for the fleet's services, without A2A tasks (behind the internal token).
-    internalRoutes: contentRouter({ runFiles, documents }),
+    internalRoutes: contentRouter({
+      runFiles,
+      maxRunFileBytes: config.maxRunFileBytes,
+      documents,
+    }),
     readinessChecks: {
       database: databaseReadinessCheck(database.pool),
       embeddings: embeddings.readinessCheck,

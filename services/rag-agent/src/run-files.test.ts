@@ -16,6 +16,7 @@ import {
   PayloadTooLargeError,
   ServiceUnavailableError,
   UpstreamError,
+  UpstreamTimeoutError,
   ValidationError,
 } from '@fleet/errors';
 import { encodePng } from '@fleet/testing';
@@ -348,6 +349,189 @@ describe('run files on the rag-agent service', () => {
       },
       SLOW,
     );
+
+    it(
+      'keeps files over POST /internal/files without leaving a task in the agent’s task store',
+      async () => {
+        const tenant = `t-${randomUUID()}`;
+        const big = Buffer.alloc(16 * MIB, 'abcdefghij,0123456789\n');
+        const before = await taskKeys();
+        const kept = await reader().put({
+          tenant,
+          files: [
+            { name: '../chart.png', mediaType: 'application/octet-stream', bytes: png },
+            { name: 'big.csv', mediaType: 'text/csv', bytes: big },
+          ],
+          sessionId: 'session-route',
+          nodeId: 'chart',
+          agent: 'code-agent',
+          source: 'step',
+          expiresAt: later(1),
+        });
+        expect(await taskKeys()).toEqual(before);
+        const [chart, csv] = kept;
+        expect(chart).toMatchObject({
+          name: 'chart.png',
+          mediaType: 'image/png',
+          size: png.byteLength,
+          sha256: createHash('sha256').update(png).digest('hex'),
+          sessionId: 'session-route',
+          nodeId: 'chart',
+          agent: 'code-agent',
+          source: 'step',
+        });
+        expect(csv).toMatchObject({ name: 'big.csv', mediaType: 'text/csv', size: 16 * MIB });
+        const read = await reader().get({ tenant, id: csv?.id ?? '' });
+        expect(read.file).toEqual(csv);
+        expect(read.bytes.equals(big)).toBe(true);
+        expect((await reader().get({ tenant, id: chart?.id ?? '' })).bytes.equals(png)).toBe(true);
+        expect(await taskKeys()).toEqual(before);
+        // Listed (over A2A) as kept; the other tenant sees none of them.
+        expect(
+          (await reader().list({ tenant, sessionId: 'session-route' }))
+            .map((file) => file.id)
+            .sort(),
+        ).toEqual([chart?.id, csv?.id].sort());
+        await expect(
+          reader().get({ tenant: 'intruder', id: chart?.id ?? '' }),
+        ).rejects.toBeInstanceOf(NotFoundError);
+      },
+      SLOW,
+    );
+
+    it(
+      'keeps none of a put whose later file is refused, and names that file',
+      async () => {
+        const tenant = `t-${randomUUID()}`;
+        const before = await taskKeys();
+        const put = (second: { name: string; mediaType: string; bytes: Uint8Array }) =>
+          reader().put({
+            tenant,
+            files: [
+              { name: 'ok.csv', mediaType: 'text/csv', bytes: text('a\n1\n') },
+              { name: 'notes.txt', mediaType: 'text/plain', bytes: text('notes') },
+              second,
+              { name: 'never.txt', mediaType: 'text/plain', bytes: text('never sent') },
+            ],
+            sessionId: 'session-refused',
+            source: 'step',
+            expiresAt: later(1),
+          });
+        const fake = await put({
+          name: 'chart.png',
+          mediaType: 'image/png',
+          bytes: text('<html>'),
+        }).catch((caught: unknown) => caught);
+        expect(fake).toBeInstanceOf(ValidationError);
+        expect((fake as Error).message).toMatch(
+          /chart\.png says it is image\/png but its content is not/,
+        );
+        const big = await put({
+          name: 'big.txt',
+          mediaType: 'text/plain',
+          bytes: Buffer.alloc(16 * MIB + 1, 'x'),
+        }).catch((caught: unknown) => caught);
+        expect(big).toBeInstanceOf(PayloadTooLargeError);
+        expect((big as Error).message).toMatch(/big\.txt .*RAG_MAX_RUN_FILE_BYTES/);
+        const badExpiry = await reader()
+          .put({
+            tenant,
+            files: [{ name: 'late.txt', mediaType: 'text/plain', bytes: text('late') }],
+            sessionId: 'session-refused',
+            source: 'step',
+            expiresAt: 'next week',
+          })
+          .catch((caught: unknown) => caught);
+        expect(badExpiry).toBeInstanceOf(ValidationError);
+        expect((badExpiry as Error).message).toMatch(/^late\.txt: expiresAt \(next week\)/);
+        // The puts and the deletions that undid them left no task behind; nothing is kept.
+        expect(await taskKeys()).toEqual(before);
+        expect(await reader().list({ tenant, sessionId: 'session-refused' })).toEqual([]);
+      },
+      SLOW,
+    );
+
+    it('throws ServiceUnavailableError for an unreachable agent or its 503, UpstreamError for a malformed answer', async () => {
+      const file = { name: 'chart.png', mediaType: 'image/png', bytes: png };
+      const input = { tenant: 't', files: [file], source: 'step' as const, expiresAt: later(1) };
+      const unreachable = createRunFilesClient({
+        client: agent.client,
+        agentUrl: 'http://127.0.0.1:9',
+        contentUrl: 'http://127.0.0.1:9',
+        token: TEST_TOKEN,
+      });
+      const down = await unreachable.put(input).catch((caught: unknown) => caught);
+      expect(down).toBeInstanceOf(ServiceUnavailableError);
+      expect((down as Error).message).toMatch(/not reachable at http:\/\/127\.0\.0\.1:9/);
+
+      const refused = await reader({ token: 'not-the-token-0123456789' })
+        .put(input)
+        .catch((caught: unknown) => caught);
+      expect(refused).toBeInstanceOf(ServiceUnavailableError);
+      expect((refused as Error).message).toMatch(/FLEET_INTERNAL_TOKEN/);
+
+      const unavailable = await reader({
+        fetch: () =>
+          Promise.resolve(
+            new Response(
+              JSON.stringify({
+                error: {
+                  code: 'SERVICE_UNAVAILABLE',
+                  message:
+                    'The RAG database cannot be reached right now; try again in a few seconds.',
+                  details: { retryAfterSeconds: 5 },
+                },
+              }),
+              { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '5' } },
+            ),
+          ),
+      })
+        .put(input)
+        .catch((caught: unknown) => caught);
+      expect(unavailable).toBeInstanceOf(ServiceUnavailableError);
+      expect((unavailable as ServiceUnavailableError).retryAfterSeconds).toBe(5);
+
+      for (const answer of [
+        new Response('{"id":"nope"}', { status: 201 }),
+        new Response('not json', { status: 201 }),
+        new Response('Cannot POST', { status: 404 }),
+        // The fleet's NOT_FOUND for the route itself: an agent without it, not a missing file.
+        new Response(
+          JSON.stringify({
+            error: { code: 'NOT_FOUND', message: 'No route POST /internal/files.' },
+          }),
+          { status: 404, headers: { 'content-type': 'application/json' } },
+        ),
+      ]) {
+        const error = await reader({ fetch: () => Promise.resolve(answer) })
+          .put(input)
+          .catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(UpstreamError);
+        expect((error as UpstreamError).status).toBe(502);
+      }
+    });
+
+    it('throws UpstreamTimeoutError when the agent does not answer in time', async () => {
+      const slow = createRunFilesClient({
+        client: agent.client,
+        agentUrl: agent.url,
+        contentUrl: agent.url,
+        token: TEST_TOKEN,
+        timeoutMs: 50,
+        fetch: (_input, init) =>
+          new Promise<Response>((_resolve, reject) => {
+            init?.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+          }),
+      });
+      await expect(
+        slow.put({
+          tenant: 't',
+          files: [{ name: 'chart.png', mediaType: 'image/png', bytes: png }],
+          source: 'step',
+          expiresAt: later(1),
+        }),
+      ).rejects.toBeInstanceOf(UpstreamTimeoutError);
+    });
 
     it('throws NotFoundError for another tenant’s, an unknown, an expired and a malformed id', async () => {
       const tenant = `t-${randomUUID()}`;

@@ -13,6 +13,8 @@ export type { ParseSseStreamOptions, SseEvent } from './parse-sse-stream';
 export { createRunFilesClient, DEFAULT_MAX_READ_FILE_BYTES } from './run-files-client';
 export { readInternalContent } from './read-internal-content';
 export type { InternalContent, ReadInternalContentOptions } from './read-internal-content';
+export { sendInternalRequest } from './send-internal-request';
+export type { SendInternalRequestOptions } from './send-internal-request';
 export type { CreateRunFilesClientOptions } from './run-files-client';
 export { createTaskFailures, resultArtifactParts, typedFailure } from './task-failures';
 export type { TaskCommand, TaskFailures, TaskFailureWording } from './task-failures';

@@ -53,7 +53,8 @@ export interface InternalContent<TMetadata> {
   bytes: Buffer;
 }
 
-async function readLimited(
+/** A response body read to its end, or undefined (the rest cancelled) once it passes `limit`. */
+export async function readLimited(
   body: ReadableStream<Uint8Array> | null,
   limit: number,
 ): Promise<Buffer | undefined> {
@@ -71,6 +72,86 @@ async function readLimited(
     }
     chunks.push(value);
   }
+}
+
+/** Who a byte route's request went to and what it was for, for {@link connectionFailure}. */
+export interface ConnectionFailureContext {
+  /** The caller's signal: aborted, the failure is `AbortError`. */
+  signal: AbortSignal | undefined;
+  /** The request's own time-out signal: aborted, the failure is `UpstreamTimeoutError`. */
+  timeout: AbortSignal;
+  timeoutMs: number;
+  baseUrl: string;
+  /** "The file store (the RAG agent)". */
+  service: string;
+  /** What did not happen in time: "did not send file file-0123…". */
+  doing: string;
+  /** What the connection failed during: "reading file file-0123…". */
+  failing: string;
+}
+
+/**
+ * The fleet's error for a request to one of an agent's byte routes that failed without an answer
+ * (or whose body failed midway): the caller's abort is `AbortError`; the request's time-out
+ * `UpstreamTimeoutError`; an agent that cannot be reached the retryable
+ * `ServiceUnavailableError`; a connection that broke `UpstreamError` (502).
+ */
+export function connectionFailure(
+  error: unknown,
+  { signal, timeout, timeoutMs, baseUrl, service, doing, failing }: ConnectionFailureContext,
+): FleetError {
+  if (signal?.aborted === true) return new AbortError(undefined, { cause: error });
+  if (timeout.aborted) {
+    return new UpstreamTimeoutError(`${service} at ${baseUrl} ${doing} within ${timeoutMs} ms.`, {
+      cause: error,
+    });
+  }
+  const code = networkErrorCode(error);
+  if (code === undefined || isConnectFailure(error)) {
+    return new ServiceUnavailableError(
+      `${service} is not reachable at ${baseUrl}: start it, or point the fleet at it.`,
+      { cause: error, retryable: true },
+    );
+  }
+  return new UpstreamError(
+    `The connection to ${service} at ${baseUrl} failed while ${failing} (${code}).`,
+    { status: 502, cause: error },
+  );
+}
+
+/**
+ * The fleet's error for an answer of one of an agent's byte routes that is not a success (its
+ * body is read, at most 64 KiB): a refused internal token is `ServiceUnavailableError`; the
+ * fleet's JSON error body comes back as the same typed error (with `Retry-After` and the request
+ * id); anything else, and a 404 that is not the fleet's `NOT_FOUND` (an agent without the
+ * route), is `UpstreamError` (502).
+ */
+export async function routeFailure(
+  response: Response,
+  { baseUrl, service, what }: { baseUrl: string; service: string; what: string },
+): Promise<FleetError> {
+  if (response.status === 401) {
+    await response.body?.cancel().catch(() => undefined);
+    return new ServiceUnavailableError(
+      `${service} refused the internal token: the services need the same FLEET_INTERNAL_TOKEN.`,
+    );
+  }
+  const raw = await readLimited(response.body, MAX_ERROR_BODY_BYTES);
+  const text = raw?.toString('utf8') ?? '';
+  const parsed = safeParseJson({ text, schema: errorBodySchema, subject: 'The error body' });
+  const headers: Record<string, string> = {};
+  const retryAfter = response.headers.get('retry-after');
+  if (retryAfter !== null) headers['retry-after'] = retryAfter;
+  const requestId = response.headers.get('x-request-id');
+  if (requestId !== null) headers['x-request-id'] = requestId;
+  // Only the fleet's own error body is believed; a 404 without one is a route the agent lacks.
+  if (!parsed.success || (response.status === 404 && parsed.value.error.code !== 'NOT_FOUND')) {
+    return new UpstreamError(
+      `${service} at ${baseUrl} answered HTTP ${response.status} without the fleet's error body for ${what}${response.status === 404 ? ' (is it a version without byte routes?)' : ''}.`,
+      { status: 502 },
+    );
+  }
+  return fromErrorBody(response.status, parsed.value, headers);
 }
 
 /**
@@ -106,26 +187,16 @@ export async function readInternalContent<TSchema extends z.ZodType>({
   const timeout = AbortSignal.timeout(timeoutMs);
   const combined = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
 
-  function failureOf(error: unknown): FleetError {
-    if (signal?.aborted === true) return new AbortError(undefined, { cause: error });
-    if (timeout.aborted) {
-      return new UpstreamTimeoutError(
-        `${service} at ${baseUrl} did not send ${what} within ${timeoutMs} ms.`,
-        { cause: error },
-      );
-    }
-    const code = networkErrorCode(error);
-    if (code === undefined || isConnectFailure(error)) {
-      return new ServiceUnavailableError(
-        `${service} is not reachable at ${baseUrl}: start it, or point the fleet at it.`,
-        { cause: error, retryable: true },
-      );
-    }
-    return new UpstreamError(
-      `The connection to ${service} at ${baseUrl} failed while reading ${what} (${code}).`,
-      { status: 502, cause: error },
-    );
-  }
+  const failureOf = (error: unknown): FleetError =>
+    connectionFailure(error, {
+      signal,
+      timeout,
+      timeoutMs,
+      baseUrl,
+      service,
+      doing: `did not send ${what}`,
+      failing: `reading ${what}`,
+    });
 
   let response: Response;
   try {
@@ -139,30 +210,7 @@ export async function readInternalContent<TSchema extends z.ZodType>({
   }
 
   try {
-    if (response.status === 401) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new ServiceUnavailableError(
-        `${service} refused the internal token: the services need the same FLEET_INTERNAL_TOKEN.`,
-      );
-    }
-    if (!response.ok) {
-      const raw = await readLimited(response.body, MAX_ERROR_BODY_BYTES);
-      const text = raw?.toString('utf8') ?? '';
-      const parsed = safeParseJson({ text, schema: errorBodySchema, subject: 'The error body' });
-      const headers: Record<string, string> = {};
-      const retryAfter = response.headers.get('retry-after');
-      if (retryAfter !== null) headers['retry-after'] = retryAfter;
-      const requestId = response.headers.get('x-request-id');
-      if (requestId !== null) headers['x-request-id'] = requestId;
-      // Only the fleet's own error body is believed; a 404 without one is a route the agent lacks.
-      if (!parsed.success || (response.status === 404 && parsed.value.error.code !== 'NOT_FOUND')) {
-        throw new UpstreamError(
-          `${service} at ${baseUrl} answered HTTP ${response.status} without the fleet's error body for ${what}${response.status === 404 ? ' (is it a version without byte routes?)' : ''}.`,
-          { status: 502 },
-        );
-      }
-      throw fromErrorBody(response.status, parsed.value, headers);
-    }
+    if (!response.ok) throw await routeFailure(response, { baseUrl, service, what });
     const metadata = decodeContentMetadata(response.headers.get(header), schema);
     if (metadata === undefined) {
       await response.body?.cancel().catch(() => undefined);

@@ -1,16 +1,27 @@
 import { z } from 'zod';
-import { NotFoundError, UpstreamError, ValidationError } from '@fleet/errors';
-import { RUN_FILE_METADATA_HEADER, runFileContentRoute } from '../fleet/content-route';
+import { FleetError, NotFoundError, UpstreamError, ValidationError } from '@fleet/errors';
 import {
+  encodeContentMetadata,
+  RUN_FILE_METADATA_HEADER,
+  RUN_FILE_PUT_HEADER,
+  runFileContentRoute,
+  runFileRoute,
+  runFilesRoute,
+  type RunFilePutMetadata,
+} from '../fleet/content-route';
+import {
+  cleanRunFileName,
   RUN_FILE_ID_PATTERN,
   runFileSchema,
   type FilesCommand,
   type RunFile,
   type RunFileStore,
+  type RunFileUpload,
 } from '../fleet/files';
 import type { Part, Task } from '../schemas/core';
 import type { A2AClient } from './a2a-client';
 import { readInternalContent } from './read-internal-content';
+import { sendInternalRequest } from './send-internal-request';
 import { createTaskFailures, resultArtifactParts, typedFailure } from './task-failures';
 
 /** The agent's answer to `put` and `list`. */
@@ -26,6 +37,123 @@ const deletedSchema = z.object({ deleted: z.boolean() });
  */
 export const DEFAULT_MAX_READ_FILE_BYTES = 256 * 1024 * 1024;
 
+/** Most files one `put` keeps: the store's own limit, checked before anything is sent. */
+const MAX_FILES_PER_PUT = 64;
+
+/** Who answers the byte routes, for errors. */
+const FILE_STORE = 'The file store (the RAG agent)';
+
+/** Where and how a client reaches the file store's byte routes. */
+interface FileRoutes {
+  url: string;
+  token: string;
+  timeoutMs: number;
+  fetch: typeof fetch | undefined;
+}
+
+/**
+ * A put's failure as the caller sees it: a `ValidationError` from the store that does not name
+ * the file is made to name it; a `NotFoundError` (an agent whose version has no write route) is
+ * the agent's fault (502), not a missing file.
+ */
+function namingFile(error: unknown, name: string, agentUrl: string): unknown {
+  if (!FleetError.isInstance(error)) return error;
+  if (error.code === 'NOT_FOUND') {
+    return new UpstreamError(
+      `${FILE_STORE} at ${agentUrl} has no POST /internal/files (is it an older version?).`,
+      { status: 502, cause: error },
+    );
+  }
+  if (error.code !== 'VALIDATION_FAILED') return error;
+  if (error.message.includes(name)) return error;
+  return new ValidationError(`${name}: ${error.message}`, {
+    cause: error,
+    ...(error.param === undefined ? {} : { param: error.param }),
+    details: { ...error.details, filename: name },
+  });
+}
+
+/**
+ * Deletes files this client just kept, over `DELETE /internal/files/:id`, to keep a put all or
+ * none; a file that cannot be deleted is left to expire (the put's failure is what is reported).
+ */
+async function removeKept(routes: FileRoutes, tenant: string, kept: readonly RunFile[]) {
+  await Promise.all(
+    kept.map((file) =>
+      sendInternalRequest({
+        baseUrl: routes.url,
+        path: runFileRoute(file.id, tenant),
+        method: 'DELETE',
+        token: routes.token,
+        schema: deletedSchema,
+        timeoutMs: routes.timeoutMs,
+        fetch: routes.fetch,
+        service: FILE_STORE,
+        what: `the removal of ${file.id}`,
+      }).catch(() => undefined),
+    ),
+  );
+}
+
+/**
+ * Keeps files one by one over the file store's byte route (`POST /internal/files`: the raw bytes
+ * as the body, what they are in `X-Fleet-File-Put`), which leaves no A2A task (and no base64 copy
+ * of the files) in the store agent's task store; all or none: when one fails, the ones already
+ * kept are deleted before its error is thrown.
+ */
+async function putOverRoute(
+  routes: FileRoutes,
+  {
+    tenant,
+    files,
+    signal,
+    ...labels
+  }: Omit<RunFilePutMetadata, 'name' | 'mediaType'> & {
+    tenant: string;
+    files: readonly RunFileUpload[];
+    signal?: AbortSignal | undefined;
+  },
+): Promise<RunFile[]> {
+  const kept: RunFile[] = [];
+  try {
+    for (const [index, upload] of files.entries()) {
+      const name = cleanRunFileName(upload.name, `file-${index + 1}`);
+      const metadata: RunFilePutMetadata = {
+        name: upload.name,
+        mediaType: upload.mediaType,
+        ...labels,
+      };
+      try {
+        kept.push(
+          await sendInternalRequest({
+            baseUrl: routes.url,
+            path: runFilesRoute(tenant),
+            method: 'POST',
+            token: routes.token,
+            headers: {
+              'content-type': 'application/octet-stream',
+              [RUN_FILE_PUT_HEADER]: encodeContentMetadata(metadata),
+            },
+            body: upload.bytes,
+            schema: runFileSchema,
+            timeoutMs: routes.timeoutMs,
+            signal,
+            fetch: routes.fetch,
+            service: FILE_STORE,
+            what: name,
+          }),
+        );
+      } catch (error) {
+        throw namingFile(error, name, routes.url);
+      }
+    }
+  } catch (error) {
+    await removeKept(routes, tenant, kept);
+    throw error;
+  }
+  return kept;
+}
+
 /** Options for {@link createRunFilesClient}. */
 export interface CreateRunFilesClientOptions {
   /** An A2A client for the file store agent's JSON-RPC endpoint (the RAG agent), with the token. */
@@ -37,7 +165,8 @@ export interface CreateRunFilesClientOptions {
   /**
    * The agent's base URL for its byte route (`GET /internal/files/:id/content`, with `token`):
    * `get` reads the bytes there in one plain HTTP request, which leaves no A2A task (and no base64
-   * copy of the file) in the agent's task store. Absent: `get` sends the A2A `get` command.
+   * copy of the file) in the agent's task store; `put` sends each file to `POST /internal/files`
+   * the same way. Absent: `get` and `put` send the A2A commands.
    */
   contentUrl?: string | undefined;
   /** The internal token the byte route needs (`FLEET_INTERNAL_TOKEN`); required with `contentUrl`. */
@@ -53,7 +182,9 @@ export interface CreateRunFilesClientOptions {
  * agent: `filesCommandSchema`; find it with `filesAgentOf`): one blocking `SendMessage` per call,
  * the tenant in the command, the bytes as `raw` file parts. With `contentUrl`, `get` reads the bytes
  * from the agent's byte route instead (`GET /internal/files/:id/content`: one plain HTTP request,
- * no task kept for a week in the agent's task store). The agent's typed failures come back
+ * no task kept for a week in the agent's task store), and `put` sends each file's raw bytes to
+ * `POST /internal/files` (all or none: the files already kept are deleted, over
+ * `DELETE /internal/files/:id`, when a later one fails). The agent's typed failures come back
  * as the same errors (`NotFoundError` for an unknown, foreign or expired id, `ValidationError`
  * naming a refused file, `PayloadTooLargeError`, the retryable `ServiceUnavailableError` of a
  * database that is down); an agent that cannot be reached, or that refuses the internal token, is
@@ -118,6 +249,27 @@ export function createRunFilesClient({
     async put({ tenant, files, sessionId, nodeId, agent, source, expiresAt, signal }) {
       if (files.length === 0) {
         throw new ValidationError('A put needs at least one file.', { param: 'files' });
+      }
+      if (content !== undefined) {
+        if (files.length > MAX_FILES_PER_PUT) {
+          throw new ValidationError(
+            `A put keeps at most ${MAX_FILES_PER_PUT} files; this one has ${files.length}.`,
+            { param: 'files', details: { files: files.length, limit: MAX_FILES_PER_PUT } },
+          );
+        }
+        return putOverRoute(
+          { url: content.url, token: content.token, timeoutMs, fetch: fetchImpl },
+          {
+            tenant,
+            files,
+            ...(sessionId === undefined ? {} : { sessionId }),
+            ...(nodeId === undefined ? {} : { nodeId }),
+            ...(agent === undefined ? {} : { agent }),
+            source,
+            expiresAt,
+            signal,
+          },
+        );
       }
       const task = await send(
         {

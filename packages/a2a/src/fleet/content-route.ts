@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { documentInfoSchema } from './conventions';
+import { runFileSourceSchema } from './files';
 
 /**
  * The byte routes of the agent that keeps the fleet's files (the RAG agent): plain HTTP beside
@@ -60,20 +61,84 @@ export function decodeContentMetadata<TSchema extends z.ZodType>(
   header: string | null | undefined,
   schema: TSchema,
 ): z.output<TSchema> | undefined {
-  if (
-    header === null ||
-    header === undefined ||
-    header.length > MAX_CONTENT_METADATA_HEADER_LENGTH ||
-    !/^[A-Za-z0-9_-]+$/.test(header)
-  ) {
-    return undefined;
+  const read = readContentMetadata(header, schema);
+  return read.ok ? read.value : undefined;
+}
+
+/**
+ * The header of a `POST /internal/files` that says what its body is: a
+ * {@link RunFilePutMetadata}, base64url of the JSON (the body is the file's raw bytes).
+ */
+export const RUN_FILE_PUT_HEADER = 'x-fleet-file-put';
+
+/**
+ * What a `POST /internal/files` keeps its body as: what the `files` `put` command says about its
+ * files, for one file. The store cleans the name and checks the type against the bytes again.
+ * Fields it does not know are ignored (a newer client may send more).
+ */
+export const runFilePutMetadataSchema = z.object({
+  /** The file's name as its maker gave it (the store cleans it). */
+  name: z.string().min(1).max(1024),
+  /** The media type its maker claims (the store checks it against the bytes). */
+  mediaType: z.string().min(1).max(256),
+  sessionId: z.string().min(1).max(256).optional(),
+  nodeId: z.string().min(1).max(256).optional(),
+  agent: z.string().min(1).max(256).optional(),
+  source: runFileSourceSchema,
+  /** ISO-8601 expiry. */
+  expiresAt: z.string().min(1).max(64),
+});
+export type RunFilePutMetadata = z.infer<typeof runFilePutMetadataSchema>;
+
+/**
+ * The path that keeps one run file's bytes on the agent that keeps them (`POST`), for one tenant.
+ *
+ * @example
+ * runFilesRoute('acme'); // '/internal/files?tenant=acme'
+ */
+export function runFilesRoute(tenant: string): string {
+  return `/internal/files?tenant=${encodeURIComponent(tenant)}`;
+}
+
+/**
+ * The path of one run file on the agent that keeps them (`DELETE`), for one tenant.
+ *
+ * @example
+ * runFileRoute('file-0123…', 'acme'); // '/internal/files/file-0123…?tenant=acme'
+ */
+export function runFileRoute(id: string, tenant: string): string {
+  return `/internal/files/${encodeURIComponent(id)}?tenant=${encodeURIComponent(tenant)}`;
+}
+
+/** Why a metadata header could not be read ({@link readContentMetadata}). */
+export type ContentMetadataResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; problem: 'missing' | 'too-long' | 'not-base64url' | 'not-json' }
+  | { ok: false; problem: 'invalid'; error: z.ZodError };
+
+/**
+ * A metadata header read and checked against `schema`, saying what is wrong when it cannot be:
+ * absent, longer than {@link MAX_CONTENT_METADATA_HEADER_LENGTH}, not base64url, not JSON, or not
+ * what the schema says (with zod's error). {@link decodeContentMetadata} is the same without the
+ * reason.
+ */
+export function readContentMetadata<TSchema extends z.ZodType>(
+  header: string | null | undefined,
+  schema: TSchema,
+): ContentMetadataResult<z.output<TSchema>> {
+  if (header === null || header === undefined || header === '') {
+    return { ok: false, problem: 'missing' };
   }
+  if (header.length > MAX_CONTENT_METADATA_HEADER_LENGTH) return { ok: false, problem: 'too-long' };
+  if (!/^[A-Za-z0-9_-]+$/.test(header)) return { ok: false, problem: 'not-base64url' };
   let value: unknown;
   try {
     value = JSON.parse(Buffer.from(header, 'base64url').toString('utf8'));
   } catch {
-    return undefined;
+    return { ok: false, problem: 'not-json' };
   }
   const parsed = schema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
+  return parsed.success
+    ? { ok: true, value: parsed.data }
+    : { ok: false, problem: 'invalid', error: parsed.error };
 }

@@ -136,10 +136,19 @@ export {
   documentContentRoute,
   encodeContentMetadata,
   MAX_CONTENT_METADATA_HEADER_LENGTH,
+  readContentMetadata,
   RUN_FILE_METADATA_HEADER,
+  RUN_FILE_PUT_HEADER,
   runFileContentRoute,
+  runFilePutMetadataSchema,
+  runFileRoute,
+  runFilesRoute,
 } from './content-route';
-export type { DocumentContentMetadata } from './content-route';
+export type {
+  ContentMetadataResult,
+  DocumentContentMetadata,
+  RunFilePutMetadata,
+} from './content-route';
 export {
   filesAgentOf,
   keepsRunFiles,

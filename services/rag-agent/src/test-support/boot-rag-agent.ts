@@ -96,7 +96,7 @@ export function bootRagAgent({
       ...(embeddings === undefined ? {} : { embeddings: embeddings.readinessCheck }),
     },
     clientTimeoutMs: 60_000,
-    internalRoutes: contentRouter({ runFiles, documents }),
+    internalRoutes: contentRouter({ runFiles, maxRunFileBytes, documents }),
     createHandler: ({ store: taskStore, url }) =>
       createRagHandler({
         documents,
