@@ -261,7 +261,9 @@ describe('composeAnswer', () => {
     upstream.enqueue({ content: 'It is Saturday.' });
     await composeAnswer({
       request: 'What day is it?',
-      steps: [{ id: 'a', agent: 'web-agent', task: 'Look it up', state: 'completed', summary: 'x' }],
+      steps: [
+        { id: 'a', agent: 'web-agent', task: 'Look it up', state: 'completed', summary: 'x' },
+      ],
       llm: { client, model: 'scripted-model' },
       clock: () => new Date('2026-11-28T01:40:00Z'),
     });

@@ -243,7 +243,10 @@ async function choosePlan(
       // Nothing to plan with what is left: a request only an excluded agent could do is answered
       // with which one, instead of running.
       if (plan.nodes.length === 0 && agentOptions.agentsBeforeSteering !== undefined) {
-        const needed = await excludedAgentsNeeded(options, agentOptions.agentsBeforeSteering);
+        // A probe that fails leaves the empty plan to be answered as it is.
+        const needed = await excludedAgentsNeeded(options, agentOptions.agentsBeforeSteering).catch(
+          (): string[] => [],
+        );
         if (needed.length > 0) return { ended: await endExcluded(options, { plan, needed }) };
       }
     } catch (error) {

@@ -20,7 +20,7 @@ import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
 import { runInBackground, SESSION_CANCELED } from './run-in-background';
 import { storedResult } from './run-result';
 import { agentsUnderToolPolicy, guardToolPolicy } from './run-tool-policy';
-import { agentsUnderSteering } from './run-steering';
+import { agentsUnderSteering, withSteering } from './run-steering';
 
 /** The orchestrator agent: its A2A `execute`, and the hand-over of its runs at shutdown. */
 export interface OrchestratorAgent {
@@ -35,12 +35,14 @@ export interface OrchestratorAgent {
 
 /**
  * The orchestrator as an A2A agent (docs/architecture.md §4–6). The message's text part is the
- * request and its data part `{ fleet: { tenant, history?, plan?, planApproval?, resumeSessionId?, toolPolicy? } }`.
+ * request and its data part `{ fleet: { tenant, history?, plan?, planApproval?, resumeSessionId?, toolPolicy?, steering? } }`.
  *
  * `toolPolicy` (else the one stored in the session) says which MCP tools the tenant may use: the
  * planner never sees the others, a step naming one fails unsent, and every node input carries it
  * so the tools agent refuses them too. It is stored in the session; a resume that carries one
- * replaces it.
+ * replaces it. `steering` (else the session's) is kept the same way: the planner never sees what
+ * it excludes, and is told what it prefers and requires (docs/architecture.md §5, "Agent
+ * steering").
  *
  * A new run creates its session, takes the session's runner lease (renewed while it runs), streams
  * progress as WORKING status updates (a readable line plus `{ progress: ProgressEvent }`), plans
@@ -204,6 +206,9 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
             agentsUnderToolPolicy(await options.availableAgents(), toolPolicy),
             steering,
           ),
+        // Every planner call of the run (re-plans after a denied or uncertain plan too) hears
+        // what the steering prefers and requires.
+        askPlanner: withSteering(options.askPlanner, steering),
         agentsBeforeSteering: excludes
           ? async () => agentsUnderToolPolicy(await options.availableAgents(), toolPolicy)
           : undefined,

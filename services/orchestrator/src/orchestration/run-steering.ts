@@ -8,6 +8,7 @@ import {
   type PlanRequest,
 } from '@fleet/a2a';
 import type { AvailableAgent } from '../discovery';
+import type { AskPlanner } from '../planning';
 
 /**
  * The agents a run with `steering` may plan with: without what its `exclude` names (an excluded
@@ -81,4 +82,18 @@ export function excludedNeeded(
       plan.nodes.some((node) => stepMatchesTarget(node, target)),
     ),
   );
+}
+
+/**
+ * `askPlanner` whose every request carries the steering's `prefer` and `require` (unless it has
+ * its own). Without either, `askPlanner` itself.
+ */
+export function withSteering(
+  askPlanner: AskPlanner,
+  steering: AgentSteering | undefined,
+): AskPlanner {
+  const told = plannerSteering(steering);
+  if (told === undefined) return askPlanner;
+  return (request, options) =>
+    askPlanner({ ...request, steering: request.steering ?? told }, options);
 }

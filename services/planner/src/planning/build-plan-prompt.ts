@@ -108,7 +108,7 @@ export function attachedFilesSection(files: PlanRequest['files']): string {
  */
 export function steeringSection(
   steering: PlanRequest['steering'],
-  note?: string | undefined,
+  note?: string,
 ): string {
   const lines: string[] = [];
   const prefer = steering?.prefer ?? [];

@@ -396,9 +396,9 @@ describe('planHeuristically with steering', () => {
   const twins = [twin('alpha'), twin('beta')];
 
   it('ranks a preferred agent first when two agents match equally', () => {
-    expect(planHeuristically({ request: 'search the web for X', agents: twins }).nodes[0]?.agent).toBe(
-      'alpha',
-    );
+    expect(
+      planHeuristically({ request: 'search the web for X', agents: twins }).nodes[0]?.agent,
+    ).toBe('alpha');
     const preferred = planHeuristically({
       request: 'search the web for X',
       agents: twins,

@@ -178,7 +178,11 @@ describe('createWebAnswerer', () => {
   it('tells the model the current date and time, streamed or not', async () => {
     const clock = () => new Date('2026-11-28T01:40:00Z');
     const answerer = createWebAnswerer({ llm: { client, model: 'web-model' }, clock });
-    const input = { question: 'What is the latest Node.js?', query: 'Node.js', materials: MATERIALS };
+    const input = {
+      question: 'What is the latest Node.js?',
+      query: 'Node.js',
+      materials: MATERIALS,
+    };
     llm.enqueue({ content: 'Node.js 22 [1].' });
     await answerer.answer(input);
     llm.enqueue({ content: 'Node.js 22 [1].' });
