@@ -106,10 +106,7 @@ export function attachedFilesSection(files: PlanRequest['files']): string {
  * @example
  * steeringSection({ prefer: ['rag-agent'], require: ['code-agent'] });
  */
-export function steeringSection(
-  steering: PlanRequest['steering'],
-  note?: string,
-): string {
+export function steeringSection(steering: PlanRequest['steering'], note?: string): string {
   const lines: string[] = [];
   const prefer = steering?.prefer ?? [];
   const require = steering?.require ?? [];
