@@ -50,3 +50,4 @@ export { createUsageMeter, emptyUsage, recordFailedCall, recordUsage } from './u
 export type { MeteredUsage, UsageMeter } from './usage-meter';
 export { splitQuestion } from './split-question';
 export type { SplitQuestionOptions } from './split-question';
+export { currentDateLine, systemClock, type Clock } from './current-date-line';

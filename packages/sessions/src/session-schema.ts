@@ -13,6 +13,7 @@ import {
   stepFailureSchema,
   stepUsageSchema,
   toolPolicySchema,
+  agentSteeringSchema,
 } from '@fleet/a2a';
 import { z } from 'zod';
 
@@ -146,6 +147,12 @@ export const sessionSchema = z.object({
    * Absent: every tool.
    */
   toolPolicy: toolPolicySchema.optional(),
+  /**
+   * Agents or skills the run prefers, requires or leaves out (`fleet.steering` of the request that
+   * started it, or of the latest resume that carried one): a resume without one keeps it.
+   * Absent: no steering.
+   */
+  steering: agentSteeringSchema.optional(),
   /** The orchestrator's A2A task currently running the session. */
   taskId: z.string().optional(),
   plan: planSchema.optional(),

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { ApprovalStatus, HistoryMessage, ToolPolicy } from '@fleet/a2a';
+import type { AgentSteering, ApprovalStatus, HistoryMessage, ToolPolicy } from '@fleet/a2a';
 import {
   BadRequestError,
   ConflictError,
@@ -67,6 +67,8 @@ export interface NewSession {
   planApproval?: boolean | undefined;
   /** Which MCP tools the run may use (`fleet.toolPolicy`). @default every tool */
   toolPolicy?: ToolPolicy | undefined;
+  /** Agents or skills the run prefers, requires or leaves out (`fleet.steering`). @default none */
+  steering?: AgentSteering | undefined;
   /** The A2A task that runs the session, when it is known from the start. */
   taskId?: string | undefined;
 }
@@ -1002,6 +1004,7 @@ function newSession({
   history = [],
   planApproval = false,
   toolPolicy,
+  steering,
   taskId,
 }: NewSession): { session: Session; json: string; createdAtMs: number } {
   if (id === '') throw new BadRequestError('A session id must not be empty.');
@@ -1016,6 +1019,7 @@ function newSession({
     history,
     planApproval,
     ...(toolPolicy === undefined ? {} : { toolPolicy }),
+    ...(steering === undefined ? {} : { steering }),
     nodes: {},
     approvals: {},
     ...(taskId === undefined ? {} : { taskId }),

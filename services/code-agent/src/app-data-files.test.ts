@@ -89,7 +89,7 @@ describe('code-agent service: the files of a step at /data', () => {
     llm = await startScriptedOpenAI({
       respond: (recorded) => {
         const body = recorded.body as { messages?: { role: string; content: string }[] };
-        if (body.messages?.[0]?.content === CODE_INSTRUCTIONS) {
+        if (body.messages?.[0]?.content.endsWith(CODE_INSTRUCTIONS) === true) {
           return { content: codeReplies.shift() ?? fenced('print("default program")') };
         }
         return { content: 'not a code request' };

@@ -341,6 +341,7 @@ export function createApp({
     files,
     documents,
     attachmentLimits,
+    agents,
   };
   const handleHotPath = createHotPathHandler({
     keyRing,

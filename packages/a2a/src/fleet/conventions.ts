@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { runFileSchema } from './files';
 import { MAX_NODE_FILES, planSchema } from './plan';
 import { toolPolicySchema } from './tool-policy';
+import { agentSteeringSchema } from './steering';
 
 /**
  * The fleet's conventions inside standard A2A fields (docs/architecture.md §4). Each is the content of
@@ -204,6 +205,13 @@ export const planRequestSchema = z.object({
       .array(z.object({ name: z.string(), mediaType: z.string(), size: z.number().int().min(0) }))
       .max(MAX_NODE_FILES)
       .optional(),
+    /**
+     * Agents or skills the request wants preferred or required (`X-Fleet-Agents`); excluded ones
+     * are already left out of `agents`. Absent: no steering.
+     */
+    steering: agentSteeringSchema.pick({ prefer: true, require: true }).optional(),
+    /** Why the plan is asked for again: it did not use a required agent or skill. */
+    steeringNote: z.string().max(2000).optional(),
   }),
 });
 export type PlanRequest = z.infer<typeof planRequestSchema>['planRequest'];
@@ -247,6 +255,12 @@ export const orchestrateRequestSchema = z.object({
      * them. Absent: all the tools agents offer.
      */
     toolPolicy: toolPolicySchema.optional(),
+    /**
+     * Agents or skills to prefer, require or leave out (`X-Fleet-Agents` / `fleet_agents`): the
+     * planner never sees excluded ones. Kept in the session for resumes. Absent: no steering
+     * (a resume keeps the session's).
+     */
+    steering: agentSteeringSchema.optional(),
   }),
 });
 export type OrchestrateRequest = z.infer<typeof orchestrateRequestSchema>['fleet'];

@@ -155,3 +155,15 @@ export {
   RUN_FILES_SKILL,
   RUN_FILES_SKILL_TAG,
 } from './run-files-agent';
+export {
+  agentSteeringSchema,
+  isEmptySteering,
+  MAX_STEERING_NAME_LENGTH,
+  MAX_STEERING_NAMES,
+  resolveSteeringName,
+  STEERING_KINDS,
+  stepMatchesTarget,
+  unknownSteeringNames,
+  withoutExcluded,
+} from './steering';
+export type { AgentSteering, SteeringKind, SteeringTarget } from './steering';

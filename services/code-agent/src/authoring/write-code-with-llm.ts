@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { UpstreamError } from '@fleet/errors';
-import { completeChat } from '@fleet/llm';
+import { completeChat, currentDateLine, systemClock, type Clock } from '@fleet/llm';
 import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
 import { describeDataFiles } from '../data-files';
 import { SANDBOX_DATA_DIR } from '../sandbox';
@@ -74,6 +74,8 @@ export interface WriteCodeWithLlmOptions {
   request: CodeRequest;
   signal?: AbortSignal | undefined;
   tracer?: WithSpanOptions['tracer'];
+  /** The clock the prompt's date line reads. @default the system clock */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -91,9 +93,11 @@ export async function writeCodeWithLlm({
   request,
   signal,
   tracer,
+  clock = systemClock,
 }: WriteCodeWithLlmOptions): Promise<string> {
   const messages: ChatCompletionMessageParam[] = [
-    { role: 'system', content: CODE_INSTRUCTIONS },
+    // The date first: "today", "this month" or an age is computed from it, not from training data.
+    { role: 'system', content: `${currentDateLine(clock())}\n${CODE_INSTRUCTIONS}` },
     { role: 'user', content: renderCodePrompt(request) },
   ];
   return withSpan(

@@ -12,4 +12,5 @@ export const SINGLE_HEADERS = [
   'X-Session-ID',
   'X-Plan-Approval',
   'X-Low-Confidence',
+  'X-Fleet-Agents',
 ] as const;

@@ -3,6 +3,13 @@ import type { A2AClient } from '@fleet/a2a/client';
 import { readJsonBody, readSingleHeader } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
 import { requestSpan, withRequestContext } from '@fleet/telemetry';
+import {
+  FLEET_AGENTS_FIELD,
+  FLEET_AGENTS_HEADER,
+  joinSteering,
+  parseFleetAgentsField,
+  parseFleetAgentsHeader,
+} from '../steering';
 import { parseRoutingHeader, type RouteClassifier } from '../routing';
 import { parseLowConfidenceHeader, parsePlanApprovalHeader } from '../orchestration';
 import type { RedisGate } from '../redis';
@@ -12,6 +19,7 @@ import { combineObservers, NO_REQUEST_LIMITS, type RequestLimits } from '../tena
 import type { ToolPermissions } from '../tool-permissions';
 import type { RunFileStore } from '@fleet/a2a';
 import type { DocumentsClient } from '../documents/documents-client';
+import type { AgentsClient } from '../agents/agents-client';
 import type { AttachmentLimits } from '../files/attachments';
 import { chatAttachments } from './agent-request';
 import { chatCompletionRequestSchema } from './chat-completion-request';
@@ -29,6 +37,11 @@ export interface ChatCompletionsOptions {
    * gateway has no internal token to call it with.
    */
   reasoningAgent?: { client: A2AClient; url: string } | undefined;
+  /**
+   * The orchestrator's agent listing: the names of `X-Fleet-Agents` / `fleet_agents` are checked
+   * against it. Undefined: they are sent unchecked.
+   */
+  agents?: AgentsClient | undefined;
   /** Sessions, for `X-Session-ID` (resume). */
   sessions: SessionStore;
   /**
@@ -92,6 +105,7 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
     const headerMode = parseRoutingHeader(readSingleHeader(req, 'X-Routing-Mode'));
     const planApproval = parsePlanApprovalHeader(readSingleHeader(req, 'X-Plan-Approval'));
     const lowConfidence = parseLowConfidenceHeader(readSingleHeader(req, 'X-Low-Confidence'));
+    const headerSteering = parseFleetAgentsHeader(readSingleHeader(req, FLEET_AGENTS_HEADER));
     const resumeId = readSingleHeader(req, 'X-Session-ID');
     const { raw, value: request } = await readJsonBody(req, {
       limit: bodyLimit,
@@ -116,8 +130,14 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
       );
       return;
     }
+    // Agent steering applies to orchestrated runs (a resume keeps its session's).
+    const steering = joinSteering(
+      headerSteering,
+      parseFleetAgentsField(request[FLEET_AGENTS_FIELD]),
+    );
     await routeRequest(options, {
       headerMode,
+      steering,
       planApproval,
       lowConfidence,
       routable: request,

@@ -23,7 +23,8 @@ import {
   resolveAttachments,
   type AttachmentRef,
 } from '../files/attachments';
-import type { Part } from '@fleet/a2a';
+import type { AgentSteering, Part } from '@fleet/a2a';
+import { assertKnownSteering, FLEET_AGENTS_FIELD } from '../steering';
 import { assertAgentRequest } from './agent-request';
 import type { ChatCompletionsOptions } from './chat-completions-route';
 import type { ChatCompletionRequest } from './chat-completion-request';
@@ -44,6 +45,11 @@ export interface RoutedRequest {
   planApproval: PlanApproval | undefined;
   /** `X-Low-Confidence`, parsed (undefined: the orchestrator's default). */
   lowConfidence?: LowConfidence | undefined;
+  /**
+   * `X-Fleet-Agents` and the body field `fleet_agents`, parsed and joined: checked against the
+   * orchestrator's agents and sent with an orchestrated run. Undefined: no steering.
+   */
+  steering?: AgentSteering | undefined;
   /** What routing reads: the model, and `tools` or a structured output format. */
   routable: RoutableRequest;
   /** The conversation the `auto` classifier reads (called only for `auto`). */
@@ -176,6 +182,7 @@ async function routeToOrchestrator(
   {
     planApproval,
     lowConfidence,
+    steering,
     api,
     gatewaySteps,
     limits,
@@ -184,6 +191,7 @@ async function routeToOrchestrator(
   }: AgentCall & {
     planApproval: PlanApproval | undefined;
     lowConfidence: LowConfidence | undefined;
+    steering: AgentSteering | undefined;
     gatewaySteps: StepUsage[];
   },
 ): Promise<void> {
@@ -196,6 +204,10 @@ async function routeToOrchestrator(
     );
   }
   redisGate?.assertConnected();
+  // An agent or skill the orchestrator does not know is the client's mistake: a 400 naming it.
+  if (steering !== undefined && options.agents !== undefined) {
+    assertKnownSteering(steering, await options.agents.list());
+  }
   const attachments = await readAttachments(options, { attachmentRefs, tenant: call.tenant });
   // Checked once, as the run starts: a run that started is never cut by a limit.
   await limits.holdRunSlot();
@@ -207,6 +219,7 @@ async function routeToOrchestrator(
     planApproval,
     lowConfidence,
     toolPolicy,
+    steering,
     gatewaySteps,
     follow: (sessionId) =>
       followSession({ store: sessions, client: orchestratorClient, sessionId, toolPolicy }),
@@ -254,6 +267,17 @@ async function routeToReasoning(
 }
 
 /**
+ * The body passthrough forwards without the fleet's own `fleet_agents` field (the upstream would
+ * refuse an unknown parameter); a body without it is forwarded as it is.
+ */
+function withoutSteeringField(body: Buffer, parsed: RoutedRequest['body']): Buffer {
+  if (!(FLEET_AGENTS_FIELD in parsed.value)) return body;
+  const value = body === parsed.raw ? parsed.value : (JSON.parse(body.toString('utf8')) as object);
+  const { [FLEET_AGENTS_FIELD]: _steering, ...rest } = value as Record<string, unknown>;
+  return Buffer.from(JSON.stringify(rest));
+}
+
+/**
  * Decides a request's route (docs/architecture.md §3: the header, a fleet model id, `auto`'s
  * classifier; `tools` or a structured output format always pass through), names it in the
  * response headers and answers: passthrough forwards the body, orchestration and reasoning get the
@@ -279,7 +303,10 @@ export async function routeRequest(
     if (options.upstreamClient === undefined) {
       throw new ServiceUnavailableError(options.offlineReason);
     }
-    await routed.passthrough(options.upstreamClient, { body, responseHeaders });
+    await routed.passthrough(options.upstreamClient, {
+      body: withoutSteeringField(body, routed.body),
+      responseHeaders,
+    });
     return;
   }
   const agentRequest = routed.agentRequest(decision.mode);
@@ -298,6 +325,7 @@ export async function routeRequest(
         ...call,
         planApproval: routed.planApproval,
         lowConfidence: routed.lowConfidence,
+        steering: routed.steering,
         gatewaySteps,
       }),
     );

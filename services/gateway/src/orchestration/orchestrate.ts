@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import {
   dataPart,
+  type AgentSteering,
   textPart,
   type HistoryMessage,
   type Message,
@@ -44,6 +45,8 @@ export interface OrchestrateOptions {
   lowConfidence?: LowConfidence | undefined;
   /** The tenant's tool policy (GATEWAY_TOOL_PERMISSIONS): `fleet.toolPolicy`. Undefined: every tool. */
   toolPolicy?: ToolPolicy | undefined;
+  /** `X-Fleet-Agents` / `fleet_agents`, checked: `fleet.steering`. Undefined: no steering. */
+  steering?: AgentSteering | undefined;
   res: ServerResponse;
   /** Headers every answer carries (the route taken). */
   responseHeaders: Record<string, string>;
@@ -114,6 +117,7 @@ export async function orchestrate({
   planApproval = 'none',
   lowConfidence,
   toolPolicy,
+  steering,
   res,
   responseHeaders,
   span,
@@ -131,6 +135,7 @@ export async function orchestrate({
     planApproval,
     ...(lowConfidence === undefined ? {} : { lowConfidence }),
     ...(toolPolicy === undefined ? {} : { toolPolicy }),
+    ...(steering === undefined ? {} : { steering }),
   };
   // Whose long-term memory the run reads and extends (docs/memory.md): the OpenAI `user` field,
   // else X-Fleet-User, else the tenant's default user. The tenant is always the API key's.

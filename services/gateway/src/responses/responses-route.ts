@@ -10,6 +10,13 @@ import {
   type ChatCompletionsOptions,
 } from '../chat';
 import { parseLowConfidenceHeader, parsePlanApprovalHeader } from '../orchestration';
+import {
+  FLEET_AGENTS_FIELD,
+  FLEET_AGENTS_HEADER,
+  joinSteering,
+  parseFleetAgentsField,
+  parseFleetAgentsHeader,
+} from '../steering';
 import { parseRoutingHeader } from '../routing';
 import { resumeSession } from '../sessions';
 import { responsesChannel } from './responses-channel';
@@ -77,6 +84,7 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
     const headerMode = parseRoutingHeader(readSingleHeader(req, 'X-Routing-Mode'));
     const planApproval = parsePlanApprovalHeader(readSingleHeader(req, 'X-Plan-Approval'));
     const lowConfidence = parseLowConfidenceHeader(readSingleHeader(req, 'X-Low-Confidence'));
+    const headerSteering = parseFleetAgentsHeader(readSingleHeader(req, FLEET_AGENTS_HEADER));
     const resumeId = readSingleHeader(req, 'X-Session-ID');
     const { raw, value: request } = await readJsonBody(req, {
       limit: bodyLimit,
@@ -103,8 +111,14 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
       );
       return;
     }
+    // Agent steering applies to orchestrated runs (a resume keeps its session's).
+    const steering = joinSteering(
+      headerSteering,
+      parseFleetAgentsField(request[FLEET_AGENTS_FIELD]),
+    );
     await routeRequest(options, {
       headerMode,
+      steering,
       planApproval,
       lowConfidence,
       routable: routableResponsesRequest(request),

@@ -257,6 +257,22 @@ describe('composeAnswer', () => {
     );
   });
 
+  it('tells the LLM the current date and time, from the clock it is given', async () => {
+    upstream.enqueue({ content: 'It is Saturday.' });
+    await composeAnswer({
+      request: 'What day is it?',
+      steps: [
+        { id: 'a', agent: 'web-agent', task: 'Look it up', state: 'completed', summary: 'x' },
+      ],
+      llm: { client, model: 'scripted-model' },
+      clock: () => new Date('2026-11-28T01:40:00Z'),
+    });
+    const body = upstream.requests.at(-1)?.body as { messages: { content: string }[] };
+    expect(body.messages[0]?.content).toMatch(
+      /^Current date and time: 2026-11-28 \(Saturday\), 01:40 UTC\.\n/,
+    );
+  });
+
   it('gives the LLM a step’s table as Markdown, cut, and tells it to keep the table', async () => {
     const rows = Array.from({ length: 30 }, (_, index) => [`m${index}`, index]);
     upstream.enqueue({ content: 'Sales by month:' });

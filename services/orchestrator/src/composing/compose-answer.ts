@@ -7,7 +7,14 @@ import {
   withSpan,
   type WithSpanOptions,
 } from '@fleet/telemetry';
-import { recordFailedCall, recordUsage, toLlmError } from '@fleet/llm';
+import {
+  currentDateLine,
+  recordFailedCall,
+  recordUsage,
+  systemClock,
+  toLlmError,
+  type Clock,
+} from '@fleet/llm';
 import { filesSection, fullFileLine } from './answer-files';
 import { renderTable, stepTables, type StepTable } from './answer-tables';
 import { createCitationStream } from './citation-stream';
@@ -92,6 +99,8 @@ export interface ComposeAnswerOptions {
   tableRows?: number | undefined;
   /** Where the `orchestrator.compose` span goes. @default the fleet's tracer */
   tracer?: WithSpanOptions['tracer'];
+  /** The clock the prompt's date line reads ({@link currentDateLine}). @default the system clock */
+  clock?: Clock | undefined;
 }
 
 /** The final answer. */
@@ -131,6 +140,7 @@ const COMPOSER_INSTRUCTIONS = [
  */
 export async function composeAnswer(options: ComposeAnswerOptions): Promise<ComposedAnswer> {
   const { request, steps, llm, logger, signal, profile, onText, streamedStep, tracer } = options;
+  const clock = options.clock ?? systemClock;
   const tableRows = options.tableRows ?? DEFAULT_TABLE_ROWS;
   const traced = tracer === undefined ? {} : { tracer };
   const single =
@@ -162,10 +172,12 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
       const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
         {
           role: 'system',
-          content:
+          // The date and time first: "today", "this week" or "how long ago" are read against it.
+          content: `${currentDateLine(clock())}\n${
             profile === undefined || profile.lines.length === 0
               ? COMPOSER_INSTRUCTIONS
-              : `${COMPOSER_INSTRUCTIONS} ${PROFILE_INSTRUCTIONS}`,
+              : `${COMPOSER_INSTRUCTIONS} ${PROFILE_INSTRUCTIONS}`
+          }`,
         },
         { role: 'user', content: renderPrompt({ request, body, citations, steps, profile }) },
       ];

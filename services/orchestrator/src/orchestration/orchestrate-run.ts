@@ -15,6 +15,7 @@ import { FleetError, NotFoundError } from '@fleet/errors';
 import { createUsageMeter } from '@fleet/llm';
 import { DEFAULT_USER_ID } from '@fleet/memory';
 import type { Session } from '@fleet/sessions';
+import type { AvailableAgent } from '../discovery';
 import { previewPlan } from '../approvals';
 import { composeAnswer, type ComposeStep } from '../composing';
 import {
@@ -38,6 +39,7 @@ import { approvePlan, pendingNodes, type PlanSource } from './plan-approval';
 import { confirmPlanConfidence, DEFAULT_PLAN_CONFIDENCE } from './plan-confidence';
 import type { RunContext, RunLogger } from './run-context';
 import { describeResume, resumedNodes, toNodeReport } from './run-result';
+import { excludedNeeded, missingRequired, plannerSteering, requiredNote } from './run-steering';
 import type { SessionWriter } from './session-writer';
 
 /** Longest node summary carried in a progress event (the full text is in the session and result). */
@@ -96,6 +98,13 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   if (toolPolicy !== undefined && !isDeepStrictEqual(toolPolicy, session.toolPolicy)) {
     writer.record((draft) => {
       draft.toolPolicy = toolPolicy;
+    });
+  }
+  // Likewise its agent steering.
+  const steering = options.input.steering;
+  if (steering !== undefined && !isDeepStrictEqual(steering, session.steering)) {
+    writer.record((draft) => {
+      draft.steering = steering;
     });
   }
   // Canceled or handed over while it waited for its slot: it ends without starting.
@@ -187,20 +196,59 @@ async function choosePlan(
   let source: PlanSource = session.planSource ?? 'request';
   if (plan === undefined) {
     const agents = await agentOptions.availableAgents();
+    const summaries = agents.map((agent) => agent.summary);
     progress({ type: 'plan-start', agents: agents.map((agent) => agent.name) });
-    try {
-      const planned = await planRun({
+    const explicitPlan = resumed ? undefined : input.plan;
+    const plan1 = (steeringNote?: string) =>
+      planRun({
         askPlanner: meteredPlanner(agentOptions.askPlanner, run),
         request: session.request,
         history: session.history,
-        agents: agents.map((agent) => agent.summary),
-        explicitPlan: resumed ? undefined : input.plan,
+        agents: summaries,
+        explicitPlan,
         files: attachedFiles(files),
+        steering: plannerSteering(input.steering),
+        steeringNote,
         signal,
         onPlannerCall: (call) => logger.debug({ ...log, ...call }, 'asking the planner'),
       });
+    try {
+      let planned = await plan1();
+      // A plan without a required agent or skill is asked for once more, with the instruction;
+      // still without it, it runs as it is and the rationale (and a status message) says so.
+      const missing =
+        planned.source === 'request'
+          ? []
+          : missingRequired(planned.plan, input.steering, summaries);
+      if (missing.length > 0) {
+        const again = await plan1(requiredNote(missing));
+        if (again.plan.nodes.length > 0) planned = again;
+        const still = missingRequired(planned.plan, input.steering, summaries);
+        if (still.length > 0) {
+          const note = `The plan does not use ${still.map((name) => `"${name}"`).join(', ')}, which the request required: no step of the request fits it.`;
+          planned = {
+            ...planned,
+            plan: { ...planned.plan, rationale: `${planned.plan.rationale} ${note}`.trim() },
+          };
+          options.queue.push({
+            type: 'status',
+            state: 'TASK_STATE_WORKING',
+            message: note,
+            metadata: { sessionId: run.sessionId },
+          });
+        }
+      }
       plan = planned.plan;
       source = planned.source;
+      // Nothing to plan with what is left: a request only an excluded agent could do is answered
+      // with which one, instead of running.
+      if (plan.nodes.length === 0 && agentOptions.agentsBeforeSteering !== undefined) {
+        // A probe that fails leaves the empty plan to be answered as it is.
+        const needed = await excludedAgentsNeeded(options, agentOptions.agentsBeforeSteering).catch(
+          (): string[] => [],
+        );
+        if (needed.length > 0) return { ended: await endExcluded(options, { plan, needed }) };
+      }
     } catch (error) {
       if (signal.aborted) return { ended: await endAborted(options) };
       return {
@@ -621,6 +669,51 @@ async function endCompleted(
     workFailed ? 'run answered, no step done' : 'run completed',
   );
   return text;
+}
+
+/**
+ * Which excluded agents or skills (`steering.exclude`) the request needed: the heuristic planner
+ * (no LLM call) plans it with every agent the run could use before its exclusions.
+ */
+async function excludedAgentsNeeded(
+  options: OrchestrateRunOptions,
+  agentsBeforeSteering: () => Promise<AvailableAgent[]>,
+): Promise<string[]> {
+  const { run, session, input } = options;
+  const all = (await agentsBeforeSteering()).map((agent) => agent.summary);
+  const probe = await meteredPlanner(options.options.askPlanner, run)(
+    {
+      request: session.request,
+      history: [...session.history],
+      agents: all,
+      strategy: 'heuristic',
+    },
+    { signal: run.signal },
+  );
+  return excludedNeeded(probe.plan, input.steering, all);
+}
+
+/**
+ * Only excluded agents or skills could do the request: nothing runs, and the run completes with
+ * an answer naming them.
+ */
+function endExcluded(
+  options: OrchestrateRunOptions,
+  { plan, needed }: { plan: Plan; needed: readonly string[] },
+): Promise<string> {
+  const names = needed.map((name) => `"${name}"`).join(', ');
+  const text = `This request needs ${names}, which the request excluded (X-Fleet-Agents / fleet_agents "exclude"), so no agent was run. Send it again without excluding ${needed.length === 1 ? 'it' : 'them'} to have it answered.`;
+  const result: RunResult = {
+    sessionId: options.run.sessionId,
+    plan,
+    nodes: [],
+    citations: [],
+    failedNodes: [],
+    composer: 'offline',
+    usage: options.run.usage.usage(),
+    state: 'partial',
+  };
+  return endCompleted(options, { text, result });
 }
 
 /**

@@ -23,6 +23,12 @@ export interface OrchestratorAgentOptions {
   sessions: SessionStore;
   /** The healthy agents (discovery). */
   availableAgents: () => Promise<AvailableAgent[]>;
+  /**
+   * The agents a run could use before its steering's `exclude` took some away (set per run):
+   * to name the excluded agent a request needed when the plan came back empty. Undefined: the
+   * run has no exclusions.
+   */
+  agentsBeforeSteering?: (() => Promise<AvailableAgent[]>) | undefined;
   askPlanner: AskPlanner;
   invokeAgent: InvokeAgent;
   /** Cancels a node's agent task (a run canceled while the node waits for approval). */

@@ -20,6 +20,7 @@ import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
 import { runInBackground, SESSION_CANCELED } from './run-in-background';
 import { storedResult } from './run-result';
 import { agentsUnderToolPolicy, guardToolPolicy } from './run-tool-policy';
+import { agentsUnderSteering, withSteering } from './run-steering';
 
 /** The orchestrator agent: its A2A `execute`, and the hand-over of its runs at shutdown. */
 export interface OrchestratorAgent {
@@ -34,12 +35,14 @@ export interface OrchestratorAgent {
 
 /**
  * The orchestrator as an A2A agent (docs/architecture.md §4–6). The message's text part is the
- * request and its data part `{ fleet: { tenant, history?, plan?, planApproval?, resumeSessionId?, toolPolicy? } }`.
+ * request and its data part `{ fleet: { tenant, history?, plan?, planApproval?, resumeSessionId?, toolPolicy?, steering? } }`.
  *
  * `toolPolicy` (else the one stored in the session) says which MCP tools the tenant may use: the
  * planner never sees the others, a step naming one fails unsent, and every node input carries it
  * so the tools agent refuses them too. It is stored in the session; a resume that carries one
- * replaces it.
+ * replaces it. `steering` (else the session's) is kept the same way: the planner never sees what
+ * it excludes, and is told what it prefers and requires (docs/architecture.md §5, "Agent
+ * steering").
  *
  * A new run creates its session, takes the session's runner lease (renewed while it runs), streams
  * progress as WORKING status updates (a readable line plus `{ progress: ProgressEvent }`), plans
@@ -122,7 +125,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
     const input = findData(context.message.parts, orchestrateRequestSchema);
     if (input === undefined) {
       throw new ValidationError(
-        'The message needs a data part { "fleet": { "tenant": "…", "history"?: […], "plan"?: {…}, "planApproval"?: "required" | "none", "resumeSessionId"?: "…", "toolPolicy"?: { "allow"?: […], "deny"?: […] } } } beside the request text.',
+        'The message needs a data part { "fleet": { "tenant": "…", "history"?: […], "plan"?: {…}, "planApproval"?: "required" | "none", "resumeSessionId"?: "…", "toolPolicy"?: { "allow"?: […], "deny"?: […] }, "steering"?: { "prefer"?: […], "require"?: […], "exclude"?: […] } } } beside the request text.',
       );
     }
     const fleet = input.fleet;
@@ -153,6 +156,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
           history: fleet.history,
           planApproval: fleet.planApproval === 'required',
           toolPolicy: fleet.toolPolicy,
+          steering: fleet.steering,
           taskId: context.taskId,
         },
         { owner, ttlMs: runnerLeaseMs },
@@ -181,6 +185,9 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
     // The tenant's tool policy: the request's (the gateway sends its current one), else the one
     // the session was started (or last resumed) with — a recovery resume carries none.
     const toolPolicy = fleet.toolPolicy ?? session.toolPolicy;
+    // The request's agent steering, else the session's (a resume without one keeps it).
+    const steering = fleet.steering ?? session.steering;
+    const excludes = (steering?.exclude?.length ?? 0) > 0;
     const queue = new EventQueue<AgentEvent>();
     const controller = new AbortController();
     // A resumed session was admitted once: it waits before its tenant's new runs, never refused.
@@ -193,12 +200,26 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
         hitlTimeoutSeconds,
         runnerLeaseMs,
         // The planner (and re-planning) sees only the tools the tenant may use.
+        // Excluded agents and skills (`fleet.steering.exclude`) are not seen either.
         availableAgents: async () =>
-          agentsUnderToolPolicy(await options.availableAgents(), toolPolicy),
+          agentsUnderSteering(
+            agentsUnderToolPolicy(await options.availableAgents(), toolPolicy),
+            steering,
+          ),
+        // Every planner call of the run (re-plans after a denied or uncertain plan too) hears
+        // what the steering prefers and requires.
+        askPlanner: withSteering(options.askPlanner, steering),
+        agentsBeforeSteering: excludes
+          ? async () => agentsUnderToolPolicy(await options.availableAgents(), toolPolicy)
+          : undefined,
         invokeAgent,
       },
       context,
-      input: { ...fleet, ...(toolPolicy === undefined ? {} : { toolPolicy }) },
+      input: {
+        ...fleet,
+        ...(toolPolicy === undefined ? {} : { toolPolicy }),
+        ...(steering === undefined ? {} : { steering }),
+      },
       memoryUser,
       attachments,
       session,

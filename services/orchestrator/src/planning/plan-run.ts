@@ -48,6 +48,10 @@ export interface PlanRunOptions {
    * steps that need them.
    */
   files?: PlanRequest['files'];
+  /** Agents or skills the request prefers or requires (`fleet.steering`), for the planner. */
+  steering?: PlanRequest['steering'];
+  /** Why the plan is asked for again (a required agent or skill was not used). */
+  steeringNote?: string | undefined;
   signal?: AbortSignal | undefined;
   /** Told about every planner call, e.g. for logs. */
   onPlannerCall?:
@@ -86,6 +90,8 @@ export async function planRun(options: PlanRunOptions): Promise<PlannedRun> {
     feedback,
     previousPlan,
     files,
+    steering,
+    steeringNote,
   } = options;
   const names = agents.map((agent) => agent.name);
 
@@ -119,6 +125,8 @@ export async function planRun(options: PlanRunOptions): Promise<PlannedRun> {
         ...(feedback === undefined ? {} : { feedback }),
         ...(previousPlan === undefined ? {} : { previousPlan }),
         ...(files === undefined || files.length === 0 ? {} : { files: [...files] }),
+        ...(steering === undefined ? {} : { steering }),
+        ...(steeringNote === undefined ? {} : { steeringNote }),
       },
       { signal },
     );

@@ -1,5 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { AgentSummary, HistoryMessage, Plan, PlanRequest } from '@fleet/a2a';
+import { currentDateLine, systemClock, type Clock } from '@fleet/llm';
 
 /** How much of the conversation the prompt carries: the most recent turns, each cut to length. */
 const HISTORY_TURNS = 12;
@@ -98,9 +99,36 @@ export function attachedFilesSection(files: PlanRequest['files']): string {
   ].join('\n');
 }
 
+/**
+ * What the request asks of the agents (`planRequest.steering`), for the system prompt: the agents
+ * or skills to prefer and those the plan must use; empty when it asks nothing.
+ *
+ * @example
+ * steeringSection({ prefer: ['rag-agent'], require: ['code-agent'] });
+ */
+export function steeringSection(steering: PlanRequest['steering'], note?: string): string {
+  const lines: string[] = [];
+  const prefer = steering?.prefer ?? [];
+  const require = steering?.require ?? [];
+  if (prefer.length > 0) {
+    lines.push(
+      `Preferred by the user: ${prefer.join(', ')}. When one of these and another agent could do a step about as well, choose the preferred one.`,
+    );
+  }
+  if (require.length > 0) {
+    lines.push(
+      `Required by the user: ${require.join(', ')}. The plan must have a step that uses each of these (an agent name, "<agent>/<skill>" or a skill id), doing the part of the request it can do.`,
+    );
+  }
+  if (note !== undefined && note !== '') lines.push(note);
+  return lines.length === 0 ? '' : ['Agent steering:', ...lines].join('\n');
+}
+
 /** Options for {@link buildPlanMessages}. */
 export interface BuildPlanMessagesOptions {
   request: PlanRequest;
+  /** The clock the prompt's date line reads. @default the system clock */
+  clock?: Clock | undefined;
 }
 
 /**
@@ -114,8 +142,12 @@ export interface BuildPlanMessagesOptions {
  */
 export function buildPlanMessages({
   request,
+  clock = systemClock,
 }: BuildPlanMessagesOptions): ChatCompletionMessageParam[] {
-  let system = buildSystemPrompt(request.agents);
+  // The date first: a task with "tomorrow" or "last week" gets the actual dates.
+  let system = `${currentDateLine(clock())}\n\n${buildSystemPrompt(request.agents)}`;
+  const steering = steeringSection(request.steering, request.steeringNote);
+  if (steering !== '') system += `\n\n${steering}`;
   const attached = attachedFilesSection(request.files);
   if (attached !== '') system += `\n\n${attached}`;
   if (request.validationError) {

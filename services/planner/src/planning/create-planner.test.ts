@@ -125,6 +125,36 @@ describe('createPlanner', () => {
     expect(user).toEqual({ role: 'user', content: REQUEST });
   });
 
+  it('puts the current date and the steering in the prompt', async () => {
+    llm.enqueue({ json: validPlan });
+    await createPlanner({
+      llm: { client, model: 'planner-model' },
+      logger,
+      tracer,
+      clock: () => new Date('2026-11-28T01:40:00Z'),
+    }).plan(
+      planRequest({
+        steering: { prefer: ['rag-agent'], require: ['mail-agent/mail-send'] },
+        steeringNote: 'The request requires "mail-agent/mail-send": add its step.',
+      }),
+    );
+    const [system] = messagesOf(newRequests()[0]);
+    expect(system?.content).toMatch(
+      /^Current date and time: 2026-11-28 \(Saturday\), 01:40 UTC\.\n/,
+    );
+    expect(system?.content).toContain('Preferred by the user: rag-agent.');
+    expect(system?.content).toContain('Required by the user: mail-agent/mail-send.');
+    expect(system?.content).toContain('The request requires "mail-agent/mail-send": add its step.');
+  });
+
+  it('says nothing of steering when the request has none', async () => {
+    llm.enqueue({ json: validPlan });
+    await planner().plan(planRequest());
+    const [system] = messagesOf(newRequests()[0]);
+    expect(system?.content).toMatch(/^Current date and time: \d{4}-\d{2}-\d{2} \(\w+day\)/);
+    expect(system?.content).not.toContain('Agent steering');
+  });
+
   it('lists the attached files in the prompt and asks for them in the steps’ files', async () => {
     llm.enqueue({ json: validPlan });
     await planner().plan(

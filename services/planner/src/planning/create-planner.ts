@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import type { Clock } from '@fleet/llm';
 import type { PlanRequest, PlanResult } from '@fleet/a2a';
 import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
 import { planHeuristically } from './heuristic-planner';
@@ -23,6 +24,8 @@ export interface CreatePlannerOptions {
   llm?: PlannerLlm | undefined;
   logger?: PlannerLogger | undefined;
   tracer?: WithSpanOptions['tracer'];
+  /** The clock the LLM prompt's date line reads. @default the system clock */
+  clock?: Clock | undefined;
 }
 
 /** Per-call options of {@link Planner.plan}. */
@@ -56,7 +59,7 @@ export const HEURISTIC_REQUESTED_REASON =
  * const planner = createPlanner({ llm: { client, model: config.llmModel }, logger });
  * const { plan, source } = await planner.plan(planRequest, { signal });
  */
-export function createPlanner({ llm, logger, tracer }: CreatePlannerOptions = {}): Planner {
+export function createPlanner({ llm, logger, tracer, clock }: CreatePlannerOptions = {}): Planner {
   const heuristic = (
     request: PlanRequest,
     fallback: { attempts: number; reason: string },
@@ -65,6 +68,7 @@ export function createPlanner({ llm, logger, tracer }: CreatePlannerOptions = {}
       request: request.request,
       agents: request.agents,
       ...(request.files === undefined ? {} : { files: request.files }),
+      ...(request.steering === undefined ? {} : { steering: request.steering }),
     }),
     source: 'heuristic',
     attempts: fallback.attempts,
@@ -86,6 +90,7 @@ export function createPlanner({ llm, logger, tracer }: CreatePlannerOptions = {}
       ...(llm.temperature === undefined ? {} : { temperature: llm.temperature }),
       ...(signal ? { signal } : {}),
       ...(tracer ? { tracer } : {}),
+      ...(clock ? { clock } : {}),
     });
     if (outcome.success) return { plan: outcome.plan, source: 'llm', attempts: outcome.attempts };
     logger?.warn(

@@ -378,3 +378,65 @@ describe('planHeuristically', () => {
     }
   });
 });
+
+describe('planHeuristically with steering', () => {
+  const twin = (name: string): AgentSummary => ({
+    name,
+    description: 'Searches the public web.',
+    skills: [
+      {
+        id: 'search',
+        name: 'Web search',
+        description: 'Searches the web.',
+        tags: ['web', 'search'],
+        examples: [],
+      },
+    ],
+  });
+  const twins = [twin('alpha'), twin('beta')];
+
+  it('ranks a preferred agent first when two agents match equally', () => {
+    expect(
+      planHeuristically({ request: 'search the web for X', agents: twins }).nodes[0]?.agent,
+    ).toBe('alpha');
+    const preferred = planHeuristically({
+      request: 'search the web for X',
+      agents: twins,
+      steering: { prefer: ['beta'] },
+    });
+    expect(preferred.nodes.map((node) => node.agent)).toEqual(['beta']);
+  });
+
+  it('does not let a preference beat a clearly better match', () => {
+    const result = planHeuristically({
+      request: 'search the web for X',
+      agents: FLEET_AGENTS,
+      steering: { prefer: ['mail-agent'] },
+    });
+    expect(shape(result)).toEqual(['web-agent-1=web-agent(web-search)']);
+  });
+
+  it('adds a step for a required agent that no part went to', () => {
+    const result = planHeuristically({
+      request: 'search the web for X',
+      agents: FLEET_AGENTS,
+      steering: { require: ['code-agent'] },
+    });
+    expect(shape(result)).toEqual([
+      'web-agent-1=web-agent(web-search)',
+      'code-agent-1=code-agent(python)',
+    ]);
+    expect(result.nodes[1]?.task).toBe('Search the web for X.');
+    expect(result.rationale).toContain('the request requires "code-agent"');
+    expect(validatePlan(result, FLEET_AGENT_NAMES)).toEqual({ valid: true });
+  });
+
+  it('adds nothing for a required skill already planned', () => {
+    const result = planHeuristically({
+      request: 'search the web for X',
+      agents: FLEET_AGENTS,
+      steering: { require: ['web-search'] },
+    });
+    expect(shape(result)).toEqual(['web-agent-1=web-agent(web-search)']);
+  });
+});

@@ -1,5 +1,8 @@
 import {
   MAX_NODE_FILES,
+  resolveSteeringName,
+  stepMatchesTarget,
+  type PlanRequest,
   type AgentAvailability,
   type AgentSummary,
   type Plan,
@@ -491,6 +494,8 @@ interface PlanningContext {
   discount: (term: string) => number;
   knowledge: AgentScore | undefined;
   availability: ReadonlyMap<string, AgentAvailability>;
+  /** Agents the request prefers (`steering.prefer`, skills by their agent): first on ties. */
+  preferred: ReadonlySet<string>;
 }
 
 /**
@@ -563,7 +568,14 @@ function rankText(text: string, context: PlanningContext): RankedAgent[] {
       byDocuments,
     };
   });
-  return ranked.sort((left, right) => right.evidence - left.evidence || right.total - left.total);
+  const preferred = (entry: RankedAgent): number =>
+    context.preferred.has(entry.score.agent) ? 1 : 0;
+  return ranked.sort(
+    (left, right) =>
+      right.evidence - left.evidence ||
+      right.total - left.total ||
+      preferred(right) - preferred(left),
+  );
 }
 
 function isClear(agent: RankedAgent | undefined): agent is RankedAgent {
@@ -672,6 +684,52 @@ function mergeSegments(clause: string, segments: readonly ClauseSegment[]): Clau
   return merged;
 }
 
+/**
+ * A step for each required agent or skill (`steering.require`) no step uses: the whole request,
+ * for the named skill (else the agent's best match), waiting for nothing.
+ */
+function requiredSteps({
+  request,
+  steps,
+  steering,
+  context,
+}: {
+  request: string;
+  steps: readonly DraftStep[];
+  steering: PlanRequest['steering'];
+  context: PlanningContext;
+}): DraftStep[] {
+  const added: DraftStep[] = [];
+  for (const name of steering?.require ?? []) {
+    const targets = resolveSteeringName(name, context.agents);
+    const [target] = targets;
+    if (target === undefined) continue;
+    const used = [...steps, ...added].some((step) =>
+      targets.some((entry) => stepMatchesTarget(step.match, entry)),
+    );
+    if (used) continue;
+    const ranked = rankText(request, context).find((entry) => entry.score.agent === target.agent);
+    const skill =
+      target.skill ??
+      ranked?.score.skill ??
+      context.agents.find((agent) => agent.name === target.agent)?.skills[0]?.id;
+    added.push({
+      text: request,
+      match: {
+        agent: target.agent,
+        skill,
+        score: ranked?.score.score ?? 0,
+        matches: ranked?.score.matches ?? [],
+      },
+      weak: true,
+      after: [],
+      notes: [`the request requires "${name}"`],
+      marker: undefined,
+    });
+  }
+  return added;
+}
+
 /** Options for {@link planHeuristically}. */
 export interface HeuristicPlanOptions {
   request: string;
@@ -681,6 +739,13 @@ export interface HeuristicPlanOptions {
    * `files`) — all of them when the plan has one code step, those its task names otherwise.
    */
   files?: readonly { name: string }[] | undefined;
+  /**
+   * The agents or skills the request prefers or requires (`planRequest.steering`): a preferred
+   * agent is ranked first among agents that match a part equally well; a required one that no
+   * part went to gets a step of its own with the whole request (its skill: the one named, else
+   * its best match), run beside the others.
+   */
+  steering?: PlanRequest['steering'];
 }
 
 const CODE_PLACEHOLDER = /⟦code-block-\d+⟧/g;
@@ -736,6 +801,7 @@ export function planHeuristically({
   request,
   agents,
   files: attached = [],
+  steering,
 }: HeuristicPlanOptions): Plan {
   if (agents.length === 0) {
     return {
@@ -753,6 +819,11 @@ export function planHeuristically({
     availability: new Map(
       agents.flatMap((agent) =>
         agent.availability ? [[agent.name, agent.availability] as const] : [],
+      ),
+    ),
+    preferred: new Set(
+      (steering?.prefer ?? []).flatMap((name) =>
+        resolveSteeringName(name, agents).map((target) => target.agent),
       ),
     ),
   };
@@ -924,6 +995,8 @@ export function planHeuristically({
       code.text = `${code.text.replace(/[\s.:]+$/, '')}: ${blocks.join('\n')}`;
     }
   }
+
+  steps.push(...requiredSteps({ request: masked.text, steps, steering, context }));
 
   if (steps.length === 0) {
     return {

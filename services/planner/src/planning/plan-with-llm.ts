@@ -7,7 +7,7 @@ import {
   type Plan,
   type PlanRequest,
 } from '@fleet/a2a';
-import { generateObject, StructuredOutputError } from '@fleet/llm';
+import { generateObject, StructuredOutputError, type Clock } from '@fleet/llm';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import { buildPlanMessages, buildRepairMessages } from './build-plan-prompt';
 
@@ -20,6 +20,8 @@ export interface PlanWithLlmOptions {
   temperature?: number;
   signal?: AbortSignal;
   tracer?: WithSpanOptions['tracer'];
+  /** The clock the prompt's date line reads. @default the system clock */
+  clock?: Clock | undefined;
 }
 
 /** What the LLM planner achieved: a valid plan, or why there is none. */
@@ -97,9 +99,10 @@ export async function planWithLlm({
   temperature = 0,
   signal,
   tracer,
+  clock,
 }: PlanWithLlmOptions): Promise<LlmPlanOutcome> {
   const agentNames = request.agents.map((agent) => agent.name);
-  let messages: ChatCompletionMessageParam[] = buildPlanMessages({ request });
+  let messages: ChatCompletionMessageParam[] = buildPlanMessages({ request, clock });
   let attempts = 0;
   let lastErrors: string[] = [];
   while (attempts < 2) {

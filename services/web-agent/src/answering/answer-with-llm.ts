@@ -1,6 +1,9 @@
 import type OpenAI from 'openai';
 import {
   answerWithSources,
+  currentDateLine,
+  systemClock,
+  type Clock,
   renderSourcesPrompt,
   streamAnswerWithSources,
   type NumberedSource,
@@ -49,6 +52,16 @@ export interface AnswerWithLlmOptions {
   context?: readonly AnswerContext[];
   signal?: AbortSignal | undefined;
   tracer?: WithSpanOptions['tracer'];
+  /** The clock the prompt's date line reads ({@link webAnswerInstructions}). @default the system clock */
+  clock?: Clock | undefined;
+}
+
+/**
+ * The system prompt with the current date and time first: "latest", "this year" or "how long
+ * ago" are read against it, and a source's date is weighed by it.
+ */
+export function webAnswerInstructions(now: Date): string {
+  return `${currentDateLine(now)}\n${WEB_ANSWER_INSTRUCTIONS}`;
 }
 
 /**
@@ -68,11 +81,12 @@ export async function answerWithLlm({
   context = [],
   signal,
   tracer,
+  clock = systemClock,
 }: AnswerWithLlmOptions): Promise<WebAnswer> {
   return answerWithSources({
     client,
     model,
-    instructions: WEB_ANSWER_INSTRUCTIONS,
+    instructions: webAnswerInstructions(clock()),
     question,
     sources: materials.map(numberedSource),
     context,
@@ -104,11 +118,12 @@ export async function* streamAnswerWithLlm({
   context = [],
   signal,
   tracer,
+  clock = systemClock,
 }: AnswerWithLlmOptions): AsyncGenerator<string, WebAnswer, undefined> {
   const stream = streamAnswerWithSources({
     client,
     model,
-    instructions: WEB_ANSWER_INSTRUCTIONS,
+    instructions: webAnswerInstructions(clock()),
     question,
     sources: materials.map(numberedSource),
     context,

@@ -175,6 +175,28 @@ describe('createWebAnswerer', () => {
     });
   });
 
+  it('tells the model the current date and time, streamed or not', async () => {
+    const clock = () => new Date('2026-11-28T01:40:00Z');
+    const answerer = createWebAnswerer({ llm: { client, model: 'web-model' }, clock });
+    const input = {
+      question: 'What is the latest Node.js?',
+      query: 'Node.js',
+      materials: MATERIALS,
+    };
+    llm.enqueue({ content: 'Node.js 22 [1].' });
+    await answerer.answer(input);
+    llm.enqueue({ content: 'Node.js 22 [1].' });
+    const stream = answerer.stream(input);
+    for (let next = await stream.next(); next.done !== true; next = await stream.next());
+    for (const recorded of llm.requests.slice(-2)) {
+      const body = recorded.body as { messages: { role: string; content: string }[] };
+      expect(body.messages[0]?.role).toBe('system');
+      expect(body.messages[0]?.content).toMatch(
+        /^Current date and time: 2026-11-28 \(Saturday\), 01:40 UTC\.\nYou answer questions/,
+      );
+    }
+  });
+
   it('falls back to the extractive answer when the model fails, saying why', async () => {
     llm.enqueue({ error: { status: 500, message: 'upstream exploded' } });
     const answer = await createWebAnswerer({ llm: { client, model: 'web-model' } }).answer({

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import { withExtractiveFallback } from '@fleet/llm';
+import { withExtractiveFallback, type Clock } from '@fleet/llm';
 import type { WithSpanOptions } from '@fleet/telemetry';
 import { answerWithLlm, streamAnswerWithLlm } from './answer-with-llm';
 import { composeExtractiveAnswer } from './compose-extractive-answer';
@@ -44,8 +44,11 @@ export function createWebAnswerer({
   llm,
   logger,
   tracer,
+  clock,
 }: {
   llm?: { client: OpenAI; model: string } | undefined;
+  /** The clock the answer prompt's date line reads. @default the system clock */
+  clock?: Clock | undefined;
   logger?: WarnLogger | undefined;
   tracer?: WithSpanOptions['tracer'];
 }): WebAnswerer {
@@ -55,7 +58,8 @@ export function createWebAnswerer({
         return composeExtractiveAnswer({ question, query, materials });
       }
       return withExtractiveFallback({
-        answer: () => answerWithLlm({ ...llm, question, materials, context, signal, tracer }),
+        answer: () =>
+          answerWithLlm({ ...llm, question, materials, context, signal, tracer, clock }),
         extractive: () => composeExtractiveAnswer({ question, query, materials }),
         signal,
         onFallback: (error) =>
@@ -67,7 +71,15 @@ export function createWebAnswerer({
         return composeExtractiveAnswer({ question, query, materials });
       }
       try {
-        return yield* streamAnswerWithLlm({ ...llm, question, materials, context, signal, tracer });
+        return yield* streamAnswerWithLlm({
+          ...llm,
+          question,
+          materials,
+          context,
+          signal,
+          tracer,
+          clock,
+        });
       } catch (error) {
         if (signal?.aborted === true) throw error;
         logger?.warn({ err: error }, 'web answer: the LLM failed; answering extractively');
