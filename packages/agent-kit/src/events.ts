@@ -8,7 +8,7 @@ export type AgentEvents = AsyncGenerator<AgentEvent, void, undefined>;
 
 /**
  * A WORKING status: what the agent is doing now, if it says — a short line a person reads (the
- * orchestrator shows it under the step, docs/a2a.md §3, "Saying what you are doing"). With a
+ * orchestrator shows it under the step, docs/a2a.md §8, "Saying what you are doing"). With a
  * `stage` (a short machine name: `searching`, `reading`, …) and a text message, the status also
  * carries a data part `{ progress: { stage } }`.
  *

@@ -181,8 +181,7 @@ describe('web-agent service', () => {
       if (status.state !== 'TASK_STATE_WORKING') continue;
       const parts = status.message?.parts ?? [];
       const data = parts.find((part) => part.data !== undefined)?.data as
-        | { progress?: { stage?: unknown } }
-        | undefined;
+        { progress?: { stage?: unknown } } | undefined;
       said.push({
         text: parts.find((part) => part.text !== undefined)?.text ?? '',
         stage: data?.progress?.stage,
@@ -190,7 +189,10 @@ describe('web-agent service', () => {
     }
     expect(said).toEqual([
       { text: 'Searching the web…', stage: undefined },
-      { text: expect.stringMatching(/^Searching the web for ".*Node\.js 22.*"…$/), stage: 'searching' },
+      {
+        text: expect.stringMatching(/^Searching the web for ".*Node\.js 22.*"…$/),
+        stage: 'searching',
+      },
       { text: `Reading ${web.pageUrl('node-22')} and 1 more page…`, stage: 'reading' },
       { text: 'Summarising 2 sources…', stage: 'summarising' },
     ]);

@@ -376,7 +376,7 @@ export const progressEventSchema = z.discriminatedUnion('type', [
   }),
   z.object({
     /**
-     * What a step's agent says it is doing (a WORKING status message with text, docs/a2a.md §3):
+     * What a step's agent says it is doing (a WORKING status message with text, docs/a2a.md §8):
      * live only, never recorded; `text` trimmed and cut short, `stage` when the agent named one
      * (a data part `{ progress: { stage } }`). The orchestrator sends at most a few per second
      * and a bounded number per step (ORCHESTRATOR_PROGRESS_INTERVAL_MS).

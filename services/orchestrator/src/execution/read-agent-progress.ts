@@ -22,7 +22,10 @@ export function readAgentProgress(parts: readonly Part[] | undefined): AgentProg
     .map((part) => (typeof part.text === 'string' ? part.text : ''))
     .join(' ')
     .replace(/\s+/g, ' ');
-  const joined = [...spaced].filter((char) => !isControl(char)).join('').trim();
+  const joined = [...spaced]
+    .filter((char) => !isControl(char))
+    .join('')
+    .trim();
   if (joined === '') return undefined;
   const text =
     joined.length <= MAX_NODE_PROGRESS_TEXT

@@ -40,9 +40,7 @@ function talkingExecutor(messages: (index: number) => WirePart[], count: number,
       bus.publish(taskSnapshot(context));
       for (let index = 0; index < count; index += 1) {
         if (gapMs > 0) await delay(gapMs);
-        bus.publish(
-          statusEvent(context, { state: 'TASK_STATE_WORKING', parts: messages(index) }),
-        );
+        bus.publish(statusEvent(context, { state: 'TASK_STATE_WORKING', parts: messages(index) }));
       }
       bus.publish(
         artifactEvent(context, {
@@ -73,7 +71,9 @@ function planFor(agent: string): Plan {
   };
 }
 
-function nodeProgress(progress: ProgressEvent[]): Extract<ProgressEvent, { type: 'node-progress' }>[] {
+function nodeProgress(
+  progress: ProgressEvent[],
+): Extract<ProgressEvent, { type: 'node-progress' }>[] {
   return progress.filter(
     (event): event is Extract<ProgressEvent, { type: 'node-progress' }> =>
       event.type === 'node-progress',

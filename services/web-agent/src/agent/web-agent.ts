@@ -72,7 +72,7 @@ function resultData(research: Research): WebResultData {
   };
 }
 
-/** What the agent says as a stage of its research begins (docs/a2a.md §3): short and human. */
+/** What the agent says as a stage of its research begins (docs/a2a.md §8): short and human. */
 export function describeStage(stage: ResearchStage): string {
   switch (stage.stage) {
     case 'searching':
