@@ -357,39 +357,38 @@ async function executeChosenPlan(
             if (!isRunHandover(signal.reason)) progress({ type: 'node-progress', ...line });
           },
         });
-  try {
-    return await executePlan({
-      plan,
-      invokeAgent: agentOptions.invokeAgent,
-      sessionId,
-      tenant: session.tenant,
-      toolPolicy: options.input.toolPolicy,
-      signal,
-      scheduling: agentOptions.scheduling,
-      timeoutMs: agentOptions.nodeTimeoutMs,
-      retry: agentOptions.retry,
-      breakers: agentOptions.breakers,
-      awaitApproval: createAwaitApproval(run),
-      resumeFrom,
-      memory: memory === undefined ? undefined : () => memory.lines(),
-      // A file a step names is looked for among the request's attachments first, then the documents.
-      stepFiles: files.files().some((file) => file.source === 'attachment')
-        ? withAttachments({
-            store: agentOptions.runFiles?.store,
-            attachments: () => files.files(),
-            documents: agentOptions.stepFiles,
-          })
-        : agentOptions.stepFiles,
-      keepFiles: files.keepStepFiles,
-      onEvent: (event) =>
-        onExecutionEvent({ event, writer, progress, logger, log, signal, throttle }),
-      onNodeUsage: ({ nodeId, agent, usage }) => run.usage.report({ step: nodeId, agent, usage }),
-      onNodeText: answeringStep(plan) === undefined ? undefined : ({ text }) => answer.push(text),
-      onNodeProgress: throttle === undefined ? undefined : (line) => throttle.push(line),
-    });
-  } finally {
-    throttle?.close();
-  }
+  // executePlan never rejects.
+  const execution = await executePlan({
+    plan,
+    invokeAgent: agentOptions.invokeAgent,
+    sessionId,
+    tenant: session.tenant,
+    toolPolicy: options.input.toolPolicy,
+    signal,
+    scheduling: agentOptions.scheduling,
+    timeoutMs: agentOptions.nodeTimeoutMs,
+    retry: agentOptions.retry,
+    breakers: agentOptions.breakers,
+    awaitApproval: createAwaitApproval(run),
+    resumeFrom,
+    memory: memory === undefined ? undefined : () => memory.lines(),
+    // A file a step names is looked for among the request's attachments first, then the documents.
+    stepFiles: files.files().some((file) => file.source === 'attachment')
+      ? withAttachments({
+          store: agentOptions.runFiles?.store,
+          attachments: () => files.files(),
+          documents: agentOptions.stepFiles,
+        })
+      : agentOptions.stepFiles,
+    keepFiles: files.keepStepFiles,
+    onEvent: (event) =>
+      onExecutionEvent({ event, writer, progress, logger, log, signal, throttle }),
+    onNodeUsage: ({ nodeId, agent, usage }) => run.usage.report({ step: nodeId, agent, usage }),
+    onNodeText: answeringStep(plan) === undefined ? undefined : ({ text }) => answer.push(text),
+    onNodeProgress: throttle === undefined ? undefined : (line) => throttle.push(line),
+  });
+  throttle?.close();
+  return execution;
 }
 
 /** Composes the answer from the executed steps and ends the run with it. */
