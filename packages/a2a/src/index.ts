@@ -179,6 +179,8 @@ export {
   nodeStateSchema,
   orchestrateRequestSchema,
   MAX_NODE_FILES,
+  MAX_NODE_PROGRESS_STAGE,
+  MAX_NODE_PROGRESS_TEXT,
   planNodeFileSchema,
   planNodeIdSchema,
   planNodeSchema,

@@ -26,6 +26,14 @@ describe('events', () => {
       state: 'TASK_STATE_WORKING',
       message: 'Reading…',
     });
+    expect(working('Reading https://example.org…', { stage: 'reading' })).toEqual({
+      type: 'status',
+      state: 'TASK_STATE_WORKING',
+      message: [
+        { text: 'Reading https://example.org…' },
+        { data: { progress: { stage: 'reading' } }, mediaType: 'application/json' },
+      ],
+    });
     expect(completed('Done.')).toMatchObject({ state: 'TASK_STATE_COMPLETED', message: 'Done.' });
     expect(rejected('No question.')).toMatchObject({
       state: 'TASK_STATE_REJECTED',

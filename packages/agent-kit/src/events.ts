@@ -6,12 +6,24 @@ import { errorData } from './error-data';
 /** What an agent's execute function yields. */
 export type AgentEvents = AsyncGenerator<AgentEvent, void, undefined>;
 
-/** A WORKING status: what the agent is doing now (a progress line for the person), if it says. */
-export function working(message?: string | Part[]): AgentEvent {
+/**
+ * A WORKING status: what the agent is doing now, if it says — a short line a person reads (the
+ * orchestrator shows it under the step, docs/a2a.md §8, "Saying what you are doing"). With a
+ * `stage` (a short machine name: `searching`, `reading`, …) and a text message, the status also
+ * carries a data part `{ progress: { stage } }`.
+ *
+ * @example
+ * yield working(`Reading ${url}…`, { stage: 'reading' });
+ */
+export function working(message?: string | Part[], options: { stage?: string } = {}): AgentEvent {
+  const withStage =
+    options.stage !== undefined && typeof message === 'string'
+      ? [textPart(message), dataPart({ progress: { stage: options.stage } })]
+      : message;
   return {
     type: 'status',
     state: 'TASK_STATE_WORKING',
-    ...(message === undefined ? {} : { message }),
+    ...(withStage === undefined ? {} : { message: withStage }),
   };
 }
 

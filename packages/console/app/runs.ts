@@ -39,6 +39,11 @@ export interface LiveRun {
   files: RunFileWire[];
   /** Files a step made that the run did not keep (`file-refused`). */
   refused: RefusedFile[];
+  /**
+   * What each running step's agent last said it was doing (`node-progress`), by step id; a step's
+   * entry goes when it ends.
+   */
+  stepProgress: Record<string, string>;
   error: string | undefined;
 }
 
@@ -84,6 +89,8 @@ interface ChunkShape {
     sessionId?: unknown;
     file?: unknown;
     files?: unknown;
+    nodeId?: unknown;
+    text?: unknown;
   };
   error?: { message?: unknown };
 }
@@ -118,11 +125,25 @@ function applyChunk(run: LiveRun, chunk: ChunkShape): LiveRun {
     if (next.files.some((known) => known.id === file.id)) continue;
     next = { ...next, files: [...next.files, file] };
   }
+  next = applyStepProgress(next, chunk.fleet);
   if (chunk.fleet?.type === 'file-refused' && next.refused.length < MAX_LIVE_FILES) {
     const refused = readRefusedFile(chunk.fleet);
     if (refused !== undefined) next = { ...next, refused: [...next.refused, refused] };
   }
   return next;
+}
+
+/** Keeps a step's latest progress text (`node-progress`) until the step ends (`node-end`). */
+function applyStepProgress(run: LiveRun, fleet: ChunkShape['fleet']): LiveRun {
+  if (fleet === undefined || typeof fleet.nodeId !== 'string') return run;
+  if (fleet.type === 'node-progress' && typeof fleet.text === 'string') {
+    return { ...run, stepProgress: { ...run.stepProgress, [fleet.nodeId]: fleet.text } };
+  }
+  if (fleet.type === 'node-end' && fleet.nodeId in run.stepProgress) {
+    const { [fleet.nodeId]: _ended, ...rest } = run.stepProgress;
+    return { ...run, stepProgress: rest };
+  }
+  return run;
 }
 
 /**
@@ -168,6 +189,7 @@ export async function startRun(request: RunRequest): Promise<Signal<LiveRun>> {
     citations: [],
     files: [],
     refused: [],
+    stepProgress: {},
     error: undefined,
   });
   controllers.set(run, controller);

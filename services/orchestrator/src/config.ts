@@ -57,6 +57,17 @@ export const configSpec = {
     description:
       'How long one attempt of one plan node may run before it is aborted (and the agent task canceled).',
   }),
+  progressIntervalMs: envVar({
+    name: 'ORCHESTRATOR_PROGRESS_INTERVAL_MS',
+    schema: z.coerce
+      .number({ error: 'expected a number' })
+      .int('expected a whole number')
+      .min(0, 'expected 0 or more')
+      .max(60_000, 'expected at most 60000')
+      .default(500),
+    description:
+      "Shortest time between two progress lines (`node-progress`) of one step, from what its agent says it is doing (WORKING status messages); the latest one waiting is sent when the time has passed, and a step sends at most 50. 0 turns the agents' progress lines off.",
+  }),
   nodeMaxAttempts: envVar({
     name: 'NODE_MAX_ATTEMPTS',
     schema: positiveIntSchema.default(3),

@@ -132,6 +132,7 @@ function createRunHandler({
       logger,
       scheduling: config.scheduling,
       nodeTimeoutMs: config.nodeTimeoutMs,
+      progressIntervalMs: config.progressIntervalMs,
       retry: { maxAttempts: config.nodeMaxAttempts },
       // The documents a step names go with it, read from the RAG agent for the run's tenant.
       stepFiles: createStepFilesFetcher({

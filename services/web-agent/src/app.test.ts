@@ -171,6 +171,33 @@ describe('web-agent service', () => {
     expect(statusText(task)).toContain('The fleet data part');
   });
 
+  it('says what it is doing at each stage: searching, reading a page, summarising', async () => {
+    const said: { text: string; stage: unknown }[] = [];
+    for await (const event of searxng.client.sendStreamingMessage({
+      message: createMessage({ parts: nodeParts({ question: 'search the web for Node.js 22' }) }),
+    })) {
+      if (!('statusUpdate' in event)) continue;
+      const { status } = event.statusUpdate;
+      if (status.state !== 'TASK_STATE_WORKING') continue;
+      const parts = status.message?.parts ?? [];
+      const data = parts.find((part) => part.data !== undefined)?.data as
+        { progress?: { stage?: unknown } } | undefined;
+      said.push({
+        text: parts.find((part) => part.text !== undefined)?.text ?? '',
+        stage: data?.progress?.stage,
+      });
+    }
+    expect(said).toEqual([
+      { text: 'Searching the web…', stage: undefined },
+      {
+        text: expect.stringMatching(/^Searching the web for ".*Node\.js 22.*"…$/),
+        stage: 'searching',
+      },
+      { text: `Reading ${web.pageUrl('node-22')} and 1 more page…`, stage: 'reading' },
+      { text: 'Summarising 2 sources…', stage: 'summarising' },
+    ]);
+  });
+
   describe('without a search provider', () => {
     it('fails a search task with a message that says how to configure one', async () => {
       const task = await send(

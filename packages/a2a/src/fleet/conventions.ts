@@ -343,6 +343,12 @@ export const approvalStatusSchema = z.enum([
 ]);
 export type ApprovalStatus = z.infer<typeof approvalStatusSchema>;
 
+/** Longest text of a `node-progress` event, in characters (a longer one is cut, with `…`). */
+export const MAX_NODE_PROGRESS_TEXT = 300;
+
+/** Longest stage name of a `node-progress` event (a longer one is not passed on). */
+export const MAX_NODE_PROGRESS_STAGE = 64;
+
 /**
  * Progress the orchestrator streams as status-update messages (data part `{ progress: … }`, next
  * to a text part a person can read). Names are noun-verb kebab-case (CONTRIBUTING.md convention 20).
@@ -381,6 +387,19 @@ export const progressEventSchema = z.discriminatedUnion('type', [
     durationMs: z.number(),
     summary: z.string().optional(),
     error: z.string().optional(),
+  }),
+  z.object({
+    /**
+     * What a step's agent says it is doing (a WORKING status message with text, docs/a2a.md §8):
+     * live only, never recorded; `text` trimmed and cut short, `stage` when the agent named one
+     * (a data part `{ progress: { stage } }`). The orchestrator sends at most a few per second
+     * and a bounded number per step (ORCHESTRATOR_PROGRESS_INTERVAL_MS).
+     */
+    type: z.literal('node-progress'),
+    nodeId: z.string(),
+    agent: z.string(),
+    text: z.string().max(MAX_NODE_PROGRESS_TEXT + 1),
+    stage: z.string().max(MAX_NODE_PROGRESS_STAGE).optional(),
   }),
   z.object({
     type: z.literal('approval-required'),

@@ -19,6 +19,8 @@ export {
   orchestrateRequestSchema,
   planRequestSchema,
   planResultSchema,
+  MAX_NODE_PROGRESS_STAGE,
+  MAX_NODE_PROGRESS_TEXT,
   progressEventSchema,
   RESULT_ARTIFACT_NAME,
   runResultSchema,

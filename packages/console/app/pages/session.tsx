@@ -294,6 +294,11 @@ export function SessionPage() {
                       <td data-label="Agent">{node.agent}</td>
                       <td data-label="State">
                         <StatusBadge state={session.nodes[node.id]?.state ?? 'pending'} />
+                        {live?.stepProgress[node.id] === undefined ? null : (
+                          <p class="step-progress" aria-live="polite">
+                            <small>{live.stepProgress[node.id]}</small>
+                          </p>
+                        )}
                       </td>
                       <td data-label="Task">{node.task}</td>
                     </tr>

@@ -31,6 +31,7 @@ export async function* fixFailedRun(
 ): AsyncGenerator<AgentEvent, ProposalInput, undefined> {
   yield working(
     `The program failed (${run.limitMessage ?? `exit code ${String(run.exitCode)}`}); writing a fix…`,
+    { stage: 'fixing' },
   );
   const written = await writer.write(
     {

@@ -63,7 +63,7 @@ export async function* handleDecision(
   const instructions = decision.instructions?.trim() ?? '';
   if (instructions !== '' && writer.online) {
     // Changed code needs a new approval: the person approves what will actually run.
-    yield working('Rewriting the program with the instructions…');
+    yield working('Rewriting the program with the instructions…', { stage: 'writing' });
     const newTask = decision.effectiveTask?.trim() ? decision.effectiveTask : proposal.task;
     const rewritten = await writer.write(
       {

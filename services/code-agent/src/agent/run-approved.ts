@@ -59,7 +59,7 @@ export async function* runApproved(
     );
     return undefined;
   }
-  yield working(`Running the program (attempt ${proposal.attempt})…`);
+  yield working(`Running the program (attempt ${proposal.attempt})…`, { stage: 'running' });
   const run = await runInSandbox({ sandbox, task, proposal, signal: context.signal, tracer });
   if (run.outcome === 'canceled') throw new Error('The run was canceled.');
   if (run.outcome !== 'ok' && writer.online && proposal.attempt < maxAttempts) {

@@ -19,7 +19,9 @@ export async function* startTask(
 ): AgentEvents {
   const { writer } = settings;
   setSessionAttributes(getActiveSpan(), { sessionId: task.sessionId });
-  yield working(writer.online ? 'Writing the program…' : 'Reading the program in the task…');
+  yield working(writer.online ? 'Writing the program…' : 'Reading the program in the task…', {
+    stage: 'writing',
+  });
   const written = await writer.write(
     { task: task.task, dependencyOutputs: task.dependencyOutputs, dataFiles: task.dataFiles },
     context.signal,

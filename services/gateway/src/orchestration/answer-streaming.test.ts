@@ -38,6 +38,14 @@ const runResult: RunResult = {
 const PIECES = ['Paris is ', 'the capital ', 'of France [1].'];
 const REST = '\n\nSources\n[1] Example — https://example.com';
 const ANSWER = `${PIECES.join('')}${REST}`;
+const READING = 'Reading https://example.com/paris';
+const NODE_PROGRESS = {
+  type: 'node-progress',
+  nodeId: 'n1',
+  agent: 'web',
+  text: READING,
+  stage: 'reading',
+};
 
 /**
  * The orchestrator's side of the wire (docs/a2a.md, "The result artifact, streamed"): progress,
@@ -56,6 +64,14 @@ async function* streamingOrchestrator(context: AgentContext): AsyncGenerator<Age
       dataPart({ progress: { type: 'run-start', sessionId: 'sess-s' } }),
     ],
   };
+  if (partsText(context.message.parts).includes('step progress')) {
+    // What a step's agent said it was doing, as the orchestrator relays it.
+    yield {
+      type: 'status',
+      state: 'TASK_STATE_WORKING',
+      message: [textPart(`Step n1 (web): ${READING}`), dataPart({ progress: NODE_PROGRESS })],
+    };
+  }
   const artifactId = `result-${context.taskId}`;
   for (const piece of PIECES) {
     yield {
@@ -159,6 +175,39 @@ describe('orchestrated answers that stream', () => {
       });
       expect(whole.choices[0]?.message.content).toBe(ANSWER);
       expect((whole as unknown as { fleet: unknown }).fleet).toEqual(runResult);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it('passes a step’s own progress (node-progress) to an openai SDK stream as reasoning_content with its fleet event', async () => {
+    const served = await serve(gateway.app);
+    try {
+      const client = new OpenAI({
+        apiKey: TEST_KEY,
+        baseURL: `${served.url}/v1`,
+        maxRetries: 0,
+        defaultHeaders: { 'x-routing-mode': 'orchestration' },
+      });
+      const stream = await client.chat.completions.create({
+        model: 'fleet-orchestration',
+        stream: true,
+        messages: [{ role: 'user', content: 'Paris, with step progress' }],
+      });
+      const said: { reasoning: string; fleet: unknown }[] = [];
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta as { reasoning_content?: string };
+        const extra = (chunk as unknown as { fleet?: { type?: string } }).fleet;
+        if (extra?.type === 'node-progress') {
+          said.push({ reasoning: delta?.reasoning_content ?? '', fleet: extra });
+        }
+      }
+      expect(said).toEqual([
+        {
+          reasoning: `Step n1 (web): ${READING}\n`,
+          fleet: { sessionId: 'sess-s', ...NODE_PROGRESS },
+        },
+      ]);
     } finally {
       await served.close();
     }

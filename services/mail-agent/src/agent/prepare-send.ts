@@ -26,7 +26,7 @@ export async function* prepareSend(
 ): AgentEvents {
   const replying = action.action === 'reply';
   needSender(settings.sender, replying ? 'reply' : 'send mail');
-  yield working(replying ? 'Writing the reply…' : 'Writing the mail…');
+  yield working(replying ? 'Writing the reply…' : 'Writing the mail…', { stage: 'drafting' });
   const mail = await buildMail(settings.mailbox, action, from);
   yield askApproval({
     action: replying ? 'reply' : 'send',

@@ -18,7 +18,7 @@ export async function* runDraft(
 ): AgentEvents {
   const imap = needMailbox(settings.mailbox, 'save a draft');
   const mail = await buildMail(settings.mailbox, chosen.action, from);
-  yield working('Saving the draft…');
+  yield working('Saving the draft…', { stage: 'drafting' });
   const composed = await composeMail(mail, settings.now());
   const saved = await imap.saveDraft(composed.raw);
   const data: DraftResultData = {

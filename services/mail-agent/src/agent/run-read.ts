@@ -25,7 +25,7 @@ function renderMessage(message: FullMessage): string {
  * yield* runRead(settings, chosen);
  */
 export async function* runRead(settings: MailAgentSettings, chosen: ChosenAction): AgentEvents {
-  yield working('Reading the message…');
+  yield working('Reading the message…', { stage: 'reading' });
   const message = await findTarget(settings.mailbox, chosen.action);
   const data: ReadResultData = {
     action: 'read',

@@ -67,7 +67,9 @@ export async function* runSearch(
   const { action } = options.chosen;
   const imap = needMailbox(settings.mailbox, 'search mail');
   const criteria = actionCriteria(action);
-  yield working(`Searching ${action.folder} for ${JSON.stringify(criteria)}…`);
+  yield working(`Searching ${action.folder} for ${JSON.stringify(criteria)}…`, {
+    stage: 'searching',
+  });
   const found = await imap.search({
     folder: action.folder,
     criteria,

@@ -65,7 +65,7 @@ export async function* sendApproved(
     yield* alreadySent(pending);
     return;
   }
-  yield working(`Sending "${mail.subject}"…`);
+  yield working(`Sending "${mail.subject}"…`, { stage: 'sending' });
   const composed = await composeMail(mail, settings.now());
   const receipt = await smtp.send(composed);
   const { savedTo, saveError } = await fileSentCopy(settings, composed);

@@ -37,6 +37,7 @@ import type {
   StepFilePart,
 } from './node-outcome';
 import { AgentUnavailableError } from './agent-unavailable-error';
+import { readAgentProgress, type AgentProgress } from './read-agent-progress';
 import { MAX_TABLE_ROWS, tableFromFilePart, type StepTable } from '../composing/answer-tables';
 import { reportedFailure } from './classify-failure';
 import { renderNodeText } from './render-node-text';
@@ -98,7 +99,8 @@ export function maxEventBytesForRunFiles(runFileBytes: number): number {
  * dependencies' summaries; data part: `{ fleet: … }`) with `SendStreamingMessage` to one replica of
  * the agent (round-robin), follows the task to its end — recovering with `GetTask` /
  * `SubscribeToTask` when a stream is cut — and reads the `result` artifact. An agent that streams
- * its answer (artifact chunks) has each new piece of text reported to `onText` as it arrives. When
+ * its answer (artifact chunks) has each new piece of text reported to `onText` as it arrives, and
+ * what it says it is doing (a WORKING status whose message has text) to `onProgress`. When
  * the node is aborted (time-out or cancel) it cancels the remote task, best-effort.
  *
  * Retry policy: transport failures are thrown (the executor retries them); a task the agent
@@ -173,10 +175,11 @@ export function createA2AAgentInvoker({
     signal,
     onTask,
     onText,
+    onProgress,
     existingTask,
   }): Promise<NodeOutcome> => {
     const client = await clientForAgent(node.agent);
-    const tracker = new TaskTracker(onTask, onText);
+    const tracker = new TaskTracker(onTask, onText, onProgress);
     try {
       if (existingTask === undefined) {
         const message = createMessage({
@@ -384,6 +387,7 @@ class TaskTracker {
   constructor(
     private readonly onTask: ((taskId: string) => void) | undefined,
     private readonly onText?: ((text: string) => void) | undefined,
+    private readonly onProgress?: ((progress: AgentProgress) => void) | undefined,
   ) {}
 
   get taskId(): string | undefined {
@@ -497,6 +501,11 @@ class TaskTracker {
       this.answered = undefined;
     }
     this.status = status;
+    if (status.state === 'TASK_STATE_WORKING' && this.onProgress !== undefined) {
+      // What the agent says it is doing: read liberally; a status without text says nothing.
+      const progress = readAgentProgress(status.message?.parts);
+      if (progress !== undefined) this.onProgress(progress);
+    }
     return true;
   }
 

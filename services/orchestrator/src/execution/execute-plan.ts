@@ -34,6 +34,7 @@ import type {
   StepFilePart,
   StepFiles,
 } from './node-outcome';
+import type { AgentProgress } from './read-agent-progress';
 import { isRunHandover } from './run-handover';
 
 /**
@@ -167,6 +168,13 @@ export interface ExecutePlanOptions {
    * result text, in order, for a run that shows a step's answer while it is written.
    */
   onNodeText?: ((event: { nodeId: string; agent: string; text: string }) => void) | undefined;
+  /**
+   * What the nodes' agents say they are doing (see `InvokeAgentRequest.onProgress`), unthrottled,
+   * as it arrives. Must not throw.
+   */
+  onNodeProgress?:
+    | ((event: { nodeId: string; agent: string; text: string; stage?: string | undefined }) => void)
+    | undefined;
   /**
    * Told, after every call that reached a node's agent, what the agent reported about its model
    * usage for it (undefined: nothing — an agent outside the fleet, or a call that broke once the
@@ -844,6 +852,17 @@ async function callAgent({
           : {
               onText: (text: string) =>
                 options.onNodeText?.({ nodeId: node.id, agent: node.agent, text }),
+            }),
+        ...(options.onNodeProgress === undefined
+          ? {}
+          : {
+              onProgress: ({ text, stage }: AgentProgress) =>
+                options.onNodeProgress?.({
+                  nodeId: node.id,
+                  agent: node.agent,
+                  text,
+                  ...(stage === undefined ? {} : { stage }),
+                }),
             }),
         ...(existingTask === undefined ? {} : { existingTask }),
       }),

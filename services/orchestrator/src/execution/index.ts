@@ -57,3 +57,5 @@ export type {
 } from './node-outcome';
 export { renderNodeText } from './render-node-text';
 export type { RenderNodeTextOptions } from './render-node-text';
+export { readAgentProgress } from './read-agent-progress';
+export type { AgentProgress } from './read-agent-progress';

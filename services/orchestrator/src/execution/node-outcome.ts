@@ -1,4 +1,5 @@
 import type { StepTable } from '../composing/answer-tables';
+import type { AgentProgress } from './read-agent-progress';
 import type {
   DependencyOutput,
   NodeInput,
@@ -143,6 +144,11 @@ export interface InvokeAgentRequest {
    * not reported (the node's summary stays the authority).
    */
   onText?: ((text: string) => void) | undefined;
+  /**
+   * Called with what the agent says it is doing: each WORKING status whose message has text (read
+   * liberally, `readAgentProgress`), as it arrives. Unthrottled: the caller limits the rate.
+   */
+  onProgress?: ((progress: AgentProgress) => void) | undefined;
   /**
    * Go on with the node's existing agent task instead of sending the node's message: with a
    * `continuation`, send it (same taskId) and follow the task to its end; without, only follow the

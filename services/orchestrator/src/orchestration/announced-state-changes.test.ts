@@ -122,9 +122,12 @@ describe('a run’s state changes', () => {
       'run-start',
       'plan-start',
       'plan-end',
+      // Each step's agent says it is working (a progress line under the step).
       'node-start',
+      'node-progress',
       'node-end',
       'node-start',
+      'node-progress',
       'node-end',
       'compose-start',
       'run-end',

@@ -20,6 +20,13 @@ describe('describeProgress', () => {
       }),
       describeProgress({ type: 'node-start', nodeId: 'search', agent: 'web-agent', attempt: 2 }),
       describeProgress({
+        type: 'node-progress',
+        nodeId: 'search',
+        agent: 'web-agent',
+        text: 'Reading https://example.org/…',
+        stage: 'reading',
+      }),
+      describeProgress({
         type: 'node-end',
         nodeId: 'search',
         agent: 'web-agent',
@@ -41,6 +48,7 @@ describe('describeProgress', () => {
       'Planning with 2 agents: web-agent, writer.',
       'The plan (made by the model) has 2 steps: search by web-agent; write by writer, after search.',
       'Step search (web-agent): attempt 2.',
+      'Step search (web-agent): Reading https://example.org/…',
       'Step search (web-agent) completed in 1.2 s.',
       'Step write (writer) failed: refused.',
       'Writing the answer.',

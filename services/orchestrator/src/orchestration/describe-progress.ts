@@ -36,6 +36,8 @@ export function describeProgress(event: ProgressEvent): string {
       return event.attempt === 1
         ? `Step ${event.nodeId} (${event.agent}) started.`
         : `Step ${event.nodeId} (${event.agent}): attempt ${event.attempt}.`;
+    case 'node-progress':
+      return `Step ${event.nodeId} (${event.agent}): ${event.text}`;
     case 'node-end': {
       const step = `Step ${event.nodeId} (${event.agent})`;
       if (event.state === 'completed') return `${step} completed in ${seconds(event.durationMs)}.`;

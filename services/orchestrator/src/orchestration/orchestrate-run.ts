@@ -41,6 +41,11 @@ import type { RunContext, RunLogger } from './run-context';
 import { describeResume, resumedNodes, toNodeReport } from './run-result';
 import { excludedNeeded, missingRequired, plannerSteering, requiredNote } from './run-steering';
 import type { SessionWriter } from './session-writer';
+import {
+  createProgressThrottle,
+  DEFAULT_PROGRESS_INTERVAL_MS,
+  type ProgressThrottle,
+} from './progress-throttle';
 
 /** Longest node summary carried in a progress event (the full text is in the session and result). */
 const MAX_PROGRESS_SUMMARY = 1000;
@@ -388,7 +393,20 @@ async function executeChosenPlan(
   }
   // A Redis GET started before planning: done by now. The extraction is not waited for.
   await memory?.loaded;
-  return executePlan({
+  // What the steps' agents say they are doing: live lines only (never recorded), rate-limited.
+  const intervalMs = agentOptions.progressIntervalMs ?? DEFAULT_PROGRESS_INTERVAL_MS;
+  const throttle =
+    intervalMs <= 0
+      ? undefined
+      : createProgressThrottle({
+          intervalMs,
+          maxPerStep: agentOptions.progressMaxPerStep,
+          emit: (line) => {
+            if (!isRunHandover(signal.reason)) progress({ type: 'node-progress', ...line });
+          },
+        });
+  // executePlan never rejects.
+  const execution = await executePlan({
     plan,
     invokeAgent: agentOptions.invokeAgent,
     sessionId,
@@ -411,10 +429,14 @@ async function executeChosenPlan(
         })
       : agentOptions.stepFiles,
     keepFiles: files.keepStepFiles,
-    onEvent: (event) => onExecutionEvent({ event, writer, progress, logger, log, signal }),
+    onEvent: (event) =>
+      onExecutionEvent({ event, writer, progress, logger, log, signal, throttle }),
     onNodeUsage: ({ nodeId, agent, usage }) => run.usage.report({ step: nodeId, agent, usage }),
     onNodeText: answeringStep(plan) === undefined ? undefined : ({ text }) => answer.push(text),
+    onNodeProgress: throttle === undefined ? undefined : (line) => throttle.push(line),
   });
+  throttle?.close();
+  return execution;
 }
 
 /** Composes the answer from the executed steps and ends the run with it. */
@@ -846,6 +868,7 @@ function onExecutionEvent({
   logger,
   log,
   signal,
+  throttle,
 }: {
   event: ExecutionEvent;
   writer: SessionWriter;
@@ -853,6 +876,8 @@ function onExecutionEvent({
   logger: RunLogger;
   log: object;
   signal: AbortSignal;
+  /** The steps' own progress lines: a step's pending one goes out before its end. */
+  throttle: ProgressThrottle | undefined;
 }): void {
   // A run handed over records nothing more: the nodes stay as they were for the next runner.
   if (isRunHandover(signal.reason)) return;
@@ -896,6 +921,7 @@ function onExecutionEvent({
     case 'node-end': {
       const { run } = event;
       const state = endState(run);
+      throttle?.flush(event.nodeId);
       writer.record((draft) => {
         draft.nodes[event.nodeId] = {
           agent: run.agent,

@@ -52,6 +52,14 @@ export interface OrchestratorAgentOptions {
   scheduling?: Scheduling | undefined;
   /** Per attempt of a node. @default 120000 */
   nodeTimeoutMs?: number | undefined;
+  /**
+   * What the steps' agents say they are doing (`node-progress`): at most one line per step in this
+   * many milliseconds, and `DEFAULT_MAX_PROGRESS_PER_STEP` per step (ORCHESTRATOR_PROGRESS_INTERVAL_MS).
+   * 0: none is sent. @default 500
+   */
+  progressIntervalMs?: number | undefined;
+  /** The most `node-progress` lines one step sends. @default DEFAULT_MAX_PROGRESS_PER_STEP (50) */
+  progressMaxPerStep?: number | undefined;
   retry?: RetryOptions | undefined;
   /**
    * Fetches the documents a plan node names (`files`) for the run's tenant before the node is

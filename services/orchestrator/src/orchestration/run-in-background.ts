@@ -31,6 +31,7 @@ const PROGRESS_LINES: ReadonlySet<ProgressEvent['type']> = new Set<ProgressEvent
   'plan-start',
   'compose-start',
   'queue-end',
+  'node-progress',
 ]);
 
 /** The reason a run is canceled with when its session is canceled elsewhere. */

@@ -62,6 +62,10 @@ export interface StartTestOrchestratorOptions {
   runFiles?: OrchestratorAgentOptions['runFiles'];
   /** Largest event of an agent's stream. @default the A2A client's (4 MiB) */
   maxEventBytes?: number;
+  /** ORCHESTRATOR_PROGRESS_INTERVAL_MS. @default 500 */
+  progressIntervalMs?: number;
+  /** The most `node-progress` lines a step sends. @default 50 */
+  progressMaxPerStep?: number;
 }
 
 /** A running orchestrator for a test: a real HTTP server over real Redis. */
@@ -93,6 +97,8 @@ export async function startTestOrchestrator({
   planConfidence,
   runFiles,
   maxEventBytes,
+  progressIntervalMs,
+  progressMaxPerStep,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -128,6 +134,8 @@ export async function startTestOrchestrator({
       cancelAgentTask: invokeAgent.cancelTask,
       agentTaskState: invokeAgent.taskState,
       agentTaskCheckMs,
+      progressIntervalMs,
+      progressMaxPerStep,
       breakers: createAgentBreakers(),
       llm:
         llmBaseUrl === undefined

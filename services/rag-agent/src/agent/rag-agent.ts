@@ -293,7 +293,7 @@ export function createRagAgent({
     node: NodeInput['fleet'],
     signal: AbortSignal,
   ): Events {
-    yield working('Searching the documents…');
+    yield working('Searching the documents…', { stage: 'searching' });
     const retrieval = await retriever.retrieve({ tenant: node.tenant, question, signal });
     const { sources, chunks } = groupSources(retrieval.chunks);
     const data: SearchResultData = {
@@ -326,10 +326,12 @@ export function createRagAgent({
     node: NodeInput['fleet'],
     signal: AbortSignal,
   ): Events {
-    yield working('Searching the documents…');
+    yield working('Searching the documents…', { stage: 'searching' });
     const retrieval = await retriever.retrieve({ tenant: node.tenant, question, signal });
     if (retrieval.chunks.length > 0) {
-      yield working(`Answering from ${plural(retrieval.chunks.length, 'passage')}…`);
+      yield working(`Writing the answer from ${plural(retrieval.chunks.length, 'passage')}…`, {
+        stage: 'answering',
+      });
     }
     // The answer streams as chunks of the `result` artifact; the last chunk holds it whole.
     const artifactId = randomUUID();

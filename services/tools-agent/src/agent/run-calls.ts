@@ -52,7 +52,7 @@ export async function* runCalls(
         { details: { tool: name } },
       );
     }
-    yield working(`Calling ${name}…`);
+    yield working(`Calling ${name}…`, { stage: 'calling' });
     const answer = yield* callTool({
       context,
       connection,

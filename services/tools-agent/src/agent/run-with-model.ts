@@ -68,7 +68,9 @@ export async function* runWithModel(
   const outcomes: CallOutcome[] = [];
   let lastProblem: FleetError | undefined;
   for (let round = 1; round <= settings.maxRounds; round += 1) {
-    yield working(round === 1 ? 'Choosing the tools to call…' : 'Choosing the next calls…');
+    yield working(round === 1 ? 'Choosing the tools to call…' : 'Choosing the next calls…', {
+      stage: 'choosing',
+    });
     const completion = await callModel({
       llm,
       messages,

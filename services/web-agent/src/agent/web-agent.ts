@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentContext, AgentExecute } from '@fleet/a2a/server';
+import type { AgentContext, AgentEvent, AgentExecute } from '@fleet/a2a/server';
 import {
   completed,
   dependencyContext,
   failed,
   plural,
   rejected,
-  resultChunks,
+  resultChunk,
   resultEnd,
   working,
   type AgentEvents,
@@ -14,7 +14,13 @@ import {
 } from '@fleet/agent-kit';
 import { toFleetError } from '@fleet/errors';
 import { getActiveSpan, setSessionAttributes } from '@fleet/telemetry';
-import { chooseMode, type Research, type Researcher, type ResearchMode } from '../research';
+import {
+  chooseMode,
+  type Research,
+  type Researcher,
+  type ResearchMode,
+  type ResearchStage,
+} from '../research';
 import { readWebInput } from './read-web-input';
 import type { WebResultData } from './result-data';
 
@@ -66,6 +72,39 @@ function resultData(research: Research): WebResultData {
   };
 }
 
+/** What the agent says as a stage of its research begins (docs/a2a.md §8): short and human. */
+export function describeStage(stage: ResearchStage): string {
+  switch (stage.stage) {
+    case 'searching':
+      return `Searching the web for "${stage.query.length <= 80 ? stage.query : `${stage.query.slice(0, 80)}…`}"…`;
+    case 'reading':
+      return stage.count <= 1
+        ? `Reading ${stage.url}…`
+        : `Reading ${stage.url} and ${plural(stage.count - 1, 'more page')}…`;
+    case 'summarising':
+      return `Summarising ${plural(stage.sources, 'source')}…`;
+  }
+}
+
+/**
+ * The research's events: a WORKING status (with its stage) as each stage begins, the answer's
+ * pieces as chunks of the `result` artifact; returns the research.
+ */
+async function* researchEvents(
+  artifactId: string,
+  research: AsyncGenerator<string | ResearchStage, Research, undefined>,
+): AsyncGenerator<AgentEvent, Research, undefined> {
+  for (;;) {
+    const next = await research.next();
+    if (next.done === true) return next.value;
+    if (typeof next.value !== 'string') {
+      yield working(describeStage(next.value), { stage: next.value.stage });
+    } else if (next.value !== '') {
+      yield resultChunk(artifactId, next.value);
+    }
+  }
+}
+
 function summary(research: Research): string {
   const read = research.pages.filter((page) => page.status === 'read').length;
   const cited = plural(research.answer.sources.length, 'source');
@@ -102,7 +141,7 @@ export function createWebAgent({ researcher }: CreateWebAgentOptions): AgentExec
       yield working(workingMessage(mode));
       // The answer streams as chunks of the `result` artifact; the last chunk holds it whole.
       const artifactId = randomUUID();
-      const research = yield* resultChunks(
+      const research = yield* researchEvents(
         artifactId,
         researcher.stream({
           question,

@@ -49,14 +49,24 @@ export interface ResearchRequest {
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * A stage of the research, as it begins (the agent says it while it works): a search, the pages
+ * it reads (the first one's address, and how many), the answer written from what was read.
+ */
+export type ResearchStage =
+  | { stage: 'searching'; query: string }
+  | { stage: 'reading'; url: string; count: number }
+  | { stage: 'summarising'; sources: number };
+
 /** Researches a question: search, read pages, answer. */
 export interface Researcher {
   research(options: ResearchRequest): Promise<Research>;
   /**
-   * The same research, its answer streamed: yields the answer's text in pieces while the model
-   * writes it (see `WebAnswerer.stream`), then returns the research.
+   * The same research, its answer streamed: yields each {@link ResearchStage} as it begins and
+   * the answer's text in pieces while the model writes it (see `WebAnswerer.stream`), then
+   * returns the research.
    */
-  stream(options: ResearchRequest): AsyncGenerator<string, Research, undefined>;
+  stream(options: ResearchRequest): AsyncGenerator<string | ResearchStage, Research, undefined>;
 }
 
 /** Options for {@link createResearcher}. */
@@ -189,9 +199,11 @@ export function createResearcher({
     mode,
     context = [],
     signal,
-  }: ResearchRequest): AsyncGenerator<string, Research, undefined> {
+  }: ResearchRequest): AsyncGenerator<string | ResearchStage, Research, undefined> {
     if (mode === 'read') {
-      const pages = await readAll(urlsIn(question), tenant, signal);
+      const urls = urlsIn(question);
+      if (urls[0] !== undefined) yield { stage: 'reading', url: urls[0], count: urls.length };
+      const pages = await readAll(urls, tenant, signal);
       const read = pages.filter((page) => page.readable !== undefined);
       if (read.length === 0) {
         throw pages[0]?.error ?? new ServiceUnavailableError('The task names no URL to read.');
@@ -208,6 +220,7 @@ export function createResearcher({
         },
         text: readable?.text ?? '',
       }));
+      yield { stage: 'summarising', sources: materials.length };
       const answer = yield* answerer.stream({
         question,
         query: undefined,
@@ -225,13 +238,12 @@ export function createResearcher({
       };
     }
     const query = deriveQuery(question);
+    yield { stage: 'searching', query };
     const response = await search(query, mode, signal);
     const toRead = mode === 'deep' ? Math.min(10, fetchPages * 2) : fetchPages;
-    const pages = await readAll(
-      response.results.slice(0, toRead).map((result) => result.url),
-      tenant,
-      signal,
-    );
+    const urls = response.results.slice(0, toRead).map((result) => result.url);
+    if (urls[0] !== undefined) yield { stage: 'reading', url: urls[0], count: urls.length };
+    const pages = await readAll(urls, tenant, signal);
     const byUrl = new Map(pages.map((page) => [page.url, page]));
     const materials: SourceMaterial[] = response.results.map((result) => {
       const readable = byUrl.get(result.url)?.readable;
@@ -245,6 +257,7 @@ export function createResearcher({
       };
       return { source, text };
     });
+    yield { stage: 'summarising', sources: materials.length };
     const answer = yield* answerer.stream({ question, query, materials, context, signal });
     return {
       mode,

@@ -7,6 +7,7 @@ export type {
   Research,
   Researcher,
   ResearchRequest,
+  ResearchStage,
 } from './create-researcher';
 export { chooseMode, deriveQuery, urlsIn } from './derive-query';
 export type { ResearchMode } from './derive-query';
