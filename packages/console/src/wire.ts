@@ -38,8 +38,8 @@ export interface PlanNode {
 
 export interface ApprovalView {
   id: string;
-  /** `node`: an agent's action; `plan`: the whole plan (`input` is a question's kind). */
-  kind: 'node' | 'plan' | 'input';
+  /** `node`: an agent's action; `plan`: the whole plan; `review`: the composed answer (`input` is a question's kind). */
+  kind: 'node' | 'plan' | 'input' | 'review';
   status: string;
   nodeId: string | null;
   agent: string | null;

@@ -7,6 +7,7 @@ export { createSessionStore } from './session-store';
 export type {
   AnswerInputInput,
   DecideApprovalInput,
+  DecideReviewInput,
   ExpiredApproval,
   ListSessionsOptions,
   NewApproval,

@@ -14,6 +14,7 @@ import {
   stepUsageSchema,
   toolPolicySchema,
   agentSteeringSchema,
+  reviewRoundSchema,
 } from '@fleet/a2a';
 import { z } from 'zod';
 
@@ -21,9 +22,10 @@ import { z } from 'zod';
  * What an approval is about: one node's action, the whole plan before any agent runs, or — `input`
  * — a question a node's agent asked (TASK_STATE_INPUT_REQUIRED), answered with text. Questions
  * share the approvals' storage, expiry, events and at-most-once delivery; the API shows them apart
- * (`/approvals` and `/inputs`).
+ * (`/approvals` and `/inputs`). `review`: a person's review of the composed answer
+ * (`resultReview`), decided with `POST /v1/sessions/{id}/review`; its round is in `review`.
  */
-export const approvalKindSchema = z.enum(['node', 'plan', 'input']);
+export const approvalKindSchema = z.enum(['node', 'plan', 'input', 'review']);
 export type ApprovalKind = z.infer<typeof approvalKindSchema>;
 
 /**
@@ -71,6 +73,12 @@ export const approvalSchema = z.object({
       messageId: z.string().optional(),
     })
     .optional(),
+  /**
+   * The review round (kind `review`): the answer and step results put up for review and, once
+   * decided, the decision (`approved`: the answer stands; `denied`: sent back with a `revise`,
+   * `replan` or `recompose`; `expired`: the time-out decided, `review.decision` says how).
+   */
+  review: reviewRoundSchema.optional(),
 });
 export type Approval = z.infer<typeof approvalSchema>;
 
@@ -96,6 +104,11 @@ export const sessionNodeSchema = z.object({
   effectiveTask: z.string().optional(),
   /** The ids of the files the step made that the run keeps (the session's `files`). */
   files: z.array(z.string()).optional(),
+  /**
+   * A review sent the step back (`revise`): it runs again with this feedback (the round that
+   * asked for it); kept on the node once it ran, so the session shows why it ran again.
+   */
+  revision: z.object({ round: z.number().int().min(1), feedback: z.string() }).optional(),
 });
 export type SessionNode = z.infer<typeof sessionNodeSchema>;
 
@@ -141,6 +154,8 @@ export const sessionSchema = z.object({
   history: z.array(historyMessageSchema).default([]),
   /** Whether a person must approve the plan before any agent runs. */
   planApproval: z.boolean().default(false),
+  /** Whether a person reviews the composed answer before it is sent (`resultReview`). */
+  resultReview: z.boolean().optional(),
   /**
    * Which MCP tools the tenant may use in this session (`fleet.toolPolicy` of the request that
    * started it, or of the latest resume that carried one): a resume without one keeps it.

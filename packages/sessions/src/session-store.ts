@@ -1,9 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { AgentSteering, ApprovalStatus, HistoryMessage, ToolPolicy } from '@fleet/a2a';
+import type {
+  AgentSteering,
+  ApprovalStatus,
+  HistoryMessage,
+  ReviewDecision,
+  ToolPolicy,
+} from '@fleet/a2a';
 import {
   BadRequestError,
   ConflictError,
   InternalError,
+  ValidationError,
   NotFoundError,
   ServiceUnavailableError,
   safeParseJson,
@@ -65,6 +72,8 @@ export interface NewSession {
   history?: HistoryMessage[] | undefined;
   /** @default false */
   planApproval?: boolean | undefined;
+  /** Whether a person reviews the composed answer before it is sent. @default false */
+  resultReview?: boolean | undefined;
   /** Which MCP tools the run may use (`fleet.toolPolicy`). @default every tool */
   toolPolicy?: ToolPolicy | undefined;
   /** Agents or skills the run prefers, requires or leaves out (`fleet.steering`). @default none */
@@ -94,6 +103,14 @@ export interface DecideApprovalInput {
   tenant: string;
   decision: 'approve' | 'deny';
   instructions?: string | undefined;
+}
+
+/** A person's decision on a composed answer (the session's pending approval of kind `review`). */
+export interface DecideReviewInput {
+  sessionId: string;
+  /** The caller's tenant: another tenant's session is unknown to them. */
+  tenant: string;
+  decision: ReviewDecision;
 }
 
 /** A person's answer to a question a node's agent asked (an approval of kind `input`). */
@@ -210,6 +227,17 @@ export interface SessionStore {
    * @throws ConflictError when the question is no longer pending or the lock is busy
    */
   answerInput(input: AnswerInputInput): Promise<Approval>;
+  /**
+   * Records a person's review of the composed answer under the lock: the session's pending review
+   * becomes `approved` (`approve`) or `denied` (sent back: `revise`, `replan`, `recompose`), its
+   * round records the decision, steps and feedback, and `approval-decided` is published.
+   * @throws NotFoundError for an unknown session or another tenant's
+   * @throws ConflictError when no review is pending (never asked, decided already, expired) or
+   *   the lock is busy
+   * @throws ValidationError when `revise` names a step the plan does not have (the error names the
+   *   plan's steps)
+   */
+  decideReview(input: DecideReviewInput): Promise<Approval>;
   /** Publishes an event to every subscriber of the session, on any replica. */
   publish(id: string, event: SessionEvent): Promise<void>;
   /**
@@ -672,6 +700,47 @@ class RedisSessionStore implements SessionStore {
     return outcome.approval;
   }
 
+  async decideReview({ sessionId, tenant, decision }: DecideReviewInput): Promise<Approval> {
+    // As for approvals: unknown sessions and settled reviews are answered without the lock.
+    const before = await this.getForTenant(sessionId, tenant);
+    pendingReview(before);
+    checkReviewSteps(before, decision);
+
+    const { value: outcome } = await this.update(sessionId, (draft) => {
+      if (draft.tenant !== tenant) throw sessionNotFound(sessionId);
+      const review = pendingReview(draft);
+      checkReviewSteps(draft, decision);
+      const now = new Date();
+      review.decidedAt = now.toISOString();
+      if (isOverdue(review, now)) {
+        review.status = 'expired';
+        return { expired: true as const, review };
+      }
+      review.status = decision.decision === 'approve' ? 'approved' : 'denied';
+      const feedback =
+        decision.feedback === undefined || decision.feedback === '' ? undefined : decision.feedback;
+      if (review.review !== undefined) {
+        review.review.decision = decision.decision;
+        if (decision.steps !== undefined) review.review.targets = [...new Set(decision.steps)];
+        if (feedback !== undefined) review.review.feedback = feedback;
+      }
+      if (feedback !== undefined) review.instructions = feedback;
+      return { expired: false as const, review };
+    });
+
+    await this.publish(sessionId, {
+      type: 'approval-decided',
+      approvalId: outcome.review.id,
+      status: outcome.review.status,
+    });
+    if (outcome.expired) {
+      throw new ConflictError(`The review of session ${sessionId} has expired.`, {
+        details: { status: 'expired' },
+      });
+    }
+    return outcome.review;
+  }
+
   async publish(id: string, event: SessionEvent): Promise<void> {
     await this.redis.publish(this.channel(id), JSON.stringify(event));
   }
@@ -968,11 +1037,65 @@ function sessionNotFound(id: string): NotFoundError {
 function pendingCheck(session: Session, id: string, what: 'approval' | 'input'): Approval {
   const approval = session.approvals[id];
   const noun = what === 'input' ? 'Question' : 'Approval';
-  if (approval === undefined || (approval.kind === 'input') !== (what === 'input')) {
+  if (
+    approval === undefined ||
+    approval.kind === 'review' ||
+    (approval.kind === 'input') !== (what === 'input')
+  ) {
     throw new NotFoundError(`${noun} ${id} does not exist in session ${session.id}.`);
   }
   if (approval.status !== 'pending') throw approvalSettled(noun, id, approval.status);
   return approval;
+}
+
+/**
+ * The session's pending review (its newest approval of kind `review`).
+ * @throws ConflictError when there is none: never asked, or decided or expired already
+ */
+function pendingReview(session: Session): Approval {
+  const reviews = Object.values(session.approvals)
+    .filter((approval) => approval.kind === 'review')
+    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  const latest = reviews.at(-1);
+  if (latest === undefined) {
+    throw new ConflictError(
+      `Session ${session.id} is not waiting for a review: it was not started with one.`,
+      {
+        details: { status: session.status },
+      },
+    );
+  }
+  if (latest.status !== 'pending') {
+    const word =
+      latest.status === 'expired' || latest.status === 'timed_out'
+        ? 'timed out'
+        : 'was already decided';
+    throw new ConflictError(
+      `Session ${session.id} is not waiting for a review: its latest review ${word}.`,
+      { details: { status: latest.status } },
+    );
+  }
+  return latest;
+}
+
+/**
+ * Every step a `revise` names is a step of the session's plan.
+ * @throws ValidationError naming the unknown steps and the plan's steps
+ */
+function checkReviewSteps(session: Session, decision: ReviewDecision): void {
+  if (decision.steps === undefined) return;
+  const known = (session.plan?.nodes ?? []).map((node) => node.id);
+  const unknown = decision.steps.filter((step) => !known.includes(step));
+  if (unknown.length === 0) return;
+  throw new ValidationError(
+    `The plan has no step ${unknown.map((step) => `"${step}"`).join(', ')}: its steps are ${known.map((step) => `"${step}"`).join(', ') || 'none'}.`,
+    {
+      details: {
+        issues: [{ path: 'steps', message: `unknown steps: ${unknown.join(', ')}` }],
+        steps: known,
+      },
+    },
+  );
 }
 
 function approvalSettled(noun: string, id: string, status: ApprovalStatus): ConflictError {
@@ -1003,6 +1126,7 @@ function newSession({
   request,
   history = [],
   planApproval = false,
+  resultReview = false,
   toolPolicy,
   steering,
   taskId,
@@ -1018,6 +1142,7 @@ function newSession({
     request,
     history,
     planApproval,
+    resultReview,
     ...(toolPolicy === undefined ? {} : { toolPolicy }),
     ...(steering === undefined ? {} : { steering }),
     nodes: {},

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { runFileSchema } from './files';
-import { MAX_NODE_FILES, planSchema } from './plan';
+import { MAX_NODE_FILES, planNodeSchema, planSchema } from './plan';
+import { resultReviewSchema, reviewDecisionKindSchema, reviewStepSchema } from './review';
 import { toolPolicySchema } from './tool-policy';
 import { agentSteeringSchema } from './steering';
 
@@ -261,6 +262,12 @@ export const orchestrateRequestSchema = z.object({
      * (a resume keeps the session's).
      */
     steering: agentSteeringSchema.optional(),
+    /**
+     * Pause after composing for a person to review the answer (`X-Result-Review`,
+     * `fleet_result_review`): approve it, revise steps, re-plan or rewrite it, for any number of
+     * rounds (docs/review.md). Absent: `none`.
+     */
+    resultReview: resultReviewSchema.optional(),
   }),
 });
 export type OrchestrateRequest = z.infer<typeof orchestrateRequestSchema>['fleet'];
@@ -450,6 +457,51 @@ export const progressEventSchema = z.discriminatedUnion('type', [
     nodeId: z.string().optional(),
     agent: z.string().optional(),
     name: z.string(),
+    reason: z.string(),
+  }),
+  z.object({
+    /**
+     * The answer is composed and waits for a person's review (`resultReview: 'required'`): the
+     * answer and each step's result; decide with `POST /v1/sessions/{id}/review`. Without a
+     * decision by `expiresAt`, the time-out decides (`onTimeout`, normally `approve`).
+     */
+    type: z.literal('review-required'),
+    approvalId: z.string(),
+    round: z.number().int().min(1),
+    answer: z.string(),
+    steps: z.array(reviewStepSchema),
+    expiresAt: z.string(),
+    onTimeout: z.enum(['approve', 'fail']),
+  }),
+  z.object({
+    /** A review was decided (or timed out): what was decided and, for `revise`, what re-runs. */
+    type: z.literal('review-end'),
+    approvalId: z.string(),
+    round: z.number().int().min(1),
+    decision: reviewDecisionKindSchema,
+    feedback: z.string().optional(),
+    targets: z.array(z.string()).optional(),
+    rerun: z.array(z.string()).optional(),
+    kept: z.array(z.string()).optional(),
+    timedOut: z.boolean().optional(),
+  }),
+  z.object({
+    /**
+     * A step was added to the running plan: a step's result handed work off (`origin.kind`
+     * `handoff`), or a failed step was re-planned (`replan`). `node.origin.from` is the step it
+     * came from.
+     */
+    type: z.literal('node-added'),
+    node: planNodeSchema,
+    reason: z.string().optional(),
+  }),
+  z.object({
+    /** A hand-off a step asked for that the run did not take, and why. */
+    type: z.literal('handoff-refused'),
+    nodeId: z.string(),
+    agent: z.string(),
+    /** The agent or skill the hand-off named. */
+    target: z.string(),
     reason: z.string(),
   }),
   z.object({ type: z.literal('compose-start') }),

@@ -169,3 +169,33 @@ export {
   withoutExcluded,
 } from './steering';
 export type { AgentSteering, SteeringKind, SteeringTarget } from './steering';
+export {
+  DEFAULT_MAX_HANDOFFS,
+  handoffPart,
+  handoffPartSchema,
+  handoffRequestSchema,
+  MAX_HANDOFF_CONTEXT,
+  MAX_HANDOFF_TASK,
+  MAX_HANDOFFS_PER_STEP,
+  readHandoffs,
+} from './handoff';
+export type { HandoffRequest, ReadHandoffs } from './handoff';
+export {
+  cutReviewText,
+  DEFAULT_MAX_REVIEW_ROUNDS,
+  MAX_REVIEW_ANSWER,
+  MAX_REVIEW_FEEDBACK,
+  MAX_REVIEW_STEP_SUMMARY,
+  resultReviewSchema,
+  reviewDecisionKindSchema,
+  reviewDecisionSchema,
+  reviewRoundSchema,
+  reviewStepSchema,
+} from './review';
+export type {
+  ResultReview,
+  ReviewDecision,
+  ReviewDecisionKind,
+  ReviewRound,
+  ReviewStep,
+} from './review';

@@ -40,6 +40,17 @@ export const planNodeSchema = z.object({
     .array(planNodeFileSchema)
     .max(MAX_NODE_FILES, `a step names at most ${MAX_NODE_FILES} files`)
     .optional(),
+  /**
+   * Set on a step added while the run went, not planned at its start: `handoff` — a step's result
+   * asked for it (`from` the step that handed off); `replan` — planned again after `from` failed.
+   * Absent: planned at the start (or by a review's re-plan).
+   */
+  origin: z
+    .object({
+      kind: z.enum(['handoff', 'replan']),
+      from: planNodeIdSchema,
+    })
+    .optional(),
 });
 export type PlanNode = z.infer<typeof planNodeSchema>;
 

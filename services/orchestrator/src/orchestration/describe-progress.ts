@@ -77,6 +77,22 @@ export function describeProgress(event: ProgressEvent): string {
     }
     case 'file-refused':
       return `File ${event.name}${event.nodeId === undefined ? '' : ` from step ${event.nodeId}${event.agent === undefined ? '' : ` (${event.agent})`}`} was not kept: ${trimEnd(event.reason)}.`;
+    case 'review-required':
+      return `The answer (round ${event.round}) waits for your review: approve it, revise steps, re-plan or rewrite it with POST /v1/sessions/{id}/review (approval ${event.approvalId}) before ${event.expiresAt}; then ${event.onTimeout === 'approve' ? 'it is sent as it stands' : 'the run ends without it'}.`;
+    case 'review-end':
+      return describeReviewEnd(event);
+    case 'node-added': {
+      const { node } = event;
+      const origin =
+        node.origin === undefined
+          ? ''
+          : node.origin.kind === 'handoff'
+            ? `, handed off by step ${node.origin.from}`
+            : `, re-planned after step ${node.origin.from} failed`;
+      return `Step ${node.id} (${node.agent}) added to the plan${origin}: ${trimEnd(node.task)}.`;
+    }
+    case 'handoff-refused':
+      return `Step ${event.nodeId} (${event.agent}) handed off to ${event.target}; not taken: ${trimEnd(event.reason)}.`;
     case 'compose-start':
       return 'Writing the answer.';
     case 'run-end':
@@ -87,6 +103,28 @@ export function describeProgress(event: ProgressEvent): string {
         : event.state === 'canceled'
           ? 'The run was canceled.'
           : 'Ended without the work done.';
+  }
+}
+
+/** A review decision, in words. */
+function describeReviewEnd(event: Extract<ProgressEvent, { type: 'review-end' }>): string {
+  const by = event.timedOut === true ? 'Nobody reviewed the answer in time: ' : 'Review: ';
+  const feedback = event.feedback === undefined ? '' : ` (${trimEnd(event.feedback)})`;
+  switch (event.decision) {
+    case 'approve':
+      return `${by}the answer is approved.`;
+    case 'recompose':
+      return `${by}the answer is written again${feedback}.`;
+    case 'replan':
+      return `${by}the request is planned again${feedback}.`;
+    case 'revise': {
+      const rerun = event.rerun ?? event.targets ?? [];
+      const kept =
+        event.kept === undefined || event.kept.length === 0
+          ? ''
+          : `; ${event.kept.join(', ')} keep${event.kept.length === 1 ? 's' : ''} ${event.kept.length === 1 ? 'its' : 'their'} result (an approved action is not redone)`;
+      return `${by}step${rerun.length === 1 ? '' : 's'} ${rerun.join(', ')} run${rerun.length === 1 ? 's' : ''} again${feedback}${kept}.`;
+    }
   }
 }
 
