@@ -49,7 +49,14 @@ export const handoffPartSchema = z.object({
  * artifact.parts.push(handoffPart({ skill: 'web-search', task: 'Find the G3 price' }));
  */
 export function handoffPart(request: HandoffRequest | readonly HandoffRequest[]): Part {
-  return dataPart({ handoff: Array.isArray(request) ? [...request] : request });
+  const requests: readonly HandoffRequest[] = isHandoffList(request) ? request : [request];
+  return dataPart({ handoff: requests.length === 1 ? requests[0] : [...requests] });
+}
+
+function isHandoffList(
+  request: HandoffRequest | readonly HandoffRequest[],
+): request is readonly HandoffRequest[] {
+  return Array.isArray(request);
 }
 
 /** What {@link readHandoffs} found in a step's parts. */
