@@ -123,3 +123,10 @@ export {
   defaultChartFiles,
 } from './sdk-agents/chart-executor';
 export type { ChartExecutorOptions, ChartFile } from './sdk-agents/chart-executor';
+export { createAnswerExecutor } from './sdk-agents/answer-executor';
+export type {
+  AnswerExecutor,
+  AnswerExecutorOptions,
+  AnswerReply,
+  AnswerTask,
+} from './sdk-agents/answer-executor';
