@@ -223,7 +223,8 @@ describe('runs a person reviews, and plans that grow', () => {
     const session = await waitForSession(fleet, chat.sessionId, (s) => s['status'] === 'completed');
     const nodes = (session['plan'] as Json)['nodes'] as Json[];
     expect(nodes.map((node) => node['agent'])).toEqual(['scout', 'mail']);
-    expect(session['nodes'][String(added?.['node']['id'])]).toMatchObject({ state: 'completed' });
+    const addedId = String((added?.['node'] as Json | undefined)?.['id']);
+    expect(session['nodes'][addedId]).toMatchObject({ state: 'completed' });
 
     // The same hand-off in a run that excludes the mail agent is refused; the run still answers.
     const excluded = await streamChat(client, {
@@ -251,11 +252,10 @@ describe('runs a person reviews, and plans that grow', () => {
     nextPlan = plan([{ id: 'start', agent: 'relay-1' }]);
     const chain = await streamChat(client, { message: 'Pass it along' });
     expect(chain.error).toBeUndefined();
-    expect(eventsOf(chain.events, 'node-added').map((event) => event['node']['agent'])).toEqual([
-      'relay-2',
-      'relay-3',
-      'relay-4',
-    ]);
+    const addedAgents = eventsOf(chain.events, 'node-added').map(
+      (event) => (event['node'] as Json)['agent'] as string,
+    );
+    expect(addedAgents).toEqual(['relay-2', 'relay-3', 'relay-4']);
     const [refused, ...moreRefused] = eventsOf(chain.events, 'handoff-refused');
     expect(moreRefused).toEqual([]);
     expect(refused).toMatchObject({ agent: 'relay-4', target: 'relay-5' });
@@ -298,7 +298,7 @@ describe('runs a person reviews, and plans that grow', () => {
       message: 'Find the G3, check our documents and draft a mail',
       headers: { 'X-Result-Review': 'required' },
       onEvent: async (event, { sessionId }) => {
-        if (event.type !== 'review-required') return;
+        if (event.type !== 'review-required') return undefined;
         if (event['round'] === 1) {
           await review(sessionId, { decision: 'revise', steps: ['find'], feedback: 'the G3' });
         } else if (event['round'] === 2) {
@@ -311,6 +311,7 @@ describe('runs a person reviews, and plans that grow', () => {
           third = event;
           return 'stop';
         }
+        return undefined;
       },
     });
     const sessionId = chat.sessionId;
