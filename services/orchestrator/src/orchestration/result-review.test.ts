@@ -12,7 +12,7 @@ import {
   type ReviewDecision,
   type StreamResponse,
 } from '@fleet/a2a';
-import type { RunningServer } from '@fleet/http';
+import { silentLogger, type RunningServer } from '@fleet/http';
 import type { Session } from '@fleet/sessions';
 import {
   startScriptedAgent,
@@ -23,6 +23,7 @@ import {
 import { answering, startTestAgent } from '../test-support/start-test-agent';
 import {
   TEST_TOKEN,
+  eventually,
   orchestrate,
   outcomeOf,
   readStream,
@@ -31,6 +32,7 @@ import {
   type TestOrchestrator,
 } from '../test-support/start-test-orchestrator';
 import { REVIEW_TIMED_OUT_MESSAGE } from './result-review';
+import { resumeSessions } from './resume-sessions';
 
 const prefix = `test:orchestrator-result-review:${randomUUID()}:`;
 
@@ -94,6 +96,7 @@ describe('result review (real Redis, real A2A agents, scripted model)', () => {
   let beta: ScriptedAgent;
   let gamma: ScriptedAgent;
   let mail: ScriptedAgent;
+  let streamer: ScriptedAgent;
   let planner: RunningServer;
   const planRequests: PlanRequest[] = [];
   const orchestrators: TestOrchestrator[] = [];
@@ -166,6 +169,11 @@ describe('result review (real Redis, real A2A agents, scripted model)', () => {
           ? { text: 'Mail sent.' }
           : { approval: { action: 'send-mail', summary: 'Send the report to Bob' } },
     });
+    streamer = await startScriptedAgent({
+      name: 'streamer',
+      internalToken: TEST_TOKEN,
+      reply: { chunks: ['Paris is ', 'the capital.'] },
+    });
     planner = await startTestAgent({
       name: 'planner',
       token: TEST_TOKEN,
@@ -184,7 +192,7 @@ describe('result review (real Redis, real A2A agents, scripted model)', () => {
         ];
       }),
     });
-    agentUrls = [alpha.url, beta.url, gamma.url, mail.url];
+    agentUrls = [alpha.url, beta.url, gamma.url, mail.url, streamer.url];
   });
 
   afterAll(async () => {
@@ -194,6 +202,7 @@ describe('result review (real Redis, real A2A agents, scripted model)', () => {
       beta.close(),
       gamma.close(),
       mail.close(),
+      streamer.close(),
       llm.close(),
       planner.shutdown(),
     ]);
@@ -578,5 +587,71 @@ describe('result review (real Redis, real A2A agents, scripted model)', () => {
       status: 'approved',
       deliveredAt: expect.any(String),
     });
+  });
+
+  it('does not stream a single step’s answer while it waits for review: the composer writes it', async () => {
+    const orchestrator = await start();
+    const calls = composerCalls().length;
+    const run = orchestrate(orchestrator.client, {
+      text: 'Capital of France?',
+      fleet: {
+        tenant: 'acme',
+        plan: {
+          nodes: [{ id: 'ask', agent: 'streamer', task: 'Capital of France?', dependsOn: [] }],
+          rationale: 'one step',
+          confidence: 1,
+        },
+        resultReview: 'required',
+      },
+    });
+    const { sessionId } = await run.waitFor(isRunStart);
+    const first = await run.waitFor(reviewRound(1));
+    expect(artifacts(run.events)).toBe(0);
+    expect(composerCalls()).toHaveLength(calls + 1);
+    expect(first.steps).toEqual([
+      { id: 'ask', agent: 'streamer', state: 'completed', summary: 'Paris is the capital.' },
+    ]);
+    await decide(orchestrator, sessionId, { decision: 'approve' });
+    const events = await run.done;
+    expect(artifacts(events)).toBe(1);
+    expect(outcomeOf(events)).toMatchObject({
+      state: 'TASK_STATE_COMPLETED',
+      answer: first.answer,
+    });
+  });
+
+  it('sends the answer of a review that expired while no orchestrator ran the session', async () => {
+    const first = await start({ review: { timeoutSeconds: 1 } });
+    const run = start3(first);
+    const { sessionId } = await run.waitFor(isRunStart);
+    const round1 = await run.waitFor(reviewRound(1));
+    await first.close();
+    await run.done;
+    await eventually(
+      () => Promise.resolve(Date.now() > Date.parse(round1.expiresAt) ? true : undefined),
+      'the review’s expiry',
+    );
+    // What main.ts does at start-up.
+    const next = await start({ review: { timeoutSeconds: 1 } });
+    const expired = await next.sessions.expireOverdueApprovals();
+    expect(expired).toContainEqual({ sessionId, approvalId: round1.approvalId });
+    const calls = composerCalls().length;
+    await resumeSessions({
+      handler: next.handler,
+      sessions: next.sessions,
+      sessionIds: [sessionId],
+      logger: silentLogger,
+    });
+    const done = await eventually(async () => {
+      const current = await next.sessions.get(sessionId);
+      return current?.status === 'completed' ? current : undefined;
+    }, 'the session to complete');
+    expect(done.result?.text).toBe(round1.answer);
+    expect(reviewsOf(done)[0]).toMatchObject({
+      status: 'expired',
+      review: { round: 1, decision: 'approve', timedOut: true },
+    });
+    expect(composerCalls()).toHaveLength(calls);
+    for (const agent of [alpha, beta, gamma]) expect(turnsOf(agent, sessionId)).toHaveLength(1);
   });
 });
