@@ -31,7 +31,7 @@ import {
   type Streaming,
   type TestOrchestrator,
 } from '../test-support/start-test-orchestrator';
-import { REVIEW_TIMED_OUT_MESSAGE } from './result-review';
+import { REVIEW_TIMED_OUT_MESSAGE, revisionScope } from './result-review';
 import { resumeSessions } from './resume-sessions';
 
 const prefix = `test:orchestrator-result-review:${randomUUID()}:`;
@@ -653,5 +653,61 @@ describe('result review (real Redis, real A2A agents, scripted model)', () => {
     });
     expect(composerCalls()).toHaveLength(calls);
     for (const agent of [alpha, beta, gamma]) expect(turnsOf(agent, sessionId)).toHaveLength(1);
+  });
+});
+
+describe('revisionScope', () => {
+  /** a → b → c → d, and e beside them. */
+  const chain: Plan = {
+    nodes: [
+      { id: 'd', agent: 'x', task: 'd', dependsOn: ['c'] },
+      { id: 'c', agent: 'x', task: 'c', dependsOn: ['b'] },
+      { id: 'b', agent: 'x', task: 'b', dependsOn: ['a'] },
+      { id: 'a', agent: 'x', task: 'a', dependsOn: [] },
+      { id: 'e', agent: 'x', task: 'e', dependsOn: [] },
+    ],
+    rationale: 'a chain',
+    confidence: 1,
+  };
+  const node = (approvalId?: string) => ({
+    agent: 'x',
+    state: 'completed' as const,
+    attempts: 1,
+    ...(approvalId === undefined ? {} : { approvalId }),
+  });
+  const approval = (id: string, status: 'approved' | 'denied') => ({
+    id,
+    kind: 'node' as const,
+    action: 'act',
+    summary: 'act',
+    preview: '',
+    risk: 'low' as const,
+    status,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    expiresAt: '2026-01-01T00:02:00.000Z',
+  });
+
+  it('runs again every step depending on a target, in plan order, however far down', () => {
+    const session = {
+      nodes: { a: node(), b: node(), c: node(), d: node(), e: node() },
+      approvals: {},
+    };
+    expect(revisionScope(chain, session, ['a'])).toEqual({
+      rerun: ['d', 'c', 'b', 'a'],
+      kept: [],
+    });
+    expect(revisionScope(chain, session, ['c', 'e'])).toEqual({ rerun: ['d', 'c', 'e'], kept: [] });
+  });
+
+  it('keeps a dependent whose approved action was carried out, unless it is named itself', () => {
+    const session = {
+      nodes: { a: node(), b: node('ok'), c: node('no'), d: node(), e: node() },
+      approvals: { ok: approval('ok', 'approved'), no: approval('no', 'denied') },
+    };
+    expect(revisionScope(chain, session, ['a'])).toEqual({ rerun: ['d', 'c', 'a'], kept: ['b'] });
+    expect(revisionScope(chain, session, ['a', 'b'])).toEqual({
+      rerun: ['d', 'c', 'b', 'a'],
+      kept: [],
+    });
   });
 });
