@@ -61,6 +61,30 @@ describe('loadOrchestratorConfig', () => {
     ).toThrow(ConfigError);
   });
 
+  it('reviews answers for the HITL time-out, approves them at the time-out and allows 10 rounds unless told otherwise', () => {
+    const defaults = loadOrchestratorConfig({ FLEET_INTERNAL_TOKEN: TOKEN });
+    expect(defaults.reviewTimeoutSeconds).toBeUndefined();
+    expect(defaults).toMatchObject({ reviewOnTimeout: 'approve', maxReviewRounds: 10 });
+    expect(
+      loadOrchestratorConfig({
+        FLEET_INTERNAL_TOKEN: TOKEN,
+        ORCHESTRATOR_REVIEW_TIMEOUT_SECONDS: '600',
+        ORCHESTRATOR_REVIEW_ON_TIMEOUT: 'fail',
+        ORCHESTRATOR_MAX_REVIEW_ROUNDS: '3',
+      }),
+    ).toMatchObject({ reviewTimeoutSeconds: 600, reviewOnTimeout: 'fail', maxReviewRounds: 3 });
+    for (const [name, value] of [
+      ['ORCHESTRATOR_REVIEW_ON_TIMEOUT', 'deny'],
+      ['ORCHESTRATOR_MAX_REVIEW_ROUNDS', '0'],
+      ['ORCHESTRATOR_MAX_REVIEW_ROUNDS', '101'],
+      ['ORCHESTRATOR_REVIEW_TIMEOUT_SECONDS', '-5'],
+    ] as const) {
+      expect(() => loadOrchestratorConfig({ FLEET_INTERNAL_TOKEN: TOKEN, [name]: value })).toThrow(
+        ConfigError,
+      );
+    }
+  });
+
   it('reads AGENT_URLS as a list of base URLs without trailing slashes', () => {
     const config = loadOrchestratorConfig({
       FLEET_INTERNAL_TOKEN: TOKEN,

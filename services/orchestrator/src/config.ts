@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_MAX_REVIEW_ROUNDS } from '@fleet/a2a';
 import {
   a2aServerEnv,
   booleanSchema,
@@ -137,6 +138,25 @@ export const configSpec = {
     schema: positiveIntSchema.default(120),
     description:
       'How long a person has to decide an approval (an agent’s, or the plan’s with X-Plan-Approval: required) before it times out; a time-out counts as a denial. An agent may ask for a shorter expiry.',
+  }),
+  reviewTimeoutSeconds: envVar({
+    name: 'ORCHESTRATOR_REVIEW_TIMEOUT_SECONDS',
+    schema: positiveIntSchema.optional(),
+    description:
+      'How long a person has to review a composed answer (X-Result-Review: required) before the time-out decides it (ORCHESTRATOR_REVIEW_ON_TIMEOUT), in seconds.',
+    defaultText: 'HITL_TIMEOUT_SECONDS',
+  }),
+  reviewOnTimeout: envVar({
+    name: 'ORCHESTRATOR_REVIEW_ON_TIMEOUT',
+    schema: z.enum(['approve', 'fail'], { error: 'expected approve or fail' }).default('approve'),
+    description:
+      'What an answer nobody reviewed in time gets: approve (it is sent as it stands; the review round records that the time-out approved it) or fail (the run ends failed: the answer was not reviewed in time).',
+  }),
+  maxReviewRounds: envVar({
+    name: 'ORCHESTRATOR_MAX_REVIEW_ROUNDS',
+    schema: positiveIntSchema.max(100, 'expected at most 100').default(DEFAULT_MAX_REVIEW_ROUNDS),
+    description:
+      'How many times one run’s answer is put up for review, at most 100; when the last round is sent back too, the answer stands as it is and is sent (a status line says so).',
   }),
   planConfidenceThreshold: envVar({
     name: 'ORCHESTRATOR_PLAN_CONFIDENCE_THRESHOLD',

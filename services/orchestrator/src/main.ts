@@ -153,6 +153,11 @@ function createRunHandler({
         },
       },
       hitlTimeoutSeconds: config.hitlTimeoutSeconds,
+      review: {
+        timeoutSeconds: config.reviewTimeoutSeconds,
+        onTimeout: config.reviewOnTimeout,
+        maxRounds: config.maxReviewRounds,
+      },
       answerTableRows: config.answerTableRows,
       planConfidence: { threshold: config.planConfidenceThreshold, mode: config.lowConfidence },
       instanceId,

@@ -153,6 +153,21 @@ describe('composeOffline', () => {
     expect(answer.citations.map((citation) => citation.agent)).toEqual(['web-agent', 'rag-agent']);
   });
 
+  it('says that a reviewer’s instructions could not be followed without a model', () => {
+    const answer = composeOffline({
+      request: 'Plan my trip to Paris',
+      steps,
+      feedback: '  Only the\nhotel prices ',
+    });
+    expect(answer.text.split('\n\n').slice(0, 2)).toEqual([
+      'Here is what the agents found (2 of 3 steps succeeded).',
+      'A reviewer asked: "Only the hotel prices". Without a language model this answer is put together from the agents’ results, so it could not be rewritten as asked.',
+    ]);
+    expect(composeOffline({ request: 'x', steps, feedback: '  ' }).text).toBe(
+      composeOffline({ request: 'x', steps }).text,
+    );
+  });
+
   it('says plainly when nothing succeeded', () => {
     const answer = composeOffline({ request: 'x', steps: [steps[2] as ComposeStep] });
     expect(answer.text).toBe(
@@ -224,6 +239,29 @@ describe('composeAnswer', () => {
     const prompt = JSON.stringify(upstream.requests.at(-1)?.body);
     expect(prompt).toContain('The travel policy caps hotels at 200 EUR [2].');
     expect(prompt).toContain('Plan my trip');
+  });
+
+  it('gives the LLM a reviewer’s instructions for the answer, and none when there are none', async () => {
+    upstream.enqueue({ content: 'Hotels are capped at 200 EUR [2].' });
+    await composeAnswer({
+      request: 'Plan my trip',
+      steps,
+      llm: { client, model: 'scripted-model' },
+      feedback: 'Only the hotel prices',
+    });
+    const [system, user] = (upstream.requests.at(-1)?.body as { messages: { content: string }[] })
+      .messages;
+    expect(system?.content).toContain('A reviewer read a previous answer to this request');
+    expect(user?.content).toMatch(
+      /The reviewer's instructions for this answer:\nOnly the hotel prices$/,
+    );
+    upstream.enqueue({ content: 'Paris [1].' });
+    await composeAnswer({
+      request: 'Plan my trip',
+      steps,
+      llm: { client, model: 'scripted-model' },
+    });
+    expect(JSON.stringify(upstream.requests.at(-1)?.body)).not.toContain('reviewer');
   });
 
   it('gives the LLM each failed step’s own reason, asks it to say what the person can do, and appends them', async () => {

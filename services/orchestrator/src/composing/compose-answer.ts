@@ -1,5 +1,11 @@
 import type OpenAI from 'openai';
-import type { Citation, NodeState, RunFile, StepFailure } from '@fleet/a2a';
+import {
+  MAX_REVIEW_FEEDBACK,
+  type Citation,
+  type NodeState,
+  type RunFile,
+  type StepFailure,
+} from '@fleet/a2a';
 import {
   SpanKind,
   setLlmAttributes,
@@ -97,6 +103,12 @@ export interface ComposeAnswerOptions {
    * Markdown table under the step (ORCHESTRATOR_ANSWER_TABLE_ROWS). @default 20
    */
   tableRows?: number | undefined;
+  /**
+   * A reviewer's instructions for this answer (a review sent the previous answer back to be
+   * written again, `recompose`): the model's prompt gives them; the offline answer says it could
+   * not follow them. At most {@link MAX_REVIEW_FEEDBACK} characters are used.
+   */
+  feedback?: string | undefined;
   /** Where the `orchestrator.compose` span goes. @default the fleet's tracer */
   tracer?: WithSpanOptions['tracer'];
   /** The clock the prompt's date line reads ({@link currentDateLine}). @default the system clock */
@@ -140,6 +152,7 @@ const COMPOSER_INSTRUCTIONS = [
  */
 export async function composeAnswer(options: ComposeAnswerOptions): Promise<ComposedAnswer> {
   const { request, steps, llm, logger, signal, profile, onText, streamedStep, tracer } = options;
+  const feedback = reviewerFeedback(options.feedback);
   const clock = options.clock ?? systemClock;
   const tableRows = options.tableRows ?? DEFAULT_TABLE_ROWS;
   const traced = tracer === undefined ? {} : { tracer };
@@ -159,7 +172,7 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
     return withSpan(
       { name: 'orchestrator.compose', kind: SpanKind.CHAIN, input: request, ...traced },
       (span) => {
-        const answer = composeOffline({ request, steps, profile, tableRows });
+        const answer = composeOffline({ request, steps, profile, tableRows, feedback });
         setSpanOutput(span, answer.text);
         return answer;
       },
@@ -177,9 +190,12 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
             profile === undefined || profile.lines.length === 0
               ? COMPOSER_INSTRUCTIONS
               : `${COMPOSER_INSTRUCTIONS} ${PROFILE_INSTRUCTIONS}`
-          }`,
+          }${feedback === undefined ? '' : ` ${FEEDBACK_INSTRUCTIONS}`}`,
         },
-        { role: 'user', content: renderPrompt({ request, body, citations, steps, profile }) },
+        {
+          role: 'user',
+          content: renderPrompt({ request, body, citations, steps, profile, feedback }),
+        },
       ];
       const sent = createTrimmedSender(onText);
       try {
@@ -216,7 +232,7 @@ export async function composeAnswer(options: ComposeAnswerOptions): Promise<Comp
           { err: error, model: llm.model, streamedChars: sent.text().length },
           'composing with the LLM failed; composing offline from the agents’ results',
         );
-        const offline = composeOffline({ request, steps, profile, tableRows });
+        const offline = composeOffline({ request, steps, profile, tableRows, feedback });
         // Text already shown to the reader cannot be taken back: the answer keeps it, says it was
         // cut off, and goes on with the offline answer (same citation list: same steps).
         const text =
@@ -364,6 +380,8 @@ export interface ComposeOfflineOptions {
   profile?: ComposerProfile | undefined;
   /** The most rows of a step's table shown. @default 20 */
   tableRows?: number | undefined;
+  /** A reviewer's instructions for the answer: said not to be followed (no model rewrites it). */
+  feedback?: string | undefined;
 }
 
 /**
@@ -380,6 +398,7 @@ export function composeOffline({
   steps,
   profile,
   tableRows = DEFAULT_TABLE_ROWS,
+  feedback,
 }: ComposeOfflineOptions): ComposedAnswer {
   const { body, citations } = renumbered(
     profile?.detailLevel === 'brief'
@@ -395,6 +414,7 @@ export function composeOffline({
     profile?.name === undefined
       ? lead
       : `${profile.name}, ${lead.charAt(0).toLowerCase()}${lead.slice(1)}`,
+    offlineFeedbackNote(feedback),
     body,
     sourcesSection(citations),
     stepsNotDoneParagraph(steps, 'prose'),
@@ -644,12 +664,14 @@ function renderPrompt({
   citations,
   steps,
   profile,
+  feedback,
 }: {
   request: string;
   body: string;
   citations: readonly Citation[];
   steps: readonly ComposeStep[];
   profile: ComposerProfile | undefined;
+  feedback?: string | undefined;
 }): string {
   return joinSections([
     profile === undefined || profile.lines.length === 0
@@ -662,7 +684,26 @@ function renderPrompt({
       : `Sources the markers point at:\n${sourcesSection(citations).replace(/^Sources\n/, '')}`,
     stepsNotDoneParagraph(steps),
     failedStepsParagraph(steps),
+    feedback === undefined ? '' : `The reviewer's instructions for this answer:\n${feedback}`,
   ]);
+}
+
+/** What the system prompt adds when a reviewer sent the previous answer back. */
+const FEEDBACK_INSTRUCTIONS =
+  'A reviewer read a previous answer to this request and sent it back: write the answer again following the reviewer’s instructions at the end of the message, still using only what the step results say.';
+
+/** The reviewer's feedback, trimmed and cut at {@link MAX_REVIEW_FEEDBACK}; undefined when empty. */
+function reviewerFeedback(feedback: string | undefined): string | undefined {
+  const trimmed = feedback?.trim() ?? '';
+  return trimmed === '' ? undefined : trimmed.slice(0, MAX_REVIEW_FEEDBACK);
+}
+
+/** The offline answer's note that a reviewer's instructions could not be followed. */
+function offlineFeedbackNote(feedback: string | undefined): string {
+  const given = reviewerFeedback(feedback);
+  return given === undefined
+    ? ''
+    : `A reviewer asked: "${oneLine(given)}". Without a language model this answer is put together from the agents’ results, so it could not be rewritten as asked.`;
 }
 
 function joinSections(sections: readonly string[]): string {

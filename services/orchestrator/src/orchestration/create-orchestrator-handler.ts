@@ -74,7 +74,7 @@ export function createOrchestratorHandler({
         id: 'orchestrate',
         name: 'Orchestrate',
         description:
-          'Text part: the request. Data part: { "fleet": { "tenant", "user"?, "history"?, "plan"?, "planApproval"?: "required" | "none", "resumeSessionId"?, "toolPolicy"?: { "allow"?, "deny"? }, "steering"?: { "prefer"?, "require"?, "exclude"? } } } ("user": whose long-term memory the run uses; "toolPolicy": which MCP tools the tenant may use; "steering": agents or skills to prefer, require or leave out). Streams progress as status updates (approvals included) and answers with a `result` artifact (text: the answer; data: the run result). With resumeSessionId it continues that session from where it stopped.',
+          'Text part: the request. Data part: { "fleet": { "tenant", "user"?, "history"?, "plan"?, "planApproval"?: "required" | "none", "resultReview"?: "required" | "none", "resumeSessionId"?, "toolPolicy"?: { "allow"?, "deny"? }, "steering"?: { "prefer"?, "require"?, "exclude"? } } } ("user": whose long-term memory the run uses; "toolPolicy": which MCP tools the tenant may use; "steering": agents or skills to prefer, require or leave out). Streams progress as status updates (approvals included) and answers with a `result` artifact (text: the answer; data: the run result). With resumeSessionId it continues that session from where it stopped.',
         tags: ['orchestration', 'planning', 'multi-agent'],
       },
     ],

@@ -17,7 +17,7 @@ import { DEFAULT_USER_ID } from '@fleet/memory';
 import type { Session } from '@fleet/sessions';
 import type { AvailableAgent } from '../discovery';
 import { previewPlan } from '../approvals';
-import { composeAnswer, type ComposeStep } from '../composing';
+import { composeAnswer, composeOffline, type ComposeStep } from '../composing';
 import {
   createRunFileKeeper,
   executePlan,
@@ -35,8 +35,14 @@ import { createAnswerPublisher, type AnswerPublisher } from './answer-publisher'
 import type { EventQueue } from './event-queue';
 import { createAwaitApproval } from './node-approvals';
 import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
-import { approvePlan, pendingNodes, type PlanSource } from './plan-approval';
+import { approvePlan, pendingNodes, planAgain, type PlanSource } from './plan-approval';
 import { confirmPlanConfidence, DEFAULT_PLAN_CONFIDENCE } from './plan-confidence';
+import {
+  reviewAnswer,
+  reviewedPlan,
+  silentAnswerPublisher,
+  type ComposedRun,
+} from './result-review';
 import type { RunContext, RunLogger } from './run-context';
 import { describeResume, resumedNodes, toNodeReport } from './run-result';
 import { excludedNeeded, missingRequired, plannerSteering, requiredNote } from './run-steering';
@@ -148,8 +154,12 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   const { plan } = approved.next;
   // The answer streams as the `result` artifact in chunks: a single step's own answer while it is
   // written (docs/architecture.md §5, "Compose"), else the composer's.
-  const answer = createAnswerPublisher(queue);
-  const execution = await executeChosenPlan(options, { plan, memory, answer, files });
+  // An answer a person reviews first is not streamed: it is not final.
+  const answer =
+    session.resultReview === true ? silentAnswerPublisher() : createAnswerPublisher(queue);
+  // A step a review sent back runs with the reviewer's feedback (a resumed run's too).
+  const executed = session.resultReview === true ? await reviewedPlan(run, plan) : plan;
+  const execution = await executeChosenPlan(options, { plan: executed, memory, answer, files });
   if (execution.canceled || signal.aborted) return endAborted(options);
   return composeAndEnd(options, { plan, execution, memory, answer, files });
 }
@@ -439,14 +449,37 @@ async function executeChosenPlan(
   return execution;
 }
 
-/** Composes the answer from the executed steps and ends the run with it. */
+/**
+ * Composes the answer from the executed steps and ends the run with it; a run whose answer a
+ * person reviews first (`session.resultReview`) goes through {@link reviewAnswer} instead.
+ */
 async function composeAndEnd(
+  options: OrchestrateRunOptions,
+  parts: {
+    plan: Plan;
+    execution: ExecutionResult;
+    memory: RunMemory | undefined;
+    answer: AnswerPublisher;
+    files: RunFileKeeper;
+  },
+): Promise<string | undefined> {
+  if (options.session.resultReview === true) return reviewAndEnd(options, parts);
+  const composed = await composeRun(options, parts);
+  if (composed === undefined) return endAborted(options);
+  return endCompleted(options, { ...composed, published: parts.answer });
+}
+
+/**
+ * The result review's loop ({@link reviewAnswer}) with what it needs of the run: composing,
+ * executing again from the recorded node states, re-planning, and the run's ends.
+ */
+function reviewAndEnd(
   options: OrchestrateRunOptions,
   {
     plan,
     execution,
     memory,
-    answer: published,
+    answer,
     files,
   }: {
     plan: Plan;
@@ -456,10 +489,43 @@ async function composeAndEnd(
     files: RunFileKeeper;
   },
 ): Promise<string | undefined> {
-  const { run, session } = options;
-  const { signal, logger, sessionId } = run;
-  run.progress({ type: 'compose-start' });
-  const steps: ComposeStep[] = plan.nodes.map((node) => {
+  const { run, session, queue } = options;
+  return reviewAnswer({
+    run,
+    settings: options.options.review,
+    plan,
+    execution,
+    say: (message) =>
+      queue.push({
+        type: 'status',
+        state: 'TASK_STATE_WORKING',
+        message,
+        metadata: { sessionId: run.sessionId },
+      }),
+    compose: (round) => composeRun(options, { ...round, memory, answer, files }),
+    stored: (round) => storedRun(options, { ...round, files }),
+    // Every node keeps the state recorded in the session: only the reset ones run.
+    execute: (next) =>
+      executeChosenPlan({ ...options, resumed: true }, { plan: next, memory, answer, files }),
+    replan: ({ plan: previous, feedback }) =>
+      planAgain(run, {
+        request: session.request,
+        history: session.history,
+        askPlanner: meteredPlanner(options.options.askPlanner, run),
+        availableAgents: options.options.availableAgents,
+        files: attachedFiles(files),
+        plan: previous,
+        feedback,
+      }),
+    endCompleted: (composed) => endCompleted(options, composed),
+    endFailed: (message) => endFailed(options, message),
+    endAborted: () => endAborted(options),
+  });
+}
+
+/** The executed steps as the composer sees them, in plan order. */
+function composeSteps(plan: Plan, execution: ExecutionResult): ComposeStep[] {
+  return plan.nodes.map((node) => {
     const nodeRun = execution.nodes.find((entry) => entry.id === node.id);
     return {
       id: node.id,
@@ -475,6 +541,68 @@ async function composeAndEnd(
       failure: nodeRun?.state === 'failed' ? nodeRun.failure : undefined,
     };
   });
+}
+
+/** The run result of an answer, beside its text. */
+function runResultOf(
+  options: OrchestrateRunOptions,
+  {
+    plan,
+    execution,
+    files,
+    citations,
+    composer,
+  }: {
+    plan: Plan;
+    execution: ExecutionResult;
+    files: RunFileKeeper;
+    citations: RunResult['citations'];
+    composer: RunResult['composer'];
+  },
+): RunResult {
+  const failedNodes = execution.nodes
+    .filter((node) => node.state !== 'completed')
+    .map((node) => node.id);
+  return {
+    sessionId: options.run.sessionId,
+    plan,
+    nodes: execution.nodes.map(toNodeReport),
+    citations,
+    failedNodes,
+    composer,
+    usage: options.run.usage.usage(),
+    state: runState(execution.nodes),
+    ...(files.files().length === 0 ? {} : { files: files.files() }),
+  };
+}
+
+/**
+ * Composes the answer from the executed steps (with a reviewer's `feedback` when a review sent
+ * the previous one back): its text, run result and the fleet's failure if any. Undefined when
+ * the run was aborted meanwhile.
+ */
+async function composeRun(
+  options: OrchestrateRunOptions,
+  {
+    plan,
+    execution,
+    memory,
+    answer: published,
+    files,
+    feedback,
+  }: {
+    plan: Plan;
+    execution: ExecutionResult;
+    memory: RunMemory | undefined;
+    answer: AnswerPublisher;
+    files: RunFileKeeper;
+    feedback?: string | undefined;
+  },
+): Promise<ComposedRun | undefined> {
+  const { run, session } = options;
+  const { signal, logger } = run;
+  run.progress({ type: 'compose-start' });
+  const steps = composeSteps(plan, execution);
   const single = answeringStep(plan);
   const singleStep = steps.find((step) => step.id === single);
   // The step's answer went out as it was written: the composer must not rewrite it.
@@ -499,32 +627,52 @@ async function composeAndEnd(
         onText: streamedStep === undefined ? (text) => published.push(text) : undefined,
         streamedStep,
         tableRows: options.options.answerTableRows,
+        feedback,
       }),
     );
   } catch (error) {
-    if (signal.aborted) return endAborted(options);
+    if (signal.aborted) return undefined;
     throw error;
   }
-  const failedNodes = execution.nodes
-    .filter((node) => node.state !== 'completed')
-    .map((node) => node.id);
-  const result: RunResult = {
-    sessionId,
-    plan,
-    nodes: execution.nodes.map(toNodeReport),
-    citations: answer.citations,
-    failedNodes,
-    composer: answer.composer,
-    usage: run.usage.usage(),
-    state: runState(execution.nodes),
-    ...(files.files().length === 0 ? {} : { files: files.files() }),
-  };
-  return endCompleted(options, {
+  return {
     text: published.finalText(answer.text),
-    result,
+    result: runResultOf(options, {
+      plan,
+      execution,
+      files,
+      citations: answer.citations,
+      composer: answer.composer,
+    }),
     failure: runFailure(execution.nodes),
-    published,
-  });
+  };
+}
+
+/**
+ * An answer composed before (a reviewed one, after a restart), with its run result rebuilt from
+ * the steps: its citations are the steps' sources numbered as the composer numbered them.
+ */
+function storedRun(
+  options: OrchestrateRunOptions,
+  {
+    plan,
+    execution,
+    files,
+    text,
+  }: { plan: Plan; execution: ExecutionResult; files: RunFileKeeper; text: string },
+): ComposedRun {
+  const steps = composeSteps(plan, execution);
+  const { citations } = composeOffline({ request: options.session.request, steps });
+  return {
+    text,
+    result: runResultOf(options, {
+      plan,
+      execution,
+      files,
+      citations,
+      composer: options.options.llm === undefined ? 'offline' : 'llm',
+    }),
+    failure: runFailure(execution.nodes),
+  };
 }
 
 /**
@@ -923,7 +1071,10 @@ function onExecutionEvent({
       const state = endState(run);
       throttle?.flush(event.nodeId);
       writer.record((draft) => {
+        // Why a step ran again (a review sent it back) stays on it once it ran.
+        const revision = draft.nodes[event.nodeId]?.revision;
         draft.nodes[event.nodeId] = {
+          ...(revision === undefined ? {} : { revision }),
           agent: run.agent,
           state,
           attempts: run.attempts,

@@ -16,6 +16,7 @@ import type { MemoryServices } from '../memory';
 import type { AskPlanner } from '../planning';
 import type { RunAdmission, RunScheduler } from '../scheduling';
 import type { PlanConfidenceSettings } from './plan-confidence';
+import type { ResultReviewSettings } from './result-review';
 import type { RunLogger } from './run-context';
 
 /** Everything the orchestrator agent is built from. */
@@ -81,6 +82,13 @@ export interface OrchestratorAgentOptions {
   answerTableRows?: number | undefined;
   /** How long a person has to decide an approval (HITL_TIMEOUT_SECONDS). @default 120 */
   hitlTimeoutSeconds?: number | undefined;
+  /**
+   * Result review (`resultReview: 'required'`): how long a person has to review an answer
+   * (ORCHESTRATOR_REVIEW_TIMEOUT_SECONDS, @default `hitlTimeoutSeconds`), what the time-out decides
+   * (ORCHESTRATOR_REVIEW_ON_TIMEOUT, @default approve) and how many rounds a run gets
+   * (ORCHESTRATOR_MAX_REVIEW_ROUNDS, @default DEFAULT_MAX_REVIEW_ROUNDS).
+   */
+  review?: Partial<ResultReviewSettings> | undefined;
   /** This process, in the owner of its runner leases. @default a random UUID */
   instanceId?: string | undefined;
   /** The runner lease's TTL; the lease is renewed every third of it. @default 15000 */

@@ -35,7 +35,7 @@ export interface OrchestratorAgent {
 
 /**
  * The orchestrator as an A2A agent (docs/architecture.md §4–6). The message's text part is the
- * request and its data part `{ fleet: { tenant, history?, plan?, planApproval?, resumeSessionId?, toolPolicy?, steering? } }`.
+ * request and its data part `{ fleet: { tenant, history?, plan?, planApproval?, resultReview?, resumeSessionId?, toolPolicy?, steering? } }`.
  *
  * `toolPolicy` (else the one stored in the session) says which MCP tools the tenant may use: the
  * planner never sees the others, a step naming one fails unsent, and every node input carries it
@@ -125,7 +125,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
     const input = findData(context.message.parts, orchestrateRequestSchema);
     if (input === undefined) {
       throw new ValidationError(
-        'The message needs a data part { "fleet": { "tenant": "…", "history"?: […], "plan"?: {…}, "planApproval"?: "required" | "none", "resumeSessionId"?: "…", "toolPolicy"?: { "allow"?: […], "deny"?: […] }, "steering"?: { "prefer"?: […], "require"?: […], "exclude"?: […] } } } beside the request text.',
+        'The message needs a data part { "fleet": { "tenant": "…", "history"?: […], "plan"?: {…}, "planApproval"?: "required" | "none", "resultReview"?: "required" | "none", "resumeSessionId"?: "…", "toolPolicy"?: { "allow"?: […], "deny"?: […] }, "steering"?: { "prefer"?: […], "require"?: […], "exclude"?: […] } } } beside the request text.',
       );
     }
     const fleet = input.fleet;
@@ -155,6 +155,7 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
           request,
           history: fleet.history,
           planApproval: fleet.planApproval === 'required',
+          resultReview: fleet.resultReview === 'required',
           toolPolicy: fleet.toolPolicy,
           steering: fleet.steering,
           taskId: context.taskId,

@@ -144,11 +144,17 @@ export function describeResume(session: Session): string {
   const planWaits = Object.values(session.approvals).some(
     (approval) => approval.kind === 'plan' && approval.status === 'pending',
   );
+  const review = Object.values(session.approvals).find(
+    (approval) => approval.kind === 'review' && approval.status === 'pending',
+  );
   const parts = [
     session.plan === undefined
       ? 'no plan yet'
       : `${done.length} of ${entries.length} step${entries.length === 1 ? '' : 's'} done${done.length === 0 ? '' : ` (${done.join(', ')})`}`,
     ...(planWaits ? ['the plan waits for approval'] : []),
+    ...(review === undefined
+      ? []
+      : [`the answer waits for review (round ${review.review?.round ?? 1})`]),
     ...(waiting.length === 0 ? [] : [`waiting for approval: ${waiting.join(', ')}`]),
     ...(asking.length === 0 ? [] : [`waiting for an answer: ${asking.join(', ')}`]),
     ...(running.length === 0 ? [] : [`under way: ${running.join(', ')}`]),

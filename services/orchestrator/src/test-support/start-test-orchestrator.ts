@@ -66,6 +66,8 @@ export interface StartTestOrchestratorOptions {
   progressIntervalMs?: number;
   /** The most `node-progress` lines a step sends. @default 50 */
   progressMaxPerStep?: number;
+  /** Result review's time-out, its decision and rounds. @default the orchestrator's */
+  review?: OrchestratorAgentOptions['review'];
 }
 
 /** A running orchestrator for a test: a real HTTP server over real Redis. */
@@ -99,6 +101,7 @@ export async function startTestOrchestrator({
   maxEventBytes,
   progressIntervalMs,
   progressMaxPerStep,
+  review,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -153,6 +156,7 @@ export async function startTestOrchestrator({
       scheduler,
       admission: scheduler === undefined ? undefined : createRunAdmission(scheduler),
       runFiles,
+      review,
     },
   });
   const app = createApp({
