@@ -95,6 +95,9 @@ function PendingReview({
           </time>
         </p>
       </header>
+      <p>
+        <strong>The answer, not yet sent:</strong>
+      </p>
       <div class="answer review-answer">
         <AnswerText text={review.answer} names={names} />
       </div>

@@ -46,9 +46,7 @@ const STEERING_FIELDS: { kind: keyof AgentSteering; label: string }[] = [
  * The steering the fields say (`fleet_agents`): each field's names split at commas and spaces;
  * undefined when every field is empty.
  */
-function steeringFrom(
-  fields: Record<keyof AgentSteering, string>,
-): AgentSteering | undefined {
+function steeringFrom(fields: Record<keyof AgentSteering, string>): AgentSteering | undefined {
   const steering: AgentSteering = {};
   for (const { kind } of STEERING_FIELDS) {
     const names = fields[kind].split(/[\s,]+/).filter((name) => name !== '');
