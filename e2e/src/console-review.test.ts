@@ -147,6 +147,18 @@ describe('result review in the web console (Chromium, a gateway stand-in)', () =
       key: KEY,
       sessions: { [SESSION_ID]: session },
       startSessionId: SESSION_ID,
+      summaries: [
+        {
+          id: SESSION_ID,
+          status: 'waiting_approval',
+          createdAt: CREATED,
+          updatedAt: CREATED,
+          request: 'Send the report to Bob',
+          pendingApprovals: 0,
+          pendingInputs: 0,
+          awaitingReview: true,
+        },
+      ],
       stream: STREAM,
       review: (_id, body) => {
         if (refuseNext !== undefined) {
@@ -199,6 +211,14 @@ describe('result review in the web console (Chromium, a gateway stand-in)', () =
   afterAll(async () => {
     await browser?.close();
     await stub?.close();
+  });
+
+  it('lists a session whose answer waits for review as waiting for you', async () => {
+    const row = page.locator(`tr[data-session-id="${SESSION_ID}"]`);
+    await expect(row.locator('td[data-label="Waiting for you"]').textContent()).resolves.toBe(
+      'the answer, for review',
+    );
+    await page.getByText('1 waiting for you.').waitFor();
   });
 
   it('asks for a review and sends the steering from the Ask page', async () => {

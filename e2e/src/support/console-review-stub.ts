@@ -20,6 +20,8 @@ export interface StubReviewRequest {
 /** What {@link startConsoleReviewStub} serves. */
 export interface ConsoleReviewStubOptions {
   key: string;
+  /** What `GET /v1/sessions` lists. @default none */
+  summaries?: unknown[];
   /** `GET /v1/sessions/{id}` answers, by id (the test may change them as the run goes). */
   sessions: Record<string, unknown>;
   /** The session a new run (a request without `X-Session-ID`) starts, named in `X-Session-ID`. */
@@ -49,7 +51,7 @@ function openAIError(response: Response, status: number, message: string): void 
 
 /**
  * A stand-in for the gateway, for the console's result review: the built console under `/console`
- * with the gateway's headers, `/v1/models`, `/v1/sessions`, `/v1/sessions/{id}`,
+ * with the gateway's headers, `/v1/models`, `/v1/sessions` (`summaries`), `/v1/sessions/{id}`,
  * `POST /v1/sessions/{id}/review` (answered by the test) and a streamed `/v1/chat/completions`
  * that records the request (its `X-Result-Review` header and `fleet_agents` field) and, for a
  * follow, streams the scripted chunks. The key is required on every `/v1` route.
@@ -88,7 +90,7 @@ export async function startConsoleReviewStub(
     response.json({ object: 'list', data: [{ id: 'fleet-orchestration', object: 'model' }] });
   });
   app.get('/v1/sessions', (_request, response) => {
-    response.json({ object: 'list', data: [] });
+    response.json({ object: 'list', data: options.summaries ?? [] });
   });
   app.get('/v1/sessions/:id', (request: Request<{ id: string }>, response) => {
     const session = options.sessions[request.params.id];
