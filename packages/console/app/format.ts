@@ -22,6 +22,25 @@ export function stateWords(state: string): string {
   return STATE_WORDS[state] ?? state.replaceAll('_', ' ');
 }
 
+/** Why a step was added while the run went: "added: hand-off from find". */
+export function originWords(origin: { kind: 'handoff' | 'replan'; from: string }): string {
+  return origin.kind === 'handoff'
+    ? `added: hand-off from ${origin.from}`
+    : `added: re-plan after ${origin.from} failed`;
+}
+
+const DECISION_WORDS: Record<string, string> = {
+  approve: 'approved',
+  revise: 'steps revised',
+  replan: 're-planned',
+  recompose: 'answer rewritten',
+};
+
+/** A review decision in words: "steps revised". */
+export function decisionWords(decision: string): string {
+  return DECISION_WORDS[decision] ?? decision;
+}
+
 const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 export function formatTime(iso: string | undefined): string {

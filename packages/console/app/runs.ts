@@ -10,7 +10,9 @@ import {
   errorFromBody,
   handleUnauthorized,
   describeError,
+  type AgentSteering,
   type Citation,
+  type PlanNode,
 } from './api';
 import {
   readRefusedFile,
@@ -21,6 +23,9 @@ import {
 
 /** Files (and refusals) one run keeps for the page: a run's own limit is far below this. */
 const MAX_LIVE_FILES = 200;
+
+/** Steps one run adds for the page (a plan has at most 32 steps). */
+const MAX_ADDED_NODES = 64;
 
 /** One streamed run as the console shows it. */
 export interface LiveRun {
@@ -44,6 +49,13 @@ export interface LiveRun {
    * entry goes when it ends.
    */
   stepProgress: Record<string, string>;
+  /** Steps added to the plan while the run goes (`node-added`), before the session shows them. */
+  addedNodes: PlanNode[];
+  /**
+   * How many review events (`review-required`, `review-end`) arrived: the session page reads the
+   * session again when it changes, as a review waits or is decided.
+   */
+  reviewEvents: number;
   error: string | undefined;
 }
 
@@ -56,6 +68,10 @@ export interface RunRequest {
   model: string;
   /** `X-Plan-Approval: required`. */
   planApproval: boolean;
+  /** `X-Result-Review: required`: a person reviews the answer before it is sent. */
+  resultReview?: boolean;
+  /** The body field `fleet_agents`: agents or skills to prefer, require or leave out. */
+  steering?: AgentSteering | undefined;
   /** `X-Session-ID`: follow this session instead of starting a run. */
   followSessionId?: string;
 }
@@ -91,6 +107,10 @@ interface ChunkShape {
     files?: unknown;
     nodeId?: unknown;
     text?: unknown;
+    node?: unknown;
+    agent?: unknown;
+    target?: unknown;
+    reason?: unknown;
   };
   error?: { message?: unknown };
 }
@@ -103,10 +123,16 @@ function applyChunk(run: LiveRun, chunk: ChunkShape): LiveRun {
   }
   const delta = chunk.choices?.[0]?.delta;
   let next = run;
-  if (typeof delta?.reasoning_content === 'string' && delta.reasoning_content !== '') {
+  const hasLine = typeof delta?.reasoning_content === 'string' && delta.reasoning_content !== '';
+  if (typeof delta?.reasoning_content === 'string' && hasLine) {
     const added = delta.reasoning_content.split('\n').filter((line) => line.trim() !== '');
     next = { ...next, lines: [...next.lines, ...added] };
   }
+  if (!hasLine && chunk.fleet?.type === 'handoff-refused') {
+    // The orchestrator sends its own line with the event; without one, the page writes it.
+    next = { ...next, lines: [...next.lines, handoffRefusedLine(chunk.fleet)] };
+  }
+  next = applyPlanEvents(next, chunk.fleet);
   if (typeof delta?.content === 'string' && delta.content !== '') {
     next = { ...next, answer: next.answer + delta.content };
   }
@@ -131,6 +157,46 @@ function applyChunk(run: LiveRun, chunk: ChunkShape): LiveRun {
     if (refused !== undefined) next = { ...next, refused: [...next.refused, refused] };
   }
   return next;
+}
+
+/** A refused hand-off in words, from its event's fields. */
+function handoffRefusedLine(fleet: NonNullable<ChunkShape['fleet']>): string {
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '?');
+  return `Step ${text(fleet.nodeId)} (${text(fleet.agent)}) handed off to ${text(fleet.target)}; not taken: ${text(fleet.reason)}`;
+}
+
+/** Reads a `node-added` event's step, when it has the shape of one. */
+function readAddedNode(value: unknown): PlanNode | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const node = value as Record<string, unknown>;
+  if (typeof node['id'] !== 'string' || typeof node['agent'] !== 'string') return undefined;
+  const origin = node['origin'] as Record<string, unknown> | undefined;
+  const dependsOn = Array.isArray(node['dependsOn'])
+    ? node['dependsOn'].filter((id): id is string => typeof id === 'string')
+    : [];
+  return {
+    id: node['id'],
+    agent: node['agent'],
+    task: typeof node['task'] === 'string' ? node['task'] : '',
+    dependsOn,
+    ...(typeof origin === 'object' &&
+    origin !== null &&
+    (origin['kind'] === 'handoff' || origin['kind'] === 'replan') &&
+    typeof origin['from'] === 'string'
+      ? { origin: { kind: origin['kind'], from: origin['from'] } }
+      : {}),
+  };
+}
+
+/** Keeps the steps the run adds (`node-added`) and counts review events. */
+function applyPlanEvents(run: LiveRun, fleet: ChunkShape['fleet']): LiveRun {
+  if (fleet?.type === 'review-required' || fleet?.type === 'review-end') {
+    return { ...run, reviewEvents: run.reviewEvents + 1 };
+  }
+  if (fleet?.type !== 'node-added' || run.addedNodes.length >= MAX_ADDED_NODES) return run;
+  const node = readAddedNode(fleet.node);
+  if (node === undefined || run.addedNodes.some((known) => known.id === node.id)) return run;
+  return { ...run, addedNodes: [...run.addedNodes, node] };
 }
 
 /** Keeps a step's latest progress text (`node-progress`) until the step ends (`node-end`). */
@@ -160,6 +226,7 @@ export async function startRun(request: RunRequest): Promise<Signal<LiveRun>> {
     'X-Routing-Mode': request.followSessionId === undefined ? request.mode : 'orchestration',
   };
   if (request.planApproval) headers['X-Plan-Approval'] = 'required';
+  if (request.resultReview === true) headers['X-Result-Review'] = 'required';
   if (request.followSessionId !== undefined) headers['X-Session-ID'] = request.followSessionId;
   // Following a session sends no user message: if a question waits, the gateway refuses (400)
   // instead of taking anything here as its answer.
@@ -170,7 +237,12 @@ export async function startRun(request: RunRequest): Promise<Signal<LiveRun>> {
   const response = await fetch('/v1/chat/completions', {
     method: 'POST',
     headers,
-    body: JSON.stringify({ model: request.model, messages, stream: true }),
+    body: JSON.stringify({
+      model: request.model,
+      messages,
+      stream: true,
+      ...(request.steering === undefined ? {} : { fleet_agents: request.steering }),
+    }),
     cache: 'no-store',
     signal: controller.signal,
   });
@@ -190,6 +262,8 @@ export async function startRun(request: RunRequest): Promise<Signal<LiveRun>> {
     files: [],
     refused: [],
     stepProgress: {},
+    addedNodes: [],
+    reviewEvents: 0,
     error: undefined,
   });
   controllers.set(run, controller);

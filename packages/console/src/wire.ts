@@ -26,6 +26,8 @@ export interface SessionSummary {
   request: string;
   pendingApprovals: number;
   pendingInputs: number;
+  /** Whether the composed answer waits for a person's review. */
+  awaitingReview: boolean;
 }
 
 export interface PlanNode {
@@ -34,6 +36,11 @@ export interface PlanNode {
   skill?: string | undefined;
   task: string;
   dependsOn: string[];
+  /**
+   * Set on a step added while the run went: `handoff` (step `from` handed work off) or `replan`
+   * (planned again after step `from` failed).
+   */
+  origin?: { kind: 'handoff' | 'replan'; from: string } | undefined;
 }
 
 export interface ApprovalView {
@@ -82,6 +89,48 @@ export interface SessionNodeView {
   summary?: string;
   error?: string;
   approvalId?: string;
+  /** A review sent the step back: the round that did and its feedback. */
+  revision?: { round: number; feedback: string };
+}
+
+/** One step's result as a review round shows it. */
+export interface ReviewStep {
+  id: string;
+  agent: string;
+  state: string;
+  summary?: string | undefined;
+  error?: string | undefined;
+  /** True for a step added while the run went. */
+  added?: boolean | undefined;
+}
+
+/** What a person decides about a composed answer. */
+export type ReviewDecisionKind = 'approve' | 'revise' | 'replan' | 'recompose';
+
+/** One round of a result review (`SessionView.reviews`). */
+export interface ReviewView {
+  id: string;
+  round: number;
+  /** `pending`, then `approved`, `denied` (sent back) or `expired`. */
+  status: string;
+  answer: string;
+  steps: ReviewStep[];
+  decision?: ReviewDecisionKind;
+  targets?: string[];
+  feedback?: string;
+  rerun?: string[];
+  kept?: string[];
+  timedOut?: boolean;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt?: string;
+}
+
+/** Agents or skills a run prefers, requires or leaves out. */
+export interface AgentSteering {
+  prefer?: string[] | undefined;
+  require?: string[] | undefined;
+  exclude?: string[] | undefined;
 }
 
 export interface SessionView {
@@ -91,10 +140,15 @@ export interface SessionView {
   updatedAt: string;
   request: string;
   planApproval: boolean;
+  /** Whether a person reviews the composed answer before it is sent. */
+  resultReview: boolean;
+  steering?: AgentSteering;
   plan: { nodes: PlanNode[]; rationale: string; confidence: number } | null;
   nodes: Record<string, SessionNodeView>;
   approvals: ApprovalView[];
   inputs: InputView[];
+  /** Every round of the answer's review, oldest first. */
+  reviews: ReviewView[];
   result: { text: string; citations: Citation[]; composer: string; failedNodes: string[] } | null;
   error: string | null;
   /** The files the run keeps (its steps' and the request's attachments), oldest first. */

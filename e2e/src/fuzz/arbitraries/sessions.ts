@@ -172,9 +172,57 @@ const answerBody = fc.oneof(
   },
 );
 
+/** The review decisions a body may name; the fuzzer never sends one as such (see below). */
+const REVIEW_DECISIONS = ['approve', 'revise', 'replan', 'recompose'];
+
+/**
+ * The body of `POST …/review`: every shape but a valid decision (a fuzzed request never decides a
+ * review), deep, over the 32 KiB limit, cut off.
+ */
+const reviewBody = fc.oneof(
+  {
+    weight: 8,
+    arbitrary: fc
+      .record(
+        {
+          decision: fc.oneof(
+            fc.constantFrom('', 'Approve', 'REVISE', 'deny', null, 5, [], {}, DEEP),
+            unicodeText(30).filter((value) => !REVIEW_DECISIONS.includes(value)),
+          ),
+          steps: fc.oneof(
+            fc.array(unicodeText(70), { maxLength: 40 }),
+            fc.constantFrom(null, 5, 'n1', [], [5], DEEP),
+          ),
+          feedback: fc.oneof(unicodeText(), hugeText(6000), fc.constantFrom(null, 5, [], DEEP)),
+          unknown: jsonValue(2),
+        },
+        { requiredKeys: [] },
+      )
+      .chain((value) =>
+        fc
+          .option(deepJsonText(50, 20_000), { nil: undefined, freq: 4 })
+          .map((deep) => Buffer.from(stringifyWithDeep(value, deep ?? '1'))),
+      ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .constantFrom('', 'null', '[]', '"revise"', '{', '{"decision":"revise"', '{"steps":[')
+      .map((text) => Buffer.from(text)),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .integer({ min: 32 * 1024, max: 200 * 1024 })
+      .map((size) =>
+        Buffer.from(JSON.stringify({ decision: 'replan', feedback: 'x'.repeat(size) })),
+      ),
+  },
+);
+
 /**
  * The sessions API: `GET`/`DELETE /v1/sessions/{id}`, its approvals and inputs lists, the list's
- * `?limit=`, and `POST …/approvals/{id}` and `…/inputs/{id}` with generated bodies.
+ * `?limit=`, and `POST …/approvals/{id}`, `…/inputs/{id}` and `…/review` with generated bodies.
  */
 export const sessionsCase = (
   key: string,
@@ -194,6 +242,7 @@ export const sessionsCase = (
         'answer',
         'decide',
         'answer',
+        'review',
       ),
       session: segment(ids.sessionIds, malformedEscapes),
       approval: segment(ids.approvalIds, malformedEscapes),
@@ -204,6 +253,7 @@ export const sessionsCase = (
       ),
       decision: decisionBody,
       answer: answerBody,
+      review: reviewBody,
       authorization: authorization(key),
       contentType: fc.constantFrom<string[]>(
         ['application/json'],
@@ -223,6 +273,7 @@ export const sessionsCase = (
         limit,
         decision,
         answer,
+        review,
         authorization: auth,
         contentType,
         cut,
@@ -257,6 +308,11 @@ export const sessionsCase = (
             method = 'POST';
             path += `/inputs/${input}`;
             body = answer;
+            break;
+          case 'review':
+            method = 'POST';
+            path += '/review';
+            body = review;
             break;
         }
         if (body !== undefined) {

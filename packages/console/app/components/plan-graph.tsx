@@ -1,7 +1,7 @@
 import dagre from '@dagrejs/dagre';
 import { useMemo } from 'preact/hooks';
 import type { NodeState, PlanNode, SessionNodeView } from '../api';
-import { stateWords } from '../format';
+import { originWords, stateWords } from '../format';
 
 const NODE_WIDTH = 190;
 const NODE_HEIGHT = 56;
@@ -9,6 +9,8 @@ const NODE_HEIGHT = 56;
 interface Placed {
   id: string;
   agent: string;
+  /** Set for a step added while the run went. */
+  added: boolean;
   x: number;
   y: number;
 }
@@ -53,7 +55,13 @@ function layoutPlan(nodes: readonly PlanNode[], direction: 'LR' | 'TB'): Layout 
     height: Math.max(label.height ?? NODE_HEIGHT, NODE_HEIGHT),
     nodes: nodes.map((node) => {
       const placed = graph.node(node.id);
-      return { id: node.id, agent: node.agent, x: placed.x, y: placed.y };
+      return {
+        id: node.id,
+        agent: node.agent,
+        added: node.origin !== undefined,
+        x: placed.x,
+        y: placed.y,
+      };
     }),
     edges: graph.edges().map((edge) => ({
       from: edge.v,
@@ -82,11 +90,16 @@ export function PlanGraph({
   narrow: boolean;
 }) {
   const direction = narrow ? 'TB' : 'LR';
-  const shape = plan.map((node) => `${node.id}<${node.dependsOn.join(',')}`).join(';');
+  const shape = plan
+    .map((node) => `${node.id}<${node.dependsOn.join(',')}${node.origin === undefined ? '' : '+'}`)
+    .join(';');
   // Re-layout only when the plan's shape changes, not on every state change.
   const layout = useMemo(() => layoutPlan(plan, direction), [shape, direction]);
   const summary = plan
-    .map((node) => `${node.id} (${node.agent}): ${stateWords(states[node.id]?.state ?? 'pending')}`)
+    .map(
+      (node) =>
+        `${node.id} (${node.agent}${node.origin === undefined ? '' : `, ${originWords(node.origin)}`}): ${stateWords(states[node.id]?.state ?? 'pending')}`,
+    )
     .join('; ');
   return (
     <figure class="plan-graph">
@@ -123,14 +136,15 @@ export function PlanGraph({
           return (
             <g
               key={node.id}
-              class={`node node-${state}`}
+              class={`node node-${state}${node.added ? ' node-added' : ''}`}
               data-node-id={node.id}
+              data-added={node.added ? 'true' : undefined}
               data-state={state}
               transform={`translate(${node.x - NODE_WIDTH / 2},${node.y - NODE_HEIGHT / 2})`}
             >
               <rect width={NODE_WIDTH} height={NODE_HEIGHT} rx="8" ry="8" />
               <text x={NODE_WIDTH / 2} y="22" class="node-title">
-                {truncate(node.id, 20)}
+                {node.added ? `+ ${truncate(node.id, 18)}` : truncate(node.id, 20)}
               </text>
               <text x={NODE_WIDTH / 2} y="42" class="node-sub">
                 {truncate(`${node.agent} · ${stateWords(state)}`, 32)}

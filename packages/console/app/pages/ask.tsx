@@ -1,7 +1,7 @@
 import type { Signal } from '@preact/signals';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { api, describeError, type ListOf } from '../api';
+import { api, describeError, type AgentSteering, type ListOf } from '../api';
 import { fileViewOf } from '../../src/files/file-view';
 import { AnswerText } from '../components/answer-text';
 import { ErrorNote } from '../components/error-note';
@@ -33,6 +33,28 @@ const AGENT_MODELS: Record<string, string> = {
 /** Characters a question may have (the gateway's own limit is larger). */
 const MESSAGE_LIMIT = 32_000;
 
+/** Characters a steering field may have: 16 names of 128 characters, with commas. */
+const STEERING_LIMIT = 16 * 130;
+
+const STEERING_FIELDS: { kind: keyof AgentSteering; label: string }[] = [
+  { kind: 'prefer', label: 'Prefer these agents or skills' },
+  { kind: 'require', label: 'Require these agents or skills' },
+  { kind: 'exclude', label: 'Leave out these agents or skills' },
+];
+
+/**
+ * The steering the fields say (`fleet_agents`): each field's names split at commas and spaces;
+ * undefined when every field is empty.
+ */
+function steeringFrom(fields: Record<keyof AgentSteering, string>): AgentSteering | undefined {
+  const steering: AgentSteering = {};
+  for (const { kind } of STEERING_FIELDS) {
+    const names = fields[kind].split(/[\s,]+/).filter((name) => name !== '');
+    if (names.length > 0) steering[kind] = names;
+  }
+  return Object.keys(steering).length === 0 ? undefined : steering;
+}
+
 /**
  * Starts a run from the page. An orchestrated run opens its session page (the graph, the approvals,
  * the streamed answer); a run without a session (model only, reasoning) streams its answer here.
@@ -42,6 +64,12 @@ export function AskPage() {
   const [message, setMessage] = useState('');
   const [mode, setMode] = useState<RunRequest['mode']>('orchestration');
   const [planApproval, setPlanApproval] = useState(false);
+  const [resultReview, setResultReview] = useState(false);
+  const [steering, setSteering] = useState<Record<keyof AgentSteering, string>>({
+    prefer: '',
+    require: '',
+    exclude: '',
+  });
   const [model, setModel] = useState<string | undefined>(undefined);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
@@ -78,6 +106,9 @@ export function AskPage() {
         mode,
         model: runModel,
         planApproval,
+        ...(mode === 'orchestration' || mode === 'auto'
+          ? { resultReview, steering: steeringFrom(steering) }
+          : {}),
       });
       if (started.value.sessionId !== undefined) {
         route(`/console/sessions/${encodeURIComponent(started.value.sessionId)}`);
@@ -150,6 +181,42 @@ export function AskPage() {
             />
             Let me approve the plan before any agent runs
           </label>
+        ) : null}
+        {mode === 'orchestration' || mode === 'auto' ? (
+          <label>
+            <input
+              type="checkbox"
+              role="switch"
+              checked={resultReview}
+              onChange={(event) => setResultReview(event.currentTarget.checked)}
+            />
+            Review the answer before it is sent
+          </label>
+        ) : null}
+        {mode === 'orchestration' || mode === 'auto' ? (
+          <details class="ask-steering">
+            <summary>Agent steering (optional)</summary>
+            <small id="ask-steering-help">
+              Agent names (rag-agent), an agent's skill (mail-agent/send-mail) or a skill id,
+              separated by commas.
+            </small>
+            {STEERING_FIELDS.map(({ kind, label }) => (
+              <div key={kind}>
+                <label for={`ask-steering-${kind}`}>{label}</label>
+                <input
+                  id={`ask-steering-${kind}`}
+                  type="text"
+                  maxLength={STEERING_LIMIT}
+                  aria-describedby="ask-steering-help"
+                  value={steering[kind]}
+                  onInput={(event) => {
+                    const value = event.currentTarget.value;
+                    setSteering((now) => ({ ...now, [kind]: value }));
+                  }}
+                />
+              </div>
+            ))}
+          </details>
         ) : null}
         <ErrorNote message={error} />
         <button type="submit" aria-busy={sending} disabled={sending}>

@@ -6,7 +6,9 @@ import {
   ApiError,
   api,
   describeError,
+  type AgentSteering,
   type Citation,
+  type PlanNode,
   type SessionView,
 } from '../api';
 import { fileViewOf, mergeFiles } from '../../src/files/file-view';
@@ -15,9 +17,10 @@ import { ApprovalCard, QuestionCard } from '../components/approval-card';
 import { ConfirmButton } from '../components/confirm-button';
 import { ErrorNote } from '../components/error-note';
 import { PlanGraph } from '../components/plan-graph';
+import { ReviewSection } from '../components/review-panel';
 import { FilesSection } from '../components/run-files';
 import { StatusBadge } from '../components/status-badge';
-import { formatTime, stateWords } from '../format';
+import { formatTime, originWords, stateWords } from '../format';
 import { useNarrow, usePolling } from '../hooks';
 import { liveRunFor, startRun, stopStreaming, type LiveRun } from '../runs';
 
@@ -144,6 +147,39 @@ function Citations({ citations }: { citations: readonly Citation[] }) {
   );
 }
 
+/** The plan's steps, then any the live stream added that the session does not show yet. */
+function planNodes(session: SessionView, live: LiveRun | undefined): PlanNode[] {
+  const nodes = session.plan?.nodes ?? [];
+  const known = new Set(nodes.map((node) => node.id));
+  const added = (live?.addedNodes ?? []).filter((node) => !known.has(node.id));
+  return added.length === 0 ? nodes : [...nodes, ...added];
+}
+
+const STEERING_WORDS: { kind: keyof AgentSteering; label: string }[] = [
+  { kind: 'prefer', label: 'Prefers' },
+  { kind: 'require', label: 'Requires' },
+  { kind: 'exclude', label: 'Leaves out' },
+];
+
+/** The agents or skills the run was asked to prefer, require or leave out (`X-Fleet-Agents`). */
+function SteeringNote({ steering }: { steering: AgentSteering | undefined }) {
+  const lists = STEERING_WORDS.filter(({ kind }) => (steering?.[kind]?.length ?? 0) > 0);
+  if (steering === undefined || lists.length === 0) return null;
+  return (
+    <section aria-labelledby="steering-title" class="steering">
+      <h2 id="steering-title">Agent steering</h2>
+      <dl>
+        {lists.map(({ kind, label }) => (
+          <div key={kind} data-steering={kind}>
+            <dt>{label}</dt>
+            <dd>{(steering[kind] ?? []).join(', ')}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
 function CancelButton({ session, onCanceled }: { session: SessionView; onCanceled: () => void }) {
   if (!ACTIVE_STATUSES.has(session.status)) return null;
   return (
@@ -178,6 +214,11 @@ export function SessionPage() {
   }, [session?.status]);
   const { run, note } = useLiveRun(session);
   const narrow = useNarrow();
+  // A review asked for or decided on the stream: read the session now, not at the next tick.
+  const reviewEvents = run?.value.reviewEvents ?? 0;
+  useEffect(() => {
+    if (reviewEvents > 0) polled.refresh();
+  }, [reviewEvents]);
 
   if (session === undefined) {
     return polled.error === undefined ? (
@@ -199,7 +240,11 @@ export function SessionPage() {
   const citations = session.result?.citations ?? live?.citations ?? [];
   const approvals = session.approvals;
   const questions = session.inputs;
-  const waiting = approvals.filter((approval) => approval.status === 'pending').length;
+  const reviews = session.reviews ?? [];
+  const waiting =
+    approvals.filter((approval) => approval.status === 'pending').length +
+    reviews.filter((review) => review.status === 'pending').length;
+  const nodes = planNodes(session, live);
   // The session's files (`GET /v1/sessions/{id}`), then any the stream announced first.
   const files = mergeFiles(session.files, live?.files.map(fileViewOf));
   const fileNames = new Map(files.map((file) => [file.id, file.name]));
@@ -241,6 +286,13 @@ export function SessionPage() {
         </p>
       ) : null}
 
+      <ReviewSection
+        sessionId={session.id}
+        reviews={reviews}
+        names={fileNames}
+        onDecided={polled.refresh}
+      />
+
       {approvals.length === 0 ? null : (
         <section aria-labelledby="approvals-title">
           <h2 id="approvals-title">Approvals</h2>
@@ -269,13 +321,15 @@ export function SessionPage() {
         </section>
       )}
 
+      <SteeringNote steering={session.steering} />
+
       <section aria-labelledby="plan-title">
         <h2 id="plan-title">Plan</h2>
         {session.plan === null ? (
           <p>{ACTIVE_STATUSES.has(session.status) ? 'Planning…' : 'No plan was made.'}</p>
         ) : (
           <>
-            <PlanGraph plan={session.plan.nodes} states={session.nodes} narrow={narrow} />
+            <PlanGraph plan={nodes} states={session.nodes} narrow={narrow} />
             <div class="table-wrap">
               <table class="plan-table">
                 <caption>Steps of the plan</caption>
@@ -288,12 +342,31 @@ export function SessionPage() {
                   </tr>
                 </thead>
                 <tbody>
-                  {session.plan.nodes.map((node) => (
-                    <tr key={node.id} data-node-id={node.id}>
-                      <td data-label="Step">{node.id}</td>
+                  {nodes.map((node) => (
+                    <tr
+                      key={node.id}
+                      data-node-id={node.id}
+                      data-added={node.origin === undefined ? undefined : node.origin.kind}
+                    >
+                      <td data-label="Step">
+                        {node.id}
+                        {node.origin === undefined ? null : (
+                          <p class="step-origin">
+                            <small>{originWords(node.origin)}</small>
+                          </p>
+                        )}
+                      </td>
                       <td data-label="Agent">{node.agent}</td>
                       <td data-label="State">
                         <StatusBadge state={session.nodes[node.id]?.state ?? 'pending'} />
+                        {session.nodes[node.id]?.revision === undefined ? null : (
+                          <p class="step-revision">
+                            <small>
+                              Run again for review round {session.nodes[node.id]?.revision?.round}:{' '}
+                              {session.nodes[node.id]?.revision?.feedback}
+                            </small>
+                          </p>
+                        )}
                         {live?.stepProgress[node.id] === undefined ? null : (
                           <p class="step-progress" aria-live="polite">
                             <small>{live.stepProgress[node.id]}</small>

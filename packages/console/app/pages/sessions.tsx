@@ -14,7 +14,10 @@ export function SessionsPage() {
     { intervalMs: REFRESH_MS, key: 'sessions' },
   );
   const list = sessions.data?.data;
-  const waiting = list?.filter((session) => session.pendingApprovals + session.pendingInputs > 0);
+  const waiting = list?.filter(
+    (session) =>
+      session.pendingApprovals + session.pendingInputs > 0 || session.awaitingReview === true,
+  );
   return (
     <section aria-labelledby="sessions-title">
       <hgroup>
@@ -87,5 +90,7 @@ function waitingWords(session: SessionSummary): string {
     parts.push(`${session.pendingApprovals} approval${session.pendingApprovals === 1 ? '' : 's'}`);
   if (session.pendingInputs > 0)
     parts.push(`${session.pendingInputs} question${session.pendingInputs === 1 ? '' : 's'}`);
+  // `=== true`: a gateway that predates reviews leaves the field out.
+  if (session.awaitingReview === true) parts.push('the answer, for review');
   return parts.length === 0 ? '—' : parts.join(', ');
 }

@@ -11,7 +11,15 @@ import {
   parseFleetAgentsHeader,
 } from '../steering';
 import { parseRoutingHeader, type RouteClassifier } from '../routing';
-import { parseLowConfidenceHeader, parsePlanApprovalHeader } from '../orchestration';
+import {
+  joinResultReview,
+  parseLowConfidenceHeader,
+  parsePlanApprovalHeader,
+  parseResultReviewField,
+  parseResultReviewHeader,
+  RESULT_REVIEW_FIELD,
+  RESULT_REVIEW_HEADER,
+} from '../orchestration';
 import type { RedisGate } from '../redis';
 import { resumeSession } from '../sessions';
 import type { UpstreamClient } from '../upstream';
@@ -86,7 +94,9 @@ const CHAT_API: RequestApi = { path: '/v1/chat/completions' };
  * still be a valid request, and the header wins over any route): its messages are ignored, except
  * that while the session waits for an answer to an agent's question the last user message is that
  * answer.
- * `X-Plan-Approval: required` asks the orchestrator to wait for a person's approval of the plan.
+ * `X-Plan-Approval: required` asks the orchestrator to wait for a person's approval of the plan;
+ * `X-Result-Review: required` (or the body field `fleet_result_review`) for a person's review of
+ * the answer before it is sent.
  * Throws typed errors; the caller renders them.
  */
 export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
@@ -106,6 +116,7 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
     const planApproval = parsePlanApprovalHeader(readSingleHeader(req, 'X-Plan-Approval'));
     const lowConfidence = parseLowConfidenceHeader(readSingleHeader(req, 'X-Low-Confidence'));
     const headerSteering = parseFleetAgentsHeader(readSingleHeader(req, FLEET_AGENTS_HEADER));
+    const headerReview = parseResultReviewHeader(readSingleHeader(req, RESULT_REVIEW_HEADER));
     const resumeId = readSingleHeader(req, 'X-Session-ID');
     const { raw, value: request } = await readJsonBody(req, {
       limit: bodyLimit,
@@ -135,11 +146,17 @@ export function createChatCompletionsHandler(options: ChatCompletionsOptions) {
       headerSteering,
       parseFleetAgentsField(request[FLEET_AGENTS_FIELD]),
     );
+    // So does the result review (a resume keeps its session's).
+    const resultReview = joinResultReview(
+      headerReview,
+      parseResultReviewField(request[RESULT_REVIEW_FIELD]),
+    );
     await routeRequest(options, {
       headerMode,
       steering,
       planApproval,
       lowConfidence,
+      resultReview,
       routable: request,
       messages: () => request.messages,
       agentRequest: () => request,

@@ -11,7 +11,12 @@ import {
   type RoutingMode,
 } from '../routing';
 import { ownPayloadLimit } from '../limits';
-import { orchestrate, type LowConfidence, type PlanApproval } from '../orchestration';
+import {
+  orchestrate,
+  RESULT_REVIEW_FIELD,
+  type LowConfidence,
+  type PlanApproval,
+} from '../orchestration';
 import type { AnswerChannelFactory } from '../openai';
 import { reason } from '../reasoning';
 import { followSession } from '../sessions';
@@ -23,7 +28,7 @@ import {
   resolveAttachments,
   type AttachmentRef,
 } from '../files/attachments';
-import type { AgentSteering, Part } from '@fleet/a2a';
+import type { AgentSteering, Part, ResultReview } from '@fleet/a2a';
 import { assertKnownSteering, FLEET_AGENTS_FIELD } from '../steering';
 import { assertAgentRequest } from './agent-request';
 import type { ChatCompletionsOptions } from './chat-completions-route';
@@ -45,6 +50,11 @@ export interface RoutedRequest {
   planApproval: PlanApproval | undefined;
   /** `X-Low-Confidence`, parsed (undefined: the orchestrator's default). */
   lowConfidence?: LowConfidence | undefined;
+  /**
+   * `X-Result-Review` and the body field `fleet_result_review`, parsed and joined: sent with an
+   * orchestrated run. Undefined: neither was given (no review).
+   */
+  resultReview?: ResultReview | undefined;
   /**
    * `X-Fleet-Agents` and the body field `fleet_agents`, parsed and joined: checked against the
    * orchestrator's agents and sent with an orchestrated run. Undefined: no steering.
@@ -182,6 +192,7 @@ async function routeToOrchestrator(
   {
     planApproval,
     lowConfidence,
+    resultReview,
     steering,
     api,
     gatewaySteps,
@@ -191,6 +202,7 @@ async function routeToOrchestrator(
   }: AgentCall & {
     planApproval: PlanApproval | undefined;
     lowConfidence: LowConfidence | undefined;
+    resultReview: ResultReview | undefined;
     steering: AgentSteering | undefined;
     gatewaySteps: StepUsage[];
   },
@@ -218,6 +230,7 @@ async function routeToOrchestrator(
     attachments,
     planApproval,
     lowConfidence,
+    resultReview,
     toolPolicy,
     steering,
     gatewaySteps,
@@ -266,14 +279,19 @@ async function routeToReasoning(
   });
 }
 
+/** The fleet's own body fields, which an upstream would refuse as unknown parameters. */
+const FLEET_FIELDS = [FLEET_AGENTS_FIELD, RESULT_REVIEW_FIELD] as const;
+
 /**
- * The body passthrough forwards without the fleet's own `fleet_agents` field (the upstream would
- * refuse an unknown parameter); a body without it is forwarded as it is.
+ * The body passthrough forwards without the fleet's own fields (`fleet_agents`,
+ * `fleet_result_review`: the upstream would refuse an unknown parameter); a body without them is
+ * forwarded as it is.
  */
-function withoutSteeringField(body: Buffer, parsed: RoutedRequest['body']): Buffer {
-  if (!(FLEET_AGENTS_FIELD in parsed.value)) return body;
+function withoutFleetFields(body: Buffer, parsed: RoutedRequest['body']): Buffer {
+  if (!FLEET_FIELDS.some((field) => field in parsed.value)) return body;
   const value = body === parsed.raw ? parsed.value : (JSON.parse(body.toString('utf8')) as object);
-  const { [FLEET_AGENTS_FIELD]: _steering, ...rest } = value as Record<string, unknown>;
+  const rest: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const field of FLEET_FIELDS) delete rest[field];
   return Buffer.from(JSON.stringify(rest));
 }
 
@@ -304,7 +322,7 @@ export async function routeRequest(
       throw new ServiceUnavailableError(options.offlineReason);
     }
     await routed.passthrough(options.upstreamClient, {
-      body: withoutSteeringField(body, routed.body),
+      body: withoutFleetFields(body, routed.body),
       responseHeaders,
     });
     return;
@@ -325,6 +343,7 @@ export async function routeRequest(
         ...call,
         planApproval: routed.planApproval,
         lowConfidence: routed.lowConfidence,
+        resultReview: routed.resultReview,
         steering: routed.steering,
         gatewaySteps,
       }),

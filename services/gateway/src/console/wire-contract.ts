@@ -6,6 +6,7 @@ import type { MemoryView } from '../memory/memory-router';
 import type {
   ApprovalView,
   InputView,
+  ReviewView,
   SessionSummary,
   SessionView,
 } from '../sessions/session-views';
@@ -24,6 +25,7 @@ export const CONSOLE_WIRE_CONTRACT: {
   sessionView: Fits<SessionView, Wire.SessionView>;
   approvalView: Fits<ApprovalView, Wire.ApprovalView>;
   inputView: Fits<InputView, Wire.InputView>;
+  reviewView: Fits<ReviewView, Wire.ReviewView>;
   documentView: Fits<DocumentView, Wire.DocumentView>;
   uploadedDocumentView: Fits<UploadedDocumentView, Wire.DocumentView>;
   memoryView: Fits<MemoryView, Wire.MemoryView>;
@@ -34,6 +36,7 @@ export const CONSOLE_WIRE_CONTRACT: {
   sessionView: true,
   approvalView: true,
   inputView: true,
+  reviewView: true,
   documentView: true,
   uploadedDocumentView: true,
   memoryView: true,

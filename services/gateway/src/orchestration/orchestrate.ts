@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import {
   dataPart,
   type AgentSteering,
+  type ResultReview,
   textPart,
   type HistoryMessage,
   type Message,
@@ -43,6 +44,11 @@ export interface OrchestrateOptions {
   planApproval?: PlanApproval | undefined;
   /** `X-Low-Confidence`; undefined: the orchestrator's default (ORCHESTRATOR_LOW_CONFIDENCE). */
   lowConfidence?: LowConfidence | undefined;
+  /**
+   * `X-Result-Review` / `fleet_result_review`: `required` pauses the run after composing for a
+   * person to review the answer. Undefined: not sent (no review).
+   */
+  resultReview?: ResultReview | undefined;
   /** The tenant's tool policy (GATEWAY_TOOL_PERMISSIONS): `fleet.toolPolicy`. Undefined: every tool. */
   toolPolicy?: ToolPolicy | undefined;
   /** `X-Fleet-Agents` / `fleet_agents`, checked: `fleet.steering`. Undefined: no steering. */
@@ -116,6 +122,7 @@ export async function orchestrate({
   attachments = [],
   planApproval = 'none',
   lowConfidence,
+  resultReview,
   toolPolicy,
   steering,
   res,
@@ -134,6 +141,7 @@ export async function orchestrate({
     history,
     planApproval,
     ...(lowConfidence === undefined ? {} : { lowConfidence }),
+    ...(resultReview === undefined ? {} : { resultReview }),
     ...(toolPolicy === undefined ? {} : { toolPolicy }),
     ...(steering === undefined ? {} : { steering }),
   };

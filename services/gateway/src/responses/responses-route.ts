@@ -9,7 +9,15 @@ import {
   type ChatCompletionRequest,
   type ChatCompletionsOptions,
 } from '../chat';
-import { parseLowConfidenceHeader, parsePlanApprovalHeader } from '../orchestration';
+import {
+  joinResultReview,
+  parseLowConfidenceHeader,
+  parsePlanApprovalHeader,
+  parseResultReviewField,
+  parseResultReviewHeader,
+  RESULT_REVIEW_FIELD,
+  RESULT_REVIEW_HEADER,
+} from '../orchestration';
 import {
   FLEET_AGENTS_FIELD,
   FLEET_AGENTS_HEADER,
@@ -85,6 +93,7 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
     const planApproval = parsePlanApprovalHeader(readSingleHeader(req, 'X-Plan-Approval'));
     const lowConfidence = parseLowConfidenceHeader(readSingleHeader(req, 'X-Low-Confidence'));
     const headerSteering = parseFleetAgentsHeader(readSingleHeader(req, FLEET_AGENTS_HEADER));
+    const headerReview = parseResultReviewHeader(readSingleHeader(req, RESULT_REVIEW_HEADER));
     const resumeId = readSingleHeader(req, 'X-Session-ID');
     const { raw, value: request } = await readJsonBody(req, {
       limit: bodyLimit,
@@ -116,11 +125,17 @@ export function createResponsesHandler(options: ChatCompletionsOptions) {
       headerSteering,
       parseFleetAgentsField(request[FLEET_AGENTS_FIELD]),
     );
+    // So does the result review (a resume keeps its session's).
+    const resultReview = joinResultReview(
+      headerReview,
+      parseResultReviewField(request[RESULT_REVIEW_FIELD]),
+    );
     await routeRequest(options, {
       headerMode,
       steering,
       planApproval,
       lowConfidence,
+      resultReview,
       routable: routableResponsesRequest(request),
       messages: () => responsesMessages(request, { strict: false }),
       agentRequest: (mode) => asAgentRequest(request, mode),

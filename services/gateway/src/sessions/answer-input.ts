@@ -21,7 +21,7 @@ export const inputAnswerBodySchema = z.strictObject({ text: answerTextSchema });
  * `expired` when it is next touched). Undefined when no question waits.
  */
 export function oldestAnswerableInput(session: Session, now = new Date()): Approval | undefined {
-  return sessionRecords(session, true).find((input) => {
+  return sessionRecords(session, 'inputs').find((input) => {
     if (input.status !== 'pending') return false;
     const expires = Date.parse(input.expiresAt);
     // An unreadable expiry never expires, as in the store.

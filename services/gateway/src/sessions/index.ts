@@ -24,16 +24,20 @@ export type { FollowSessionOptions } from './session-events';
 export {
   approvalViews,
   inputViews,
+  reviewViews,
   sessionRecords,
   storedRunResult,
   toApprovalView,
   toInputView,
+  toReviewView,
   toSessionSummary,
   toSessionView,
 } from './session-views';
 export type {
   ApprovalView,
   InputView,
+  RecordKind,
+  ReviewView,
   SessionNodeView,
   SessionSummary,
   SessionView,

@@ -118,6 +118,24 @@ describe('what the gateway asks of the orchestrator', () => {
     expect(stored?.approvals['ap-1']?.status).toBe('approved');
   });
 
+  it('resumes the session after a review decision, with its result review kept', async () => {
+    const seeded = await seedSession(store(), { reviewExpiresInMs: HOUR });
+    const release = orchestrator.hold(seeded.id);
+    try {
+      const decided = await request(gateway.app)
+        .post(`/v1/sessions/${seeded.id}/review`)
+        .auth(TEST_KEY, { type: 'bearer' })
+        .send({ decision: 'recompose', feedback: 'Shorter.' });
+      expect(decided.status).toBe(200);
+      const call = await orchestrator.double.waitForCall(
+        (candidate) => candidate.input?.resumeSessionId === seeded.id,
+      );
+      expect(call.input).toMatchObject({ tenant: 'acme', resultReview: 'required' });
+    } finally {
+      release();
+    }
+  });
+
   it('resumes the session after an answer posted to the gateway, with no client attached', async () => {
     const seeded = await seedSession(store(), { questionExpiresInMs: HOUR });
     const answered = await request(gateway.app)

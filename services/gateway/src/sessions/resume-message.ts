@@ -21,7 +21,8 @@ import type { Session } from '@fleet/sessions';
  * follows carries on (docs/a2a.md §3, "Lost turns"). Without it the session goes on under a new task.
  *
  * `toolPolicy` is the tenant's tool policy now (GATEWAY_TOOL_PERMISSIONS): the resumed run uses it
- * instead of the one the session started with. Undefined: the session's stays.
+ * instead of the one the session started with. Undefined: the session's stays. A session started
+ * with a result review keeps it (`resultReview: 'required'`).
  */
 export function resumeMessage(
   session: Session,
@@ -31,6 +32,7 @@ export function resumeMessage(
     tenant: session.tenant,
     history: session.history,
     planApproval: session.planApproval ? 'required' : 'none',
+    ...(session.resultReview === true ? { resultReview: 'required' as const } : {}),
     resumeSessionId: session.id,
     ...(toolPolicy === undefined ? {} : { toolPolicy }),
   };

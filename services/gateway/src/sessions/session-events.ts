@@ -163,6 +163,7 @@ function isUnreachable(error: unknown): boolean {
 const askedSchema = z.object({
   progress: z.union([
     z.object({ type: z.literal('approval-required'), approvalId: z.string() }),
+    z.object({ type: z.literal('review-required'), approvalId: z.string() }),
     z.object({ type: z.literal('input-required'), inputId: z.string() }),
   ]),
 });
@@ -178,7 +179,7 @@ function withoutSettledAsk(event: StreamResponse, session: Session): StreamRespo
   const parts = event.task.status.message?.parts ?? [];
   const asked = findData(parts, askedSchema)?.progress;
   if (asked === undefined) return event;
-  const id = asked.type === 'approval-required' ? asked.approvalId : asked.inputId;
+  const id = asked.type === 'input-required' ? asked.inputId : asked.approvalId;
   if (session.approvals[id]?.status === 'pending') return event;
   const { message: _settled, ...status } = event.task.status;
   return { task: { ...event.task, status } };

@@ -1,10 +1,13 @@
 import type {
+  AgentSteering,
   ApprovalStatus,
   Citation,
   InstructionMode,
   NodeReport,
   NodeState,
   Plan,
+  ReviewDecisionKind,
+  ReviewStep,
   Risk,
   RunResult,
   RunState,
@@ -22,7 +25,10 @@ import { toFileView, type FileView } from '../files/files-router';
 /** One approval as `GET /v1/sessions/{id}/approvals` lists it. */
 export interface ApprovalView {
   id: string;
-  /** `node`: an agent's action; `plan`: the whole plan, before any agent runs. */
+  /**
+   * `node`: an agent's action; `plan`: the whole plan, before any agent runs (reviews of the
+   * answer are listed under the session's `reviews`, questions under `inputs`).
+   */
   kind: ApprovalKind;
   status: ApprovalStatus;
   /** Null for plan approvals. */
@@ -57,6 +63,34 @@ export interface InputView {
   answer?: string;
 }
 
+/**
+ * One round of a result review (`resultReview`), as the session's `reviews` list it: the answer and
+ * each step's result put up for review and, once decided, what was decided and what it re-ran.
+ */
+export interface ReviewView {
+  /** The review's approval id (`review-required`'s `approvalId`). */
+  id: string;
+  /** 1 for the first answer, 2 after the first revision, … */
+  round: number;
+  /** `pending` until decided: `approved`, `denied` (sent back) or `expired` (the time-out decided). */
+  status: ApprovalStatus;
+  answer: string;
+  steps: ReviewStep[];
+  decision?: ReviewDecisionKind;
+  /** The steps a `revise` named. */
+  targets?: string[];
+  feedback?: string;
+  /** The steps that ran again for the decision (the targets and their dependents). */
+  rerun?: string[];
+  /** Dependents of a target that kept their result: their approved action was carried out. */
+  kept?: string[];
+  /** True when nobody decided in time and the time-out decided. */
+  timedOut?: boolean;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt?: string;
+}
+
 /** One node of a session's plan, as the session shows it. */
 export interface SessionNodeView {
   agent: string;
@@ -71,6 +105,8 @@ export interface SessionNodeView {
   failure?: StepFailure;
   approvalId?: string;
   effectiveTask?: string;
+  /** A review sent the step back (`revise`): the round that did and its feedback. */
+  revision?: { round: number; feedback: string };
 }
 
 /** A session as `GET /v1/sessions` lists it. */
@@ -84,6 +120,8 @@ export interface SessionSummary {
   pendingApprovals: number;
   /** How many questions wait for an answer. */
   pendingInputs: number;
+  /** Whether the composed answer waits for a person's review (`POST /v1/sessions/{id}/review`). */
+  awaitingReview: boolean;
 }
 
 /** A session as `GET /v1/sessions/{id}` shows it. */
@@ -94,11 +132,19 @@ export interface SessionView {
   updatedAt: string;
   request: string;
   planApproval: boolean;
+  /** Whether a person reviews the composed answer before it is sent (`X-Result-Review`). */
+  resultReview: boolean;
+  /** Agents or skills the run prefers, requires or leaves out (`X-Fleet-Agents`); absent: none. */
+  steering?: AgentSteering;
+  /** The plan; a step added while the run went (a hand-off, a re-plan) carries its `origin`. */
   plan: Plan | null;
   nodes: Record<string, SessionNodeView>;
+  /** Approvals of kinds `node` and `plan`, oldest first. */
   approvals: ApprovalView[];
   /** The questions agents asked, oldest first. */
   inputs: InputView[];
+  /** Every round of the answer's review, oldest first (empty without `resultReview`). */
+  reviews: ReviewView[];
   result: {
     text: string;
     citations: Citation[];
@@ -155,24 +201,64 @@ export function toInputView(input: Approval): InputView {
   };
 }
 
+/** Which approval records a list shows: approvals (`node`, `plan`), questions or reviews. */
+export type RecordKind = 'approvals' | 'inputs' | 'reviews';
+
+function recordKindOf(kind: ApprovalKind): RecordKind {
+  if (kind === 'input') return 'inputs';
+  if (kind === 'review') return 'reviews';
+  return 'approvals';
+}
+
 /**
- * A session's approval records, oldest first: its approvals (kinds `node` and `plan`), or with
- * `questions` its questions (kind `input`).
+ * A session's approval records of one kind, oldest first: its approvals (kinds `node` and
+ * `plan`), its questions (kind `input`) or its reviews (kind `review`).
  */
-export function sessionRecords(session: Session, questions: boolean): Approval[] {
+export function sessionRecords(session: Session, kind: RecordKind): Approval[] {
   return Object.values(session.approvals)
-    .filter((approval) => (approval.kind === 'input') === questions)
+    .filter((approval) => recordKindOf(approval.kind) === kind)
     .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
 }
 
-/** A session's approvals (kinds `node` and `plan`, not questions), oldest first. */
+/** A session's approvals (kinds `node` and `plan`: not questions, not reviews), oldest first. */
 export function approvalViews(session: Session): ApprovalView[] {
-  return sessionRecords(session, false).map(toApprovalView);
+  return sessionRecords(session, 'approvals').map(toApprovalView);
 }
 
 /** A session's questions (kind `input`), oldest first. */
 export function inputViews(session: Session): InputView[] {
-  return sessionRecords(session, true).map(toInputView);
+  return sessionRecords(session, 'inputs').map(toInputView);
+}
+
+/**
+ * A review (an approval record of kind `review`) for the public API. A record without its round
+ * (none is written so) shows as round `fallbackRound` with the approval's preview as its answer.
+ */
+export function toReviewView(approval: Approval, fallbackRound = 1): ReviewView {
+  const round = approval.review;
+  return {
+    id: approval.id,
+    round: round?.round ?? fallbackRound,
+    status: approval.status,
+    answer: round?.answer ?? approval.preview,
+    steps: round?.steps ?? [],
+    ...(round?.decision === undefined ? {} : { decision: round.decision }),
+    ...(round?.targets === undefined ? {} : { targets: round.targets }),
+    ...(round?.feedback === undefined ? {} : { feedback: round.feedback }),
+    ...(round?.rerun === undefined ? {} : { rerun: round.rerun }),
+    ...(round?.kept === undefined ? {} : { kept: round.kept }),
+    ...(round?.timedOut === undefined ? {} : { timedOut: round.timedOut }),
+    createdAt: approval.createdAt,
+    expiresAt: approval.expiresAt,
+    ...(approval.decidedAt === undefined ? {} : { decidedAt: approval.decidedAt }),
+  };
+}
+
+/** A session's review rounds (kind `review`), oldest first. */
+export function reviewViews(session: Session): ReviewView[] {
+  return sessionRecords(session, 'reviews').map((approval, index) =>
+    toReviewView(approval, index + 1),
+  );
 }
 
 /** A session for `GET /v1/sessions`. */
@@ -183,11 +269,14 @@ export function toSessionSummary(session: Session): SessionSummary {
     createdAt: session.createdAt,
     updatedAt: session.updatedAt,
     request: session.request,
-    pendingApprovals: sessionRecords(session, false).filter(
+    pendingApprovals: sessionRecords(session, 'approvals').filter(
       (approval) => approval.status === 'pending',
     ).length,
-    pendingInputs: sessionRecords(session, true).filter((input) => input.status === 'pending')
+    pendingInputs: sessionRecords(session, 'inputs').filter((input) => input.status === 'pending')
       .length,
+    awaitingReview: sessionRecords(session, 'reviews').some(
+      (review) => review.status === 'pending',
+    ),
   };
 }
 
@@ -207,6 +296,7 @@ export function toSessionView(session: Session): SessionView {
       ...(node.failure === undefined ? {} : { failure: node.failure }),
       ...(node.approvalId === undefined ? {} : { approvalId: node.approvalId }),
       ...(node.effectiveTask === undefined ? {} : { effectiveTask: node.effectiveTask }),
+      ...(node.revision === undefined ? {} : { revision: node.revision }),
     };
   }
   return {
@@ -216,10 +306,13 @@ export function toSessionView(session: Session): SessionView {
     updatedAt: session.updatedAt,
     request: session.request,
     planApproval: session.planApproval,
+    resultReview: session.resultReview === true,
+    ...(session.steering === undefined ? {} : { steering: session.steering }),
     plan: session.plan ?? null,
     nodes,
     approvals: approvalViews(session),
     inputs: inputViews(session),
+    reviews: reviewViews(session),
     result:
       session.result === undefined
         ? null

@@ -70,6 +70,7 @@ describe('sessionsRouter', () => {
         request: 'second',
         pendingApprovals: 1,
         pendingInputs: 0,
+        awaitingReview: false,
       });
       expect(response.body.data[0].pendingApprovals).toBe(0);
 
@@ -105,6 +106,8 @@ describe('sessionsRouter', () => {
         'planApproval',
         'request',
         'result',
+        'resultReview',
+        'reviews',
         'status',
         'updatedAt',
       ].sort(),

@@ -1,7 +1,8 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
+import { reviewDecisionSchema } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
-import { validationErrorFromZod } from '@fleet/errors';
+import { FleetError, ValidationError, validationErrorFromZod } from '@fleet/errors';
 import { addLogFields, readJsonBody, type HttpLogger } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
 import { getTenant } from '../auth';
@@ -14,6 +15,7 @@ import {
   inputViews,
   toApprovalView,
   toInputView,
+  toReviewView,
   toSessionSummary,
   toSessionView,
 } from './session-views';
@@ -54,6 +56,26 @@ const DECISION_BODY_LIMIT = 64 * 1024;
 /** An answer body, as a decision's: 16000 characters are at most 48000 bytes of UTF-8. */
 const ANSWER_BODY_LIMIT = 64 * 1024;
 
+/**
+ * A review body: feedback ≤ 4000 characters (12000 bytes of UTF-8) and ≤ 32 step ids of ≤ 64
+ * characters each fit well within it.
+ */
+const REVIEW_BODY_LIMIT = 32 * 1024;
+
+/**
+ * The store's refusal of a step the plan does not have, with `param: "steps"` so an OpenAI client
+ * sees which field was wrong (the message names the plan's steps); other errors pass as they are.
+ */
+function withStepsParam(error: unknown): unknown {
+  if (!FleetError.isInstance(error) || !(error instanceof ValidationError)) return error;
+  if (error.param !== undefined) return error;
+  return new ValidationError(error.message, {
+    param: 'steps',
+    ...(error.details === undefined ? {} : { details: error.details }),
+    cause: error,
+  });
+}
+
 function sessionIdOf(req: Request, res: Response): string {
   const id = String(req.params['id']);
   addLogFields(res, { sessionId: id });
@@ -70,7 +92,7 @@ function sessionIdOf(req: Request, res: Response): string {
  * - `GET /sessions/:id` → `SessionView`.
  * - `DELETE /sessions/:id` → cancels; 200 with the `SessionView`, 409 when it had already ended.
  * - `GET /sessions/:id/approvals` → `{ object: 'list', data: ApprovalView[] }`, oldest first
- *   (kinds `node` and `plan`; questions are under `/inputs`).
+ *   (kinds `node` and `plan`; questions are under `/inputs`, reviews in the session's `reviews`).
  * - `POST /sessions/:id/approvals/:approvalId` `{ decision, instructions? }` → 200 `{ approval }`;
  *   404 unknown (a question's id included); 409 already decided, expired or busy. Then the session
  *   is resumed in the background if no orchestrator runs it ({@link resumeInBackground}).
@@ -79,6 +101,10 @@ function sessionIdOf(req: Request, res: Response): string {
  * - `POST /sessions/:id/inputs/:inputId` `{ text }` (1–16000 characters after trimming) → 200
  *   `{ input }`; 404 unknown (an approval's id included); 409 already answered, expired or busy.
  *   Then the session is resumed in the background, as after a decision.
+ * - `POST /sessions/:id/review` `{ decision, steps?, feedback? }` (`reviewDecisionSchema`) → 200
+ *   `{ review: ReviewView }`; 404 unknown session; 409 no review waits (never asked, decided,
+ *   expired) or busy; 400 a bad body or a step the plan does not have. Then the session is
+ *   resumed in the background, as after a decision.
  *
  * @example
  * v1.use(sessionsRouter({ store, orchestratorClient, logger }));
@@ -180,6 +206,23 @@ export function sessionsRouter({
       resumeAfter(sessionId, getTenant(res));
     },
   );
+
+  router.post('/sessions/:id/review', async function decideReview(req: Request, res: Response) {
+    const sessionId = sessionIdOf(req, res);
+    const { value: decision } = await readJsonBody(req, {
+      limit: REVIEW_BODY_LIMIT,
+      schema: reviewDecisionSchema,
+    });
+    addLogFields(res, { reviewDecision: decision.decision });
+    const review = await store
+      .decideReview({ sessionId, tenant: getTenant(res), decision })
+      .catch((error: unknown) => {
+        throw withStepsParam(error);
+      });
+    res.json({ review: toReviewView(review) });
+    // After the answer, as for an approval: the decision is recorded whatever happens to the resume.
+    resumeAfter(sessionId, getTenant(res));
+  });
 
   return router;
 }

@@ -3,12 +3,12 @@ import { getTenant } from '../auth';
 import type { TenantLimiter } from './tenant-limiter';
 
 /** A person's decision on a waiting run: never refused, so a limit never cuts a waiting run. */
-const DECISION_PATH = /^\/sessions\/[^/]+\/(approvals|inputs)\/[^/]+\/?$/;
+const DECISION_PATH = /^\/sessions\/[^/]+\/((approvals|inputs)\/[^/]+|review)\/?$/;
 
 /**
  * Counts the rest of `/v1` (models, sessions, documents, memory) as one request bucket per
- * tenant, after authentication. Approval decisions and answers to questions are never counted or
- * refused: they let waiting runs go on.
+ * tenant, after authentication. Approval decisions, answers to questions and review decisions are
+ * never counted or refused: they let waiting runs go on.
  *
  * @example
  * v1.use(authenticate(keyRing));

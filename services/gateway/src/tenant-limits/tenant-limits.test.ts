@@ -171,7 +171,7 @@ describe('requests per window', () => {
     expect(refused.status).toBe(429);
   });
 
-  it('limits the rest of /v1 as one bucket, never an approval decision', async () => {
+  it('limits the rest of /v1 as one bucket, never an approval or review decision', async () => {
     const gateway = await limitedGateway({ limits: { rpm: 1 } });
     const auth = { authorization: `Bearer ${TEST_KEY}` };
     expect((await request(gateway.app).get('/v1/sessions').set(auth)).status).toBe(200);
@@ -184,6 +184,12 @@ describe('requests per window', () => {
       .set(auth)
       .send({ decision: 'approve' });
     expect(decided.status).toBe(200);
+    const reviewed = await seedSession(gateway.sessions.store, { reviewExpiresInMs: 60_000 });
+    const review = await request(gateway.app)
+      .post(`/v1/sessions/${reviewed.id}/review`)
+      .set(auth)
+      .send({ decision: 'approve' });
+    expect(review.status).toBe(200);
   });
 
   it("sends its own x-ratelimit headers on passthrough, not the upstream's", async () => {
