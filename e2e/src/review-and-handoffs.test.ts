@@ -320,7 +320,10 @@ describe('runs a person reviews, and plans that grow', () => {
     // Bad decisions while it waits: a step the plan lacks, and a body that is not a decision.
     const unknown = await review(sessionId, { decision: 'revise', steps: ['nope'], feedback: 'x' });
     expect(unknown.status).toBe(400);
-    expect(JSON.stringify(unknown.body)).toContain('"docs"');
+    expect(unknown.body['error']).toMatchObject({
+      param: 'steps',
+      message: expect.stringContaining('"docs", "find", "draft"'),
+    });
     expect((await review(sessionId, { decision: 'revise', feedback: 'x' })).status).toBe(400);
 
     // The orchestrator dies without a word while the third answer waits for review.
