@@ -4,10 +4,12 @@
  * planner and composer are a scripted model. A review sends one step of three back and only that
  * step and its dependent run again; a foreign agent's hand-off adds a step; a fourth hand-off, a
  * hand-off back along its chain (A→B→A) and one to an excluded agent are refused; a run revised
- * twice survives SIGKILL of its orchestrator and ends with the third answer.
+ * twice survives SIGKILL of its orchestrator and ends with the third answer; and a person revises
+ * one step and approves the answer in the web console, in Debian's Chromium.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
+import type { Browser } from 'playwright-core';
 import type { Plan } from '@fleet/a2a';
 import {
   createAnswerExecutor,
@@ -27,6 +29,7 @@ import {
   type FleetEvent,
   type Json,
 } from './support/gateway-api';
+import { launchChromium, screenshot } from './support/browser';
 import { E2E_INTERNAL_TOKEN, startFleet, type RunningFleet } from './support/start-fleet';
 
 /** The plan the scripted planner answers with next. */
@@ -352,4 +355,54 @@ describe('runs a person reviews, and plans that grow', () => {
     const rest = await streamChat(client, { message: 'resume', sessionId });
     expect(rest.content).toContain('Answer 3');
   }, 180_000);
+  it('a person revises one step and approves the answer in the console', async () => {
+    composed = 0;
+    nextPlan = plan([
+      { id: 'docs', agent: 'docs' },
+      { id: 'find', agent: 'web' },
+      { id: 'draft', agent: 'mail', dependsOn: ['find'] },
+    ]);
+    const chat = await streamChat(client, {
+      message: 'Find the G3 and draft a mail about it',
+      headers: { 'X-Result-Review': 'required' },
+      onEvent: (event) => (event.type === 'review-required' ? 'stop' : undefined),
+    });
+    const sessionId = chat.sessionId;
+    let browser: Browser | undefined;
+    try {
+      browser = await launchChromium();
+      const page = await browser.newPage();
+      await page.goto(`${fleet.gateway.url}/console/`);
+      await page.getByLabel('API key').fill(fleet.apiKey);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+      await page.goto(`${fleet.gateway.url}/console/sessions/${sessionId}`);
+      const first = page.locator('article.review-pending');
+      await first.waitFor();
+      await expect(first.locator('.review-answer').textContent()).resolves.toContain('Answer 1');
+      await first.getByRole('checkbox', { name: 'Run step find again' }).check();
+      await first.getByLabel(/^Feedback/).fill('the G3, not the G2');
+      await screenshot(page, 'review-fleet-01-pending');
+      await first.getByRole('button', { name: 'Revise selected steps' }).click();
+
+      // The next round comes from the real orchestrator: the step and its dependent ran again.
+      await page.locator('li.review-round[data-round="1"]').waitFor({ timeout: 30_000 });
+      const second = page.locator('article.review-pending');
+      await second.locator('.review-answer').getByText('Answer 2').waitFor({ timeout: 30_000 });
+      await second.getByRole('button', { name: 'Approve' }).click();
+      await page.locator('li.review-round[data-round="2"]').waitFor({ timeout: 30_000 });
+      await screenshot(page, 'review-fleet-02-approved');
+    } finally {
+      await browser?.close();
+    }
+    const done = await waitForSession(fleet, sessionId, (s) => s['status'] === 'completed');
+    expect(done['result']['text']).toContain('Answer 2');
+    expect(done['reviews']).toEqual([
+      expect.objectContaining({ round: 1, decision: 'revise', targets: ['find'] }),
+      expect.objectContaining({ round: 2, decision: 'approve' }),
+    ]);
+    expect(tasksOf('docs', sessionId)).toHaveLength(1);
+    expect(tasksOf('web', sessionId)[1]?.text).toContain('the G3, not the G2');
+    expect(tasksOf('mail', sessionId)).toHaveLength(2);
+  }, 120_000);
 });
