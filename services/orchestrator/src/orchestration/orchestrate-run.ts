@@ -26,6 +26,7 @@ import {
   type ExecutionEvent,
   type ExecutionResult,
   type NodeRun,
+  type ResumedNode,
   type RunFileKeeper,
   type StepFilePart,
 } from '../execution';
@@ -38,6 +39,9 @@ import type { OrchestratorAgentOptions } from './orchestrator-agent-options';
 import { approvePlan, pendingNodes, type PlanSource } from './plan-approval';
 import { confirmPlanConfidence, DEFAULT_PLAN_CONFIDENCE } from './plan-confidence';
 import type { RunContext, RunLogger } from './run-context';
+import { recordAddedNodes } from './record-added-nodes';
+import { replanAfterFailure } from './replan-after-failure';
+import { createHandoffResolver } from './resolve-handoff';
 import { describeResume, resumedNodes, toNodeReport } from './run-result';
 import { excludedNeeded, missingRequired, plannerSteering, requiredNote } from './run-steering';
 import type { SessionWriter } from './session-writer';
@@ -149,9 +153,18 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   // The answer streams as the `result` artifact in chunks: a single step's own answer while it is
   // written (docs/architecture.md §5, "Compose"), else the composer's.
   const answer = createAnswerPublisher(queue);
-  const execution = await executeChosenPlan(options, { plan, memory, answer, files });
+  const executed = await executeChosenPlan(options, { plan, memory, answer, files });
+  if (executed.canceled || signal.aborted) return endAborted(options);
+  // A step that failed may be planned again once, for another agent (`replanAfterFailure`).
+  const execution = await replanAfterFailure(options, {
+    execution: executed,
+    askPlanner: meteredPlanner(options.options.askPlanner, run),
+    execute: (grown, resumeFrom) =>
+      executeChosenPlan(options, { plan: grown, memory, answer, files, resumeFrom }),
+  });
   if (execution.canceled || signal.aborted) return endAborted(options);
-  return composeAndEnd(options, { plan, execution, memory, answer, files });
+  // The plan as it ended: with the steps hand-offs and a re-plan added.
+  return composeAndEnd(options, { plan: execution.plan, execution, memory, answer, files });
 }
 
 /**
@@ -374,18 +387,21 @@ async function executeChosenPlan(
     memory,
     answer,
     files,
+    resumeFrom: given,
   }: {
     plan: Plan;
     memory: RunMemory | undefined;
     answer: AnswerPublisher;
     files: RunFileKeeper;
+    /** The nodes' states to go on from (a re-plan's); else read from the session when resumed. */
+    resumeFrom?: Readonly<Record<string, ResumedNode>> | undefined;
   },
 ): Promise<ExecutionResult> {
   const { run, session, resumed } = options;
   const { writer, progress, signal, logger, log, sessionId } = run;
   const agentOptions = options.options;
-  let resumeFrom: ReturnType<typeof resumedNodes> | undefined;
-  if (resumed || session.planApproval) {
+  let resumeFrom = given;
+  if (resumeFrom === undefined && (resumed || session.planApproval)) {
     await writer.written();
     const current = await run.sessions.get(sessionId);
     if (current === undefined) throw new NotFoundError(`Session ${sessionId} has expired.`);
@@ -429,6 +445,12 @@ async function executeChosenPlan(
         })
       : agentOptions.stepFiles,
     keepFiles: files.keepStepFiles,
+    // A step's hand-offs go to the agents the planner could choose from.
+    resolveHandoff: createHandoffResolver({
+      agents: agentOptions.availableAgents,
+      agentsBeforeSteering: agentOptions.agentsBeforeSteering,
+    }),
+    maxHandoffs: agentOptions.maxHandoffs,
     onEvent: (event) =>
       onExecutionEvent({ event, writer, progress, logger, log, signal, throttle }),
     onNodeUsage: ({ nodeId, agent, usage }) => run.usage.report({ step: nodeId, agent, usage }),
@@ -954,8 +976,30 @@ function onExecutionEvent({
       });
       return;
     }
+    case 'node-added':
+      recordAddedNodes(writer, [event.node]);
+      progress({
+        type: 'node-added',
+        node: event.node,
+        ...(event.reason === undefined ? {} : { reason: event.reason }),
+      });
+      return;
+    case 'handoff-refused':
+      logger.info(
+        { ...log, nodeId: event.nodeId, target: event.target, reason: event.reason },
+        'hand-off refused',
+      );
+      progress({
+        type: 'handoff-refused',
+        nodeId: event.nodeId,
+        agent: event.agent,
+        target: event.target,
+        reason: event.reason,
+      });
+      return;
   }
 }
+
 
 function endState(run: NodeRun): 'completed' | 'failed' | 'rejected' | 'skipped' {
   return run.state === 'completed' || run.state === 'skipped' || run.state === 'rejected'

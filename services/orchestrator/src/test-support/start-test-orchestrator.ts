@@ -66,6 +66,10 @@ export interface StartTestOrchestratorOptions {
   progressIntervalMs?: number;
   /** The most `node-progress` lines a step sends. @default 50 */
   progressMaxPerStep?: number;
+  /** ORCHESTRATOR_MAX_HANDOFFS. @default 3 */
+  maxHandoffs?: number;
+  /** ORCHESTRATOR_REPLAN_AFTER_FAILURE. @default true */
+  replanAfterFailure?: boolean;
 }
 
 /** A running orchestrator for a test: a real HTTP server over real Redis. */
@@ -99,6 +103,8 @@ export async function startTestOrchestrator({
   maxEventBytes,
   progressIntervalMs,
   progressMaxPerStep,
+  maxHandoffs,
+  replanAfterFailure,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -136,6 +142,8 @@ export async function startTestOrchestrator({
       agentTaskCheckMs,
       progressIntervalMs,
       progressMaxPerStep,
+      maxHandoffs,
+      replanAfterFailure,
       breakers: createAgentBreakers(),
       llm:
         llmBaseUrl === undefined
