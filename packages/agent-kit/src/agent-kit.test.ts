@@ -94,7 +94,11 @@ describe('events', () => {
 
   it('hands work off in an artifact of its own that the orchestrator reads', () => {
     const event = handoff({ skill: 'web-search', task: 'Find the G3 price', context: 'G3 kit' });
-    expect(event).toMatchObject({ type: 'artifact', lastChunk: true, artifact: { name: 'handoff' } });
+    expect(event).toMatchObject({
+      type: 'artifact',
+      lastChunk: true,
+      artifact: { name: 'handoff' },
+    });
     const parts = event.type === 'artifact' ? event.artifact.parts : [];
     expect(readHandoffs(parts)).toEqual({
       requests: [{ skill: 'web-search', task: 'Find the G3 price', context: 'G3 kit' }],
@@ -105,7 +109,9 @@ describe('events', () => {
       { agent: 'web', task: 'one' },
       { agent: 'mail', task: 'two' },
     ]);
-    expect(readHandoffs(two.type === 'artifact' ? two.artifact.parts : []).requests).toHaveLength(2);
+    expect(readHandoffs(two.type === 'artifact' ? two.artifact.parts : []).requests).toHaveLength(
+      2,
+    );
     const withResult = result('Answer', undefined, [handoffPart({ agent: 'web', task: 'more' })]);
     expect(
       readHandoffs(withResult.type === 'artifact' ? withResult.artifact.parts : []).requests,

@@ -382,10 +382,7 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
       nodes.push(node);
       byId.set(node.id, node);
       runs.set(node.id, { id: node.id, agent: node.agent, state: 'pending', attempts: 0 });
-      levels.set(
-        node.id,
-        1 + Math.max(-1, ...node.dependsOn.map((id) => levels.get(id) ?? 0)),
-      );
+      levels.set(node.id, 1 + Math.max(-1, ...node.dependsOn.map((id) => levels.get(id) ?? 0)));
     };
 
     const launchReady = (): void => {

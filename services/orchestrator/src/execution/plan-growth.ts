@@ -35,10 +35,7 @@ export function handoffTargetName(request: Pick<HandoffRequest, 'agent' | 'skill
  * The steps a hand-off chain led through to `node`, `node` first: its `origin.from` while it was
  * a hand-off, back to the step planned at the start (or re-planned) that began the chain.
  */
-export function handoffChain(
-  node: PlanNode,
-  byId: ReadonlyMap<string, PlanNode>,
-): PlanNode[] {
+export function handoffChain(node: PlanNode, byId: ReadonlyMap<string, PlanNode>): PlanNode[] {
   const chain = [node];
   const seen = new Set([node.id]);
   let current = node;

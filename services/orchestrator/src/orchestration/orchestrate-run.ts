@@ -1000,7 +1000,6 @@ function onExecutionEvent({
   }
 }
 
-
 function endState(run: NodeRun): 'completed' | 'failed' | 'rejected' | 'skipped' {
   return run.state === 'completed' || run.state === 'skipped' || run.state === 'rejected'
     ? run.state

@@ -69,7 +69,10 @@ export async function replanAfterFailure(
     const agents = await options.availableAgents();
     if (!agents.some((agent) => !failedAgents.has(agent.name))) return execution;
     const feedback = `${failed.map(describeFailure).join(' ')} Plan only the remaining work, with other agents if one can do it.`;
-    logger.info({ ...log, failedNodes: failed.map((node) => node.id) }, 're-planning after a failure');
+    logger.info(
+      { ...log, failedNodes: failed.map((node) => node.id) },
+      're-planning after a failure',
+    );
     const replanned = await planRun({
       askPlanner,
       request: session.request,
@@ -79,7 +82,12 @@ export async function replanAfterFailure(
       previousPlan: plan,
       signal,
     });
-    const added = newNodes(plan, execution.nodes, replanned.plan, first.id);
+    const added = newNodes({
+      plan,
+      runs: execution.nodes,
+      replanned: replanned.plan,
+      from: first.id,
+    });
     if (added.length === 0) {
       logger.info(log, 'the re-plan added no step');
       return execution;
@@ -121,12 +129,17 @@ function sameWork(a: PlanNode, b: PlanNode): boolean {
  * step that ended) pointing at it. A step the same as one that ended otherwise than failed
  * (done, declined, skipped) is not added again.
  */
-function newNodes(
-  plan: Plan,
-  runs: readonly NodeRun[],
-  replanned: Plan,
-  from: string,
-): PlanNode[] {
+function newNodes({
+  plan,
+  runs,
+  replanned,
+  from,
+}: {
+  plan: Plan;
+  runs: readonly NodeRun[];
+  replanned: Plan;
+  from: string;
+}): PlanNode[] {
   const stateOf = new Map(runs.map((entry) => [entry.id, entry.state]));
   const kept = plan.nodes.filter((node) => stateOf.get(node.id) !== 'failed');
   const taken = new Set(plan.nodes.map((node) => node.id));
