@@ -98,7 +98,10 @@ export type ExecutionEvent =
       type: 'handoff-refused';
       nodeId: string;
       agent: string;
-      /** The agent or skill the hand-off named (`unreadable` for one that did not read). */
+      /**
+       * The agent or skill the hand-off named; `unreadable` for one found in the result but not
+       * read (malformed, or one too many for a step: `reason` says which).
+       */
       target: string;
       reason: string;
     };

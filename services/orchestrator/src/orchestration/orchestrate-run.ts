@@ -163,7 +163,7 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
       executeChosenPlan(options, { plan: grown, memory, answer, files, resumeFrom }),
   });
   if (execution.canceled || signal.aborted) return endAborted(options);
-  // The plan as it ended: with the steps hand-offs and a re-plan added.
+  // The plan as it ended: with the steps that hand-offs and a re-plan added.
   return composeAndEnd(options, { plan: execution.plan, execution, memory, answer, files });
 }
 
