@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { partsText, textPart, type StreamResponse } from '@fleet/a2a';
+import { partsText, readHandoffs, textPart, type StreamResponse } from '@fleet/a2a';
 import { buildAgentCard, createA2AHandler } from '@fleet/a2a/server';
 import { ServiceUnavailableError, ValidationError } from '@fleet/errors';
 import {
@@ -9,6 +9,8 @@ import {
   errorData,
   errorDataSchema,
   failed,
+  handoff,
+  handoffPart,
   refused,
   rejected,
   result,
@@ -88,6 +90,32 @@ describe('events', () => {
       artifact: { name: 'result', parts: [{ text: 'Answer' }, { data: { sources: [] } }] },
     });
     expect(result('Answer')).toMatchObject({ artifact: { parts: [{ text: 'Answer' }] } });
+  });
+
+  it('hands work off in an artifact of its own that the orchestrator reads', () => {
+    const event = handoff({ skill: 'web-search', task: 'Find the G3 price', context: 'G3 kit' });
+    expect(event).toMatchObject({
+      type: 'artifact',
+      lastChunk: true,
+      artifact: { name: 'handoff' },
+    });
+    const parts = event.type === 'artifact' ? event.artifact.parts : [];
+    expect(readHandoffs(parts)).toEqual({
+      requests: [{ skill: 'web-search', task: 'Find the G3 price', context: 'G3 kit' }],
+      refused: [],
+    });
+    // Several in one part; or the part beside a result's own.
+    const two = handoff([
+      { agent: 'web', task: 'one' },
+      { agent: 'mail', task: 'two' },
+    ]);
+    expect(readHandoffs(two.type === 'artifact' ? two.artifact.parts : []).requests).toHaveLength(
+      2,
+    );
+    const withResult = result('Answer', undefined, [handoffPart({ agent: 'web', task: 'more' })]);
+    expect(
+      readHandoffs(withResult.type === 'artifact' ? withResult.artifact.parts : []).requests,
+    ).toEqual([{ agent: 'web', task: 'more' }]);
   });
 });
 

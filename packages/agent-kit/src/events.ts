@@ -1,4 +1,11 @@
-import { dataPart, RESULT_ARTIFACT_NAME, textPart, type Part } from '@fleet/a2a';
+import {
+  dataPart,
+  handoffPart,
+  RESULT_ARTIFACT_NAME,
+  textPart,
+  type HandoffRequest,
+  type Part,
+} from '@fleet/a2a';
 import type { AgentEvent } from '@fleet/a2a/server';
 import { toFleetError } from '@fleet/errors';
 import { errorData } from './error-data';
@@ -91,6 +98,30 @@ export function result(text: string, data?: unknown, extraParts: readonly Part[]
       name: RESULT_ARTIFACT_NAME,
       parts: [textPart(text), ...(data === undefined ? [] : [dataPart(data)]), ...extraParts],
     },
+    lastChunk: true,
+  };
+}
+
+/** The name of the artifact {@link handoff} sends. */
+export const HANDOFF_ARTIFACT_NAME = 'handoff';
+
+/**
+ * Hands work off to another agent (docs/a2a.md, "Hand-offs"): an artifact `handoff` with the
+ * hand-off data part (`handoffPart`). Yield it with the step's result, before COMPLETED; the
+ * orchestrator adds a step for the named agent or skill (`agent`: a card name; `skill`: a skill
+ * id or `<agent>/<skill>`) that depends on this one, so it gets this step's result too, unless the
+ * run refuses it (unknown or excluded agent, back along the chain, too many). Several requests
+ * travel in one artifact. The `result` artifact is untouched: the answer stays the step's text.
+ * (`handoffPart` may also go in the `result` artifact's extra parts, or the final status message.)
+ *
+ * @example
+ * yield result(summary, { sources });
+ * yield handoff({ skill: 'web-search', task: 'Find the current G3 price', context: summary });
+ */
+export function handoff(request: HandoffRequest | readonly HandoffRequest[]): AgentEvent {
+  return {
+    type: 'artifact',
+    artifact: { name: HANDOFF_ARTIFACT_NAME, parts: [handoffPart(request)] },
     lastChunk: true,
   };
 }

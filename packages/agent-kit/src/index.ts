@@ -5,6 +5,8 @@
 export {
   completed,
   failed,
+  handoff,
+  HANDOFF_ARTIFACT_NAME,
   plural,
   refused,
   rejected,
@@ -15,6 +17,9 @@ export {
   working,
 } from './events';
 export type { AgentEvents, ErrorStatusOptions } from './events';
+// What a hand-off's data part is, for an executor that puts one in its result or status itself.
+export { handoffPart } from '@fleet/a2a';
+export type { HandoffRequest } from '@fleet/a2a';
 export { errorData, errorDataSchema } from './error-data';
 export type { ErrorData } from './error-data';
 export { dependencyContext } from './dependency-context';

@@ -85,6 +85,25 @@ describe('loadOrchestratorConfig', () => {
     }
   });
 
+  it('takes 3 hand-offs per run and re-plans once after a failure unless told otherwise', () => {
+    expect(loadOrchestratorConfig({ FLEET_INTERNAL_TOKEN: TOKEN })).toMatchObject({
+      maxHandoffs: 3,
+      replanAfterFailure: true,
+    });
+    expect(
+      loadOrchestratorConfig({
+        FLEET_INTERNAL_TOKEN: TOKEN,
+        ORCHESTRATOR_MAX_HANDOFFS: '0',
+        ORCHESTRATOR_REPLAN_AFTER_FAILURE: 'false',
+      }),
+    ).toMatchObject({ maxHandoffs: 0, replanAfterFailure: false });
+    for (const bad of ['-1', '33', 'many']) {
+      expect(() =>
+        loadOrchestratorConfig({ FLEET_INTERNAL_TOKEN: TOKEN, ORCHESTRATOR_MAX_HANDOFFS: bad }),
+      ).toThrow(ConfigError);
+    }
+  });
+
   it('reads AGENT_URLS as a list of base URLs without trailing slashes', () => {
     const config = loadOrchestratorConfig({
       FLEET_INTERNAL_TOKEN: TOKEN,

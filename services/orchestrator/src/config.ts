@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_MAX_REVIEW_ROUNDS } from '@fleet/a2a';
+import { DEFAULT_MAX_HANDOFFS, DEFAULT_MAX_REVIEW_ROUNDS } from '@fleet/a2a';
 import {
   a2aServerEnv,
   booleanSchema,
@@ -16,6 +16,7 @@ import {
   type ConfigOf,
   type Environment,
 } from '@fleet/config';
+import { MAX_PLAN_NODES } from './execution/plan-growth';
 
 /** AGENT_URLS: comma-separated http(s) base URLs, trailing slashes removed. */
 const agentUrlsSchema = listSchema.pipe(z.array(httpUrlSchema));
@@ -68,6 +69,23 @@ export const configSpec = {
       .default(500),
     description:
       "Shortest time between two progress lines (`node-progress`) of one step, from what its agent says it is doing (WORKING status messages); the latest one waiting is sent when the time has passed, and a step sends at most 50. 0 turns the agents' progress lines off.",
+  }),
+  maxHandoffs: envVar({
+    name: 'ORCHESTRATOR_MAX_HANDOFFS',
+    schema: z.coerce
+      .number({ error: 'expected a number' })
+      .int('expected a whole number')
+      .min(0, 'expected 0 or more')
+      .max(MAX_PLAN_NODES, `expected at most ${MAX_PLAN_NODES}`)
+      .default(DEFAULT_MAX_HANDOFFS),
+    description:
+      'Most steps one run may add to its plan because a step’s result handed work off to another agent (a `handoff` data part, docs/a2a.md); a hand-off beyond it is refused (`handoff-refused`) and the run goes on. 0: hand-offs are refused.',
+  }),
+  replanAfterFailure: envVar({
+    name: 'ORCHESTRATOR_REPLAN_AFTER_FAILURE',
+    schema: booleanSchema.default(true),
+    description:
+      'After a step failed for a reason another agent could work around (not declined, not canceled), ask the planner once more for the remaining work and run the steps it adds with other agents; once per run. false: a failed step stays failed.',
   }),
   nodeMaxAttempts: envVar({
     name: 'NODE_MAX_ATTEMPTS',

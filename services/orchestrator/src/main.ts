@@ -133,6 +133,8 @@ function createRunHandler({
       scheduling: config.scheduling,
       nodeTimeoutMs: config.nodeTimeoutMs,
       progressIntervalMs: config.progressIntervalMs,
+      maxHandoffs: config.maxHandoffs,
+      replanAfterFailure: config.replanAfterFailure,
       retry: { maxAttempts: config.nodeMaxAttempts },
       // The documents a step names go with it, read from the RAG agent for the run's tenant.
       stepFiles: createStepFilesFetcher({

@@ -5,6 +5,7 @@ import {
   isInterruptedState,
   isTerminalState,
   partsText,
+  readHandoffs,
   readReportedUsage,
   readUsageFromParts,
   RESULT_ARTIFACT_NAME,
@@ -12,6 +13,7 @@ import {
   textPart,
   UnsupportedOperationError,
   type Artifact,
+  type HandoffRequest,
   type Message,
   type Part,
   type StreamResponse,
@@ -572,6 +574,7 @@ class TaskTracker {
         summary: partsText(this.directMessage.parts),
         ...dataOf(this.directMessage.parts),
         ...filesOf(this.directMessage.parts),
+        ...handoffsOf(this.directMessage.parts),
         ...ids,
       };
     }
@@ -599,6 +602,8 @@ class TaskTracker {
           ...dataOf(chosen.flatMap((artifact) => artifact.parts)),
           ...tablesOf(chosen.flatMap((artifact) => artifact.parts)),
           ...filesOf(artifacts.flatMap((artifact) => artifact.parts)),
+          // A hand-off may come in any artifact or in the final status message.
+          ...handoffsOf([...artifacts.flatMap((artifact) => artifact.parts), ...statusParts]),
           ...ids,
         };
       }
@@ -665,9 +670,27 @@ function isPlainText(part: Part | undefined): part is Part & { text: string } {
   );
 }
 
+/** The first data part's data, a hand-off excepted (it asks for more work; it is not the result's data). */
 function dataOf(parts: readonly Part[]): { data?: unknown } {
-  const part = parts.find((entry) => entry.data !== undefined);
+  const part = parts.find((entry) => entry.data !== undefined && !isHandoffData(entry.data));
   return part === undefined ? {} : { data: part.data };
+}
+
+function isHandoffData(data: unknown): boolean {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return false;
+  return 'handoff' in data || 'handoffs' in data;
+}
+
+/** The hand-offs the parts ask for, and those that did not read (`readHandoffs`); none: nothing. */
+function handoffsOf(parts: readonly Part[]): {
+  handoffs?: HandoffRequest[];
+  handoffsRefused?: string[];
+} {
+  const { requests, refused } = readHandoffs(parts);
+  return {
+    ...(requests.length === 0 ? {} : { handoffs: requests }),
+    ...(refused.length === 0 ? {} : { handoffsRefused: refused }),
+  };
 }
 
 /** The tables of the CSV/TSV file parts (each parsed from its first MiB, first rows kept). */

@@ -65,6 +65,10 @@ async function run(
         return [`retry ${event.nodeId}`];
       case 'node-task':
         return [];
+      case 'node-added':
+        return [`added ${event.node.id}`];
+      case 'handoff-refused':
+        return [`refused ${event.nodeId} ${event.target}`];
     }
   });
   return { result, events, lines };

@@ -1,4 +1,5 @@
 import {
+  DEFAULT_MAX_HANDOFFS,
   readApprovalRequest,
   readQuestion,
   type ApprovalRequest,
@@ -35,6 +36,7 @@ import type {
   StepFiles,
 } from './node-outcome';
 import type { AgentProgress } from './read-agent-progress';
+import { decideHandoff, handoffTargetName, type ResolveHandoff } from './plan-growth';
 import { isRunHandover } from './run-handover';
 
 /**
@@ -81,6 +83,27 @@ export type ExecutionEvent =
       /** A snapshot of the node once it ended: `completed`, `failed`, `rejected` or `skipped`. */
       run: NodeRun;
       durationMs: number;
+    }
+  | {
+      /**
+       * A node was added to the running plan: a completed node handed work off (`origin.kind`
+       * `handoff`). Reported after the `node-end` of the node it came from, before it starts.
+       */
+      type: 'node-added';
+      node: PlanNode;
+      reason?: string | undefined;
+    }
+  | {
+      /** A hand-off a completed node asked for was not taken, and why. */
+      type: 'handoff-refused';
+      nodeId: string;
+      agent: string;
+      /**
+       * The agent or skill the hand-off named; `unreadable` for one found in the result but not
+       * read (malformed, or one too many for a step: `reason` says which).
+       */
+      target: string;
+      reason: string;
     };
 
 /**
@@ -214,6 +237,16 @@ export interface ExecutePlanOptions {
    * node ends: they are on its `files`. @default they are dropped
    */
   keepFiles?: KeepStepFiles | undefined;
+  /**
+   * Finds the agent a completed node's hand-off names among those the run may use. Without it,
+   * every hand-off is refused.
+   */
+  resolveHandoff?: ResolveHandoff | undefined;
+  /**
+   * Most nodes hand-offs may add to the plan (the plan's nodes with origin `handoff`, counting
+   * those a resumed plan has). @default DEFAULT_MAX_HANDOFFS
+   */
+  maxHandoffs?: number | undefined;
 }
 
 /** The error of a node a resumed run finds `running` with no recorded agent task. */
@@ -222,6 +255,8 @@ export const NOT_RESENT_MESSAGE =
 
 /** How a run's nodes ended. */
 export interface ExecutionResult {
+  /** The plan as it ended: the plan given, and the nodes added while it ran, in order. */
+  plan: Plan;
   /** One entry per plan node, in plan order. */
   nodes: NodeRun[];
   /** True when the run's signal was aborted before every node finished. */
@@ -245,16 +280,21 @@ const FINISHED_STATES = new Set<NodeRun['state']>(['completed', 'failed', 'rejec
  * exponential backoff and jitter; each agent has a circuit breaker, and an open circuit fails a
  * node at once. A node whose agent asks for approval waits for the decision (`awaitApproval`)
  * while every other branch goes on; it is then continued (same agent task) or ends `rejected`.
- * A resumed run (`resumeFrom`) starts from the recorded node states. Never rejects: every node
+ * A resumed run (`resumeFrom`) starts from the recorded node states. The plan grows while it runs:
+ * a completed node's hand-offs are weighed (`decideHandoff`) one at a time, and each one taken adds
+ * a node that depends on it (`node-added`; refused: `handoff-refused`). Never rejects: every node
  * ends `completed`, `failed`, `rejected` or `skipped`.
  *
  * @example
  * const result = await executePlan({ plan, invokeAgent, sessionId, tenant, signal, onEvent });
  */
 export async function executePlan(options: ExecutePlanOptions): Promise<ExecutionResult> {
-  const { plan, signal, onEvent = () => undefined, scheduling = 'dependency' } = options;
+  const { signal, onEvent = () => undefined, scheduling = 'dependency' } = options;
   const breakers = options.breakers ?? createAgentBreakers();
-  const byId = new Map(plan.nodes.map((node) => [node.id, node]));
+  // The plan's nodes: added to while the run goes.
+  const nodes = [...options.plan.nodes];
+  const plan = { ...options.plan, nodes };
+  const byId = new Map(nodes.map((node) => [node.id, node]));
   const resumeFrom = options.resumeFrom ?? {};
   const runs = new Map<string, NodeRun>(
     plan.nodes.map((node) => {
@@ -301,9 +341,51 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
         });
       }
       resolve({
+        plan: { ...plan, nodes: [...nodes] },
         nodes: plan.nodes.map((node) => ({ ...(runs.get(node.id) as NodeRun) })),
         canceled,
       });
+    };
+
+    // Hand-offs are weighed one node at a time, in the order the nodes ended.
+    let growing = Promise.resolve();
+    const grow = (node: PlanNode): Promise<void> => {
+      growing = growing.then(() => takeHandoffs(node));
+      return growing;
+    };
+    const takeHandoffs = async (from: PlanNode): Promise<void> => {
+      const run = runs.get(from.id) as NodeRun;
+      if (run.state !== 'completed' || signal?.aborted === true) return;
+      const refuse = (target: string, reason: string): void =>
+        onEvent({ type: 'handoff-refused', nodeId: from.id, agent: from.agent, target, reason });
+      for (const reason of run.handoffsRefused ?? []) refuse('unreadable', reason);
+      for (const request of run.handoffs ?? []) {
+        let decision: Awaited<ReturnType<typeof decideHandoff>>;
+        try {
+          decision = await decideHandoff({
+            from,
+            request,
+            byId,
+            resolve: options.resolveHandoff,
+            maxHandoffs: options.maxHandoffs ?? DEFAULT_MAX_HANDOFFS,
+          });
+        } catch (error) {
+          decision = { refused: `it could not be weighed: ${errorMessage(error)}` };
+        }
+        if (isAborted(signal)) return;
+        if ('refused' in decision) {
+          refuse(handoffTargetName(request), decision.refused);
+          continue;
+        }
+        addNode(decision.node);
+        onEvent({ type: 'node-added', node: decision.node });
+      }
+    };
+    const addNode = (node: PlanNode): void => {
+      nodes.push(node);
+      byId.set(node.id, node);
+      runs.set(node.id, { id: node.id, agent: node.agent, state: 'pending', attempts: 0 });
+      levels.set(node.id, 1 + Math.max(-1, ...node.dependsOn.map((id) => levels.get(id) ?? 0)));
     };
 
     const launchReady = (): void => {
@@ -323,11 +405,13 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
           if (!isReady(node)) continue;
           launched.add(node.id);
           inFlight += 1;
-          void runNode({ node, options, runs, breakers }).then(() => {
-            inFlight -= 1;
-            finished.add(node.id);
-            launchReady();
-          });
+          void runNode({ node, options, runs, breakers })
+            .then(() => grow(node))
+            .then(() => {
+              inFlight -= 1;
+              finished.add(node.id);
+              launchReady();
+            });
         }
       }
       if (inFlight === 0) settle();
@@ -587,6 +671,12 @@ function applyOutcome(settle: SettleOptions, outcome: NodeOutcome): Asking | und
       if (outcome.data !== undefined) run.data = outcome.data;
       if (outcome.tables !== undefined && outcome.tables.length > 0) run.tables = outcome.tables;
       settle.made = outcome.files ?? [];
+      if (outcome.handoffs !== undefined && outcome.handoffs.length > 0) {
+        run.handoffs = outcome.handoffs;
+      }
+      if (outcome.handoffsRefused !== undefined && outcome.handoffsRefused.length > 0) {
+        run.handoffsRefused = outcome.handoffsRefused;
+      }
       delete run.error;
       delete run.failure;
       return undefined;

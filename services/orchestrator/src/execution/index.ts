@@ -39,6 +39,15 @@ export type {
   Scheduling,
 } from './execute-plan';
 export { isRunHandover, RunHandover } from './run-handover';
+export {
+  decideHandoff,
+  derivedNodeId,
+  handoffChain,
+  handoffTargetName,
+  MAX_PLAN_NODES,
+  uniqueNodeId,
+} from './plan-growth';
+export type { DecideHandoffOptions, HandoffTarget, ResolveHandoff } from './plan-growth';
 export type {
   AgentTaskState,
   CancelAgentTask,

@@ -2,6 +2,7 @@ import type { StepTable } from '../composing/answer-tables';
 import type { AgentProgress } from './read-agent-progress';
 import type {
   DependencyOutput,
+  HandoffRequest,
   NodeInput,
   Part,
   PlanNode,
@@ -78,6 +79,13 @@ export type NodeOutcome = (
        * artifacts otherwise, or send several), in the order they came; kept by the executor.
        */
       files?: StepFilePart[] | undefined;
+      /**
+       * The hand-offs the result asks for (`readHandoffs` over every artifact and the final status
+       * message): more work for other agents, added to the plan if the run takes them.
+       */
+      handoffs?: HandoffRequest[] | undefined;
+      /** The hand-offs found that could not be taken as they were (malformed, too many), and why. */
+      handoffsRefused?: string[] | undefined;
       /** The agent's task id. */
       taskId?: string | undefined;
     }
@@ -250,6 +258,10 @@ export interface NodeRun {
   redeliver?: { continuation: Continuation; answered: StatusFingerprint };
   /** The task as carried out, when an approver's instructions changed it. */
   effectiveTask?: string;
+  /** A completed node's hand-offs, as its agent asked for them (see `NodeOutcome`). */
+  handoffs?: HandoffRequest[];
+  /** The hand-offs of a completed node that did not read, and why. */
+  handoffsRefused?: string[];
 }
 
 /** What a node hands to its dependents, keyed by its id. */

@@ -26,6 +26,7 @@ import {
   type ExecutionEvent,
   type ExecutionResult,
   type NodeRun,
+  type ResumedNode,
   type RunFileKeeper,
   type StepFilePart,
 } from '../execution';
@@ -44,6 +45,9 @@ import {
   type ComposedRun,
 } from './result-review';
 import type { RunContext, RunLogger } from './run-context';
+import { recordAddedNodes } from './record-added-nodes';
+import { replanAfterFailure } from './replan-after-failure';
+import { createHandoffResolver } from './resolve-handoff';
 import { describeResume, resumedNodes, toNodeReport } from './run-result';
 import { excludedNeeded, missingRequired, plannerSteering, requiredNote } from './run-steering';
 import type { SessionWriter } from './session-writer';
@@ -158,10 +162,30 @@ export async function orchestrateRun(options: OrchestrateRunOptions): Promise<st
   const answer =
     session.resultReview === true ? silentAnswerPublisher() : createAnswerPublisher(queue);
   // A step a review sent back runs with the reviewer's feedback (a resumed run's too).
-  const executed = session.resultReview === true ? await reviewedPlan(run, plan) : plan;
-  const execution = await executeChosenPlan(options, { plan: executed, memory, answer, files });
+  const reviewed = session.resultReview === true ? await reviewedPlan(run, plan) : plan;
+  const executed = await executeChosenPlan(options, { plan: reviewed, memory, answer, files });
+  if (executed.canceled || signal.aborted) return endAborted(options);
+  // A step that failed may be planned again once, for another agent (`replanAfterFailure`).
+  const execution = await replanAfterFailure(options, {
+    execution: executed,
+    askPlanner: meteredPlanner(options.options.askPlanner, run),
+    execute: (grown, resumeFrom) =>
+      executeChosenPlan(options, { plan: grown, memory, answer, files, resumeFrom }),
+  });
   if (execution.canceled || signal.aborted) return endAborted(options);
-  return composeAndEnd(options, { plan, execution, memory, answer, files });
+  // The plan as it ended: with the steps that hand-offs and a re-plan added (and the tasks as
+  // planned, not as a review's feedback extended them for their second run).
+  const ended = withTasksOf(execution.plan, plan);
+  return composeAndEnd(options, { plan: ended, execution, memory, answer, files });
+}
+
+/** `grown`, each of its nodes that `planned` has with the task `planned` gives it. */
+function withTasksOf(grown: Plan, planned: Plan): Plan {
+  const tasks = new Map(planned.nodes.map((node) => [node.id, node.task]));
+  return {
+    ...grown,
+    nodes: grown.nodes.map((node) => ({ ...node, task: tasks.get(node.id) ?? node.task })),
+  };
 }
 
 /**
@@ -384,18 +408,21 @@ async function executeChosenPlan(
     memory,
     answer,
     files,
+    resumeFrom: given,
   }: {
     plan: Plan;
     memory: RunMemory | undefined;
     answer: AnswerPublisher;
     files: RunFileKeeper;
+    /** The nodes' states to go on from (a re-plan's); else read from the session when resumed. */
+    resumeFrom?: Readonly<Record<string, ResumedNode>> | undefined;
   },
 ): Promise<ExecutionResult> {
   const { run, session, resumed } = options;
   const { writer, progress, signal, logger, log, sessionId } = run;
   const agentOptions = options.options;
-  let resumeFrom: ReturnType<typeof resumedNodes> | undefined;
-  if (resumed || session.planApproval) {
+  let resumeFrom = given;
+  if (resumeFrom === undefined && (resumed || session.planApproval)) {
     await writer.written();
     const current = await run.sessions.get(sessionId);
     if (current === undefined) throw new NotFoundError(`Session ${sessionId} has expired.`);
@@ -439,6 +466,12 @@ async function executeChosenPlan(
         })
       : agentOptions.stepFiles,
     keepFiles: files.keepStepFiles,
+    // A step's hand-offs go to the agents the planner could choose from.
+    resolveHandoff: createHandoffResolver({
+      agents: agentOptions.availableAgents,
+      agentsBeforeSteering: agentOptions.agentsBeforeSteering,
+    }),
+    maxHandoffs: agentOptions.maxHandoffs,
     onEvent: (event) =>
       onExecutionEvent({ event, writer, progress, logger, log, signal, throttle }),
     onNodeUsage: ({ nodeId, agent, usage }) => run.usage.report({ step: nodeId, agent, usage }),
@@ -1105,6 +1138,27 @@ function onExecutionEvent({
       });
       return;
     }
+    case 'node-added':
+      recordAddedNodes(writer, [event.node]);
+      progress({
+        type: 'node-added',
+        node: event.node,
+        ...(event.reason === undefined ? {} : { reason: event.reason }),
+      });
+      return;
+    case 'handoff-refused':
+      logger.info(
+        { ...log, nodeId: event.nodeId, target: event.target, reason: event.reason },
+        'hand-off refused',
+      );
+      progress({
+        type: 'handoff-refused',
+        nodeId: event.nodeId,
+        agent: event.agent,
+        target: event.target,
+        reason: event.reason,
+      });
+      return;
   }
 }
 

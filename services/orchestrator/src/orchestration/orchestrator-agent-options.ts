@@ -61,6 +61,16 @@ export interface OrchestratorAgentOptions {
   progressIntervalMs?: number | undefined;
   /** The most `node-progress` lines one step sends. @default DEFAULT_MAX_PROGRESS_PER_STEP (50) */
   progressMaxPerStep?: number | undefined;
+  /**
+   * Most steps the hand-offs of a run's steps may add to its plan (ORCHESTRATOR_MAX_HANDOFFS).
+   * @default DEFAULT_MAX_HANDOFFS (3)
+   */
+  maxHandoffs?: number | undefined;
+  /**
+   * Plan once more after a step failed for a reason another agent could work around, and run the
+   * new steps (ORCHESTRATOR_REPLAN_AFTER_FAILURE); once per run. @default true
+   */
+  replanAfterFailure?: boolean | undefined;
   retry?: RetryOptions | undefined;
   /**
    * Fetches the documents a plan node names (`files`) for the run's tenant before the node is

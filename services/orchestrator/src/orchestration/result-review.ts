@@ -195,6 +195,8 @@ export async function reviewAnswer(options: ReviewAnswerOptions): Promise<string
       });
       execution = await options.execute(await reviewedPlan(run, plan));
       if (execution.canceled || run.signal.aborted) return options.endAborted();
+      // With the steps hand-offs added while they ran again, as the session records them.
+      plan = (await currentSession(run)).plan ?? plan;
       continue;
     }
     // replan
@@ -204,6 +206,7 @@ export async function reviewAnswer(options: ReviewAnswerOptions): Promise<string
     plan = replanned;
     execution = await options.execute(plan);
     if (execution.canceled || run.signal.aborted) return options.endAborted();
+    plan = (await currentSession(run)).plan ?? plan;
   }
   throw new InternalError('The result review went on longer than its rounds allow.');
 }

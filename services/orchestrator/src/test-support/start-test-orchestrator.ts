@@ -68,6 +68,10 @@ export interface StartTestOrchestratorOptions {
   progressMaxPerStep?: number;
   /** Result review's time-out, its decision and rounds. @default the orchestrator's */
   review?: OrchestratorAgentOptions['review'];
+  /** ORCHESTRATOR_MAX_HANDOFFS. @default 3 */
+  maxHandoffs?: number;
+  /** ORCHESTRATOR_REPLAN_AFTER_FAILURE. @default true */
+  replanAfterFailure?: boolean;
 }
 
 /** A running orchestrator for a test: a real HTTP server over real Redis. */
@@ -102,6 +106,8 @@ export async function startTestOrchestrator({
   progressIntervalMs,
   progressMaxPerStep,
   review,
+  maxHandoffs,
+  replanAfterFailure,
 }: StartTestOrchestratorOptions): Promise<TestOrchestrator> {
   const directory: AgentDirectory = createAgentDirectory({
     urls: agentUrls,
@@ -139,6 +145,8 @@ export async function startTestOrchestrator({
       agentTaskCheckMs,
       progressIntervalMs,
       progressMaxPerStep,
+      maxHandoffs,
+      replanAfterFailure,
       breakers: createAgentBreakers(),
       llm:
         llmBaseUrl === undefined
