@@ -72,6 +72,8 @@ describe('runs a person reviews, and plans that grow', () => {
   let client: OpenAI;
   const agents: Record<string, SdkAgent> = {};
   const executors: Record<string, AnswerExecutor> = {};
+  /** A run whose plan grew by a hand-off, and the step it added: the console shows it. */
+  let grown: { sessionId: string; nodeId: string } | undefined;
 
   /** The tasks an agent was given for a session. */
   const tasksOf = (agent: string, sessionId: string): AnswerTask[] =>
@@ -228,6 +230,7 @@ describe('runs a person reviews, and plans that grow', () => {
     expect(nodes.map((node) => node['agent'])).toEqual(['scout', 'mail']);
     const addedId = String((added?.['node'] as Json | undefined)?.['id']);
     expect(session['nodes'][addedId]).toMatchObject({ state: 'completed' });
+    grown = { sessionId: chat.sessionId, nodeId: addedId };
 
     // The same hand-off in a run that excludes the mail agent is refused; the run still answers.
     const excluded = await streamChat(client, {
@@ -392,6 +395,16 @@ describe('runs a person reviews, and plans that grow', () => {
       await second.getByRole('button', { name: 'Approve' }).click();
       await page.locator('li.review-round[data-round="2"]').waitFor({ timeout: 30_000 });
       await screenshot(page, 'review-fleet-02-approved');
+
+      // A plan that grew by a hand-off marks the added step, in the table and the graph.
+      expect(grown).toBeDefined();
+      await page.goto(`${fleet.gateway.url}/console/sessions/${grown!.sessionId}`);
+      const origin = page.locator(`tr[data-node-id="${grown!.nodeId}"] .step-origin`);
+      await origin.waitFor();
+      await expect(origin.textContent()).resolves.toContain('hand-off from look');
+      await expect(
+        page.locator(`.plan-graph g[data-node-id="${grown!.nodeId}"]`).getAttribute('data-added'),
+      ).resolves.toBe('true');
     } finally {
       await browser?.close();
     }
