@@ -35,6 +35,8 @@ type AgentName = (typeof AGENTS)[number];
 /** What an agent answers: its text, more parts in its artifact or status, or a failure. */
 interface Reply {
   text: string;
+  /** Sent first as chunks of the answer, while it is written. */
+  chunks?: string[];
   artifactParts?: WirePart[];
   statusParts?: WirePart[];
   fail?: boolean;
@@ -58,6 +60,17 @@ function scriptedExecutor(name: AgentName) {
         );
         return Promise.resolve();
       }
+      (reply.chunks ?? []).forEach((chunk, index) =>
+        bus.publish(
+          artifactEvent(context, {
+            artifactId: `${context.taskId}-answer`,
+            name: 'answer',
+            parts: [{ text: chunk }],
+            append: index > 0,
+            lastChunk: false,
+          }),
+        ),
+      );
       bus.publish(
         artifactEvent(context, {
           artifactId: `${context.taskId}-answer`,
@@ -205,6 +218,26 @@ describe('hand-offs (real Redis, @a2a-js/sdk agents)', () => {
     expect(
       composer.some((request) => request.rawBody.includes('Beta priced the kit at 40 euros.')),
     ).toBe(true);
+  });
+
+  it("keeps a single step's streamed answer as the answer's start when its hand-off grew the plan", async () => {
+    scripts.clear();
+    scripts.set('alpha', () => ({
+      chunks: ['Alpha found ', 'the G3 kit.'],
+      text: 'Alpha found the G3 kit.',
+      artifactParts: [handoffData({ agent: 'beta', task: 'Price the kit' })],
+    }));
+    scripts.set('beta', () => ({ text: 'Beta priced the kit at 40 euros.' }));
+
+    const { outcome, progress } = await run(planFor('alpha'));
+
+    expect(outcome.state).toBe('TASK_STATE_COMPLETED');
+    expect(addedNodes(progress)).toHaveLength(1);
+    const answer = outcome.answer ?? '';
+    // What was shown is never taken back, and the composed answer follows it without a note.
+    expect(answer.startsWith('Alpha found the G3 kit.\n\n')).toBe(true);
+    expect(answer).not.toContain('cut off');
+    expect(answer.length).toBeGreaterThan('Alpha found the G3 kit.\n\n'.length);
   });
 
   it('takes three hand-offs along a chain and refuses the fourth; the run completes', async () => {

@@ -645,6 +645,10 @@ async function composeRun(
     (singleStep.summary ?? '').trim() !== ''
       ? singleStep.id
       : undefined;
+  // A single step's answer streamed before a hand-off grew the plan: it was shown, so it stays
+  // the start of the answer, and the composer's answer (of every step) follows it.
+  const grownAfter = streamedStep === undefined && single === undefined ? published.shown : '';
+  if (grownAfter !== '') published.push('\n\n');
   let answer;
   try {
     // Started with planning, so normally done long before; bounded by the extractor's time-out.
@@ -668,7 +672,7 @@ async function composeRun(
     throw error;
   }
   return {
-    text: published.finalText(answer.text),
+    text: published.finalText(grownAfter === '' ? answer.text : `${grownAfter}\n\n${answer.text}`),
     result: runResultOf(options, {
       plan,
       execution,
