@@ -30,7 +30,8 @@ import {
 const prefix = `test:orchestrator-handoffs:${randomUUID()}:`;
 
 const AGENTS = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'] as const;
-type AgentName = (typeof AGENTS)[number];
+/** The agents, and `toolbox`: an agent whose skills are MCP tools, under the tenant's tool policy. */
+type AgentName = (typeof AGENTS)[number] | 'toolbox';
 
 /** What an agent answers: its text, more parts in its artifact or status, or a failure. */
 interface Reply {
@@ -141,6 +142,19 @@ describe('hand-offs (real Redis, @a2a-js/sdk agents)', () => {
         }),
       );
     }
+    agents.set(
+      'toolbox',
+      await startSdkAgent({
+        name: 'toolbox',
+        description: 'MCP tools over files, built on @a2a-js/sdk.',
+        skills: [
+          { id: 'files/read_file', tags: ['mcp'] },
+          { id: 'files/write_file', tags: ['mcp'] },
+        ],
+        executor: scriptedExecutor('toolbox'),
+        token: TEST_TOKEN,
+      }),
+    );
     orchestrator = await startTestOrchestrator({
       redis,
       prefix,
@@ -406,6 +420,37 @@ describe('hand-offs (real Redis, @a2a-js/sdk agents)', () => {
     expect(session?.plan?.nodes.map((node) => node.id)).toEqual(['s1']);
     expect(Object.keys(session?.nodes ?? {})).toEqual(['s1']);
     expect(outcome.result?.state).toBe('completed');
+  });
+
+  it("refuses a hand-off to a tool the tenant's tool policy denies, and takes a permitted one", async () => {
+    scripts.clear();
+    scripts.set('alpha', () => ({
+      text: 'Alpha wants files.',
+      artifactParts: [
+        handoffData([
+          { skill: 'files/write_file', task: 'Write the report' },
+          { skill: 'files/read_file', task: 'Read the report' },
+        ]),
+      ],
+    }));
+
+    const { outcome, progress, sessionId } = await run(planFor('alpha'), {
+      toolPolicy: { deny: ['files/write_file'] },
+    });
+
+    expect(outcome.state).toBe('TASK_STATE_COMPLETED');
+    expect(refusals(progress).map(({ target, reason }) => [target, reason])).toEqual([
+      [
+        'files/write_file',
+        expect.stringMatching(/no agent or skill "files\/write_file" is available/),
+      ],
+    ]);
+    expect(addedNodes(progress)).toEqual([
+      expect.objectContaining({ agent: 'toolbox', skill: 'files/read_file' }),
+    ]);
+    expect(requestsFor('toolbox', sessionId).map((request) => request.text)).toEqual([
+      expect.stringContaining('Read the report'),
+    ]);
   });
 
   it('refuses a hand-off that does not read, and the step still completes', async () => {
