@@ -466,6 +466,8 @@ export const progressEventSchema = z.discriminatedUnion('type', [
      * decision by `expiresAt`, the time-out decides (`onTimeout`, normally `approve`).
      */
     type: z.literal('review-required'),
+    /** The session to decide on (`POST /v1/sessions/{sessionId}/review`). */
+    sessionId: z.string().optional(),
     approvalId: z.string(),
     round: z.number().int().min(1),
     answer: z.string(),

@@ -78,7 +78,7 @@ export function describeProgress(event: ProgressEvent): string {
     case 'file-refused':
       return `File ${event.name}${event.nodeId === undefined ? '' : ` from step ${event.nodeId}${event.agent === undefined ? '' : ` (${event.agent})`}`} was not kept: ${trimEnd(event.reason)}.`;
     case 'review-required':
-      return `The answer (round ${event.round}) waits for your review: approve it, revise steps, re-plan or rewrite it with POST /v1/sessions/{id}/review (approval ${event.approvalId}) before ${event.expiresAt}; then ${event.onTimeout === 'approve' ? 'it is sent as it stands' : 'the run ends without it'}.`;
+      return `The answer (round ${event.round}) waits for your review: approve it, revise steps, re-plan or rewrite it with POST /v1/sessions/${event.sessionId ?? '{id}'}/review before ${event.expiresAt}; after that ${event.onTimeout === 'approve' ? 'it is sent as it stands' : 'the run ends without it'}.`;
     case 'review-end':
       return describeReviewEnd(event);
     case 'node-added': {

@@ -479,6 +479,7 @@ function announceReview(run: RunContext, approval: Approval, onTimeout: 'approve
   const review = roundOf(approval);
   run.progress({
     type: 'review-required',
+    sessionId: run.sessionId,
     approvalId: approval.id,
     round: review.round,
     answer: review.answer,
