@@ -76,6 +76,7 @@ describe('the fleet as an MCP server (/mcp)', () => {
   let acmeSession: string;
   let globexSession: string;
   let chart: RunFile;
+  let globexFile: RunFile;
 
   beforeAll(async () => {
     agent = await startRagAgentDouble();
@@ -119,8 +120,26 @@ describe('the fleet as an MCP server (/mcp)', () => {
       expiresAt: EXPIRES,
       files: [{ name: 'chart.png', mediaType: 'image/png', bytes: CHART }],
     })) as [RunFile];
+    // A file that has expired stays in the session record but is not listed.
+    const [expired] = (await files.put({
+      tenant: 'acme',
+      sessionId: acmeSession,
+      source: 'attachment',
+      expiresAt: '2020-01-01T00:00:00.000Z',
+      files: [{ name: 'old.txt', mediaType: 'text/plain', bytes: Buffer.from('old') }],
+    })) as [RunFile];
     await store.update(acmeSession, (draft) => {
-      draft.files = [chart];
+      draft.files = [chart, expired];
+    });
+    [globexFile] = (await files.put({
+      tenant: 'globex',
+      sessionId: globexSession,
+      source: 'attachment',
+      expiresAt: EXPIRES,
+      files: [{ name: 'secret.txt', mediaType: 'text/plain', bytes: Buffer.from('secret') }],
+    })) as [RunFile];
+    await store.update(globexSession, (draft) => {
+      draft.files = [globexFile];
     });
   });
 
@@ -240,6 +259,12 @@ describe('the fleet as an MCP server (/mcp)', () => {
       const [contents] = read.contents as { blob?: string; mimeType?: string }[];
       expect(contents?.mimeType).toBe('image/png');
       expect(Buffer.from(contents?.blob ?? '', 'base64')).toEqual(CHART);
+    });
+
+    it('does not read another tenant’s file', async () => {
+      await expect(client.readResource({ uri: `fleet://files/${globexFile.id}` })).rejects.toThrow(
+        /No file with id/,
+      );
     });
 
     it('answers a wrong argument type as a tool error result (SEP-1303)', async () => {
@@ -420,6 +445,50 @@ describe('the fleet as an MCP server (/mcp)', () => {
         const keys = await redis.keys(`${keyPrefix}:*`);
         if (keys.length > 0) await redis.del(...keys);
         await redis.quit();
+      }
+    });
+
+    it('serves a host named in the allow-list', async () => {
+      const named = await buildGateway({
+        upstream: 'offline',
+        overrides: { mcp: { allowedHosts: ['gateway'] } },
+      });
+      try {
+        const response = await post(named.app, INITIALIZE).set('Host', 'gateway:8080');
+        expect(response.status).toBe(200);
+        expect(parseRpc(response)).toMatchObject({
+          id: 1,
+          result: { serverInfo: { name: 'a2a-fleet' } },
+        });
+      } finally {
+        await named.close();
+      }
+    });
+
+    it('answers a search as a tool error while the RAG agent is unreachable', async () => {
+      const down = await buildGateway({
+        upstream: 'offline',
+        overrides: {
+          documents: createDocumentsClient({
+            client: agent.client,
+            agentUrl: 'http://127.0.0.1:9',
+            contentUrl: 'http://127.0.0.1:9',
+            token: RAG_DOUBLE_TOKEN,
+          }),
+        },
+      });
+      try {
+        const response = await post(down.app, {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'search_documents', arguments: { query: 'leave' } },
+        });
+        const body = parseRpc(response) as { result: { isError: boolean; content: unknown } };
+        expect(body.result.isError).toBe(true);
+        expect(textOf(body.result)).toMatch(/^SERVICE_UNAVAILABLE: /);
+      } finally {
+        await down.close();
       }
     });
 
