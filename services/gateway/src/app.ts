@@ -30,6 +30,7 @@ import { consoleRouter } from './console';
 import { documentsRouter, type DocumentsClient } from './documents';
 import { createEmbeddingsHandler } from './embeddings';
 import { filesRouter, type AttachmentLimits } from './files';
+import { mcpRouter } from './mcp';
 import { memoryRouter } from './memory';
 import { modelsRoute } from './models';
 import { createRedisGate } from './redis';
@@ -117,6 +118,13 @@ export interface AppDependencies {
    * `GATEWAY_CONSOLE`); undefined: no console.
    */
   consoleDir?: string | undefined;
+  /**
+   * The fleet as an MCP server at `/mcp` (docs/mcp.md): `enabled: false` serves nothing there
+   * (`GATEWAY_MCP_ENABLED`); hosts and origins allowed beside the loopback ones
+   * (`GATEWAY_MCP_ALLOWED_HOSTS`, `GATEWAY_MCP_ALLOWED_ORIGINS`).
+   * @default served, loopback hosts and origins only
+   */
+  mcp?: { enabled?: boolean; allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] };
   /**
    * Per-tenant limits shared by every replica through this Redis (docs/limits.md): requests per
    * window per route, tokens per day, concurrent orchestrated runs and runs waiting for a person.
@@ -238,7 +246,8 @@ function createLimiter({
 
 /**
  * Builds the gateway: the OpenAI-compatible API under `/v1` (keys → tenants, routing, passthrough,
- * orchestration, sessions and approvals, documents), the web console at `/console`, health
+ * orchestration, sessions and approvals, documents), the fleet as an MCP server at `/mcp`, the web
+ * console at `/console`, health
  * (`/readyz` pings Redis) and metrics. Pure: no environment, no sockets (CONTRIBUTING.md
  * convention 3).
  *
@@ -278,6 +287,7 @@ export function createApp({
   metrics: withMetrics = true,
   autoRouting,
   consoleDir,
+  mcp = {},
   tenantLimits,
 }: AppDependencies): RequestListener {
   const keyRing = createApiKeyRing(apiKeys);
@@ -316,6 +326,19 @@ export function createApp({
       v1.use(filesRouter({ files }));
       if (memory !== undefined) v1.use(memoryRouter({ store: memory }));
       root.use('/v1', v1);
+      if (mcp.enabled !== false) {
+        root.use(
+          mcpRouter({
+            keyRing,
+            limiter,
+            allow: { hosts: mcp.allowedHosts ?? [], origins: mcp.allowedOrigins ?? [] },
+            documents,
+            sessions,
+            files,
+            logger,
+          }),
+        );
+      }
       if (consoleDir !== undefined) root.use(consoleRouter({ bundleDir: consoleDir }));
     },
   });

@@ -4,6 +4,7 @@ import {
   byteSizeSchema,
   envVar,
   httpUrlSchema,
+  listSchema,
   llmEnv,
   loadConfig,
   portSchema,
@@ -103,6 +104,29 @@ export const configSpec = {
     description:
       'Serve the web console at `/console` (docs/console.md): sessions, approvals, asking, documents and memory in the browser, signed in with an API key. It calls the same `/v1` API with the same keys and tenants; `false` serves no page.',
     example: 'true',
+  }),
+  mcpEnabled: envVar({
+    name: 'GATEWAY_MCP_ENABLED',
+    schema: booleanSchema.default(true),
+    description:
+      "Serve the fleet as an MCP server at `/mcp` (Streamable HTTP, docs/mcp.md): tools to search and list the tenant's documents and read its sessions, its run files as resources, authenticated with the same API keys as `/v1`. `false` answers 404 there.",
+    example: 'true',
+  }),
+  mcpAllowedHosts: envVar({
+    name: 'GATEWAY_MCP_ALLOWED_HOSTS',
+    schema: listSchema.default([]),
+    description:
+      'Host names (without port) an `/mcp` request may name in its `Host` header, comma-separated, beside `127.0.0.1`, `localhost` and `[::1]`, which are always allowed; any other host is refused with 403 (DNS-rebinding protection). Add the names the gateway is reached by, e.g. `gateway,fleet.example.com`.',
+    example: 'gateway,fleet.example.com',
+    defaultText: 'none (loopback names only)',
+  }),
+  mcpAllowedOrigins: envVar({
+    name: 'GATEWAY_MCP_ALLOWED_ORIGINS',
+    schema: listSchema.default([]),
+    description:
+      'Browser origins an `/mcp` request may come from (`Origin` header), comma-separated, e.g. `https://app.example.com`, beside the loopback origins (`http://localhost:<any port>`, `http://127.0.0.1:<any port>`); any other origin is refused with 403. Requests without `Origin` (MCP clients that are not browsers) are not affected.',
+    example: 'https://app.example.com',
+    defaultText: 'none (loopback origins only)',
   }),
   uploadLimit: envVar({
     name: 'GATEWAY_UPLOAD_LIMIT',

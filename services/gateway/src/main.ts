@@ -148,6 +148,11 @@ async function main(): Promise<void> {
     isShuttingDown: () => lifecycle.isShuttingDown(),
     autoRouting: { classifier: routeClassifier, passthroughModel: config.llmModel },
     consoleDir: config.console ? CONSOLE_BUNDLE_DIR : undefined,
+    mcp: {
+      enabled: config.mcpEnabled,
+      allowedHosts: config.mcpAllowedHosts,
+      allowedOrigins: config.mcpAllowedOrigins,
+    },
     tenantLimits: config.limitsEnabled
       ? {
           redis,

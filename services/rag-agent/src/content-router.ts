@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   cleanRunFileName,
   DOCUMENT_METADATA_HEADER,
+  documentSearchRequestSchema,
   encodeContentMetadata,
   MAX_CONTENT_METADATA_HEADER_LENGTH,
   readContentMetadata,
@@ -26,9 +27,11 @@ import {
   DISCARD_LIMIT,
   discardBody,
   readBody,
+  readJsonBody,
   readSingleHeader,
 } from '@fleet/http';
 import type { DocumentService } from './documents';
+import { toDocumentSearchResult, type Retriever } from './retrieval';
 import { DEFAULT_MAX_RUN_FILE_BYTES, MAX_RUN_FILE_LABEL_LENGTH } from './store';
 
 /** The query of both byte routes: whose file it is. */
@@ -59,7 +62,14 @@ export interface ContentRouterOptions {
   maxRunFileBytes?: number | undefined;
   /** The documents: serves `/documents/:id/content`. Absent: that route is not found. */
   documents?: Pick<DocumentService, 'get'> | undefined;
+  /**
+   * The retriever the `search` skill uses: serves `POST /search`. Absent: that route is not found.
+   */
+  retriever?: Pick<Retriever, 'retrieve'> | undefined;
 }
+
+/** Largest search body read: a query of 2000 characters is at most 8000 bytes of UTF-8. */
+const SEARCH_BODY_LIMIT = 16 * 1024;
 
 function tenantOf(req: Request): string {
   const query = contentQuerySchema.safeParse(req.query);
@@ -144,6 +154,9 @@ function sendBytes(
  *   unknown, malformed, foreign or expired id).
  * - `GET /documents/:id/content?tenant=` — a document's original bytes;
  *   `{ document, filename, mediaType }` in `X-Fleet-Document`.
+ * - `POST /search?tenant=` — `{ query, limit? }` (`documentSearchRequestSchema`, 400 naming what is
+ *   wrong): the hybrid search of the `search` skill over the tenant's documents, answered as JSON
+ *   (`documentSearchResultSchema`: the `limit` best passages, best first).
  *
  * The reads answer `application/octet-stream` with `Content-Length`, and the header as base64url
  * of the JSON. An unknown id, a malformed one, another tenant's or an expired file is 404; no tenant
@@ -151,14 +164,38 @@ function sendBytes(
  * fleet's JSON error body.
  *
  * @example
- * createAgentApp({ ..., internalRoutes: contentRouter({ runFiles, maxRunFileBytes, documents }) });
+ * createAgentApp({ ..., internalRoutes: contentRouter({ runFiles, maxRunFileBytes, documents, retriever }) });
  */
 export function contentRouter({
   runFiles,
   maxRunFileBytes = DEFAULT_MAX_RUN_FILE_BYTES,
   documents,
+  retriever,
 }: ContentRouterOptions): Router {
   const router = Router();
+
+  if (retriever !== undefined) {
+    router.post('/search', async function searchDocuments(req: Request, res: Response) {
+      const tenant = tenantOf(req);
+      const { value } = await readJsonBody(req, {
+        limit: SEARCH_BODY_LIMIT,
+        schema: documentSearchRequestSchema,
+      });
+      const controller = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) controller.abort();
+      });
+      const retrieval = await retriever.retrieve({
+        tenant,
+        question: value.query,
+        topK: value.limit,
+        signal: controller.signal,
+      });
+      res.status(200);
+      res.setHeader('cache-control', 'no-store');
+      res.json(toDocumentSearchResult(retrieval));
+    });
+  }
 
   if (runFiles !== undefined) {
     router.post('/files', async function keepRunFile(req: Request, res: Response) {

@@ -121,6 +121,7 @@ export async function startRagAgentInProcess({
           runFiles,
           maxRunFileBytes: config.maxRunFileBytes,
           documents: components.documents,
+          retriever: components.retriever,
         }),
         metrics: false,
       }),

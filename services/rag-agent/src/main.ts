@@ -158,6 +158,7 @@ async function main(): Promise<void> {
       runFiles,
       maxRunFileBytes: config.maxRunFileBytes,
       documents,
+      retriever,
     }),
     readinessChecks: {
       database: databaseReadinessCheck(database.pool),

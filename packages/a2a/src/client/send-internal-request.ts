@@ -21,6 +21,8 @@ export interface SendInternalRequestOptions<TSchema extends z.ZodType> {
   body?: Uint8Array | undefined;
   /** What a successful answer's JSON must be; anything else is the agent's fault (502). */
   schema: TSchema;
+  /** Largest answer read; a larger one is the agent's fault (502). @default 65536 */
+  maxAnswerBytes?: number | undefined;
   /** How long the whole request (body sent, answer read) may take. */
   timeoutMs: number;
   signal?: AbortSignal | undefined;
@@ -34,7 +36,7 @@ export interface SendInternalRequestOptions<TSchema extends z.ZodType> {
 
 /**
  * Sends one plain HTTP request to one of an agent's internal routes (the RAG agent's
- * `POST /internal/files` and `DELETE /internal/files/:id`) and reads its JSON answer, checked
+ * `POST /internal/files`, `DELETE /internal/files/:id` and `POST /internal/search`) and reads its JSON answer, checked
  * against `schema`; no A2A task is left behind. Failures are those of {@link readInternalContent}:
  * the agent's typed errors come back as the same errors (`ValidationError`,
  * `PayloadTooLargeError`, the retryable `ServiceUnavailableError` with its wait, …); an agent that
@@ -57,6 +59,7 @@ export async function sendInternalRequest<TSchema extends z.ZodType>({
   headers = {},
   body,
   schema,
+  maxAnswerBytes = MAX_ANSWER_BYTES,
   timeoutMs,
   signal,
   fetch: fetchImpl = sharedBalancedFetch().fetch,
@@ -91,14 +94,14 @@ export async function sendInternalRequest<TSchema extends z.ZodType>({
 
   try {
     if (!response.ok) throw await routeFailure(response, { baseUrl, service, what });
-    const raw = await readLimited(response.body, MAX_ANSWER_BYTES);
+    const raw = await readLimited(response.body, maxAnswerBytes);
     const parsed =
       raw === undefined
         ? undefined
         : safeParseJson({ text: raw.toString('utf8'), schema, subject: 'The answer' });
     if (parsed === undefined || !parsed.success) {
       throw new UpstreamError(
-        `${service} at ${baseUrl} answered ${method} for ${what} with HTTP ${response.status} and ${raw === undefined ? `more than ${MAX_ANSWER_BYTES} bytes` : 'a body that is not what the route answers'}.`,
+        `${service} at ${baseUrl} answered ${method} for ${what} with HTTP ${response.status} and ${raw === undefined ? `more than ${maxAnswerBytes} bytes` : 'a body that is not what the route answers'}.`,
         { status: 502 },
       );
     }

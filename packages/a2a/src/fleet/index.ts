@@ -152,6 +152,20 @@ export type {
   RunFilePutMetadata,
 } from './content-route';
 export {
+  DEFAULT_DOCUMENT_SEARCH_LIMIT,
+  documentSearchHitSchema,
+  documentSearchRequestSchema,
+  documentSearchResultSchema,
+  documentSearchRoute,
+  MAX_DOCUMENT_SEARCH_LIMIT,
+  MAX_DOCUMENT_SEARCH_QUERY,
+} from './document-search';
+export type {
+  DocumentSearchHit,
+  DocumentSearchRequest,
+  DocumentSearchResult,
+} from './document-search';
+export {
   filesAgentOf,
   keepsRunFiles,
   RUN_FILES_SKILL,

@@ -4,7 +4,11 @@ import {
   documentContentMetadataSchema,
   documentContentRoute,
   documentInfoSchema,
+  documentSearchResultSchema,
+  documentSearchRoute,
   type DocumentInfo,
+  type DocumentSearchRequest,
+  type DocumentSearchResult,
   type DocumentsCommand,
   type Part,
   type Task,
@@ -13,6 +17,7 @@ import {
   createTaskFailures,
   readInternalContent,
   resultArtifactParts,
+  sendInternalRequest,
   typedFailure,
   type A2AClient,
   type TaskFailures,
@@ -20,6 +25,7 @@ import {
 import {
   type FleetError,
   PayloadTooLargeError,
+  ServiceUnavailableError,
   UnsupportedMediaTypeError,
   UpstreamError,
   ValidationError,
@@ -65,6 +71,16 @@ export interface DocumentsClient {
    *   ServiceUnavailableError (503) when the agent is unreachable.
    */
   content(input: { tenant: string; id: string; signal?: AbortSignal }): Promise<DocumentContent>;
+  /**
+   * The passages of the tenant's documents that best match `query` (the `search` skill's hybrid
+   * search), best first, at most `limit`; over the agent's search route, so no A2A task is kept.
+   *
+   * @throws ServiceUnavailableError (503) when the client has no search route (`contentUrl`) or the
+   *   agent is unreachable; ValidationError (400) when the agent refuses the query.
+   */
+  search(
+    input: DocumentSearchRequest & { tenant: string; signal?: AbortSignal },
+  ): Promise<DocumentSearchResult>;
 }
 
 /** Options for {@link createDocumentsClient}. */
@@ -81,11 +97,14 @@ export interface CreateDocumentsClientOptions {
   timeoutMs?: number;
   /** How long reading back one document's bytes may take. @default 60000 */
   contentTimeoutMs?: number;
+  /** How long one search may take: embedding the query, searching, re-ranking. @default 30000 */
+  searchTimeoutMs?: number;
   /**
    * The agent's base URL for its byte route (`GET /internal/documents/:id/content`, with
    * `token`): `content` reads the bytes there in one plain HTTP request, which leaves no A2A task
-   * (and no base64 copy of the document) in the agent's task store. Absent: `content` sends the
-   * A2A `get` command.
+   * (and no base64 copy of the document) in the agent's task store; `search` posts to its search
+   * route (`POST /internal/search`). Absent: `content` sends the A2A `get` command, and `search`
+   * answers 503.
    */
   contentUrl?: string | undefined;
   /** The internal token the byte route needs (`FLEET_INTERNAL_TOKEN`); required with `contentUrl`. */
@@ -98,6 +117,9 @@ export interface CreateDocumentsClientOptions {
   /** `fetch` for the byte route. @default the shared balanced fetch (`@fleet/http`) */
   fetch?: typeof fetch | undefined;
 }
+
+/** Largest search answer read: 50 passages of a few KiB each, with room to spare. */
+const MAX_SEARCH_ANSWER_BYTES = 4 * 1024 * 1024;
 
 /** The largest original read over the byte route when `maxContentBytes` is not given. */
 const DEFAULT_MAX_CONTENT_BYTES = 256 * 1024 * 1024;
@@ -141,6 +163,7 @@ export function createDocumentsClient({
   ingestTimeoutMs = 240_000,
   timeoutMs = 30_000,
   contentTimeoutMs = 60_000,
+  searchTimeoutMs = 30_000,
   contentUrl,
   token,
   maxContentBytes = DEFAULT_MAX_CONTENT_BYTES,
@@ -232,6 +255,29 @@ export function createDocumentsClient({
         callTimeoutMs: timeoutMs,
       });
       return failures.resultData(task, deletedSchema, 'delete').deleted;
+    },
+    async search({ tenant, query, limit, signal }) {
+      if (contentUrl === undefined || token === undefined) {
+        throw new ServiceUnavailableError(
+          `Searching documents needs the RAG agent's search route at ${agentUrl}: the gateway reaches it with RAG_AGENT_URL and FLEET_INTERNAL_TOKEN.`,
+        );
+      }
+      const body: DocumentSearchRequest = { query, limit };
+      return sendInternalRequest({
+        baseUrl: contentUrl,
+        path: documentSearchRoute(tenant),
+        method: 'POST',
+        token,
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.from(JSON.stringify(body), 'utf8'),
+        schema: documentSearchResultSchema,
+        maxAnswerBytes: MAX_SEARCH_ANSWER_BYTES,
+        timeoutMs: searchTimeoutMs,
+        signal,
+        fetch: fetchImpl,
+        service: 'The RAG agent',
+        what: 'a document search',
+      });
     },
     async content({ tenant, id, signal }) {
       if (contentUrl !== undefined && token !== undefined) {

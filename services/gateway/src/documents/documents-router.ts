@@ -1,12 +1,16 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { DocumentInfo } from '@fleet/a2a';
 import { FleetError, NotFoundError, ServiceUnavailableError } from '@fleet/errors';
-import { addLogFields } from '@fleet/http';
+import { addLogFields, readJsonBody } from '@fleet/http';
 import { getTenant } from '../auth';
 import { ownPayloadLimit } from '../limits';
 import type { DocumentsClient } from './documents-client';
 import { downloadHeaders } from './download-headers';
 import { readUpload } from './read-upload';
+import { searchDocuments, searchDocumentsBodySchema } from './search-documents';
+
+/** Largest search body: a query of 2000 characters is at most 8000 bytes of UTF-8. */
+const SEARCH_BODY_LIMIT = 16 * 1024;
 
 /** What the documents API needs. */
 export interface DocumentsRouterOptions {
@@ -100,6 +104,10 @@ function clientGone(res: Response): AbortSignal {
  *   there. 400 without a `file` field, with an empty file or one the agent cannot read; 415 for an
  *   unsupported kind of file; 413 over `GATEWAY_UPLOAD_LIMIT`; 503 when the RAG agent is down.
  * - `GET /documents` → `{ object: 'list', data: DocumentView[] }`, newest first.
+ * - `POST /documents/search` — `{ query (1–2000 characters), limit? (1–50, default 8) }` →
+ *   `{ object: 'list', data: DocumentSearchHit[], query, confidence, searchMode, warnings? }`: the
+ *   passages of the tenant's documents the RAG agent's hybrid search finds, best first; 400 for a
+ *   body that is not that.
  * - `DELETE /documents/:id` → 200 `{ id, object: 'document', deleted: true }`, or 404.
  * - `GET /documents/:id/content` → 200 with the original bytes (headers: `downloadHeaders`; HTML,
  *   SVG, XML and other active types as an `application/octet-stream` attachment), or 404 for an
@@ -130,6 +138,21 @@ export function documentsRouter({ documents, uploadLimit }: DocumentsRouterOptio
     addLogFields(res, { documentId: document.id, duplicate });
     const view: UploadedDocumentView = { ...toDocumentView(document), duplicate };
     res.status(duplicate ? 200 : 201).json(view);
+  });
+
+  router.post('/documents/search', async function searchTenantDocuments(req, res: Response) {
+    const { value } = await readJsonBody(req, {
+      limit: SEARCH_BODY_LIMIT,
+      schema: searchDocumentsBodySchema,
+    });
+    addLogFields(res, { limit: value.limit });
+    const view = await searchDocuments(documents, {
+      tenant: getTenant(res),
+      ...value,
+      signal: clientGone(res),
+    });
+    addLogFields(res, { hits: view.data.length });
+    res.json(view);
   });
 
   router.get('/documents', async function listDocuments(_req: Request, res: Response) {

@@ -18,3 +18,9 @@ export type {
 export { describeByteSize } from '../limits';
 export { readUpload, UPLOAD_FIELD } from './read-upload';
 export type { ReadUploadOptions, Upload } from './read-upload';
+export {
+  documentSearchViewSchema,
+  searchDocuments,
+  searchDocumentsBodySchema,
+} from './search-documents';
+export type { DocumentSearchView } from './search-documents';

@@ -49,6 +49,7 @@ function documentsWithOne(): DocumentsClient {
     ingest: () => Promise.reject(new Error('not used')),
     list: () => Promise.resolve([document]),
     remove: () => Promise.resolve(false),
+    search: () => Promise.reject(new Error('not used')),
     content: ({ tenant, id }) =>
       tenant === 'acme' && id === 'doc-1'
         ? Promise.resolve({

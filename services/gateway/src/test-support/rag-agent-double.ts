@@ -5,6 +5,7 @@ import express from 'express';
 import {
   dataPart,
   DOCUMENT_METADATA_HEADER,
+  documentSearchRequestSchema,
   encodeContentMetadata,
   documentsCommandSchema,
   findData,
@@ -22,7 +23,7 @@ import {
   type AgentEvent,
 } from '@fleet/a2a/server';
 import { a2aRouter } from '@fleet/a2a/server/express';
-import { errorMiddleware, requireBearerToken } from '@fleet/http';
+import { errorMiddleware, readJsonBody, requireBearerToken } from '@fleet/http';
 import {
   NotFoundError,
   toErrorBody,
@@ -56,6 +57,8 @@ export interface RagAgentDouble {
   client: A2AClient;
   /** Every documents command received, in order. */
   calls: RagDoubleCall[];
+  /** Every search received over `POST /internal/search`, in order. */
+  searches: { tenant: string; query: string; limit: number }[];
   /** Fails the next list or delete with this error (its error body in the status message). */
   failNextWith: FleetError | undefined;
   close(): Promise<void>;
@@ -94,6 +97,9 @@ function info({ hash: _hash, bytes: _bytes, mediaType: _mediaType, ...document }
  *   (`original: false`).
  * - `GET /internal/documents/:id/content?tenant=` (behind the token): the same bytes and failures
  *   as `get`, the bytes as the body and `{ document, filename, mediaType }` in `X-Fleet-Document`.
+ * - `POST /internal/search?tenant=` (behind the token): each line of the tenant's documents is a
+ *   chunk, scored by how many of the query's words (3+ letters) it holds; the `limit` best with a
+ *   score, best first, in `documentSearchResultSchema`'s shape.
  *
  * The gateway's side is what is under test; the real agent runs in e2e/.
  */
@@ -105,6 +111,7 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
     url: '',
     client: undefined as unknown as A2AClient,
     calls,
+    searches: [],
     failNextWith: undefined,
     close: () => closeServer(),
   };
@@ -287,6 +294,40 @@ export async function startRagAgentDouble(): Promise<RagAgentDouble> {
       }),
     );
     res.end(document.bytes);
+  });
+  internal.post('/search', async (req, res) => {
+    const tenant = typeof req.query['tenant'] === 'string' ? req.query['tenant'] : '';
+    const { value } = await readJsonBody(req, {
+      limit: 16 * 1024,
+      schema: documentSearchRequestSchema,
+    });
+    double.searches.push({ tenant, ...value });
+    const words = value.query.toLowerCase().match(/[a-z0-9]{3,}/g) ?? [];
+    const hits = (stored.get(tenant) ?? [])
+      .flatMap((document) =>
+        document.bytes
+          .toString('utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((line, index) => ({
+            documentId: document.id,
+            filename: document.filename,
+            chunkId: `${document.id}:${index}`,
+            docType: document.docType,
+            section: '',
+            text: line,
+            score: words.filter((word) => line.toLowerCase().includes(word)).length,
+          })),
+      )
+      .filter((hit) => hit.score > 0)
+      .sort((a, b) => b.score - a.score)
+      .slice(0, value.limit);
+    res.json({
+      query: value.query,
+      hits,
+      confidence: hits.length === 0 ? 0 : 0.8,
+      searchMode: 'hybrid',
+    });
   });
   app.use('/internal', requireBearerToken({ token: RAG_DOUBLE_TOKEN }), internal);
   app.use(errorMiddleware());

@@ -127,6 +127,8 @@ export interface Retriever {
     tenant: string;
     question: string;
     signal?: AbortSignal | undefined;
+    /** Chunks kept for this call, instead of the retriever's `topK` (a search's `limit`). */
+    topK?: number | undefined;
   }): Promise<Retrieval>;
 }
 
@@ -190,8 +192,8 @@ export function createRetriever({
   degraded,
   llm,
   rerank = true,
-  topK = 8,
-  candidates = 20,
+  topK: defaultTopK = 8,
+  candidates: defaultCandidates = 20,
   efSearch,
   logger,
   tracer,
@@ -199,7 +201,9 @@ export function createRetriever({
   const tuning = efSearch === undefined ? {} : { efSearch };
   const reranker = rerank ? llm : undefined;
   return {
-    async retrieve({ tenant, question, signal }) {
+    async retrieve({ tenant, question, signal, topK = defaultTopK }) {
+      // A call that keeps more chunks than the retriever's candidates fetches as many candidates.
+      const candidates = Math.max(defaultCandidates, topK);
       return withSpan(
         { name: 'rag.retrieve', kind: SpanKind.RETRIEVER, input: question, tracer },
         async (span) => {

@@ -21,4 +21,5 @@ export { keywordQuery } from './keyword-query';
 export { rerankChunks, rerankScoresSchema } from './rerank-chunks';
 export type { RerankChunksOptions, RerankScores } from './rerank-chunks';
 export { chunkBody } from './retrieved-chunk';
+export { toDocumentSearchResult } from './search-result';
 export type { RetrievedChunk } from './retrieved-chunk';

@@ -83,6 +83,7 @@ export function bootRagAgent({
     reader,
     limits,
   });
+  const retriever = createRetriever({ store, embedder, llm, rerank, degraded });
   return bootAgent({
     serviceName: 'rag-agent',
     redis,
@@ -96,17 +97,11 @@ export function bootRagAgent({
       ...(embeddings === undefined ? {} : { embeddings: embeddings.readinessCheck }),
     },
     clientTimeoutMs: 60_000,
-    internalRoutes: contentRouter({ runFiles, maxRunFileBytes, documents }),
+    internalRoutes: contentRouter({ runFiles, maxRunFileBytes, documents, retriever }),
     createHandler: ({ store: taskStore, url }) =>
       createRagHandler({
         documents,
-        retriever: createRetriever({
-          store,
-          embedder,
-          llm,
-          rerank,
-          degraded,
-        }),
+        retriever,
         answerer: createAnswerer({ llm }),
         store: taskStore,
         url,

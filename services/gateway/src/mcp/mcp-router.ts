@@ -1,0 +1,119 @@
+import type { IncomingMessage } from 'node:http';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
+import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotocol/node';
+import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
+import { FleetError, UnauthenticatedError } from '@fleet/errors';
+import { assertHeadersSentOnce, readBody } from '@fleet/http';
+import { authenticateRequest, SINGLE_HEADERS, type ApiKeyRing } from '../auth';
+import type { TenantLimiter } from '../tenant-limits';
+import { createFleetMcpServer, type FleetMcpDependencies } from './fleet-mcp-server';
+import { checkMcpRequestSource, type McpAllowList } from './request-guards';
+
+/** The largest `/mcp` request body: a JSON-RPC request here is a few KiB. */
+export const MCP_BODY_LIMIT = 1024 * 1024;
+
+/** The challenge a request without a valid key is answered with (RFC 6750). */
+export const MCP_AUTH_CHALLENGE = 'Bearer realm="fleet", error="invalid_token"';
+
+/** What `/mcp` needs. */
+export interface McpRouterOptions extends FleetMcpDependencies {
+  keyRing: ApiKeyRing;
+  /** Per-tenant request limits (counted in the `api` bucket); undefined: nothing is limited. */
+  limiter: TenantLimiter | undefined;
+  /** Hosts and origins allowed beside the loopback ones (`GATEWAY_MCP_ALLOWED_*`). */
+  allow: McpAllowList;
+  /** Largest request body. @default {@link MCP_BODY_LIMIT} */
+  bodyLimit?: number;
+}
+
+/** The tenant {@link mcpRouter} put in the `authInfo` it hands the MCP handler. */
+function tenantOf(authInfo: AuthInfo | undefined): string {
+  const tenant = authInfo?.extra?.['tenant'];
+  if (typeof tenant !== 'string')
+    throw new Error('An /mcp request reached the server unauthenticated.');
+  return tenant;
+}
+
+/**
+ * The request as the MCP handler reads it: its method, URL and headers, the tenant as `auth`, and
+ * the body already read (within the limit) replayed as its stream.
+ */
+function withBody(req: IncomingMessage, body: Buffer, auth: AuthInfo): NodeIncomingMessageLike {
+  return {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/mcp',
+    headers: req.headers,
+    auth,
+    async *[Symbol.asyncIterator]() {
+      await Promise.resolve();
+      if (body.length > 0) yield body;
+    },
+  };
+}
+
+/**
+ * The fleet as an MCP server at `/mcp` (Streamable HTTP; docs/mcp.md): one route serving both
+ * protocol eras (the 2025-11-25 `initialize` handshake, statelessly, and the 2026-07-28 revision)
+ * with the official SDK's `createMcpHandler`, one {@link createFleetMcpServer} per request.
+ *
+ * In front of it, in order: `Host` and `Origin` checked against the allow-list (403, DNS-rebinding
+ * protection); the API key as a bearer token, the same keys and tenants as `/v1` (401 with
+ * `WWW-Authenticate: Bearer realm="fleet", error="invalid_token"`); the tenant's request limit (429,
+ * counted with the rest of `/v1`); the body read within `bodyLimit` (413). Errors before the
+ * handler are the gateway's JSON error body; JSON-RPC errors after it are the SDK's.
+ *
+ * @example
+ * root.use(mcpRouter({ keyRing, limiter, allow: { hosts: [], origins: [] }, documents, sessions, files, logger }));
+ */
+export function mcpRouter({
+  keyRing,
+  limiter,
+  allow,
+  bodyLimit = MCP_BODY_LIMIT,
+  ...deps
+}: McpRouterOptions): Router {
+  const handler = createMcpHandler(
+    ({ authInfo }) => createFleetMcpServer(tenantOf(authInfo), deps),
+    {
+      maxRequestBodySize: bodyLimit,
+      onerror: (error) => deps.logger.warn({ err: error }, 'MCP request failed'),
+    },
+  );
+  const serve = toNodeHandler(handler, {
+    maxRequestBodySize: bodyLimit,
+    onerror: (error) => deps.logger.error({ err: error }, 'MCP handler failed'),
+  });
+  const router = express.Router();
+
+  router.all('/mcp', async function mcpEndpoint(req: Request, res: Response, next: NextFunction) {
+    try {
+      res.setHeader('Cache-Control', 'no-store');
+      checkMcpRequestSource(req, allow);
+      let tenant: string;
+      try {
+        assertHeadersSentOnce(req, SINGLE_HEADERS);
+        tenant = authenticateRequest(keyRing, { authorization: req.headers.authorization, res });
+      } catch (error) {
+        if (error instanceof UnauthenticatedError) {
+          res.setHeader('WWW-Authenticate', MCP_AUTH_CHALLENGE);
+        }
+        throw error;
+      }
+      if (limiter !== undefined) await limiter.admit({ tenant, route: 'api', res });
+      const body =
+        req.method === 'POST' ? await readBody(req, { limit: bodyLimit }) : Buffer.alloc(0);
+      // The key itself stays here: the server instance only learns whose request it serves.
+      const auth: AuthInfo = { token: 'api-key', clientId: tenant, scopes: [], extra: { tenant } };
+      await serve(withBody(req, body, auth), res);
+    } catch (error) {
+      if (res.headersSent) {
+        if (!FleetError.isInstance(error)) deps.logger.error({ err: error }, 'MCP response failed');
+        res.end();
+        return;
+      }
+      next(error);
+    }
+  });
+
+  return router;
+}
