@@ -152,7 +152,7 @@ describe('orchestrator (service)', () => {
     );
 
     directory = createAgentDirectory({
-      urls: [...agents.map((agent) => agent.url), 'http://127.0.0.1:9'],
+      urls: agents.map((agent) => agent.url),
       redis,
       token: TOKEN,
       keyPrefix: `${prefix}cards:`,
@@ -413,7 +413,9 @@ describe('orchestrator (service)', () => {
   });
 
   it('fails the run when its only agent cannot be reached: the fleet failed, not the task', async () => {
-    // Discovered while up (its card is cached), then gone.
+    // Discovered while up (its card is cached), then gone. A fresh view first: no refresh (a TTL
+    // passed on a slow machine) may run while it goes, and none is due before the run starts.
+    await directory.refresh();
     expect((await directory.availableAgents()).map((agent) => agent.name)).toContain('gone-agent');
     const goneUrl = (await directory.findAgent('gone-agent'))?.url;
     const gone = agents.findIndex((agent) => agent.url === goneUrl);
