@@ -29,6 +29,8 @@ export interface AskRun {
   events: AsyncIterable<AskRunEvent>;
   /** Stops reading the run; the run itself goes on and is recorded in its session. */
   stop(): void;
+  /** Ends the run's response (after its end was read): a run slot it held is given back. */
+  close(): void;
 }
 
 /** The model name the fleet's own routes answer with. */
@@ -153,8 +155,11 @@ export interface StartAskRunOptions {
   route: Exclude<RoutingMode, 'passthrough'>;
   /** Continue this session (as `X-Session-ID` does) instead of starting a run. */
   sessionId?: string | undefined;
-  /** The tenant's limits for a new run. @default nothing limited */
-  limits?: RequestLimits | undefined;
+  /**
+   * The tenant's limits for a new run, given the run's response (which closes when the `ask`
+   * stops following the run). @default nothing limited
+   */
+  limits?: ((res: ServerResponse) => RequestLimits) | undefined;
 }
 
 /** The answer of a passthrough (`auto` chose the upstream model): its message text. */
@@ -166,9 +171,12 @@ function passthroughAnswer(body: string): string {
   } catch {
     // Reported below.
   }
-  throw new UpstreamError('The upstream model answered with something other than a chat completion.', {
-    status: 502,
-  });
+  throw new UpstreamError(
+    'The upstream model answered with something other than a chat completion.',
+    {
+      status: 502,
+    },
+  );
 }
 
 /**
@@ -182,10 +190,13 @@ export function startAskRun(options: ChatCompletionsOptions, ask: StartAskRunOpt
   const queue = eventQueue();
   let stopRun: (() => void) | undefined;
   let stopped = false;
-  const channel = capturingChannel(queue.push, (stop) => {
-    stopRun = stop;
-    if (stopped) stop();
-  });
+  const channel = capturingChannel(
+    (event) => queue.push(event),
+    (stop) => {
+      stopRun = stop;
+      if (stopped) stop();
+    },
+  );
   const api: RequestApi = { path: MCP_PATH, channel };
   const { res, body } = detachedResponse();
   const request: ChatCompletionRequest = {
@@ -223,7 +234,7 @@ export function startAskRun(options: ChatCompletionsOptions, ask: StartAskRunOpt
       tenant: ask.tenant,
       res,
       api,
-      limits: ask.limits ?? NO_REQUEST_LIMITS,
+      limits: ask.limits?.(res) ?? NO_REQUEST_LIMITS,
       passthrough: async (upstream, { body: forwarded }) => {
         const value = JSON.parse(forwarded.toString('utf8')) as Record<string, unknown>;
         await upstream.forward({
@@ -244,15 +255,25 @@ export function startAskRun(options: ChatCompletionsOptions, ask: StartAskRunOpt
   };
 
   run().then(
-    () => queue.push(stopped ? { kind: 'end' } : { kind: 'end' }),
+    () => queue.push({ kind: 'end' }),
     (error: unknown) => queue.push({ kind: 'failed', error }),
   );
+  // The run's response closes once the run is no longer followed: a run slot it held is given back.
+  let closed = false;
+  const close = (): void => {
+    if (!closed) {
+      closed = true;
+      res.emit('close');
+    }
+  };
 
   return {
     events: queue.iterable,
     stop() {
       stopped = true;
       stopRun?.();
+      close();
     },
+    close,
   };
 }

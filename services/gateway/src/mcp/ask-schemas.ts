@@ -38,6 +38,7 @@ export const askStateSchema = z.enum([
   'canceled',
   'waiting_approval',
   'waiting_input',
+  'waiting_review',
   'running',
 ]);
 export type AskState = z.infer<typeof askStateSchema>;
@@ -85,6 +86,8 @@ export const askOutputSchema = z.object({
   /** The run's progress lines, in order (the most recent 50). */
   progress: z.array(z.string()),
   approval: askApprovalSchema.optional(),
+  /** What the run waits for beside an approval (a question, a review), and how to give it. */
+  waiting: z.string().optional(),
   /** Why the run did not complete, when it did not. */
   error: z.string().optional(),
   /** The session in the web console. */

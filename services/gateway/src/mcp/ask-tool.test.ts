@@ -149,7 +149,7 @@ describe('ask over MCP', () => {
         { onprogress: (update) => progress.push(update), timeout: 20_000 },
       );
       expect(result.isError).toBeFalsy();
-      const content = result.structuredContent as unknown as AskContent;
+      const content = result.structuredContent as AskContent;
       expect(content.state).toBe('completed');
       expect(content.answer).toBe(SCRIPTED_ANSWER);
       expect(content.citations).toEqual([{ title: 'Report', url: 'https://example.com/report' }]);
@@ -199,7 +199,7 @@ describe('ask over MCP', () => {
         } as never,
         { allowInputRequired: true },
       );
-      const content = retried.structuredContent as unknown as AskContent;
+      const content = retried.structuredContent as AskContent;
       expect(content).toMatchObject({ state: 'completed', answer: SCRIPTED_ANSWER });
       const sessionId = content.session_id ?? '';
       expect((await store().getForTenant(sessionId, 'acme')).approvals['ap-1']?.status).toBe(
@@ -218,7 +218,10 @@ describe('ask over MCP', () => {
         name: 'ask',
         arguments: { question: 'Send the report to Bob' },
       });
-      expect(result.structuredContent).toMatchObject({ state: 'completed', answer: SCRIPTED_ANSWER });
+      expect(result.structuredContent).toMatchObject({
+        state: 'completed',
+        answer: SCRIPTED_ANSWER,
+      });
     } finally {
       await client.close();
     }
@@ -312,7 +315,7 @@ describe('ask over MCP', () => {
         arguments: { question: 'Send the report to Carol' },
       });
       expect(result.isError).toBeFalsy();
-      const content = result.structuredContent as unknown as AskContent;
+      const content = result.structuredContent as AskContent;
       expect(content.state).toBe('waiting_approval');
       const sessionId = content.session_id ?? '';
       expect(sessionId).not.toBe('');
@@ -359,13 +362,14 @@ describe('ask over MCP', () => {
       let sessionId: string | undefined;
       await until(async () => {
         const list = await store().list('acme', { limit: 100 });
-        sessionId = list.find((s) => !before.has(s.id) && s.request === 'Send the report to Dave')?.id;
+        sessionId = list.find(
+          (s) => !before.has(s.id) && s.request === 'Send the report to Dave',
+        )?.id;
         return sessionId !== undefined;
       }, 'the session');
       // Cancel once the run is under way (its approval asked for): the call itself is pending.
       await until(
-        async () =>
-          (await store().get(sessionId ?? ''))?.approvals['ap-1']?.status === 'pending',
+        async () => (await store().get(sessionId ?? ''))?.approvals['ap-1']?.status === 'pending',
         'the approval',
       );
       abort.abort('changed my mind');
@@ -378,6 +382,73 @@ describe('ask over MCP', () => {
     } finally {
       await client.close();
     }
+  }, 20_000);
+
+  it('a cancel from a 2026-07-28 client (its call aborted) cancels the session', async () => {
+    const client = await v2Client({ autoFulfill: false });
+    const release = orchestrator.hold('new:Send the report to Erin');
+    try {
+      const before = new Set((await store().list('acme', { limit: 100 })).map((s) => s.id));
+      const abort = new AbortController();
+      // Progress asked for: the answer streams, so the call is open while the run goes on.
+      const call = client.callTool(
+        { name: 'ask', arguments: { question: 'Send the report to Erin' } },
+        { signal: abort.signal, onprogress: () => undefined, allowInputRequired: true },
+      );
+      call.catch(() => undefined);
+      let sessionId: string | undefined;
+      await until(async () => {
+        const list = await store().list('acme', { limit: 100 });
+        sessionId = list.find(
+          (s) => !before.has(s.id) && s.request === 'Send the report to Erin',
+        )?.id;
+        return sessionId !== undefined;
+      }, 'the session');
+      abort.abort('changed my mind');
+      await expect(call).rejects.toThrow();
+      await until(
+        async () => (await store().get(sessionId ?? ''))?.status === 'canceled',
+        'the cancel',
+      );
+      expect(orchestrator.finished.get(sessionId ?? '')).toBeUndefined();
+    } finally {
+      release();
+      await client.close();
+    }
+  }, 20_000);
+
+  it('a 2025-11-25 client that goes away without cancelling leaves the run going, recorded', async () => {
+    let asked!: () => void;
+    const elicited = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const client = await v1Client(true, () => asked(), new Promise<void>(() => undefined));
+    const before = new Set((await store().list('acme', { limit: 100 })).map((s) => s.id));
+    const call = client.callTool(
+      { name: 'ask', arguments: { question: 'Send the report to Frank' } },
+      undefined,
+      { timeout: 20_000 },
+    );
+    call.catch(() => undefined);
+    await elicited;
+    await client.close();
+    const sessionId = (await store().list('acme', { limit: 100 })).find(
+      (s) => !before.has(s.id) && s.request === 'Send the report to Frank',
+    )?.id;
+    expect(sessionId).toBeDefined();
+    // Still waiting for the person, not canceled; decided elsewhere, it runs to its end.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await store().get(sessionId ?? ''))?.status).toBe('waiting_approval');
+    const decided = await request(gateway.app)
+      .post(`/v1/sessions/${sessionId}/approvals/ap-1`)
+      .auth(TEST_KEY, { type: 'bearer' })
+      .send({ decision: 'approve' });
+    expect(decided.status).toBe(200);
+    await until(
+      async () => (await store().get(sessionId ?? ''))?.status === 'completed',
+      'the run to complete',
+    );
+    expect(orchestrator.finished.get(sessionId ?? '')).toBe(1);
   }, 20_000);
 
   it('answers wrong argument types as a tool error', async () => {

@@ -12,7 +12,9 @@ import {
   type ServerContext,
   type ToolAnnotations,
 } from '@modelcontextprotocol/server';
+import type { ServerResponse } from 'node:http';
 import type { ChatCompletionsOptions } from '../chat/chat-completions-route';
+import type { RequestLimits, TenantLimiter } from '../tenant-limits';
 import { cancelSession, resumeInBackground } from '../sessions';
 import { argumentsDigest, MAX_STATE_TTL_MS, type ApprovalStateCodec } from './approval-state';
 import {
@@ -99,6 +101,21 @@ export interface AskToolDependencies {
   stateCodec: ApprovalStateCodec;
   /** The 2025-11-25 connections' capabilities, elicitation answers and cancels. */
   legacy: LegacyExchanges;
+  /** The tenants' limits: a new run holds a run slot and counts its tokens. Undefined: none. */
+  limiter?: TenantLimiter | undefined;
+}
+
+/** The tenant's limits for one run whose response is `res` (as the chat route holds them). */
+function runLimits(limiter: TenantLimiter, tenant: string, res: ServerResponse): RequestLimits {
+  return {
+    usageObserver: () => undefined,
+    recordTokens: (tokens) => limiter.recordTokens(tenant, tokens),
+    async holdRunSlot() {
+      const slot = await limiter.acquireRun({ tenant, res });
+      if (res.closed || res.destroyed) slot.release();
+      else res.once('close', () => slot.release());
+    },
+  };
 }
 
 /** Who calls, over which protocol era. */
@@ -166,6 +183,30 @@ interface Followed {
   error: string | undefined;
   /** The approval the run stopped at (the caller stopped following it). */
   waiting: ApprovalEvent | undefined;
+  /** A question or a review the run stopped at (not asked over MCP). */
+  paused: { state: 'waiting_input' | 'waiting_review'; what: string } | undefined;
+}
+
+/** What a question or a review the run waits for asks of the caller. */
+function pausedFor(
+  fleet: Record<string, unknown> | undefined,
+  sessionId: string,
+): Followed['paused'] {
+  const type = fleet?.['type'];
+  if (type === 'input-required') {
+    const question = typeof fleet?.['question'] === 'string' ? fleet['question'] : 'a question';
+    return {
+      state: 'waiting_input',
+      what: `An agent asks: ${question}\nAnswer it by calling ask again with session_id "${sessionId}" and your answer as question.`,
+    };
+  }
+  if (type === 'review-required') {
+    return {
+      state: 'waiting_review',
+      what: `The answer waits for a person's review: review it with POST /v1/sessions/${sessionId}/review or in the console at ${consoleLink(sessionId)}, then call ask again with session_id "${sessionId}" to follow the run.`,
+    };
+  }
+  return undefined;
 }
 
 /** Reports a run's progress lines as `notifications/progress` when the call asked for them. */
@@ -176,7 +217,10 @@ function progressReporter(ctx: ServerContext): (line: string) => void {
   return (line) => {
     progress += 1;
     void ctx.mcpReq
-      .notify({ method: 'notifications/progress', params: { progressToken: token, progress, message: line } })
+      .notify({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, message: line },
+      })
       .catch(() => undefined);
   };
 }
@@ -185,8 +229,7 @@ function progressReporter(ctx: ServerContext): (line: string) => void {
 function modernElicitation(ctx: ServerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as
-    | { elicitation?: { form?: unknown; url?: unknown } }
-    | undefined;
+    { elicitation?: { form?: unknown; url?: unknown } } | undefined;
   const elicitation = capabilities?.elicitation;
   if (elicitation === undefined || elicitation === null) return false;
   return elicitation.form !== undefined || elicitation.url === undefined;
@@ -207,12 +250,17 @@ export function registerAskTool(
   const { sessions, logger, stateCodec, legacy } = deps;
   const { tenant } = caller;
 
-  const decide = async (
-    sessionId: string,
-    approvalId: string,
-    decision: 'approve' | 'deny',
-    instructions: string | undefined,
-  ): Promise<void> => {
+  const decide = async ({
+    sessionId,
+    approvalId,
+    decision,
+    instructions,
+  }: {
+    sessionId: string;
+    approvalId: string;
+    decision: 'approve' | 'deny';
+    instructions: string | undefined;
+  }): Promise<void> => {
     try {
       await sessions.decideApproval({
         sessionId,
@@ -249,7 +297,11 @@ export function registerAskTool(
         jsonrpc: '2.0',
         id,
         method: 'elicitation/create',
-        params: { mode: 'form', message: describeApproval(approval), requestedSchema: DECISION_FORM },
+        params: {
+          mode: 'form',
+          message: describeApproval(approval),
+          requestedSchema: DECISION_FORM,
+        },
       },
       { relatedRequestId: ctx.mcpReq.id },
     );
@@ -265,9 +317,17 @@ export function registerAskTool(
   const follow = async (
     ctx: ServerContext,
     run: AskRun,
-    { canElicit, signal }: { canElicit: boolean; signal: AbortSignal },
-    report: (line: string) => void,
-    onSession: (sessionId: string) => void,
+    {
+      canElicit,
+      signal,
+      report,
+      onSession,
+    }: {
+      canElicit: boolean;
+      signal: AbortSignal;
+      report: (line: string) => void;
+      onSession: (sessionId: string) => void;
+    },
   ): Promise<Followed> => {
     const followed: Followed = {
       answer: '',
@@ -276,6 +336,7 @@ export function registerAskTool(
       sessionId: undefined,
       error: undefined,
       waiting: undefined,
+      paused: undefined,
     };
     for await (const event of run.events) {
       switch (event.kind) {
@@ -290,11 +351,23 @@ export function registerAskTool(
             followed.sessionId = sessionId;
             onSession(sessionId);
           }
+          if (followed.sessionId !== undefined) {
+            followed.paused = pausedFor(event.fleet, followed.sessionId);
+            if (followed.paused !== undefined) {
+              run.stop();
+              return followed;
+            }
+          }
           const approval = approvalEventSchema.safeParse(event.fleet ?? {});
           if (!approval.success || followed.sessionId === undefined) break;
           if (canElicit) {
             const { decision, instructions } = await elicit(ctx, approval.data, signal);
-            await decide(followed.sessionId, approval.data.approvalId, decision, instructions);
+            await decide({
+              sessionId: followed.sessionId,
+              approvalId: approval.data.approvalId,
+              decision,
+              instructions,
+            });
             break;
           }
           // The client decides on another round, or elsewhere: stop following; the run waits.
@@ -341,6 +414,7 @@ export function registerAskTool(
       | undefined;
     let state: AskState;
     if (followed.waiting !== undefined) state = 'waiting_approval';
+    else if (followed.paused !== undefined) state = followed.paused.state;
     else if (followed.error !== undefined) {
       state = session?.status === 'canceled' ? 'canceled' : 'failed';
     } else if (result?.state !== undefined) state = result.state;
@@ -370,6 +444,7 @@ export function registerAskTool(
       ...(followed.waiting === undefined || followed.sessionId === undefined
         ? {}
         : { approval: approvalView(followed.waiting, followed.sessionId) }),
+      ...(followed.paused === undefined ? {} : { waiting: followed.paused.what }),
       ...(followed.error === undefined ? {} : { error: followed.error }),
     };
   };
@@ -399,7 +474,10 @@ export function registerAskTool(
       const stopListening =
         caller.connectionId === undefined
           ? () => undefined
-          : legacy.onCancel(tenant, caller.connectionId, ctx.mcpReq.id, cancel);
+          : legacy.onCancel(
+              { tenant, connectionId: caller.connectionId, requestId: ctx.mcpReq.id },
+              cancel,
+            );
       const onClose = (): void => {
         abort.abort(new Error('The client went away.'));
         run.stop();
@@ -437,7 +515,10 @@ export function registerAskTool(
         let sessionId = args.session_id;
         const state = caller.era === 'modern' ? ctx.mcpReq.requestState() : undefined;
         if (state !== undefined) {
-          const verified = stateCodec.verify(String(state), { tenant, argumentsDigest: digest });
+          const verified = stateCodec.verify(typeof state === 'string' ? state : '', {
+            tenant,
+            argumentsDigest: digest,
+          });
           const view = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT_KEY);
           const form =
             view.kind === 'elicit' && view.action === 'accept'
@@ -445,16 +526,28 @@ export function registerAskTool(
               : undefined;
           const decision = form?.success === true ? form.data.decision : 'deny';
           const instructions = form?.success === true ? form.data.instructions : undefined;
-          await decide(verified.sessionId, verified.approvalId, decision, instructions);
+          await decide({
+            sessionId: verified.sessionId,
+            approvalId: verified.approvalId,
+            decision,
+            instructions,
+          });
           sessionId = verified.sessionId;
         }
         const canElicit =
-          caller.era === 'legacy' && legacy.client(tenant, caller.connectionId)?.elicitation === true;
+          caller.era === 'legacy' &&
+          legacy.client(tenant, caller.connectionId)?.elicitation === true;
         const run = startAskRun(deps.route, {
           tenant,
           question: args.question,
           route: args.route,
           sessionId,
+          ...(deps.limiter === undefined
+            ? {}
+            : {
+                limits: (res: ServerResponse) =>
+                  runLimits(deps.limiter as TenantLimiter, tenant, res),
+              }),
         });
         let known = sessionId;
         const abort = new AbortController();
@@ -466,18 +559,27 @@ export function registerAskTool(
         let followedSession: string | undefined;
         let followed: Followed;
         try {
-          followed = await follow(ctx, run, { canElicit, signal: abort.signal }, (line) => {
-            report(line);
-          }, (id) => {
-            followedSession = id;
+          followed = await follow(ctx, run, {
+            canElicit,
+            signal: abort.signal,
+            report,
+            onSession: (id) => {
+              followedSession = id;
+            },
           });
         } finally {
           stopWatching();
+          run.close();
         }
         known = followed.sessionId ?? known;
         const answer = await answerOf({ ...followed, sessionId: known });
         const waiting = followed.waiting;
-        if (waiting !== undefined && known !== undefined && caller.era === 'modern' && modernElicitation(ctx)) {
+        if (
+          waiting !== undefined &&
+          known !== undefined &&
+          caller.era === 'modern' &&
+          modernElicitation(ctx)
+        ) {
           const expiresAt = Math.min(Date.parse(waiting.expiresAt), Date.now() + MAX_STATE_TTL_MS);
           return inputRequired({
             inputRequests: {
@@ -496,6 +598,8 @@ export function registerAskTool(
           }) as unknown as CallToolResult;
         }
         const result = structuredResult(answer);
+        if (answer.waiting !== undefined)
+          result.content.unshift({ type: 'text', text: answer.waiting });
         if (waiting !== undefined && answer.approval !== undefined) {
           result.content.unshift({
             type: 'text',

@@ -1,6 +1,7 @@
 import type { RunFile, RunFileStore } from '@fleet/a2a';
 import type { HttpLogger } from '@fleet/http';
 import type { ChatCompletionsOptions } from '../chat/chat-completions-route';
+import type { TenantLimiter } from '../tenant-limits';
 import type { SessionStore } from '@fleet/sessions';
 import { FleetError, ServiceUnavailableError } from '@fleet/errors';
 import {
@@ -50,6 +51,8 @@ export interface FleetMcpDependencies {
   stateCodec: ApprovalStateCodec;
   /** The 2025-11-25 connections' capabilities, elicitation answers and cancels. */
   legacy: LegacyExchanges;
+  /** The tenants' limits, which `ask`'s new runs hold a run slot of. Undefined: none. */
+  limiter?: TenantLimiter | undefined;
 }
 
 /** Every tool here reads the tenant's own data and changes nothing. */
@@ -109,17 +112,14 @@ async function recentFiles(sessions: SessionStore, tenant: string): Promise<RunF
  * @example
  * const handler = createMcpHandler(({ era, authInfo }) => createFleetMcpServer({ tenant: tenantOf(authInfo), era }, deps));
  */
-export function createFleetMcpServer(
-  caller: AskCaller,
-  deps: FleetMcpDependencies,
-): McpServer {
+export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependencies): McpServer {
   const { documents, sessions, files, logger } = deps;
   const { tenant } = caller;
   const server = new McpServer(
     { name: 'a2a-fleet', title: 'A2A Fleet', version: deps.version ?? '0.1.0' },
     {
       instructions:
-        "The A2A Fleet for your tenant: ask the fleet (orchestrated runs; approvals are asked of you), search and list your uploaded documents, read your orchestrated sessions and their files.",
+        'The A2A Fleet for your tenant: ask the fleet (orchestrated runs; approvals are asked of you), search and list your uploaded documents, read your orchestrated sessions and their files.',
     },
   );
 
@@ -195,7 +195,14 @@ export function createFleetMcpServer(
 
   registerAskTool(
     server,
-    { route: deps.route, sessions, logger, stateCodec: deps.stateCodec, legacy: deps.legacy },
+    {
+      route: deps.route,
+      sessions,
+      logger,
+      stateCodec: deps.stateCodec,
+      legacy: deps.legacy,
+      limiter: deps.limiter,
+    },
     caller,
   );
 

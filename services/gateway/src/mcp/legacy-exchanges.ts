@@ -41,9 +41,7 @@ export interface LegacyExchanges {
    * the function that stops listening.
    */
   onCancel(
-    tenant: string,
-    connectionId: string,
-    requestId: string | number,
+    call: { tenant: string; connectionId: string; requestId: string | number },
     cancel: () => void,
   ): () => void;
   /** Hands a POSTed message to the call waiting for it; false when none waits for it. */
@@ -136,7 +134,7 @@ export function createLegacyExchanges({
         });
       });
     },
-    onCancel(tenant, connectionId, requestId, cancel) {
+    onCancel({ tenant, connectionId, requestId }, cancel) {
       const key = cancelKey(tenant, connectionId, requestId);
       cancels.set(key, cancel);
       return () => {

@@ -6,7 +6,11 @@ import { FleetError, UnauthenticatedError } from '@fleet/errors';
 import { assertHeadersSentOnce, readBody } from '@fleet/http';
 import { authenticateRequest, SINGLE_HEADERS, type ApiKeyRing } from '../auth';
 import type { TenantLimiter } from '../tenant-limits';
-import { createApprovalStateCodec, requestStateKey, type ApprovalStateCodec } from './approval-state';
+import {
+  createApprovalStateCodec,
+  requestStateKey,
+  type ApprovalStateCodec,
+} from './approval-state';
 import { createFleetMcpServer, type FleetMcpDependencies } from './fleet-mcp-server';
 import { createLegacyExchanges } from './legacy-exchanges';
 import { checkMcpRequestSource, type McpAllowList } from './request-guards';
@@ -105,7 +109,7 @@ export function mcpRouter({
   ...rest
 }: McpRouterOptions): Router {
   const legacy = createLegacyExchanges();
-  const deps: FleetMcpDependencies = { ...rest, stateCodec, legacy };
+  const deps: FleetMcpDependencies = { ...rest, stateCodec, legacy, limiter };
   const handler = createMcpHandler(
     ({ era, authInfo, requestInfo }) =>
       createFleetMcpServer(

@@ -28,7 +28,10 @@ export const BUSY_REASON = 'is running on another orchestrator replica';
 export interface ScriptedSessionOrchestrator {
   double: OrchestratorDouble;
   client: A2AClient;
-  /** Holds the session's runs before they finish, until the returned function is called. */
+  /**
+   * Holds the session's runs before they finish, until the returned function is called; with
+   * `new:<request text>`, holds that new run before it asks for its approval.
+   */
   hold(sessionId: string): () => void;
   /**
    * Starts a run of the session as a live orchestrator would (`SendMessage`, returnImmediately):
@@ -152,6 +155,10 @@ export async function startScriptedSessionOrchestrator(
     const lease = await store.acquireRunner(sessionId, `orchestrator:${context.taskId}`);
     try {
       yield progressStatus(`Planning: ${call.text}`, { type: 'run-start', sessionId }, sessionId);
+      const aborted = new Promise<void>((resolve) =>
+        context.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      await Promise.race([heldRun(`new:${call.text}`), aborted]);
       const approval = seeded.approvals['ap-1'] ?? (await store.get(sessionId))?.approvals['ap-1'];
       yield progressStatus(
         'Waiting for approval: Send the report to bob@example.com',
