@@ -451,6 +451,21 @@ describe('ask over MCP', () => {
     expect(orchestrator.finished.get(sessionId ?? '')).toBe(1);
   }, 20_000);
 
+  it('answers another tenant’s session as a tool error, not found', async () => {
+    const globex = await store().create({ tenant: 'globex', request: 'Globex only' });
+    const client = await v1Client(false);
+    try {
+      const result = await client.callTool({
+        name: 'ask',
+        arguments: { question: 'go on', session_id: globex.id },
+      });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^NOT_FOUND: /);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('answers wrong argument types as a tool error', async () => {
     const client = await v1Client(false);
     try {

@@ -385,6 +385,9 @@ export function registerAskTool(
           }
           break;
         case 'failed':
+          // Refused before the run began (a bad argument, an unknown or another tenant's session,
+          // the orchestrator not configured): the call's error, not the run's.
+          if (followed.sessionId === undefined && followed.lines.length === 0) throw event.error;
           followed.error = toFleetError(event.error).message;
           return followed;
         case 'end':
