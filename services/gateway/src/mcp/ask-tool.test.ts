@@ -179,6 +179,42 @@ describe('ask over MCP', () => {
     }
   }, 20_000);
 
+  it('2025-11-25: an approval decided elsewhere while the form is open lets the run go on', async () => {
+    let asked!: () => void;
+    const elicited = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    // The person never answers the form: someone approves in the console meanwhile.
+    const client = await v1Client(true, () => asked(), new Promise<void>(() => undefined));
+    try {
+      const before = new Set((await store().list('acme', { limit: 100 })).map((s) => s.id));
+      const call = client.callTool(
+        { name: 'ask', arguments: { question: 'Send the report to Grace' } },
+        undefined,
+        { timeout: 20_000 },
+      );
+      await elicited;
+      const sessionId =
+        (await store().list('acme', { limit: 100 })).find(
+          (s) => !before.has(s.id) && s.request === 'Send the report to Grace',
+        )?.id ?? '';
+      const decided = await request(gateway.app)
+        .post(`/v1/sessions/${sessionId}/approvals/ap-1`)
+        .auth(TEST_KEY, { type: 'bearer' })
+        .send({ decision: 'approve' });
+      expect(decided.status).toBe(200);
+      const result = await call;
+      expect(result.structuredContent).toMatchObject({
+        state: 'completed',
+        answer: SCRIPTED_ANSWER,
+        session_id: sessionId,
+      });
+      expect(orchestrator.finished.get(sessionId)).toBe(1);
+    } finally {
+      await client.close();
+    }
+  }, 20_000);
+
   it('2026-07-28: an input-required result with a signed state; the retry completes the run', async () => {
     const client = await v2Client({ autoFulfill: false });
     try {

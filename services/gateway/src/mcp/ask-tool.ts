@@ -314,6 +314,36 @@ export function registerAskTool(
     return { decision: 'deny', instructions: undefined };
   };
 
+  /**
+   * The person's decision through the form, or undefined when the approval was decided elsewhere
+   * (the console, the API, a cancel) before they answered: the form is then left unanswered and
+   * the run goes on.
+   */
+  const elicitUnlessDecided = async (
+    ctx: ServerContext,
+    {
+      sessionId,
+      approval,
+      signal,
+    }: { sessionId: string; approval: ApprovalEvent; signal: AbortSignal },
+  ): Promise<{ decision: 'approve' | 'deny'; instructions: string | undefined } | undefined> => {
+    const elsewhere = new AbortController();
+    const unsubscribe = await sessions.subscribe(sessionId, (event) => {
+      const decided = event.type === 'approval-decided' && event.approvalId === approval.approvalId;
+      if (decided || event.type === 'session-canceled') elsewhere.abort();
+    });
+    try {
+      const current = await sessions.get(sessionId);
+      if (current?.approvals[approval.approvalId]?.status !== 'pending') return undefined;
+      return await elicit(ctx, approval, AbortSignal.any([signal, elsewhere.signal]));
+    } catch (error) {
+      if (elsewhere.signal.aborted && !signal.aborted) return undefined;
+      throw error;
+    } finally {
+      await unsubscribe();
+    }
+  };
+
   const follow = async (
     ctx: ServerContext,
     run: AskRun,
@@ -361,13 +391,18 @@ export function registerAskTool(
           const approval = approvalEventSchema.safeParse(event.fleet ?? {});
           if (!approval.success || followed.sessionId === undefined) break;
           if (canElicit) {
-            const { decision, instructions } = await elicit(ctx, approval.data, signal);
-            await decide({
+            const chosen = await elicitUnlessDecided(ctx, {
               sessionId: followed.sessionId,
-              approvalId: approval.data.approvalId,
-              decision,
-              instructions,
+              approval: approval.data,
+              signal,
             });
+            if (chosen !== undefined) {
+              await decide({
+                sessionId: followed.sessionId,
+                approvalId: approval.data.approvalId,
+                ...chosen,
+              });
+            }
             break;
           }
           // The client decides on another round, or elsewhere: stop following; the run waits.
