@@ -21,6 +21,7 @@ import {
   type ScriptedSessionOrchestrator,
 } from '../test-support/scripted-session-orchestrator';
 import { serve, type Served } from '../test-support/serve';
+import { createToolPermissions } from '../tool-permissions';
 import { argumentsDigest, createApprovalStateCodec } from './approval-state';
 
 const STATE_KEY = Buffer.from('a-test-key-for-mcp-request-state-0123456789');
@@ -486,6 +487,63 @@ describe('ask over MCP', () => {
     );
     expect(orchestrator.finished.get(sessionId ?? '')).toBe(1);
   }, 20_000);
+
+  it('runs with the tenant’s tool permissions, as the chat route does', async () => {
+    const restricted = await buildGateway({
+      upstream: 'offline',
+      sessions,
+      overrides: {
+        orchestratorClient: orchestrator.client,
+        toolPermissions: createToolPermissions({
+          inline: { tenants: { acme: { deny: ['memory/delete_*'] } } },
+        }),
+      },
+    });
+    // The store is this file's: only the server is closed here.
+    const restrictedServed = await serve(restricted.app);
+    const client = new ClientV1({ name: 'v1-restricted', version: '1.0.0' });
+    await client.connect(
+      new TransportV1(new URL(`${restrictedServed.url}/mcp`), {
+        requestInit: { headers: headers() },
+      }),
+    );
+    try {
+      const result = await client.callTool({
+        name: 'ask',
+        arguments: { question: 'Send the report to Heidi' },
+      });
+      const content = result.structuredContent as AskContent;
+      expect(content.state).toBe('waiting_approval');
+      const call = orchestrator.double.calls.find(
+        (made) => made.text === 'Send the report to Heidi',
+      );
+      expect(call?.input?.toolPolicy).toEqual({ deny: ['memory/delete_*'] });
+      expect(call?.input?.tenant).toBe('acme');
+      await store().decideApproval({
+        sessionId: content.session_id ?? '',
+        approvalId: 'ap-1',
+        tenant: 'acme',
+        decision: 'deny',
+      });
+    } finally {
+      await client.close();
+      await restrictedServed.close();
+    }
+  });
+
+  it('reasoning without an upstream model is a tool error naming what is missing', async () => {
+    const client = await v1Client(false);
+    try {
+      const result = await client.callTool({
+        name: 'ask',
+        arguments: { question: 'Think about it', route: 'reasoning' },
+      });
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toMatch(/^SERVICE_UNAVAILABLE: .*reasoning needs an upstream LLM/);
+    } finally {
+      await client.close();
+    }
+  });
 
   it('answers another tenant’s session as a tool error, not found', async () => {
     const globex = await store().create({ tenant: 'globex', request: 'Globex only' });
