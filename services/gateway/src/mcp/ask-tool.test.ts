@@ -572,4 +572,48 @@ describe('ask over MCP', () => {
       await client.close();
     }
   });
+
+  it('auto: a question the classifier passes through is answered by the upstream model', async () => {
+    const direct = await buildGateway({
+      overrides: {
+        orchestratorClient: orchestrator.client,
+        autoRouting: {
+          classifier: {
+            classify: () =>
+              Promise.resolve({
+                route: 'passthrough' as const,
+                reason: 'general question',
+                source: 'heuristic' as const,
+                cached: false,
+              }),
+          },
+          passthroughModel: 'upstream-model',
+        },
+      },
+    });
+    const directServed = await serve(direct.app);
+    direct.llm?.enqueue({ content: 'Lisbon is the capital of Portugal.' });
+    const client = new ClientV1({ name: 'v1-auto', version: '1.0.0' });
+    await client.connect(
+      new TransportV1(new URL(`${directServed.url}/mcp`), { requestInit: { headers: headers() } }),
+    );
+    try {
+      const result = await client.callTool({
+        name: 'ask',
+        arguments: { question: 'What is the capital of Portugal?', route: 'auto' },
+      });
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent).toMatchObject({
+        answer: 'Lisbon is the capital of Portugal.',
+        state: 'completed',
+        steps: [],
+      });
+      const forwarded = direct.llm?.requests.at(-1)?.body as { model: string; stream: boolean };
+      expect(forwarded).toMatchObject({ model: 'upstream-model', stream: false });
+    } finally {
+      await client.close();
+      await directServed.close();
+      await direct.close();
+    }
+  });
 });
