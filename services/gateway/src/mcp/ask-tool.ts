@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import type { ServerResponse } from 'node:http';
 import { ServiceUnavailableError, FleetError, toFleetError } from '@fleet/errors';
 import type { HttpLogger } from '@fleet/http';
-import type { Session, SessionStore } from '@fleet/sessions';
+import type { SessionStore } from '@fleet/sessions';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   inputRequired,
@@ -12,20 +12,19 @@ import {
   type ServerContext,
   type ToolAnnotations,
 } from '@modelcontextprotocol/server';
-import type { ServerResponse } from 'node:http';
 import type { ChatCompletionsOptions } from '../chat/chat-completions-route';
 import type { RequestLimits, TenantLimiter } from '../tenant-limits';
-import { cancelSession, resumeInBackground } from '../sessions';
+import { cancelSession, oldestAnswerableInput, resumeInBackground } from '../sessions';
 import { argumentsDigest, MAX_STATE_TTL_MS, type ApprovalStateCodec } from './approval-state';
+import { askInputSchema, askOutputSchema, type AskInput, type AskOutput } from './ask-schemas';
 import {
-  askInputSchema,
-  askOutputSchema,
-  type AskApproval,
-  type AskInput,
-  type AskOutput,
-  type AskState,
-  type AskStep,
-} from './ask-schemas';
+  approvalEventSchema,
+  DECISION_FORM,
+  decisionFormSchema,
+  describeApproval,
+  type ApprovalEvent,
+} from './approval-form';
+import { askOutput, NOTHING_FOLLOWED, pausedFor, type Followed } from './ask-answer';
 import { startAskRun, type AskRun } from './ask-run';
 import type { LegacyExchanges } from './legacy-exchanges';
 import { structuredResult, toolError } from './tool-results';
@@ -46,50 +45,6 @@ const MAX_PROGRESS_LINES = 50;
 
 /** How long a 2025-era call's cancel is still heard after the call ended. */
 const CANCEL_GRACE_MS = 10_000;
-
-/** Longest instructions a decision carries, as on the approvals route. */
-const MAX_INSTRUCTIONS = 4000;
-
-/** The approval a run waits for, as its `approval-required` event reports it. */
-const approvalEventSchema = z.object({
-  type: z.literal('approval-required'),
-  approvalId: z.string(),
-  kind: z.string(),
-  action: z.string(),
-  summary: z.string(),
-  preview: z.string(),
-  risk: z.string(),
-  riskDescription: z.string().optional(),
-  expiresAt: z.string(),
-  sessionId: z.string().optional(),
-});
-type ApprovalEvent = z.infer<typeof approvalEventSchema>;
-
-/** What a person answers in the approval form. */
-const decisionFormSchema = z.object({
-  decision: z.enum(['approve', 'deny']),
-  instructions: z.string().max(MAX_INSTRUCTIONS).optional(),
-});
-
-/** The approval form's schema on the wire (elicitation's restricted JSON Schema). */
-const DECISION_FORM = {
-  type: 'object',
-  properties: {
-    decision: {
-      type: 'string',
-      title: 'Decision',
-      enum: ['approve', 'deny'],
-      description: 'Approve the action, or deny it.',
-    },
-    instructions: {
-      type: 'string',
-      title: 'Instructions',
-      maxLength: MAX_INSTRUCTIONS,
-      description: 'Optional: how the agent should carry the action out, or why it is denied.',
-    },
-  },
-  required: ['decision'],
-} as const;
 
 /** What the `ask` tool needs. */
 export interface AskToolDependencies {
@@ -124,89 +79,6 @@ export interface AskCaller {
   era: 'legacy' | 'modern';
   /** The 2025-era connection (`Mcp-Session-Id` the gateway handed out), when there is one. */
   connectionId?: string | undefined;
-}
-
-/** The readable text of an approval, for a form's message and a result's text. */
-function describeApproval(approval: ApprovalEvent): string {
-  const risk =
-    approval.riskDescription === undefined
-      ? approval.risk
-      : `${approval.risk} (${approval.riskDescription})`;
-  return [
-    `The fleet asks for your approval before it goes on.`,
-    `Action: ${approval.action}`,
-    `Summary: ${approval.summary}`,
-    `Preview:\n${approval.preview}`,
-    `Risk: ${risk}`,
-  ].join('\n');
-}
-
-function approvalView(approval: ApprovalEvent, sessionId: string): AskApproval {
-  return {
-    id: approval.approvalId,
-    kind: approval.kind,
-    action: approval.action,
-    summary: approval.summary,
-    preview: approval.preview,
-    risk: approval.risk,
-    expiresAt: approval.expiresAt,
-    decide: {
-      method: 'POST',
-      path: `/v1/sessions/${sessionId}/approvals/${approval.approvalId}`,
-      console: consoleLink(sessionId),
-    },
-  };
-}
-
-function consoleLink(sessionId: string): string {
-  return `/console/sessions/${encodeURIComponent(sessionId)}`;
-}
-
-/** The steps as the session records them. */
-function sessionSteps(session: Session | undefined): AskStep[] {
-  if (session === undefined) return [];
-  return Object.entries(session.nodes).map(([id, node]) => ({
-    id,
-    agent: node.agent,
-    state: node.state,
-    ...(node.summary === undefined ? {} : { summary: node.summary }),
-    ...(node.error === undefined ? {} : { error: node.error }),
-  }));
-}
-
-/** What one followed run produced. */
-interface Followed {
-  answer: string;
-  result: Record<string, unknown> | undefined;
-  lines: string[];
-  sessionId: string | undefined;
-  error: string | undefined;
-  /** The approval the run stopped at (the caller stopped following it). */
-  waiting: ApprovalEvent | undefined;
-  /** A question or a review the run stopped at (not asked over MCP). */
-  paused: { state: 'waiting_input' | 'waiting_review'; what: string } | undefined;
-}
-
-/** What a question or a review the run waits for asks of the caller. */
-function pausedFor(
-  fleet: Record<string, unknown> | undefined,
-  sessionId: string,
-): Followed['paused'] {
-  const type = fleet?.['type'];
-  if (type === 'input-required') {
-    const question = typeof fleet?.['question'] === 'string' ? fleet['question'] : 'a question';
-    return {
-      state: 'waiting_input',
-      what: `An agent asks: ${question}\nAnswer it by calling ask again with session_id "${sessionId}" and your answer as question.`,
-    };
-  }
-  if (type === 'review-required') {
-    return {
-      state: 'waiting_review',
-      what: `The answer waits for a person's review: review it with POST /v1/sessions/${sessionId}/review or in the console at ${consoleLink(sessionId)}, then call ask again with session_id "${sessionId}" to follow the run.`,
-    };
-  }
-  return undefined;
 }
 
 /** Reports a run's progress lines as `notifications/progress` when the call asked for them. */
@@ -359,15 +231,7 @@ export function registerAskTool(
       onSession: (sessionId: string) => void;
     },
   ): Promise<Followed> => {
-    const followed: Followed = {
-      answer: '',
-      result: undefined,
-      lines: [],
-      sessionId: undefined,
-      error: undefined,
-      waiting: undefined,
-      paused: undefined,
-    };
+    const followed: Followed = { ...NOTHING_FOLLOWED, lines: [] };
     for await (const event of run.events) {
       switch (event.kind) {
         case 'progress': {
@@ -438,53 +302,7 @@ export function registerAskTool(
       followed.sessionId === undefined
         ? undefined
         : await sessions.getForTenant(followed.sessionId, tenant).catch(() => undefined);
-    const result = followed.result as
-      | {
-          citations?: AskOutput['citations'];
-          state?: AskState;
-          usage?: {
-            promptTokens: number;
-            completionTokens: number;
-            totalTokens: number;
-            complete: boolean;
-          };
-        }
-      | undefined;
-    let state: AskState;
-    if (followed.waiting !== undefined) state = 'waiting_approval';
-    else if (followed.paused !== undefined) state = followed.paused.state;
-    else if (followed.error !== undefined) {
-      state = session?.status === 'canceled' ? 'canceled' : 'failed';
-    } else if (result?.state !== undefined) state = result.state;
-    else if (session !== undefined && session.status !== 'running') {
-      state = session.status === 'waiting_approval' ? 'waiting_approval' : session.status;
-    } else state = 'completed';
-    const usage = result?.usage;
-    return {
-      answer: followed.answer || (session?.result?.text ?? ''),
-      citations: result?.citations ?? session?.result?.citations ?? [],
-      steps: sessionSteps(session),
-      ...(usage === undefined
-        ? {}
-        : {
-            usage: {
-              promptTokens: usage.promptTokens,
-              completionTokens: usage.completionTokens,
-              totalTokens: usage.totalTokens,
-              complete: usage.complete,
-            },
-          }),
-      ...(followed.sessionId === undefined
-        ? {}
-        : { session_id: followed.sessionId, console: consoleLink(followed.sessionId) }),
-      state,
-      progress: followed.lines,
-      ...(followed.waiting === undefined || followed.sessionId === undefined
-        ? {}
-        : { approval: approvalView(followed.waiting, followed.sessionId) }),
-      ...(followed.paused === undefined ? {} : { waiting: followed.paused.what }),
-      ...(followed.error === undefined ? {} : { error: followed.error }),
-    };
+    return askOutput(followed, session);
   };
 
   /** Cancels the session on the client's cancel; a client that only went away leaves the run be. */
@@ -571,6 +389,24 @@ export function registerAskTool(
             instructions,
           });
           sessionId = verified.sessionId;
+          // The retry's question is the original one, never an answer to an agent's question.
+          const session = await sessions.getForTenant(verified.sessionId, tenant);
+          const question = oldestAnswerableInput(session);
+          if (question !== undefined) {
+            return structuredResult(
+              askOutput(
+                {
+                  ...NOTHING_FOLLOWED,
+                  sessionId: verified.sessionId,
+                  paused: pausedFor(
+                    { type: 'input-required', question: question.preview },
+                    verified.sessionId,
+                  ),
+                },
+                session,
+              ),
+            );
+          }
         }
         const canElicit =
           caller.era === 'legacy' &&
