@@ -20,6 +20,7 @@ import {
   startScriptedSessionOrchestrator,
   type ScriptedSessionOrchestrator,
 } from '../test-support/scripted-session-orchestrator';
+import { seedSession } from '../test-support/seed-session';
 import { serve, type Served } from '../test-support/serve';
 import { createToolPermissions } from '../tool-permissions';
 import { argumentsDigest, createApprovalStateCodec } from './approval-state';
@@ -259,6 +260,45 @@ describe('ask over MCP', () => {
         state: 'completed',
         answer: SCRIPTED_ANSWER,
       });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('2026-07-28: a retry for a session no orchestrator runs any more resumes it to its end', async () => {
+    // As after an orchestrator restart: the session waits for ap-1 and nothing runs it.
+    const seeded = await seedSession(store(), { approvalExpiresInMs: 3_600_000 });
+    const args = { question: 'Send the report to Bob', route: 'orchestration' };
+    const requestState = createApprovalStateCodec(STATE_KEY).mint({
+      tenant: 'acme',
+      sessionId: seeded.id,
+      approvalId: 'ap-1',
+      expiresAt: Date.now() + 60_000,
+      argumentsDigest: argumentsDigest(args),
+    });
+    const client = await v2Client({ autoFulfill: false });
+    try {
+      const result = await client.callTool(
+        {
+          name: 'ask',
+          arguments: args,
+          inputResponses: { approval: { action: 'accept', content: { decision: 'approve' } } },
+          requestState,
+        } as never,
+        { allowInputRequired: true },
+      );
+      expect(result.structuredContent).toMatchObject({
+        state: 'completed',
+        answer: SCRIPTED_ANSWER,
+        session_id: seeded.id,
+      });
+      expect(
+        orchestrator.double.calls.some((call) => call.input?.resumeSessionId === seeded.id),
+      ).toBe(true);
+      expect((await store().getForTenant(seeded.id, 'acme')).approvals['ap-1']?.status).toBe(
+        'approved',
+      );
+      expect(orchestrator.finished.get(seeded.id)).toBe(1);
     } finally {
       await client.close();
     }
