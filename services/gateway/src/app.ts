@@ -30,7 +30,7 @@ import { consoleRouter } from './console';
 import { documentsRouter, type DocumentsClient } from './documents';
 import { createEmbeddingsHandler } from './embeddings';
 import { filesRouter, type AttachmentLimits } from './files';
-import { mcpRouter } from './mcp';
+import { createApprovalStateCodec, mcpRouter, requestStateKey } from './mcp';
 import { memoryRouter } from './memory';
 import { modelsRoute } from './models';
 import { createRedisGate } from './redis';
@@ -124,7 +124,16 @@ export interface AppDependencies {
    * (`GATEWAY_MCP_ALLOWED_HOSTS`, `GATEWAY_MCP_ALLOWED_ORIGINS`).
    * @default served, loopback hosts and origins only
    */
-  mcp?: { enabled?: boolean; allowedHosts?: readonly string[]; allowedOrigins?: readonly string[] };
+  mcp?: {
+    enabled?: boolean;
+    allowedHosts?: readonly string[];
+    allowedOrigins?: readonly string[];
+    /**
+     * The key `ask` signs an approval's `requestState` with (`requestStateKey`: GATEWAY_MCP_STATE_SECRET,
+     * else derived from FLEET_INTERNAL_TOKEN). @default a random key of this process
+     */
+    stateKey?: Buffer;
+  };
   /**
    * Per-tenant limits shared by every replica through this Redis (docs/limits.md): requests per
    * window per route, tokens per day, concurrent orchestrated runs and runs waiting for a person.
@@ -296,6 +305,29 @@ export function createApp({
   const errorOptions = { format: 'openai', logger, exposeStack } as const;
   const redisGate = createRedisGate(redis);
 
+  const routeOptions: ChatCompletionsOptions = {
+    upstreamClient,
+    orchestratorClient,
+    reasoningAgent,
+    sessions,
+    redisGate,
+    offlineReason,
+    bodyLimit,
+    agentTextLimit,
+    routeClassifier:
+      autoRouting?.classifier ??
+      createRouteClassifier({
+        client: undefined,
+        offline: upstreamClient === undefined,
+        model: 'none',
+      }),
+    passthroughModel: autoRouting?.passthroughModel,
+    toolPermissions,
+    files,
+    documents,
+    attachmentLimits,
+    agents,
+  };
   const app = createServiceApp({
     serviceName: 'gateway',
     logger,
@@ -336,6 +368,8 @@ export function createApp({
             sessions,
             files,
             logger,
+            route: routeOptions,
+            stateCodec: createApprovalStateCodec(mcp.stateKey ?? requestStateKey({})),
           }),
         );
       }
@@ -343,29 +377,6 @@ export function createApp({
     },
   });
 
-  const routeOptions: ChatCompletionsOptions = {
-    upstreamClient,
-    orchestratorClient,
-    reasoningAgent,
-    sessions,
-    redisGate,
-    offlineReason,
-    bodyLimit,
-    agentTextLimit,
-    routeClassifier:
-      autoRouting?.classifier ??
-      createRouteClassifier({
-        client: undefined,
-        offline: upstreamClient === undefined,
-        model: 'none',
-      }),
-    passthroughModel: autoRouting?.passthroughModel,
-    toolPermissions,
-    files,
-    documents,
-    attachmentLimits,
-    agents,
-  };
   const handleHotPath = createHotPathHandler({
     keyRing,
     observe: { logger, metrics },

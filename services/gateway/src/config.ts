@@ -128,6 +128,14 @@ export const configSpec = {
     example: 'https://app.example.com',
     defaultText: 'none (loopback origins only)',
   }),
+  mcpStateSecret: envVar({
+    name: 'GATEWAY_MCP_STATE_SECRET',
+    schema: z.string().min(32, 'expected at least 32 characters').optional(),
+    description:
+      'The key the MCP `ask` tool signs an approval\'s `requestState` with (HMAC-SHA256; docs/mcp.md, "Approvals over MCP"): a 2026-07-28 client echoes the state back with its decision, and a state that was changed, has expired, is another tenant\'s or was issued for other arguments is refused. Every replica must share it. Unset: derived from FLEET_INTERNAL_TOKEN with HKDF-SHA256, so replicas of one fleet agree; without that token either, a random key of the process (a state does not survive a restart).',
+    defaultText: 'derived from FLEET_INTERNAL_TOKEN (HKDF-SHA256)',
+    secret: true,
+  }),
   uploadLimit: envVar({
     name: 'GATEWAY_UPLOAD_LIMIT',
     schema: byteSizeSchema.prefault('25mb'),

@@ -14,6 +14,7 @@ import { createLogger } from '@fleet/telemetry';
 import { createAgentsClient } from './agents';
 import { createApp, isHotPathRequest } from './app';
 import { createDocumentsClient } from './documents';
+import { requestStateKey } from './mcp';
 import { GATEWAY_REDIS_OPTIONS } from './redis';
 import { createRouteClassifier } from './routing';
 import type { TenantLimitTable } from './tenant-limits';
@@ -152,6 +153,10 @@ async function main(): Promise<void> {
       enabled: config.mcpEnabled,
       allowedHosts: config.mcpAllowedHosts,
       allowedOrigins: config.mcpAllowedOrigins,
+      stateKey: requestStateKey({
+        secret: config.mcpStateSecret,
+        internalToken: config.internalToken,
+      }),
     },
     tenantLimits: config.limitsEnabled
       ? {

@@ -1,5 +1,7 @@
 import type { RunFile, RunFileStore } from '@fleet/a2a';
 import type { HttpLogger } from '@fleet/http';
+import type { ChatCompletionsOptions } from '../chat/chat-completions-route';
+import type { TenantLimiter } from '../tenant-limits';
 import type { SessionStore } from '@fleet/sessions';
 import { FleetError, ServiceUnavailableError } from '@fleet/errors';
 import {
@@ -16,6 +18,9 @@ import {
   type DocumentsClient,
 } from '../documents';
 import { toSessionSummary, toSessionView } from '../sessions/session-views';
+import type { ApprovalStateCodec } from './approval-state';
+import { registerAskTool, type AskCaller } from './ask-tool';
+import type { LegacyExchanges } from './legacy-exchanges';
 import { runTool } from './tool-results';
 import {
   documentListOutputSchema,
@@ -37,6 +42,17 @@ export interface FleetMcpDependencies {
   logger: HttpLogger;
   /** The server's version in `serverInfo`. @default '0.1.0' */
   version?: string;
+  /**
+   * The chat completions route's options, which `ask` runs questions with. Undefined: `ask` answers
+   * a 503 tool error.
+   */
+  route?: ChatCompletionsOptions | undefined;
+  /** Signs the `requestState` of approvals asked over 2026-07-28 (`GATEWAY_MCP_STATE_SECRET`). */
+  stateCodec: ApprovalStateCodec;
+  /** The 2025-11-25 connections' capabilities, elicitation answers and cancels. */
+  legacy: LegacyExchanges;
+  /** The tenants' limits, which `ask`'s new runs hold a run slot of. Undefined: none. */
+  limiter?: TenantLimiter | undefined;
 }
 
 /** Every tool here reads the tenant's own data and changes nothing. */
@@ -82,7 +98,8 @@ async function recentFiles(sessions: SessionStore, tenant: string): Promise<RunF
  * afresh for every request by `createMcpHandler`, so each instance sees only the tenant whose API
  * key authenticated the request.
  *
- * Tools (all read-only, with `outputSchema` and `structuredContent`, the JSON also as text):
+ * Tools (with `outputSchema` and `structuredContent`, the JSON also as text): `ask` (a run of the
+ * fleet, approvals asked of the client; see `registerAskTool`), and, read-only,
  * `search_documents` (the hybrid search of `POST /v1/documents/search`), `list_documents`
  * (`GET /v1/documents`), `list_sessions` and `get_session` (`GET /v1/sessions[/{id}]`). A failure
  * (another tenant's or an unknown session, the RAG agent unreachable) is a tool result with
@@ -93,15 +110,16 @@ async function recentFiles(sessions: SessionStore, tenant: string): Promise<RunF
  * {@link MAX_LISTED_FILES}).
  *
  * @example
- * const handler = createMcpHandler(({ authInfo }) => createFleetMcpServer(tenantOf(authInfo), deps));
+ * const handler = createMcpHandler(({ era, authInfo }) => createFleetMcpServer({ tenant: tenantOf(authInfo), era }, deps));
  */
-export function createFleetMcpServer(tenant: string, deps: FleetMcpDependencies): McpServer {
+export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependencies): McpServer {
   const { documents, sessions, files, logger } = deps;
+  const { tenant } = caller;
   const server = new McpServer(
     { name: 'a2a-fleet', title: 'A2A Fleet', version: deps.version ?? '0.1.0' },
     {
       instructions:
-        "The A2A Fleet's read-only view of your tenant: search and list your uploaded documents, read your orchestrated sessions and their files.",
+        'The A2A Fleet for your tenant: ask the fleet (orchestrated runs; approvals are asked of you), search and list your uploaded documents, read your orchestrated sessions and their files.',
     },
   );
 
@@ -173,6 +191,19 @@ export function createFleetMcpServer(tenant: string, deps: FleetMcpDependencies)
     },
     async ({ session_id: sessionId }) =>
       runTool(async () => toSessionView(await sessions.getForTenant(sessionId, tenant)), logger),
+  );
+
+  registerAskTool(
+    server,
+    {
+      route: deps.route,
+      sessions,
+      logger,
+      stateCodec: deps.stateCodec,
+      legacy: deps.legacy,
+      limiter: deps.limiter,
+    },
+    caller,
   );
 
   server.registerResource(

@@ -1,4 +1,4 @@
-/** The fleet as an MCP server at `/mcp`: document search and lists, sessions, run files as resources. */
+/** The fleet as an MCP server at `/mcp`: asking the fleet, document search and lists, sessions, run files as resources. */
 export {
   createFleetMcpServer,
   FILE_URI_TEMPLATE,
@@ -10,3 +10,16 @@ export { MCP_AUTH_CHALLENGE, MCP_BODY_LIMIT, mcpRouter } from './mcp-router';
 export type { McpRouterOptions } from './mcp-router';
 export { checkMcpRequestSource, LOOPBACK_HOSTS } from './request-guards';
 export type { McpAllowList } from './request-guards';
+export {
+  argumentsDigest,
+  createApprovalStateCodec,
+  requestStateKey,
+  MAX_REQUEST_STATE_CHARS,
+} from './approval-state';
+export type { ApprovalState, ApprovalStateCodec } from './approval-state';
+export { APPROVAL_INPUT_KEY, registerAskTool } from './ask-tool';
+export type { AskCaller, AskToolDependencies } from './ask-tool';
+export { askInputSchema, askOutputSchema, MAX_QUESTION_CHARS } from './ask-schemas';
+export type { AskInput, AskOutput, AskState } from './ask-schemas';
+export { createLegacyExchanges } from './legacy-exchanges';
+export type { LegacyExchanges } from './legacy-exchanges';

@@ -6,7 +6,13 @@ import { FleetError, UnauthenticatedError } from '@fleet/errors';
 import { assertHeadersSentOnce, readBody } from '@fleet/http';
 import { authenticateRequest, SINGLE_HEADERS, type ApiKeyRing } from '../auth';
 import type { TenantLimiter } from '../tenant-limits';
+import {
+  createApprovalStateCodec,
+  requestStateKey,
+  type ApprovalStateCodec,
+} from './approval-state';
 import { createFleetMcpServer, type FleetMcpDependencies } from './fleet-mcp-server';
+import { createLegacyExchanges } from './legacy-exchanges';
 import { checkMcpRequestSource, type McpAllowList } from './request-guards';
 
 /** The largest `/mcp` request body: a JSON-RPC request here is a few KiB. */
@@ -16,7 +22,12 @@ export const MCP_BODY_LIMIT = 1024 * 1024;
 export const MCP_AUTH_CHALLENGE = 'Bearer realm="fleet", error="invalid_token"';
 
 /** What `/mcp` needs. */
-export interface McpRouterOptions extends FleetMcpDependencies {
+export interface McpRouterOptions extends Omit<FleetMcpDependencies, 'stateCodec' | 'legacy'> {
+  /**
+   * Signs the `requestState` of approvals asked over 2026-07-28. @default a codec with a key of
+   * this process ({@link requestStateKey} without a secret)
+   */
+  stateCodec?: ApprovalStateCodec | undefined;
   keyRing: ApiKeyRing;
   /** Per-tenant request limits (counted in the `api` bucket); undefined: nothing is limited. */
   limiter: TenantLimiter | undefined;
@@ -32,6 +43,24 @@ function tenantOf(authInfo: AuthInfo | undefined): string {
   if (typeof tenant !== 'string')
     throw new Error('An /mcp request reached the server unauthenticated.');
   return tenant;
+}
+
+/** The body as JSON, or undefined when it is not. */
+function parseJson(body: Buffer): unknown {
+  if (body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The `initialize` request's client capabilities, when the body is one. */
+function initializeCapabilities(message: unknown): { capabilities: unknown } | undefined {
+  if (message === null || typeof message !== 'object' || Array.isArray(message)) return undefined;
+  const record = message as { method?: unknown; params?: { capabilities?: unknown } };
+  if (record.method !== 'initialize') return undefined;
+  return { capabilities: record.params?.capabilities };
 }
 
 /**
@@ -62,6 +91,12 @@ function withBody(req: IncomingMessage, body: Buffer, auth: AuthInfo): NodeIncom
  * counted with the rest of `/v1`); the body read within `bodyLimit` (413). Errors before the
  * handler are the gateway's JSON error body; JSON-RPC errors after it are the SDK's.
  *
+ * The 2025-11-25 serving is stateless, so the router carries what the SDK's per-request instances
+ * cannot: an `initialize` is answered with an `Mcp-Session-Id` naming the connection (its
+ * capabilities remembered in this process), and a POSTed answer to an elicitation or a
+ * `notifications/cancelled` for an `ask` in flight goes to that call (202) instead of a fresh
+ * instance ({@link createLegacyExchanges}).
+ *
  * @example
  * root.use(mcpRouter({ keyRing, limiter, allow: { hosts: [], origins: [] }, documents, sessions, files, logger }));
  */
@@ -70,10 +105,21 @@ export function mcpRouter({
   limiter,
   allow,
   bodyLimit = MCP_BODY_LIMIT,
-  ...deps
+  stateCodec = createApprovalStateCodec(requestStateKey({})),
+  ...rest
 }: McpRouterOptions): Router {
+  const legacy = createLegacyExchanges();
+  const deps: FleetMcpDependencies = { ...rest, stateCodec, legacy, limiter };
   const handler = createMcpHandler(
-    ({ authInfo }) => createFleetMcpServer(tenantOf(authInfo), deps),
+    ({ era, authInfo, requestInfo }) =>
+      createFleetMcpServer(
+        {
+          tenant: tenantOf(authInfo),
+          era,
+          connectionId: requestInfo?.headers.get('mcp-session-id') ?? undefined,
+        },
+        deps,
+      ),
     {
       maxRequestBodySize: bodyLimit,
       onerror: (error) => deps.logger.warn({ err: error }, 'MCP request failed'),
@@ -102,6 +148,20 @@ export function mcpRouter({
       if (limiter !== undefined) await limiter.admit({ tenant, route: 'api', res });
       const body =
         req.method === 'POST' ? await readBody(req, { limit: bodyLimit }) : Buffer.alloc(0);
+      const message = parseJson(body);
+      const connection = req.headers['mcp-session-id'];
+      const connectionId = typeof connection === 'string' ? connection : undefined;
+      // A 2025-era client's answer to an elicitation, or its cancel, for a call in flight: the
+      // stateless serving would hand it to a fresh server instance that knows nothing of the call.
+      if (legacy.route(tenant, connectionId, message)) {
+        res.status(202).end();
+        return;
+      }
+      const initialize = initializeCapabilities(message);
+      if (initialize !== undefined) {
+        // Names the 2025-era connection, so its later calls find what it declared.
+        res.setHeader('Mcp-Session-Id', legacy.initialized(tenant, initialize.capabilities));
+      }
       // The key itself stays here: the server instance only learns whose request it serves.
       const auth: AuthInfo = { token: 'api-key', clientId: tenant, scopes: [], extra: { tenant } };
       await serve(withBody(req, body, auth), res);

@@ -10,6 +10,7 @@ import type { A2AClient } from '@fleet/a2a/client';
 import type { AgentEvent } from '@fleet/a2a/server';
 import type { SessionStore } from '@fleet/sessions';
 import { storedRunResult } from '../sessions/session-views';
+import { seedSession } from './seed-session';
 import {
   gate,
   progressStatus,
@@ -27,7 +28,10 @@ export const BUSY_REASON = 'is running on another orchestrator replica';
 export interface ScriptedSessionOrchestrator {
   double: OrchestratorDouble;
   client: A2AClient;
-  /** Holds the session's runs before they finish, until the returned function is called. */
+  /**
+   * Holds the session's runs before they finish, until the returned function is called; with
+   * `new:<request text>`, holds that new run before it asks for its approval.
+   */
   hold(sessionId: string): () => void;
   /**
    * Starts a run of the session as a live orchestrator would (`SendMessage`, returnImmediately):
@@ -45,8 +49,16 @@ export interface ScriptedSessionOrchestrator {
    * just before), and answers `runningElsewhere` as the orchestrator does.
    */
   raceOnResume(sessionId: string): void;
+  /**
+   * How many times each session's step `n1` (sending the mail) was carried out: a run that finishes
+   * carries it out once, whatever happens around it.
+   */
+  finished: Map<string, number>;
   close(): Promise<void>;
 }
+
+/** How often a new run looks whether its approval was decided. */
+const DECISION_POLL_MS = 25;
 
 const LIVE_RUN = 'live-run:';
 
@@ -94,6 +106,7 @@ export async function startScriptedSessionOrchestrator(
       { type: 'node-end', nodeId: 'n1', agent: 'mail', state: 'completed', durationMs: 5 },
       sessionId,
     );
+    finished.set(sessionId, (finished.get(sessionId) ?? 0) + 1);
     const { session } = await store.update(sessionId, (draft) => {
       draft.status = 'completed';
       const node = draft.nodes['n1'] ?? { agent: 'mail', state: 'pending', attempts: 0 };
@@ -121,6 +134,65 @@ export async function startScriptedSessionOrchestrator(
   }
 
   const races = new Set<string>();
+  const finished = new Map<string, number>();
+
+  /**
+   * A new run (a question from the gateway): records its session waiting for approval `ap-1`,
+   * reports it, and waits in the run until a person decides it — then finishes as a resumed run
+   * does — or stops on CancelTask.
+   */
+  async function* newRun(
+    context: { taskId: string; signal: AbortSignal },
+    call: { text: string; input: OrchestrateRequest },
+  ): AsyncGenerator<AgentEvent, void, undefined> {
+    const seeded = await seedSession(store, {
+      tenant: call.input.tenant,
+      request: call.text,
+      approvalExpiresInMs: 3_600_000,
+      taskId: context.taskId,
+    });
+    const sessionId = seeded.id;
+    const lease = await store.acquireRunner(sessionId, `orchestrator:${context.taskId}`);
+    try {
+      yield progressStatus(`Planning: ${call.text}`, { type: 'run-start', sessionId }, sessionId);
+      const aborted = new Promise<void>((resolve) =>
+        context.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
+      await Promise.race([heldRun(`new:${call.text}`), aborted]);
+      const approval = seeded.approvals['ap-1'] ?? (await store.get(sessionId))?.approvals['ap-1'];
+      yield progressStatus(
+        'Waiting for approval: Send the report to bob@example.com',
+        {
+          type: 'approval-required',
+          approvalId: 'ap-1',
+          kind: 'node',
+          nodeId: 'n1',
+          agent: 'mail',
+          action: 'send-mail',
+          summary: 'Send the report to bob@example.com',
+          preview: 'To: bob@example.com\nSubject: Report',
+          risk: 'high',
+          expiresAt: approval?.expiresAt ?? '2099-01-01T00:00:00.000Z',
+        },
+        sessionId,
+      );
+      for (;;) {
+        if (context.signal.aborted) {
+          await store.update(sessionId, (draft) => {
+            draft.status = 'canceled';
+            draft.error = 'Canceled by the orchestrator.';
+          });
+          return;
+        }
+        const current = await store.get(sessionId);
+        if (current?.approvals['ap-1']?.status !== 'pending') break;
+        await new Promise((resolve) => setTimeout(resolve, DECISION_POLL_MS));
+      }
+      yield* finishRun(sessionId);
+    } finally {
+      await lease?.release();
+    }
+  }
 
   async function send(text: string): Promise<string> {
     const input: OrchestrateRequest = { tenant: 'acme', history: [], planApproval: 'none' };
@@ -148,6 +220,10 @@ export async function startScriptedSessionOrchestrator(
   const double = await startOrchestratorDouble(async function* execute(context, call) {
     const live = call.text.startsWith(LIVE_RUN);
     const sessionId = live ? call.text.slice(LIVE_RUN.length) : call.input?.resumeSessionId;
+    if (sessionId === undefined && call.input !== undefined) {
+      yield* newRun(context, { text: call.text, input: call.input });
+      return;
+    }
     if (sessionId === undefined) {
       yield { type: 'status', state: 'TASK_STATE_FAILED', message: 'not a session request' };
       return;
@@ -252,6 +328,7 @@ export async function startScriptedSessionOrchestrator(
     raceOnResume(sessionId) {
       races.add(sessionId);
     },
+    finished,
     close: () => double.close(),
   };
 }

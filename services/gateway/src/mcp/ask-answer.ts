@@ -1,0 +1,112 @@
+import type { Session } from '@fleet/sessions';
+import { approvalView, consoleLink, type ApprovalEvent } from './approval-form';
+import type { AskOutput, AskState, AskStep } from './ask-schemas';
+
+/** The steps as the session records them. */
+export function sessionSteps(session: Session | undefined): AskStep[] {
+  if (session === undefined) return [];
+  return Object.entries(session.nodes).map(([id, node]) => ({
+    id,
+    agent: node.agent,
+    state: node.state,
+    ...(node.summary === undefined ? {} : { summary: node.summary }),
+    ...(node.error === undefined ? {} : { error: node.error }),
+  }));
+}
+
+/** What one followed run produced. */
+export interface Followed {
+  answer: string;
+  result: Record<string, unknown> | undefined;
+  lines: string[];
+  sessionId: string | undefined;
+  error: string | undefined;
+  /** The approval the run stopped at (the caller stopped following it). */
+  waiting: ApprovalEvent | undefined;
+  /** A question or a review the run stopped at (not asked over MCP). */
+  paused: { state: 'waiting_input' | 'waiting_review'; what: string } | undefined;
+}
+
+/** A run of which nothing was read yet. */
+export const NOTHING_FOLLOWED: Readonly<Followed> = {
+  answer: '',
+  result: undefined,
+  lines: [],
+  sessionId: undefined,
+  error: undefined,
+  waiting: undefined,
+  paused: undefined,
+};
+
+/** What a question or a review the run waits for asks of the caller. */
+export function pausedFor(
+  fleet: Record<string, unknown> | undefined,
+  sessionId: string,
+): Followed['paused'] {
+  const type = fleet?.['type'];
+  if (type === 'input-required') {
+    const question = typeof fleet?.['question'] === 'string' ? fleet['question'] : 'a question';
+    return {
+      state: 'waiting_input',
+      what: `An agent asks: ${question}\nAnswer it by calling ask again with session_id "${sessionId}" and your answer as question.`,
+    };
+  }
+  if (type === 'review-required') {
+    return {
+      state: 'waiting_review',
+      what: `The answer waits for a person's review: review it with POST /v1/sessions/${sessionId}/review or in the console at ${consoleLink(sessionId)}, then call ask again with session_id "${sessionId}" to follow the run.`,
+    };
+  }
+  return undefined;
+}
+
+/** The answer of an `ask`: what was followed, and the session as it stands now. */
+export function askOutput(followed: Followed, session: Session | undefined): AskOutput {
+  const result = followed.result as
+    | {
+        citations?: AskOutput['citations'];
+        state?: AskState;
+        usage?: {
+          promptTokens: number;
+          completionTokens: number;
+          totalTokens: number;
+          complete: boolean;
+        };
+      }
+    | undefined;
+  let state: AskState;
+  if (followed.waiting !== undefined) state = 'waiting_approval';
+  else if (followed.paused !== undefined) state = followed.paused.state;
+  else if (followed.error !== undefined) {
+    state = session?.status === 'canceled' ? 'canceled' : 'failed';
+  } else if (result?.state !== undefined) state = result.state;
+  else if (session !== undefined && session.status !== 'running') {
+    state = session.status === 'waiting_approval' ? 'waiting_approval' : session.status;
+  } else state = 'completed';
+  const usage = result?.usage;
+  return {
+    answer: followed.answer || (session?.result?.text ?? ''),
+    citations: result?.citations ?? session?.result?.citations ?? [],
+    steps: sessionSteps(session),
+    ...(usage === undefined
+      ? {}
+      : {
+          usage: {
+            promptTokens: usage.promptTokens,
+            completionTokens: usage.completionTokens,
+            totalTokens: usage.totalTokens,
+            complete: usage.complete,
+          },
+        }),
+    ...(followed.sessionId === undefined
+      ? {}
+      : { session_id: followed.sessionId, console: consoleLink(followed.sessionId) }),
+    state,
+    progress: followed.lines,
+    ...(followed.waiting === undefined || followed.sessionId === undefined
+      ? {}
+      : { approval: approvalView(followed.waiting, followed.sessionId) }),
+    ...(followed.paused === undefined ? {} : { waiting: followed.paused.what }),
+    ...(followed.error === undefined ? {} : { error: followed.error }),
+  };
+}
