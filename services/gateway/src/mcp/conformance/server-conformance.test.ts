@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -100,6 +100,8 @@ describe('the MCP conformance suite, server scenarios, against /mcp', () => {
   });
 
   it('passes every scenario but the listed fixture ones, DNS-rebinding protection included', async () => {
+    // The preload is @fleet/mcp's build output (`tsc -b`, which `pnpm test` runs first).
+    expect(existsSync(NODE20_SHIM)).toBe(true);
     const outputDir = mkdtempSync(join(tmpdir(), 'fleet-mcp-server-conformance-'));
     const { code, output } = await runSuite(`${proxy.url}/mcp`, outputDir);
     // Exit 0: no failure outside the list and no listed scenario passing (the output says which).
