@@ -12,6 +12,7 @@ import {
 import { HNSW_INDEX_OPTIONS } from '@fleet/rag-agent/store';
 import { formatFilesBench, runFilesBench } from './files-bench';
 import { formatMcpBench, runMcpBench } from './mcp-bench';
+import { formatMcpServerBench, runMcpServerBench } from './mcp-server-bench';
 import { formatRagBench, runRagBench, type RagBenchOptions } from './rag-bench';
 import { formatTenantsBench, runTenantsBench, type TenantsBenchOptions } from './tenants-bench';
 import { formatTtftBench, runTtftBench, type TtftBenchOptions } from './ttft-bench';
@@ -42,6 +43,10 @@ Benchmarks:
   mcp            One MCP tool call (server-everything's echo over stdio) straight from the
                  official SDK's client and the same call as an A2A task of the tools agent,
                  interleaved in one run: what the tools agent adds at p50 (goal ≤ 2 ms).
+  mcp-server     The fleet as an MCP server: the search_documents tool at /mcp (the v2 SDK
+                 client, connected once) against POST /v1/documents/search, the same query,
+                 interleaved, one real gateway and RAG agent with the demo corpus: p50, p95 and
+                 the ratio of the medians (goal ≤ 1.2×).
   files          A 1 MB PNG from the real code agent (bubblewrap) to the client: the same run
                  with and without writing it (what the file adds), and the stored PNG read
                  through the gateway's Files API against straight from PostgreSQL, interleaved.
@@ -106,6 +111,12 @@ Options (mcp):
   --quick           50 rounds
   --tools-agent-node-args="A B"  extra node arguments for the tools agent process
                     (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
+
+Options (mcp-server):
+  --rounds N        interleaved rounds, one search each way per round       (default 300)
+  --database-url U  a PostgreSQL server with pgvector (default: DATABASE_URL, else an embedded
+                    PGlite the bench serves over the wire protocol)
+  --quick           50 rounds
 
 Options (files):
   --rounds N        interleaved rounds (two runs, then the reads)           (default 20)
@@ -185,7 +196,17 @@ async function main(): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return values.help ? 0 : 2;
   }
-  if (!['files', 'gateway', 'mcp', 'orchestration', 'rag', 'tenants', 'ttft'].includes(benchmark)) {
+  const benchmarks = [
+    'files',
+    'gateway',
+    'mcp',
+    'mcp-server',
+    'orchestration',
+    'rag',
+    'tenants',
+    'ttft',
+  ];
+  if (!benchmarks.includes(benchmark)) {
     process.stderr.write(`Unknown benchmark '${benchmark}'.\n\n${HELP}\n`);
     return 2;
   }
@@ -222,6 +243,18 @@ async function main(): Promise<number> {
     });
     process.stdout.write(
       values.json ? `${JSON.stringify(result, null, 2)}\n` : `\n${formatMcpBench(result)}\n`,
+    );
+    return 0;
+  }
+  if (benchmark === 'mcp-server') {
+    const result = await runMcpServerBench({
+      root: path.resolve(__dirname, '../../..'),
+      rounds: number(values.rounds, values.quick ? 50 : 300),
+      redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+      databaseUrl: values['database-url'] ?? (process.env['DATABASE_URL'] || undefined),
+    });
+    process.stdout.write(
+      values.json ? `${JSON.stringify(result, null, 2)}\n` : `\n${formatMcpServerBench(result)}\n`,
     );
     return 0;
   }

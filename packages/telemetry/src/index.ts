@@ -24,6 +24,12 @@ export { DEFAULT_TRACER_NAME, getActiveSpan, getTracer, recordError, withSpan } 
 export type { Span } from '@opentelemetry/api';
 export type { WithSpanOptions } from './with-span';
 export {
+  MAX_TRACEPARENT_LENGTH,
+  MAX_TRACESTATE_LENGTH,
+  remoteParentContext,
+} from './remote-parent';
+export type { TraceContextCarrier } from './remote-parent';
+export {
   setLlmAttributes,
   setRetrievalDocuments,
   setSessionAttributes,

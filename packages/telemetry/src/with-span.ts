@@ -1,4 +1,13 @@
-import { type Attributes, type Span, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Link,
+  type Span,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
 import { Attributes as Keys, type SpanKind } from './semantic-conventions';
 import { setSpanInput } from './span-attributes';
 
@@ -40,10 +49,17 @@ export interface WithSpanOptions {
   tracer?: Tracer | undefined;
   /** Cap on the serialised input, in characters. @default 32768 (or `startTelemetry`'s setting) */
   maxValueLength?: number | undefined;
+  /**
+   * The context to start the span in, e.g. a caller's trace ({@link remoteParentContext}).
+   * @default the active one
+   */
+  parent?: Context | undefined;
+  /** Spans this one is linked to (another trace's span it relates to). */
+  links?: Link[] | undefined;
 }
 
 /**
- * Runs `fn` inside a new active span (a child of the active one), so HTTP and A2A calls made by
+ * Runs `fn` inside a new active span (a child of the active one, or of `parent`), so HTTP and A2A calls made by
  * `fn` join the same trace. Sets `openinference.span.kind` and the input; when `fn` throws, records
  * the exception, marks the span ERROR and rethrows; always ends the span. Input is serialised only
  * when the span is recording, so with tracing off the call costs almost nothing.
@@ -62,10 +78,20 @@ export function withSpan<T>(
   options: WithSpanOptions,
   fn: (span: Span) => Promise<T> | T,
 ): Promise<T> {
-  const { name, kind, input, attributes, tracer = getTracer(), maxValueLength } = options;
+  const {
+    name,
+    kind,
+    input,
+    attributes,
+    tracer = getTracer(),
+    maxValueLength,
+    parent = context.active(),
+    links,
+  } = options;
   return tracer.startActiveSpan(
     name,
-    { attributes: { ...attributes, [Keys.SPAN_KIND]: kind } },
+    { attributes: { ...attributes, [Keys.SPAN_KIND]: kind }, ...(links && { links }) },
+    parent,
     async function runInSpan(span): Promise<T> {
       try {
         if (input !== undefined) {

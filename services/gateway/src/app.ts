@@ -30,7 +30,7 @@ import { consoleRouter } from './console';
 import { documentsRouter, type DocumentsClient } from './documents';
 import { createEmbeddingsHandler } from './embeddings';
 import { filesRouter, type AttachmentLimits } from './files';
-import { createApprovalStateCodec, mcpRouter, requestStateKey } from './mcp';
+import { createApprovalStateCodec, mcpRouter, requestStateKey, type McpRouterOptions } from './mcp';
 import { memoryRouter } from './memory';
 import { modelsRoute } from './models';
 import { createRedisGate } from './redis';
@@ -121,8 +121,9 @@ export interface AppDependencies {
   /**
    * The fleet as an MCP server at `/mcp` (docs/mcp.md): `enabled: false` serves nothing there
    * (`GATEWAY_MCP_ENABLED`); hosts and origins allowed beside the loopback ones
-   * (`GATEWAY_MCP_ALLOWED_HOSTS`, `GATEWAY_MCP_ALLOWED_ORIGINS`).
-   * @default served, loopback hosts and origins only
+   * (`GATEWAY_MCP_ALLOWED_HOSTS`, `GATEWAY_MCP_ALLOWED_ORIGINS`); the tracer of its `tools/call`
+   * spans (tests).
+   * @default served, loopback hosts and origins only, the global tracer
    */
   mcp?: {
     enabled?: boolean;
@@ -133,6 +134,7 @@ export interface AppDependencies {
      * else derived from FLEET_INTERNAL_TOKEN). @default a random key of this process
      */
     stateKey?: Buffer;
+    tracer?: McpRouterOptions['tracer'];
   };
   /**
    * Per-tenant limits shared by every replica through this Redis (docs/limits.md): requests per
@@ -364,6 +366,7 @@ export function createApp({
             keyRing,
             limiter,
             allow: { hosts: mcp.allowedHosts ?? [], origins: mcp.allowedOrigins ?? [] },
+            tracer: mcp.tracer,
             documents,
             sessions,
             files,

@@ -4,6 +4,7 @@ import { toNodeHandler, type NodeIncomingMessageLike } from '@modelcontextprotoc
 import { createMcpHandler, type AuthInfo } from '@modelcontextprotocol/server';
 import { FleetError, UnauthenticatedError } from '@fleet/errors';
 import { assertHeadersSentOnce, readBody } from '@fleet/http';
+import type { WithSpanOptions } from '@fleet/telemetry';
 import { authenticateRequest, SINGLE_HEADERS, type ApiKeyRing } from '../auth';
 import type { TenantLimiter } from '../tenant-limits';
 import {
@@ -14,6 +15,7 @@ import {
 import { createFleetMcpServer, type FleetMcpDependencies } from './fleet-mcp-server';
 import { createLegacyExchanges } from './legacy-exchanges';
 import { checkMcpRequestSource, type McpAllowList } from './request-guards';
+import { readToolCall, traceToolCall } from './tool-call-trace';
 
 /** The largest `/mcp` request body: a JSON-RPC request here is a few KiB. */
 export const MCP_BODY_LIMIT = 1024 * 1024;
@@ -35,6 +37,8 @@ export interface McpRouterOptions extends Omit<FleetMcpDependencies, 'stateCodec
   allow: McpAllowList;
   /** Largest request body. @default {@link MCP_BODY_LIMIT} */
   bodyLimit?: number;
+  /** The tracer of the `tools/call` spans. @default the global one */
+  tracer?: WithSpanOptions['tracer'];
 }
 
 /** The tenant {@link mcpRouter} put in the `authInfo` it hands the MCP handler. */
@@ -89,7 +93,9 @@ function withBody(req: IncomingMessage, body: Buffer, auth: AuthInfo): NodeIncom
  * protection); the API key as a bearer token, the same keys and tenants as `/v1` (401 with
  * `WWW-Authenticate: Bearer realm="fleet", error="invalid_token"`); the tenant's request limit (429,
  * counted with the rest of `/v1`); the body read within `bodyLimit` (413). Errors before the
- * handler are the gateway's JSON error body; JSON-RPC errors after it are the SDK's.
+ * handler are the gateway's JSON error body; JSON-RPC errors after it are the SDK's. A
+ * `tools/call` runs inside its own `TOOL` span, which continues the caller's trace when the
+ * request's `params._meta` carries a `traceparent` ({@link traceToolCall}).
  *
  * The 2025-11-25 serving is stateless, so the router carries what the SDK's per-request instances
  * cannot: an `initialize` is answered with an `Mcp-Session-Id` naming the connection (its
@@ -106,6 +112,7 @@ export function mcpRouter({
   allow,
   bodyLimit = MCP_BODY_LIMIT,
   stateCodec = createApprovalStateCodec(requestStateKey({})),
+  tracer,
   ...rest
 }: McpRouterOptions): Router {
   const legacy = createLegacyExchanges();
@@ -164,7 +171,11 @@ export function mcpRouter({
       }
       // The key itself stays here: the server instance only learns whose request it serves.
       const auth: AuthInfo = { token: 'api-key', clientId: tenant, scopes: [], extra: { tenant } };
-      await serve(withBody(req, body, auth), res);
+      const request = withBody(req, body, auth);
+      // A tool call gets its own span, continuing the caller's trace when `_meta` carries one.
+      const call = readToolCall(body);
+      if (call === undefined) await serve(request, res);
+      else await traceToolCall({ req, call, tenant, tracer }, () => serve(request, res));
     } catch (error) {
       if (res.headersSent) {
         if (!FleetError.isInstance(error)) deps.logger.error({ err: error }, 'MCP response failed');
