@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { buildGateway, OTHER_KEY, TEST_KEY, type TestGateway } from '../test-support/build-gateway';
 import {
-  RAG_DOUBLE_TOKEN,
+  documentsClientOf,
   startRagAgentDouble,
   type RagAgentDouble,
 } from '../test-support/rag-agent-double';
-import { createDocumentsClient } from './documents-client';
 
 interface SearchBody {
   object: string;
@@ -37,12 +36,7 @@ describe('POST /v1/documents/search', () => {
     gateway = await buildGateway({
       upstream: 'offline',
       overrides: {
-        documents: createDocumentsClient({
-          client: agent.client,
-          agentUrl: agent.url,
-          contentUrl: agent.url,
-          token: RAG_DOUBLE_TOKEN,
-        }),
+        documents: documentsClientOf(agent),
       },
     });
     const upload = (key: string, name: string, text: string) =>

@@ -20,6 +20,7 @@ import {
 } from '../test-support/build-gateway';
 import {
   RAG_DOUBLE_TOKEN,
+  documentsClientOf,
   startRagAgentDouble,
   type RagAgentDouble,
 } from '../test-support/rag-agent-double';
@@ -84,12 +85,7 @@ describe('the fleet as an MCP server (/mcp)', () => {
     gateway = await buildGateway({
       upstream: 'offline',
       overrides: {
-        documents: createDocumentsClient({
-          client: agent.client,
-          agentUrl: agent.url,
-          contentUrl: agent.url,
-          token: RAG_DOUBLE_TOKEN,
-        }),
+        documents: documentsClientOf(agent),
         files,
       },
     });

@@ -14,10 +14,9 @@ import {
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
 import { createRequestTracer } from '@fleet/telemetry';
-import { createDocumentsClient } from '../documents';
 import { buildGateway, TEST_KEY, type TestGateway } from '../test-support/build-gateway';
 import {
-  RAG_DOUBLE_TOKEN,
+  documentsClientOf,
   startRagAgentDouble,
   type RagAgentDouble,
 } from '../test-support/rag-agent-double';
@@ -50,12 +49,7 @@ describe('tools/call spans on /mcp', () => {
     gateway = await buildGateway({
       upstream: 'offline',
       overrides: {
-        documents: createDocumentsClient({
-          client: agent.client,
-          agentUrl: agent.url,
-          contentUrl: agent.url,
-          token: RAG_DOUBLE_TOKEN,
-        }),
+        documents: documentsClientOf(agent),
         mcp: { tracer },
       },
     });

@@ -24,6 +24,7 @@ import {
 } from '@fleet/a2a/server';
 import { a2aRouter } from '@fleet/a2a/server/express';
 import { errorMiddleware, readJsonBody, requireBearerToken } from '@fleet/http';
+import { createDocumentsClient, type DocumentsClient } from '../documents/documents-client';
 import {
   NotFoundError,
   toErrorBody,
@@ -62,6 +63,22 @@ export interface RagAgentDouble {
   /** Fails the next list or delete with this error (its error body in the status message). */
   failNextWith: FleetError | undefined;
   close(): Promise<void>;
+}
+
+/**
+ * The gateway's documents client for the double, byte and search routes included (the way
+ * `main.ts` builds it for the real agent).
+ *
+ * @example
+ * const gateway = await buildGateway({ overrides: { documents: documentsClientOf(agent) } });
+ */
+export function documentsClientOf(double: RagAgentDouble): DocumentsClient {
+  return createDocumentsClient({
+    client: double.client,
+    agentUrl: double.url,
+    contentUrl: double.url,
+    token: RAG_DOUBLE_TOKEN,
+  });
 }
 
 const DOC_TYPES: Record<string, DocumentInfo['docType']> = {

@@ -3,11 +3,10 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createDocumentsClient } from '../../documents';
 import { startBearerProxy, type BearerProxy } from '../../test-support/bearer-proxy';
 import { buildGateway, TEST_KEY, type TestGateway } from '../../test-support/build-gateway';
 import {
-  RAG_DOUBLE_TOKEN,
+  documentsClientOf,
   startRagAgentDouble,
   type RagAgentDouble,
 } from '../../test-support/rag-agent-double';
@@ -80,12 +79,7 @@ describe('the MCP conformance suite, server scenarios, against /mcp', () => {
     gateway = await buildGateway({
       upstream: 'offline',
       overrides: {
-        documents: createDocumentsClient({
-          client: agent.client,
-          agentUrl: agent.url,
-          contentUrl: agent.url,
-          token: RAG_DOUBLE_TOKEN,
-        }),
+        documents: documentsClientOf(agent),
       },
     });
     served = await serve(gateway.app);
