@@ -1,9 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedServer, type EmbeddedServer } from '@fleet/rag-agent/store';
-import { startService, type RunningService } from '@fleet/testing';
+import { benchMachine, startBenchServices, type BenchServices } from './bench-services';
 import { createProgress } from './progress';
 import { formatMs, percentile } from './stats';
 
@@ -145,31 +141,18 @@ function quantiles(samples: readonly number[]): Quantiles {
  * of the two reads.
  */
 export async function runFilesBench(options: FilesBenchOptions): Promise<FilesBenchResult> {
-  const stoppers: (() => Promise<unknown>)[] = [];
-  let dataDir: string | undefined;
-  let embedded: EmbeddedServer | undefined;
+  let services: BenchServices | undefined;
   let pool: pg.Pool | undefined;
   try {
-    let databaseUrl = options.databaseUrl;
-    let database = 'PostgreSQL server (DATABASE_URL)';
-    if (databaseUrl === undefined) {
-      dataDir = await mkdtemp(path.join(os.tmpdir(), 'fleet-bench-files-'));
-      embedded = await startEmbeddedServer({ dataDir, maxConnections: 4 });
-      databaseUrl = `postgres://postgres@${embedded.host}:${embedded.port}/postgres`;
-      database = 'embedded PGlite served over the wire protocol';
-    }
-    const shared = {
-      FLEET_INTERNAL_TOKEN: TOKEN,
-      REDIS_URL: options.redisUrl,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-    };
-    const start = async (name: string, env: Record<string, string>): Promise<RunningService> => {
-      const service = await startService({ root: options.root, name, env: { ...shared, ...env } });
-      stoppers.push(() => service.stop());
-      return service;
-    };
-    const rag = await start('rag-agent', { DATABASE_URL: databaseUrl });
+    services = await startBenchServices({
+      root: options.root,
+      redisUrl: options.redisUrl,
+      token: TOKEN,
+      databaseUrl: options.databaseUrl,
+      tempPrefix: 'fleet-bench-files-',
+    });
+    const { start, database } = services;
+    const rag = await start('rag-agent', { DATABASE_URL: services.databaseUrl });
     const code = await start('code-agent', {
       CODE_AGENT_ALLOW_UNAPPROVED: 'true',
       CODE_AGENT_TIMEOUT_MS: '30000',
@@ -185,7 +168,7 @@ export async function runFilesBench(options: FilesBenchOptions): Promise<FilesBe
       GATEWAY_API_KEYS: `${KEY}:${TENANT}`,
       GATEWAY_LIMITS: 'false',
     });
-    pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
+    pool = new pg.Pool({ connectionString: services.databaseUrl, max: 1 });
 
     for (let round = 0; round < WARMUP_ROUNDS; round += 1) {
       await timeRun(gateway.url, true);
@@ -224,7 +207,7 @@ export async function runFilesBench(options: FilesBenchOptions): Promise<FilesBe
     const gatewayReads = quantiles(throughGateway);
     const directReads = quantiles(direct);
     return {
-      machine: machine(),
+      machine: benchMachine(),
       database,
       rounds: options.rounds,
       pngBytes,
@@ -237,15 +220,8 @@ export async function runFilesBench(options: FilesBenchOptions): Promise<FilesBe
     };
   } finally {
     await pool?.end().catch(() => undefined);
-    for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
-    await embedded?.stop().catch(() => undefined);
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    await services?.stop();
   }
-}
-
-function machine(): string {
-  const cpus = os.cpus();
-  return `${cpus[0]?.model ?? 'unknown CPU'} × ${cpus.length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
 
 /** The result as a table for people. */

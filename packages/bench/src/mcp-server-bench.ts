@@ -1,9 +1,7 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startEmbeddedServer, type EmbeddedServer } from '@fleet/rag-agent/store';
-import { startService, type RunningService } from '@fleet/testing';
+import { benchMachine, startBenchServices, type BenchServices } from './bench-services';
 import { createProgress } from './progress';
 import { formatMs, percentile } from './stats';
 
@@ -166,31 +164,18 @@ function quantiles(samples: readonly number[]): Quantiles {
 export async function runMcpServerBench(
   options: McpServerBenchOptions,
 ): Promise<McpServerBenchResult> {
-  const stoppers: (() => Promise<unknown>)[] = [];
-  let dataDir: string | undefined;
-  let embedded: EmbeddedServer | undefined;
+  let services: BenchServices | undefined;
   let client: Client | undefined;
   try {
-    let databaseUrl = options.databaseUrl;
-    let database = 'PostgreSQL server (DATABASE_URL)';
-    if (databaseUrl === undefined) {
-      dataDir = await mkdtemp(path.join(os.tmpdir(), 'fleet-bench-mcp-server-'));
-      embedded = await startEmbeddedServer({ dataDir, maxConnections: 4 });
-      databaseUrl = `postgres://postgres@${embedded.host}:${embedded.port}/postgres`;
-      database = 'embedded PGlite served over the wire protocol';
-    }
-    const shared = {
-      FLEET_INTERNAL_TOKEN: TOKEN,
-      REDIS_URL: options.redisUrl,
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-    };
-    const start = async (name: string, env: Record<string, string>): Promise<RunningService> => {
-      const service = await startService({ root: options.root, name, env: { ...shared, ...env } });
-      stoppers.push(() => service.stop());
-      return service;
-    };
-    const rag = await start('rag-agent', { DATABASE_URL: databaseUrl });
+    services = await startBenchServices({
+      root: options.root,
+      redisUrl: options.redisUrl,
+      token: TOKEN,
+      databaseUrl: options.databaseUrl,
+      tempPrefix: 'fleet-bench-mcp-server-',
+    });
+    const { start, database } = services;
+    const rag = await start('rag-agent', { DATABASE_URL: services.databaseUrl });
     const gateway = await start('gateway', {
       RAG_AGENT_URL: rag.url,
       GATEWAY_API_KEYS: `${KEY}:${TENANT}`,
@@ -252,7 +237,7 @@ export async function runMcpServerBench(
     const overRawMcp = quantiles(samples.rawMcp);
     const overRest = quantiles(samples.rest);
     return {
-      machine: machine(),
+      machine: benchMachine(),
       database,
       rounds: options.rounds,
       documents,
@@ -265,15 +250,8 @@ export async function runMcpServerBench(
     };
   } finally {
     await client?.close().catch(() => undefined);
-    for (const stop of stoppers.reverse()) await stop().catch(() => undefined);
-    await embedded?.stop().catch(() => undefined);
-    if (dataDir !== undefined) await rm(dataDir, { recursive: true, force: true });
+    await services?.stop();
   }
-}
-
-function machine(): string {
-  const cpus = os.cpus();
-  return `${cpus[0]?.model ?? 'unknown CPU'} × ${cpus.length}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
 
 /** The result as a table for people. */
