@@ -24,6 +24,7 @@ export {
   approvalSchema,
   isActiveStatus,
   isAnswered,
+  latestReview,
   sessionEventSchema,
   syncWaitingStatus,
   sessionNodeSchema,

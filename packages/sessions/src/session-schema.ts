@@ -248,3 +248,17 @@ export function isAnswered(session: Session): boolean {
   );
   return !isFleetFailure(nodes);
 }
+
+/**
+ * The session's latest review of its answer (its approval of kind `review` with the highest round;
+ * of two with the same round, the newer): the one a person decides now, or decided last.
+ */
+export function latestReview(session: Session): Approval | undefined {
+  return Object.values(session.approvals)
+    .filter((approval) => approval.kind === 'review')
+    .sort(
+      (a, b) =>
+        (a.review?.round ?? 0) - (b.review?.round ?? 0) || a.createdAt.localeCompare(b.createdAt),
+    )
+    .at(-1);
+}

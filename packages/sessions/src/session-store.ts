@@ -23,6 +23,7 @@ import { acquireLease, heldLease, type Lease } from './lease';
 import {
   approvalSchema,
   isActiveStatus,
+  latestReview,
   syncWaitingStatus,
   sessionEventSchema,
   sessionSchema,
@@ -1053,10 +1054,7 @@ function pendingCheck(session: Session, id: string, what: 'approval' | 'input'):
  * @throws ConflictError when there is none: never asked, or decided or expired already
  */
 function pendingReview(session: Session): Approval {
-  const reviews = Object.values(session.approvals)
-    .filter((approval) => approval.kind === 'review')
-    .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  const latest = reviews.at(-1);
+  const latest = latestReview(session);
   if (latest === undefined) {
     throw new ConflictError(
       `Session ${session.id} is not waiting for a review: it was not started with one.`,

@@ -15,7 +15,7 @@ import {
   type RunResult,
 } from '@fleet/a2a';
 import { InternalError, NotFoundError } from '@fleet/errors';
-import type { Approval, Session } from '@fleet/sessions';
+import { latestReview, type Approval, type Session } from '@fleet/sessions';
 import type { ExecutionResult } from '../execution';
 import type { AnswerPublisher } from './answer-publisher';
 import { waitForDecision } from './node-approvals';
@@ -531,17 +531,6 @@ async function deliver(
 /** Whether a review was sent back and acted on: the next round is due. */
 function isActedOn(approval: Approval): boolean {
   return approval.deliveredAt !== undefined && approval.status === 'denied';
-}
-
-/** The session's latest review (the highest round). */
-export function latestReview(session: Session): Approval | undefined {
-  return Object.values(session.approvals)
-    .filter((approval) => approval.kind === 'review')
-    .sort(
-      (a, b) =>
-        (a.review?.round ?? 0) - (b.review?.round ?? 0) || a.createdAt.localeCompare(b.createdAt),
-    )
-    .at(-1);
 }
 
 /** A review approval's round. */
