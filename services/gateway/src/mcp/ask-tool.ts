@@ -26,8 +26,13 @@ import {
 } from './approval-form';
 import { askOutput, NOTHING_FOLLOWED, pausedFor, type Followed } from './ask-answer';
 import { startAskRun, type AskRun } from './ask-run';
+import { withCachedJsonSchema } from './cached-json-schema';
 import type { LegacyExchanges } from './legacy-exchanges';
 import { structuredResult, toolError } from './tool-results';
+
+/** `ask`'s schemas, converted to JSON Schema once per process. */
+const ASK_INPUT = withCachedJsonSchema(askInputSchema);
+const ASK_OUTPUT = withCachedJsonSchema(askOutputSchema);
 
 /** `ask` runs the fleet: it changes things, may differ each time, and reaches beyond the fleet. */
 const ASK_ANNOTATIONS: ToolAnnotations = {
@@ -356,8 +361,8 @@ export function registerAskTool(
       title: 'Ask the fleet',
       description:
         "Runs a question or a task through the A2A Fleet: the orchestrator plans steps over the fleet's agents (documents, web, code, mail, tools…) and composes an answer with citations. Actions that need a person's approval are asked of you. Returns the answer, its citations, the steps and their states, token usage and the session id (pass it as session_id to continue or follow the session).",
-      inputSchema: askInputSchema,
-      outputSchema: askOutputSchema,
+      inputSchema: ASK_INPUT,
+      outputSchema: ASK_OUTPUT,
       annotations: ASK_ANNOTATIONS,
     },
     async (args: AskInput, ctx: ServerContext): Promise<CallToolResult> => {

@@ -21,6 +21,7 @@ import { toSessionSummary, toSessionView } from '../sessions/session-views';
 import type { ApprovalStateCodec } from './approval-state';
 import { registerAskTool, type AskCaller } from './ask-tool';
 import type { LegacyExchanges } from './legacy-exchanges';
+import { withCachedJsonSchema } from './cached-json-schema';
 import { runTool } from './tool-results';
 import {
   documentListOutputSchema,
@@ -61,6 +62,18 @@ const READ_ONLY: ToolAnnotations = {
   destructiveHint: false,
   idempotentHint: true,
   openWorldHint: false,
+};
+
+/** The tools' schemas, each converted to JSON Schema once per process (see {@link withCachedJsonSchema}). */
+const SCHEMAS = {
+  searchInput: withCachedJsonSchema(searchDocumentsBodySchema),
+  searchOutput: withCachedJsonSchema(documentSearchViewSchema),
+  listDocumentsInput: withCachedJsonSchema(listDocumentsInputSchema),
+  listDocumentsOutput: withCachedJsonSchema(documentListOutputSchema),
+  listSessionsInput: withCachedJsonSchema(listSessionsInputSchema),
+  listSessionsOutput: withCachedJsonSchema(sessionListOutputSchema),
+  getSessionInput: withCachedJsonSchema(getSessionInputSchema),
+  getSessionOutput: withCachedJsonSchema(sessionViewOutputSchema),
 };
 
 /** Sessions whose files `resources/list` lists, newest first. */
@@ -129,8 +142,8 @@ export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependenci
       title: 'Search documents',
       description:
         "Searches your uploaded documents (policies, handbooks, reports, spreadsheets, notes) with the fleet's hybrid search: vector and full text fused, filters read from the query (document type, file name, dates), optional re-ranking. Returns the best passages, best first, each with its document id, file name, section, page and score.",
-      inputSchema: searchDocumentsBodySchema,
-      outputSchema: documentSearchViewSchema,
+      inputSchema: SCHEMAS.searchInput,
+      outputSchema: SCHEMAS.searchOutput,
       annotations: READ_ONLY,
     },
     async ({ query, limit }, ctx) =>
@@ -146,8 +159,8 @@ export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependenci
       title: 'List documents',
       description:
         'Lists your uploaded documents, newest first: id, file name, type, chunks indexed, description, upload time, and whether the original file is kept.',
-      inputSchema: listDocumentsInputSchema,
-      outputSchema: documentListOutputSchema,
+      inputSchema: SCHEMAS.listDocumentsInput,
+      outputSchema: SCHEMAS.listDocumentsOutput,
       annotations: READ_ONLY,
     },
     async (_args, ctx) =>
@@ -168,8 +181,8 @@ export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependenci
       title: 'List sessions',
       description:
         'Lists your orchestrated sessions (runs of the fleet), newest first: id, status, when, the request, and how many approvals, questions or reviews wait for a person.',
-      inputSchema: listSessionsInputSchema,
-      outputSchema: sessionListOutputSchema,
+      inputSchema: SCHEMAS.listSessionsInput,
+      outputSchema: SCHEMAS.listSessionsOutput,
       annotations: READ_ONLY,
     },
     async ({ limit }) =>
@@ -185,8 +198,8 @@ export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependenci
       title: 'Get a session',
       description:
         "One of your sessions in full: the plan, each step's state and result, approvals, questions, reviews, the composed answer with citations, and the run's files (readable as fleet://files/{id} resources).",
-      inputSchema: getSessionInputSchema,
-      outputSchema: sessionViewOutputSchema,
+      inputSchema: SCHEMAS.getSessionInput,
+      outputSchema: SCHEMAS.getSessionOutput,
       annotations: READ_ONLY,
     },
     async ({ session_id: sessionId }) =>

@@ -14,7 +14,7 @@ import {
 } from './approval-state';
 import { createFleetMcpServer, type FleetMcpDependencies } from './fleet-mcp-server';
 import { createLegacyExchanges } from './legacy-exchanges';
-import { checkMcpRequestSource, type McpAllowList } from './request-guards';
+import { applyMcpCors, checkMcpRequestSource, type McpAllowList } from './request-guards';
 import { readToolCall, traceToolCall } from './tool-call-trace';
 
 /** The largest `/mcp` request body: a JSON-RPC request here is a few KiB. */
@@ -142,6 +142,8 @@ export function mcpRouter({
     try {
       res.setHeader('Cache-Control', 'no-store');
       checkMcpRequestSource(req, allow);
+      // A browser client's preflight carries no key: answered here, before authentication.
+      if (applyMcpCors(req, res)) return;
       let tenant: string;
       try {
         assertHeadersSentOnce(req, SINGLE_HEADERS);
@@ -173,9 +175,12 @@ export function mcpRouter({
       const auth: AuthInfo = { token: 'api-key', clientId: tenant, scopes: [], extra: { tenant } };
       const request = withBody(req, body, auth);
       // A tool call gets its own span, continuing the caller's trace when `_meta` carries one.
+      // The JSON already parsed goes along, so the SDK does not clone and read the body again;
+      // a body that is not JSON is replayed as read, for the SDK's own parse error.
+      const handle = () => serve(request, res, message);
       const call = readToolCall(body);
-      if (call === undefined) await serve(request, res);
-      else await traceToolCall({ req, call, tenant, tracer }, () => serve(request, res));
+      if (call === undefined) await handle();
+      else await traceToolCall({ req, call, tenant, tracer }, handle);
     } catch (error) {
       if (res.headersSent) {
         if (!FleetError.isInstance(error)) deps.logger.error({ err: error }, 'MCP response failed');

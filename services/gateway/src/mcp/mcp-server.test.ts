@@ -374,9 +374,42 @@ describe('the fleet as an MCP server (/mcp)', () => {
       expect(noKey.status).toBe(403);
     });
 
-    it('accepts a loopback Origin', async () => {
+    it('accepts a loopback Origin, with CORS headers a browser client can read', async () => {
       const response = await post(gateway.app, INITIALIZE).set('Origin', 'http://localhost:5173');
       expect(response.status).toBe(200);
+      expect(response.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+      expect(response.headers['vary']).toMatch(/Origin/);
+      expect(response.headers['access-control-expose-headers']).toMatch(/Mcp-Session-Id/);
+      expect(response.headers['mcp-session-id']).toEqual(expect.any(String));
+      const noKey = await post(gateway.app, INITIALIZE, null).set(
+        'Origin',
+        'http://localhost:5173',
+      );
+      expect(noKey.status).toBe(401);
+      expect(noKey.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+      expect(noKey.headers['access-control-expose-headers']).toMatch(/WWW-Authenticate/);
+    });
+
+    it("answers a browser's preflight from an allowed origin without a key, and no other's", async () => {
+      const preflight = await request(gateway.app)
+        .options('/mcp')
+        .set('Origin', 'http://127.0.0.1:6274')
+        .set('Access-Control-Request-Method', 'POST')
+        .set('Access-Control-Request-Headers', 'authorization, content-type, mcp-protocol-version');
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers['access-control-allow-origin']).toBe('http://127.0.0.1:6274');
+      expect(preflight.headers['access-control-allow-methods']).toMatch(/POST/);
+      expect(preflight.headers['access-control-allow-headers']).toBe(
+        'authorization, content-type, mcp-protocol-version',
+      );
+      const foreign = await request(gateway.app)
+        .options('/mcp')
+        .set('Origin', 'https://evil.example')
+        .set('Access-Control-Request-Method', 'POST');
+      expect(foreign.status).toBe(403);
+      expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+      const noOrigin = await post(gateway.app, INITIALIZE);
+      expect(noOrigin.headers['access-control-allow-origin']).toBeUndefined();
     });
 
     it('answers 413 for a body over 1 MiB', async () => {

@@ -68,3 +68,45 @@ export function checkMcpRequestSource(req: IncomingMessage, allow: McpAllowList)
     );
   }
 }
+
+/** Headers a browser's script may read from an `/mcp` response. */
+const EXPOSED_HEADERS = 'Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate';
+
+/** Request headers a preflight may ask for when it names none (what MCP clients send). */
+const DEFAULT_ALLOWED_HEADERS =
+  'Authorization, Content-Type, Accept, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name, Last-Event-ID';
+
+/** Longest `Access-Control-Request-Headers` a preflight is answered with. */
+const MAX_REQUESTED_HEADERS = 2000;
+
+/**
+ * CORS for a browser MCP client on an allowed origin ({@link checkMcpRequestSource} has passed):
+ * the origin echoed with `Vary: Origin`, the MCP headers exposed to the page's script. No
+ * credentials mode: the API key rides in `Authorization`, which the page sets itself.
+ *
+ * @returns true when the request was a preflight (`OPTIONS`) and has been answered with 204.
+ */
+export function applyMcpCors(
+  req: IncomingMessage,
+  res: { setHeader(name: string, value: string): unknown; statusCode: number; end(): unknown },
+): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return false;
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Vary', 'Origin');
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  if (req.method !== 'OPTIONS') return false;
+  const requested = req.headers['access-control-request-headers'];
+  const headers =
+    typeof requested === 'string' &&
+    requested.length <= MAX_REQUESTED_HEADERS &&
+    /^[\w\-, ]*$/.test(requested)
+      ? requested
+      : DEFAULT_ALLOWED_HEADERS;
+  res.setHeader('Access-Control-Allow-Methods', 'GET, POST, DELETE, OPTIONS');
+  res.setHeader('Access-Control-Allow-Headers', headers === '' ? DEFAULT_ALLOWED_HEADERS : headers);
+  res.setHeader('Access-Control-Max-Age', '600');
+  res.statusCode = 204;
+  res.end();
+  return true;
+}
