@@ -1,5 +1,5 @@
 /**
- * Issue 16: a fleet started offline after one with an upstream. The RAG store then holds the
+ * A fleet started offline after one with an upstream. The RAG store then holds the
  * upstream's embeddings, which nothing offline can compute; the RAG agent used to stop the boot,
  * and with it `fleet up` stopped all eight services. Now the RAG agent starts degraded (full-text
  * search only, said in its answers and in `/readyz`) and the other seven start as usual.

@@ -1,5 +1,5 @@
 /**
- * Issue 11, faults: the fleet's Redis (a redis-server of this test's own, with an append-only file,
+ * Faults: the fleet's Redis (a redis-server of this test's own, with an append-only file,
  * REDIS_URL of every service) is SIGKILLed and started again on the same port and data. A run
  * waiting for a person ends its client's stream with an error within a bound (never keep-alives
  * alone); meanwhile the session API answers 503 with Retry-After; once Redis is back the approval

@@ -1,5 +1,5 @@
 /**
- * Issue 14, Redis that keeps its data: the fleet's Redis runs as compose and Kubernetes run it — an
+ * Redis that keeps its data: the fleet's Redis runs as compose and Kubernetes run it — an
  * append-only file flushed every second (`appendonly yes`, `appendfsync everysec`), here a
  * redis-server of this test's own on a spare port with its data in a temporary directory. While a
  * run waits for a person, that Redis is restarted on the same port and data: gracefully (SIGTERM,

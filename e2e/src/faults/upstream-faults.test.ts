@@ -1,5 +1,5 @@
 /**
- * Issue 11, faults: the upstream LLM misbehaves under a running fleet (every service's
+ * Faults: the upstream LLM misbehaves under a running fleet (every service's
  * OPENAI_BASE_URL is a scripted server, LLM_TIMEOUT_MS short). Passthrough: an upstream that never
  * answers gets the client a 504 within the time-out; a stream the upstream cuts mid-way reaches the
  * official openai SDK as an error, never a clean end. Orchestration: a planner and composer whose

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the fleet's public and internal HTTP surfaces (issue 11), with
+ * Property-based fuzzing of the fleet's public and internal HTTP surfaces, with
  * fast-check, against the real services as processes (docs/fuzzing.md): the gateway's
  * `POST /v1/chat/completions`, sessions, approvals, inputs and multipart `POST /v1/documents`, and
  * `POST /a2a` on the orchestrator, the planner and every agent. Every generated request is sent

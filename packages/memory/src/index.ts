@@ -1,5 +1,5 @@
 /**
- * Long-term memory per tenant and user (issue 7): facts (name, company, job title, projects) and
+ * Long-term memory per tenant and user: facts (name, company, job title, projects) and
  * preferences (tone, detail level, language) found in users' messages by an LLM extractor or,
  * offline, by rules; merged (newer wins, per key) and stored in Redis.
  */

@@ -221,7 +221,7 @@ async function listTasks(
   params: unknown,
 ): Promise<ListTasksResponse> {
   const query = parseParams(listTasksRequestSchema, params);
-  // An explicit 0 is refused, not read as "unset", as the issue this follows asks (and as the
+  // An explicit 0 is refused, not read as "unset", as the A2A spec asks (and as the
   // SDK does). ProtoJSON leaves out default values, but `page_size` is a proto3 `optional`
   // field, so its presence survives: a peer that means "the default" leaves it out.
   if (query.pageSize !== undefined && (query.pageSize < 1 || query.pageSize > MAX_PAGE_SIZE)) {
