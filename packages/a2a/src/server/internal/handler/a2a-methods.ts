@@ -221,9 +221,9 @@ async function listTasks(
   params: unknown,
 ): Promise<ListTasksResponse> {
   const query = parseParams(listTasksRequestSchema, params);
-  // An explicit 0 is refused, not read as "unset" (as the SDK does: a page of nothing is
-  // never what a caller meant). ProtoJSON leaves out default values, but `page_size` is a proto3 `optional`
-  // field, so its presence survives: a peer that means "the default" leaves it out.
+  // An explicit 0 is refused, not read as "unset" (as the SDK does: a page of nothing is never
+  // what a caller meant). ProtoJSON leaves out default values, but `page_size` is a proto3
+  // `optional` field, so its presence survives: a peer that means "the default" leaves it out.
   if (query.pageSize !== undefined && (query.pageSize < 1 || query.pageSize > MAX_PAGE_SIZE)) {
     throw new InvalidParamsError(
       `pageSize must be between 1 and ${MAX_PAGE_SIZE} (got ${query.pageSize}); leave it out for ${DEFAULT_PAGE_SIZE}.`,
