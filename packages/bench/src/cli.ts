@@ -151,208 +151,203 @@ function splitArgs(value: string | undefined): string[] {
   return (value ?? '').split(' ').filter((arg) => arg !== '');
 }
 
-async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      rounds: { type: 'string' },
-      'per-round': { type: 'string' },
-      concurrency: { type: 'string' },
-      'load-seconds': { type: 'string' },
-      'load-repeats': { type: 'string' },
-      chunks: { type: 'string' },
-      'ttft-rounds': { type: 'string' },
-      'upstream-latency-ms': { type: 'string' },
-      'chunk-delay-ms': { type: 'string' },
-      'agent-latency-ms': { type: 'string' },
-      'skip-ttft': { type: 'boolean', default: false },
-      tracing: { type: 'boolean', default: false },
-      limits: { type: 'string' },
-      'gateway-node-args': { type: 'string' },
-      'orchestrator-node-args': { type: 'string' },
-      'tools-agent-node-args': { type: 'string' },
-      'fixed-cost-runs': { type: 'string' },
-      'fixed-cost-only': { type: 'boolean', default: false },
-      baseline: { type: 'string' },
-      runs: { type: 'string' },
-      flood: { type: 'string' },
-      steady: { type: 'string' },
-      'max-active-runs': { type: 'string' },
-      'max-active-per-tenant': { type: 'string' },
-      sizes: { type: 'string' },
-      queries: { type: 'string' },
-      'ef-search': { type: 'string' },
-      m: { type: 'string' },
-      'ef-construction': { type: 'string' },
-      'database-url': { type: 'string' },
-      reads: { type: 'string' },
-      quick: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+/** The command line's options, for every benchmark. */
+const BENCH_OPTIONS = {
+  rounds: { type: 'string' },
+  'per-round': { type: 'string' },
+  concurrency: { type: 'string' },
+  'load-seconds': { type: 'string' },
+  'load-repeats': { type: 'string' },
+  chunks: { type: 'string' },
+  'ttft-rounds': { type: 'string' },
+  'upstream-latency-ms': { type: 'string' },
+  'chunk-delay-ms': { type: 'string' },
+  'agent-latency-ms': { type: 'string' },
+  'skip-ttft': { type: 'boolean', default: false },
+  tracing: { type: 'boolean', default: false },
+  limits: { type: 'string' },
+  'gateway-node-args': { type: 'string' },
+  'orchestrator-node-args': { type: 'string' },
+  'tools-agent-node-args': { type: 'string' },
+  'fixed-cost-runs': { type: 'string' },
+  'fixed-cost-only': { type: 'boolean', default: false },
+  baseline: { type: 'string' },
+  runs: { type: 'string' },
+  flood: { type: 'string' },
+  steady: { type: 'string' },
+  'max-active-runs': { type: 'string' },
+  'max-active-per-tenant': { type: 'string' },
+  sizes: { type: 'string' },
+  queries: { type: 'string' },
+  'ef-search': { type: 'string' },
+  m: { type: 'string' },
+  'ef-construction': { type: 'string' },
+  'database-url': { type: 'string' },
+  reads: { type: 'string' },
+  quick: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** The parsed options of the command line. */
+type BenchValues = ReturnType<
+  typeof parseArgs<{ options: typeof BENCH_OPTIONS; allowPositionals: true }>
+>['values'];
+
+/** A positive number option, or the fallback when it is not given. */
+function positiveNumber(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0)
+    throw new Error(`expected a positive number, got '${value}'`);
+  return parsed;
+}
+
+/** A comma-separated list of positive numbers (`10k` is 10000), or the fallback. */
+function positiveNumbers(value: string | undefined, fallback: number[]): number[] {
+  return value === undefined
+    ? fallback
+    : value.split(',').map((item) => positiveNumber(item.trim().replace(/k$/i, '000'), 0));
+}
+
+/** A positive number or 0, or the fallback when it is not given. */
+function nonNegativeNumber(value: string | undefined, fallback: number): number {
+  return value === '0' ? 0 : positiveNumber(value, fallback);
+}
+
+/** What a benchmark prints: its raw result as JSON with `--json`, else its table. */
+function report(values: BenchValues, result: unknown, table: () => string): string {
+  return values.json ? `${JSON.stringify(result, null, 2)}\n` : `\n${table()}\n`;
+}
+
+/** The checkout the benchmarks start services from. */
+const ROOT = path.resolve(__dirname, '../../..');
+
+function redisUrl(): string {
+  return process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+}
+
+function databaseUrl(values: BenchValues): string | undefined {
+  return values['database-url'] ?? (process.env['DATABASE_URL'] || undefined);
+}
+
+async function filesBench(values: BenchValues): Promise<string> {
+  const result = await runFilesBench({
+    root: ROOT,
+    rounds: positiveNumber(values.rounds, values.quick ? 5 : 20),
+    readsPerRound: positiveNumber(values.reads, 10),
+    databaseUrl: databaseUrl(values),
+    redisUrl: redisUrl(),
   });
-  const [benchmark] = positionals;
-  if (values.help || benchmark === undefined) {
-    process.stdout.write(`${HELP}\n`);
-    return values.help ? 0 : 2;
-  }
-  const benchmarks = [
-    'files',
-    'gateway',
-    'mcp',
-    'mcp-server',
-    'orchestration',
-    'rag',
-    'tenants',
-    'ttft',
-  ];
-  if (!benchmarks.includes(benchmark)) {
-    process.stderr.write(`Unknown benchmark '${benchmark}'.\n\n${HELP}\n`);
-    return 2;
-  }
-  const number = (value: string | undefined, fallback: number): number => {
-    if (value === undefined) return fallback;
-    const parsed = Number(value);
-    if (!Number.isFinite(parsed) || parsed <= 0)
-      throw new Error(`expected a positive number, got '${value}'`);
-    return parsed;
+  return report(values, result, () => formatFilesBench(result));
+}
+
+async function mcpBench(values: BenchValues): Promise<string> {
+  const result = await runMcpBench({
+    root: ROOT,
+    rounds: positiveNumber(values.rounds, values.quick ? 50 : 300),
+    redisUrl: redisUrl(),
+    toolsAgentNodeArgs: splitArgs(values['tools-agent-node-args']),
+  });
+  return report(values, result, () => formatMcpBench(result));
+}
+
+async function mcpServerBench(values: BenchValues): Promise<string> {
+  const result = await runMcpServerBench({
+    root: ROOT,
+    rounds: positiveNumber(values.rounds, values.quick ? 50 : 300),
+    redisUrl: redisUrl(),
+    databaseUrl: databaseUrl(values),
+  });
+  return report(values, result, () => formatMcpServerBench(result));
+}
+
+async function ragBench(values: BenchValues): Promise<string> {
+  const ragOptions: RagBenchOptions = {
+    // The composition root of `pnpm bench`: the one place that reads the environment.
+    databaseUrl: databaseUrl(values),
+    sizes: positiveNumbers(values.sizes, values.quick ? [10_000] : [10_000, 100_000]),
+    queries: positiveNumber(values.queries, 100),
+    efSearch: positiveNumbers(values['ef-search'], [40, 120, 200]),
+    m: positiveNumber(values.m, HNSW_INDEX_OPTIONS.m),
+    efConstruction: positiveNumber(values['ef-construction'], HNSW_INDEX_OPTIONS.efConstruction),
+    dimensions: 384,
+    seed: 42,
   };
-  const numbers = (value: string | undefined, fallback: number[]): number[] =>
-    value === undefined
-      ? fallback
-      : value.split(',').map((item) => number(item.trim().replace(/k$/i, '000'), 0));
-  if (benchmark === 'files') {
-    const result = await runFilesBench({
-      root: path.resolve(__dirname, '../../..'),
-      rounds: number(values.rounds, values.quick ? 5 : 20),
-      readsPerRound: number(values.reads, 10),
-      databaseUrl: values['database-url'] ?? (process.env['DATABASE_URL'] || undefined),
-      redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
-    });
-    process.stdout.write(
-      values.json ? `${JSON.stringify(result, null, 2)}\n` : `\n${formatFilesBench(result)}\n`,
-    );
-    return 0;
-  }
-  if (benchmark === 'mcp') {
-    const result = await runMcpBench({
-      root: path.resolve(__dirname, '../../..'),
-      rounds: number(values.rounds, values.quick ? 50 : 300),
-      redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
-      toolsAgentNodeArgs: splitArgs(values['tools-agent-node-args']),
-    });
-    process.stdout.write(
-      values.json ? `${JSON.stringify(result, null, 2)}\n` : `\n${formatMcpBench(result)}\n`,
-    );
-    return 0;
-  }
-  if (benchmark === 'mcp-server') {
-    const result = await runMcpServerBench({
-      root: path.resolve(__dirname, '../../..'),
-      rounds: number(values.rounds, values.quick ? 50 : 300),
-      redisUrl: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
-      databaseUrl: values['database-url'] ?? (process.env['DATABASE_URL'] || undefined),
-    });
-    process.stdout.write(
-      values.json ? `${JSON.stringify(result, null, 2)}\n` : `\n${formatMcpServerBench(result)}\n`,
-    );
-    return 0;
-  }
-  if (benchmark === 'rag') {
-    const ragOptions: RagBenchOptions = {
-      // The composition root of `pnpm bench`: the one place that reads the environment.
-      databaseUrl: values['database-url'] ?? (process.env['DATABASE_URL'] || undefined),
-      sizes: numbers(values.sizes, values.quick ? [10_000] : [10_000, 100_000]),
-      queries: number(values.queries, 100),
-      efSearch: numbers(values['ef-search'], [40, 120, 200]),
-      m: number(values.m, HNSW_INDEX_OPTIONS.m),
-      efConstruction: number(values['ef-construction'], HNSW_INDEX_OPTIONS.efConstruction),
-      dimensions: 384,
-      seed: 42,
-    };
-    const result = await runRagBench(ragOptions);
-    process.stdout.write(
-      values.json
-        ? `${JSON.stringify(result, null, 2)}\n`
-        : `\n${formatRagBench(result, ragOptions)}\n`,
-    );
-    return 0;
-  }
-  const root = path.resolve(__dirname, '../../..');
-  const nonNegative = (value: string | undefined, fallback: number): number =>
-    value === '0' ? 0 : number(value, fallback);
-  const ttftOptions: TtftBenchOptions = {
-    root,
-    rounds: number(values['ttft-rounds'], values.quick ? 5 : 30),
-    upstreamLatencyMs: nonNegative(values['upstream-latency-ms'], 100),
-    chunkDelayMs: nonNegative(values['chunk-delay-ms'], 10),
-    chunks: number(values.chunks, 20),
-    agentLatencyMs: nonNegative(values['agent-latency-ms'], 50),
+  const result = await runRagBench(ragOptions);
+  return report(values, result, () => formatRagBench(result, ragOptions));
+}
+
+/** The time-to-first-token options (also read, and checked, by the benchmarks after it). */
+function ttftOptionsOf(values: BenchValues): TtftBenchOptions {
+  return {
+    root: ROOT,
+    rounds: positiveNumber(values['ttft-rounds'], values.quick ? 5 : 30),
+    upstreamLatencyMs: nonNegativeNumber(values['upstream-latency-ms'], 100),
+    chunkDelayMs: nonNegativeNumber(values['chunk-delay-ms'], 10),
+    chunks: positiveNumber(values.chunks, 20),
+    agentLatencyMs: nonNegativeNumber(values['agent-latency-ms'], 50),
   };
-  if (benchmark === 'ttft') {
-    const ttft = await runTtftBench(ttftOptions);
-    process.stdout.write(
-      values.json
-        ? `${JSON.stringify(ttft, null, 2)}\n`
-        : `\n${formatTtftBench(ttft, ttftOptions)}\n`,
-    );
-    return 0;
-  }
-  if (benchmark === 'tenants') {
-    const tenantsOptions: TenantsBenchOptions = {
-      root,
-      floodConcurrency: number(values.flood, values.quick ? 50 : 100),
-      steadyRequests: number(values.steady, values.quick ? 8 : 20),
-      agentLatencyMs: nonNegative(values['agent-latency-ms'], 100),
-      maxActiveRuns:
-        values['max-active-runs'] === undefined
-          ? undefined
-          : nonNegative(values['max-active-runs'], 0),
-      maxActivePerTenant:
-        values['max-active-per-tenant'] === undefined
-          ? undefined
-          : nonNegative(values['max-active-per-tenant'], 0),
-    };
-    const tenants = await runTenantsBench(tenantsOptions);
-    process.stdout.write(
-      values.json
-        ? `${JSON.stringify(tenants, null, 2)}\n`
-        : `\n${formatTenantsBench(tenants, tenantsOptions)}\n`,
-    );
-    return 0;
-  }
-  if (benchmark === 'orchestration') {
-    const orchestrationOptions: OrchestrationBenchOptions = {
-      root,
-      runs: number(values.runs, values.quick ? 3 : 10),
-      fixedCostRuns: number(values['fixed-cost-runs'], values.quick ? 20 : 100),
-      fixedCostOnly: values['fixed-cost-only'],
-      baselineRoot: values.baseline === undefined ? undefined : path.resolve(values.baseline),
-      baselineRedisUrl:
-        values.baseline === undefined
-          ? undefined
-          : (process.env['BENCH_BASELINE_REDIS_URL'] ??
-            otherDatabase(process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379')),
-      orchestratorNodeArgs: splitArgs(
-        values['orchestrator-node-args'] ?? process.env['BENCH_ORCHESTRATOR_NODE_ARGS'],
-      ),
-    };
-    const outcome = await runOrchestrationBench(orchestrationOptions);
-    process.stdout.write(
-      values.json
-        ? `${JSON.stringify(outcome, null, 2)}\n`
-        : `\n${formatOrchestrationBench(outcome, orchestrationOptions)}\n`,
-    );
-    return 0;
-  }
+}
+
+async function ttftBench(values: BenchValues): Promise<string> {
+  const ttftOptions = ttftOptionsOf(values);
+  const ttft = await runTtftBench(ttftOptions);
+  return report(values, ttft, () => formatTtftBench(ttft, ttftOptions));
+}
+
+async function tenantsBench(values: BenchValues): Promise<string> {
+  // The time-to-first-token options are checked for every benchmark of a fleet.
+  ttftOptionsOf(values);
+  const tenantsOptions: TenantsBenchOptions = {
+    root: ROOT,
+    floodConcurrency: positiveNumber(values.flood, values.quick ? 50 : 100),
+    steadyRequests: positiveNumber(values.steady, values.quick ? 8 : 20),
+    agentLatencyMs: nonNegativeNumber(values['agent-latency-ms'], 100),
+    maxActiveRuns:
+      values['max-active-runs'] === undefined
+        ? undefined
+        : nonNegativeNumber(values['max-active-runs'], 0),
+    maxActivePerTenant:
+      values['max-active-per-tenant'] === undefined
+        ? undefined
+        : nonNegativeNumber(values['max-active-per-tenant'], 0),
+  };
+  const tenants = await runTenantsBench(tenantsOptions);
+  return report(values, tenants, () => formatTenantsBench(tenants, tenantsOptions));
+}
+
+async function orchestrationBench(values: BenchValues): Promise<string> {
+  // The time-to-first-token options are checked for every benchmark of a fleet.
+  ttftOptionsOf(values);
+  const orchestrationOptions: OrchestrationBenchOptions = {
+    root: ROOT,
+    runs: positiveNumber(values.runs, values.quick ? 3 : 10),
+    fixedCostRuns: positiveNumber(values['fixed-cost-runs'], values.quick ? 20 : 100),
+    fixedCostOnly: values['fixed-cost-only'],
+    baselineRoot: values.baseline === undefined ? undefined : path.resolve(values.baseline),
+    baselineRedisUrl:
+      values.baseline === undefined
+        ? undefined
+        : (process.env['BENCH_BASELINE_REDIS_URL'] ?? otherDatabase(redisUrl())),
+    orchestratorNodeArgs: splitArgs(
+      values['orchestrator-node-args'] ?? process.env['BENCH_ORCHESTRATOR_NODE_ARGS'],
+    ),
+  };
+  const outcome = await runOrchestrationBench(orchestrationOptions);
+  return report(values, outcome, () => formatOrchestrationBench(outcome, orchestrationOptions));
+}
+
+async function gatewayBench(values: BenchValues): Promise<string> {
+  const ttftOptions = ttftOptionsOf(values);
   const options: GatewayBenchOptions = {
-    root,
-    rounds: number(values.rounds, values.quick ? 3 : 15),
-    perRound: number(values['per-round'], values.quick ? 20 : 60),
-    concurrency: number(values.concurrency, 64),
-    loadSeconds: number(values['load-seconds'], values.quick ? 1 : 4),
-    loadRepeats: number(values['load-repeats'], values.quick ? 1 : 5),
-    chunks: number(values.chunks, 20),
+    root: ROOT,
+    rounds: positiveNumber(values.rounds, values.quick ? 3 : 15),
+    perRound: positiveNumber(values['per-round'], values.quick ? 20 : 60),
+    concurrency: positiveNumber(values.concurrency, 64),
+    loadSeconds: positiveNumber(values['load-seconds'], values.quick ? 1 : 4),
+    loadRepeats: positiveNumber(values['load-repeats'], values.quick ? 1 : 5),
+    chunks: positiveNumber(values.chunks, 20),
     tracing: values.tracing,
     limits: limitsOption(values.limits),
     gatewayNodeArgs: splitArgs(
@@ -364,11 +359,36 @@ async function main(): Promise<number> {
   const sections = [formatGatewayBench(result, options)];
   if (ttft !== undefined)
     sections.push(`Time to first token\n\n${formatTtftBench(ttft, ttftOptions)}`);
-  process.stdout.write(
-    values.json
-      ? `${JSON.stringify(ttft === undefined ? result : { ...result, ttft }, null, 2)}\n`
-      : `\n${sections.join('\n\n')}\n`,
+  return report(values, ttft === undefined ? result : { ...result, ttft }, () =>
+    sections.join('\n\n'),
   );
+}
+
+/** Each benchmark by name: runs it and resolves to what it prints. */
+const BENCHMARKS: Record<string, (values: BenchValues) => Promise<string>> = {
+  files: filesBench,
+  gateway: gatewayBench,
+  mcp: mcpBench,
+  'mcp-server': mcpServerBench,
+  orchestration: orchestrationBench,
+  rag: ragBench,
+  tenants: tenantsBench,
+  ttft: ttftBench,
+};
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: BENCH_OPTIONS });
+  const [benchmark] = positionals;
+  if (values.help || benchmark === undefined) {
+    process.stdout.write(`${HELP}\n`);
+    return values.help ? 0 : 2;
+  }
+  const runBenchmark = Object.hasOwn(BENCHMARKS, benchmark) ? BENCHMARKS[benchmark] : undefined;
+  if (runBenchmark === undefined) {
+    process.stderr.write(`Unknown benchmark '${benchmark}'.\n\n${HELP}\n`);
+    return 2;
+  }
+  process.stdout.write(await runBenchmark(values));
   return 0;
 }
 

@@ -275,6 +275,137 @@ async function runOnce(client: A2AClient, plan: Plan): Promise<number> {
   return elapsed;
 }
 
+/** A process the benchmark started and stops at the end. */
+interface Stoppable {
+  stop(): Promise<unknown>;
+}
+
+/** The scripted agents' URLs, in {@link AGENT_LATENCIES} order and by name. */
+interface ScriptedAgents {
+  urls: string[];
+  urlsByName: Record<string, string>;
+}
+
+/** Starts one scripted agent per entry of {@link AGENT_LATENCIES}, each with its latency. */
+async function startScriptedAgents(root: string, processes: Stoppable[]): Promise<ScriptedAgents> {
+  const agents: ScriptedAgents = { urls: [], urlsByName: {} };
+  for (const [name, latency] of Object.entries(AGENT_LATENCIES)) {
+    const agent: RunningProcess = await startProcess({
+      name,
+      args: [
+        path.join(root, 'packages/testing/dist/bin/scripted-agent.js'),
+        '--name',
+        name,
+        '--latency-ms',
+        String(latency),
+        '--token',
+        TOKEN,
+      ],
+      readyLine: /READY (\S+)/,
+    });
+    processes.push(agent);
+    agents.urls.push(agent.match?.[1] ?? '');
+    agents.urlsByName[name] = agent.match?.[1] ?? '';
+  }
+  return agents;
+}
+
+/** Starts an orchestrator of a checkout with the given scheduling. */
+type OrchestratorStarter = (
+  scheduling: 'dependency' | 'stages',
+  settings?: { from?: string; redisUrl?: string | undefined },
+) => Promise<RunningService>;
+
+/** The orchestrators the fixed-cost section measures: this checkout's, and the baseline's. */
+async function startMeasuredOrchestrators(
+  options: OrchestrationBenchOptions,
+  {
+    startOrchestrator,
+    processes,
+  }: { startOrchestrator: OrchestratorStarter; processes: Stoppable[] },
+): Promise<MeasuredOrchestrator[]> {
+  const dependency = await startOrchestrator('dependency');
+  processes.push(dependency);
+  const measuredOrchestrators: MeasuredOrchestrator[] = [
+    {
+      label: 'this checkout',
+      service: dependency,
+      client: new A2AClient({ url: `${dependency.url}/a2a`, token: TOKEN }),
+    },
+  ];
+  if (options.baselineRoot !== undefined) {
+    const baseline = await startOrchestrator('dependency', {
+      from: options.baselineRoot,
+      redisUrl: options.baselineRedisUrl,
+    });
+    processes.push(baseline);
+    measuredOrchestrators.push({
+      label: options.baselineRoot,
+      service: baseline,
+      client: new A2AClient({ url: `${baseline.url}/a2a`, token: TOKEN }),
+    });
+  }
+  return measuredOrchestrators;
+}
+
+/** The orchestrator's client for each scheduling mode. */
+type ModeClients = Record<'dependency' | 'stages', A2AClient>;
+
+/** One DAG's results for both modes, from the run times measured for each. */
+function dagResults(
+  name: string,
+  plan: Plan,
+  {
+    times,
+    measured,
+  }: { times: Record<keyof ModeClients, number[]>; measured: Record<string, number> },
+): DagResult[] {
+  return (['dependency', 'stages'] as const).map((mode) => {
+    const runMs = median(times[mode]);
+    const critical = criticalMs(plan);
+    const calibrated = criticalPath(plan.nodes, (each) => measured[each.agent] ?? 0);
+    return {
+      dag: name,
+      mode,
+      criticalPathMs: critical,
+      calibratedCriticalPathMs: calibrated,
+      hops: hops(plan),
+      runMs,
+      ratio: runMs / critical,
+      overheadPerHopMs: (runMs - calibrated) / hops(plan),
+      nodes: plan.nodes.length,
+      overheadPerNodeMs: (runMs - calibrated) / plan.nodes.length,
+    };
+  });
+}
+
+/** Runs every DAG `runs` times in each mode, interleaved, and compares with its critical path. */
+async function measureDags(
+  modeClients: ModeClients,
+  { runs, measured }: { runs: number; measured: Record<string, number> },
+): Promise<DagResult[]> {
+  const results: DagResult[] = [];
+  const progress = createProgress({
+    label: 'orchestration runs',
+    total: Object.keys(BENCH_DAGS).length * runs * 2,
+  });
+  for (const [name, plan] of Object.entries(BENCH_DAGS)) {
+    const times = { dependency: [] as number[], stages: [] as number[] };
+    for (let run = 0; run < runs; run += 1) {
+      // Interleaved, the order alternating, so drift hits both modes alike.
+      const order =
+        run % 2 === 0 ? (['dependency', 'stages'] as const) : (['stages', 'dependency'] as const);
+      for (const mode of order) {
+        times[mode].push(await runOnce(modeClients[mode], plan));
+        progress.tick();
+      }
+    }
+    results.push(...dagResults(name, plan, { times, measured }));
+  }
+  progress.done();
+  return results;
+}
+
 /**
  * `pnpm bench orchestration`: for DAGs of scripted agents with known latencies, the run's time
  * against its critical path, under the orchestrator's dependency-driven scheduling and under
@@ -284,35 +415,13 @@ export async function runOrchestrationBench(
   options: OrchestrationBenchOptions,
 ): Promise<OrchestrationBenchOutcome> {
   const { root, runs } = options;
-  const processes: { stop(): Promise<unknown> }[] = [];
+  const processes: Stoppable[] = [];
   try {
-    const agentUrls: string[] = [];
-    const agentUrlsByName: Record<string, string> = {};
-    for (const [name, latency] of Object.entries(AGENT_LATENCIES)) {
-      const agent: RunningProcess = await startProcess({
-        name,
-        args: [
-          path.join(root, 'packages/testing/dist/bin/scripted-agent.js'),
-          '--name',
-          name,
-          '--latency-ms',
-          String(latency),
-          '--token',
-          TOKEN,
-        ],
-        readyLine: /READY (\S+)/,
-      });
-      processes.push(agent);
-      agentUrls.push(agent.match?.[1] ?? '');
-      agentUrlsByName[name] = agent.match?.[1] ?? '';
-    }
+    const agents = await startScriptedAgents(root, processes);
     const shared = { FLEET_INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
     const planner = await startService({ root, name: 'planner', env: shared });
     processes.push(planner);
-    const startOrchestrator = (
-      scheduling: 'dependency' | 'stages',
-      { from = root, redisUrl }: { from?: string; redisUrl?: string | undefined } = {},
-    ): Promise<RunningService> =>
+    const startOrchestrator: OrchestratorStarter = (scheduling, { from = root, redisUrl } = {}) =>
       startService({
         root: from,
         name: 'orchestrator',
@@ -320,48 +429,30 @@ export async function runOrchestrationBench(
         env: {
           ...shared,
           PLANNER_URL: planner.url,
-          AGENT_URLS: agentUrls.join(','),
+          AGENT_URLS: agents.urls.join(','),
           ORCHESTRATOR_SCHEDULING: scheduling,
           ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }),
         },
       });
-    const dependency = await startOrchestrator('dependency');
-    processes.push(dependency);
-    const measuredOrchestrators: MeasuredOrchestrator[] = [
-      {
-        label: 'this checkout',
-        service: dependency,
-        client: new A2AClient({ url: `${dependency.url}/a2a`, token: TOKEN }),
-      },
-    ];
-    if (options.baselineRoot !== undefined) {
-      const baseline = await startOrchestrator('dependency', {
-        from: options.baselineRoot,
-        redisUrl: options.baselineRedisUrl,
-      });
-      processes.push(baseline);
-      measuredOrchestrators.push({
-        label: options.baselineRoot,
-        service: baseline,
-        client: new A2AClient({ url: `${baseline.url}/a2a`, token: TOKEN }),
-      });
-    }
+    const measuredOrchestrators = await startMeasuredOrchestrators(options, {
+      startOrchestrator,
+      processes,
+    });
     const fixedCostOf = (measured: Record<string, number>): Promise<FixedCostResult> =>
       measureFixedCost(measuredOrchestrators, {
         runs: options.fixedCostRuns ?? 100,
         directCallMs: measured['a0'] ?? Number.NaN,
       });
     if (options.fixedCostOnly === true) {
-      const measured = await calibrate(agentUrlsByName);
+      const measured = await calibrate(agents.urlsByName);
       const fixedCost = await fixedCostOf(measured);
       return { calibration: measured, machine: machine(), results: [], fixedCost };
     }
     const stages = await startOrchestrator('stages');
     processes.push(stages);
-    const stagesClient = new A2AClient({ url: `${stages.url}/a2a`, token: TOKEN });
-    const modeClients = {
+    const modeClients: ModeClients = {
       dependency: measuredOrchestrators[0]?.client as A2AClient,
-      stages: stagesClient,
+      stages: new A2AClient({ url: `${stages.url}/a2a`, token: TOKEN }),
     };
 
     // Warm-up: discovery, connection pools, JIT.
@@ -370,43 +461,9 @@ export async function runOrchestrationBench(
       await runOnce(modeClients.stages, plan);
     }
 
-    const measured = await calibrate(agentUrlsByName);
+    const measured = await calibrate(agents.urlsByName);
     const fixedCost = await fixedCostOf(measured);
-    const results: DagResult[] = [];
-    const progress = createProgress({
-      label: 'orchestration runs',
-      total: Object.keys(BENCH_DAGS).length * runs * 2,
-    });
-    for (const [name, plan] of Object.entries(BENCH_DAGS)) {
-      const times = { dependency: [] as number[], stages: [] as number[] };
-      for (let run = 0; run < runs; run += 1) {
-        // Interleaved, the order alternating, so drift hits both modes alike.
-        const order =
-          run % 2 === 0 ? (['dependency', 'stages'] as const) : (['stages', 'dependency'] as const);
-        for (const mode of order) {
-          times[mode].push(await runOnce(modeClients[mode], plan));
-          progress.tick();
-        }
-      }
-      for (const mode of ['dependency', 'stages'] as const) {
-        const runMs = median(times[mode]);
-        const critical = criticalMs(plan);
-        const calibrated = criticalPath(plan.nodes, (each) => measured[each.agent] ?? 0);
-        results.push({
-          dag: name,
-          mode,
-          criticalPathMs: critical,
-          calibratedCriticalPathMs: calibrated,
-          hops: hops(plan),
-          runMs,
-          ratio: runMs / critical,
-          overheadPerHopMs: (runMs - calibrated) / hops(plan),
-          nodes: plan.nodes.length,
-          overheadPerNodeMs: (runMs - calibrated) / plan.nodes.length,
-        });
-      }
-    }
-    progress.done();
+    const results = await measureDags(modeClients, { runs, measured });
     return { calibration: measured, machine: machine(), results, fixedCost };
   } finally {
     for (const running of processes.reverse()) await running.stop();

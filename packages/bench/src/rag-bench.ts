@@ -17,8 +17,10 @@ import {
 } from '@fleet/rag-agent/store';
 import { createProgress } from './progress';
 import { recallAtK } from './recall';
-import { formatMs, percentile } from './stats';
+import { percentile } from './stats';
 import { createRandom, createSyntheticCorpus, type SyntheticCorpus } from './synthetic-corpus';
+
+export { formatRagBench } from './rag-bench-report';
 
 /** Options for {@link runRagBench}. */
 export interface RagBenchOptions {
@@ -40,13 +42,16 @@ export interface RagBenchOptions {
   seed: number;
 }
 
+/** Sections (parents) per synthetic document. */
+export const SECTIONS = 5;
+/** Child chunks per section of a synthetic document. */
+export const CHILDREN_PER_SECTION = 10;
 /** Child chunks per synthetic document: 5 sections (parents) of 10 children. */
-const SECTIONS = 5;
-const CHILDREN_PER_SECTION = 10;
 const CHUNKS_PER_DOCUMENT = SECTIONS * CHILDREN_PER_SECTION;
 const TENANT = 'bench';
 const INDEX_NAME = 'chunks_embedding_hnsw_idx';
-const RECALL_GOAL = 0.95;
+/** The recall@10 an `ef_search` must reach to be chosen. */
+export const RECALL_GOAL = 0.95;
 /** Memory for an index build (pgvector builds in memory when the graph fits). */
 const MAINTENANCE_WORK_MEM = '512MB';
 
@@ -397,6 +402,131 @@ async function openBenchDatabase(
   };
 }
 
+/** Child texts sampled from the whole corpus as it is loaded, for questions spread over it. */
+interface QuestionSampler {
+  /** Offers one child text (of the given topic) to the sample. */
+  sample: (text: string, topic: number) => void;
+  /** The texts sampled so far. */
+  sampled: { text: string; topic: number }[];
+}
+
+/** A reservoir sample of up to `queries` child texts. */
+function createQuestionSampler(options: RagBenchOptions): QuestionSampler {
+  const sampled: { text: string; topic: number }[] = [];
+  let seen = 0;
+  const random = createRandom(options.seed + 1);
+  const sample = (text: string, topic: number): void => {
+    seen += 1;
+    if (sampled.length < options.queries) sampled.push({ text, topic });
+    else {
+      const slot = Math.floor(random() * seen);
+      if (slot < options.queries) sampled[slot] = { text, topic };
+    }
+  };
+  return { sample, sampled };
+}
+
+/** What every size of a run shares: the database, store, corpus, embedder and sample. */
+interface RagBenchRun {
+  options: RagBenchOptions;
+  database: Database;
+  store: DocumentStore;
+  corpus: SyntheticCorpus;
+  embedder: Embedder;
+  sampler: QuestionSampler;
+}
+
+/** How far the corpus is loaded: chunks and documents so far. */
+interface LoadedSoFar {
+  chunks: number;
+  documents: number;
+}
+
+/** The sampled questions about the corpus, embedded. */
+async function embeddedQuestions(run: RagBenchRun): Promise<Query[]> {
+  const { options, corpus, embedder, sampler } = run;
+  const queries: Query[] = [];
+  const questions = sampler.sampled
+    .slice(0, options.queries)
+    .map(({ text, topic }) => corpus.question(text, topic));
+  const vectors = await embedder.embed(questions);
+  for (const [index, text] of questions.entries()) {
+    queries.push({ text, embedding: vectors[index] ?? [] });
+  }
+  return queries;
+}
+
+/**
+ * Loads the corpus up to one size (the first through the agent's insert path, the others in
+ * bulk without the HNSW index, then rebuilt) and measures search at that size.
+ */
+async function measureSize(
+  run: RagBenchRun,
+  { size, incremental, soFar }: { size: number; incremental: boolean; soFar: LoadedSoFar },
+): Promise<{ result: SizeResult; ingestion: RagBenchResult['ingestion'] | undefined }> {
+  const { options, database, store, corpus, embedder, sampler } = run;
+  const chunks = Math.max(0, size - soFar.chunks);
+  const customIndex =
+    options.m !== HNSW_INDEX_OPTIONS.m ||
+    options.efConstruction !== HNSW_INDEX_OPTIONS.efConstruction;
+  if (!incremental) await database.pool.query(`DROP INDEX IF EXISTS ${INDEX_NAME}`);
+  const loadResult = await load({
+    store,
+    corpus,
+    embedder,
+    chunks,
+    firstDocument: soFar.documents,
+    label: incremental
+      ? `ingesting ${chunks} chunks (index maintained per insert)`
+      : `bulk-loading ${chunks} more chunks (no HNSW index)`,
+    sample: sampler.sample,
+  });
+  soFar.chunks += loadResult.documents * CHUNKS_PER_DOCUMENT;
+  soFar.documents += loadResult.documents;
+  const loaded = soFar.chunks;
+  let indexBuildMs: number | undefined;
+  if (!incremental || customIndex) {
+    process.stderr.write(
+      `building the HNSW index over ${loaded} chunks (m = ${options.m}, ef_construction = ${options.efConstruction})…\n`,
+    );
+    indexBuildMs = await buildIndex(database, options);
+  }
+  const perSecond = (ms: number) => loaded / (ms / 1000);
+  const ingestion = incremental
+    ? {
+        chunks: loaded,
+        documents: loadResult.documents,
+        embedChunksPerSecond: perSecond(loadResult.embedMs),
+        insertChunksPerSecond: perSecond(loadResult.insertMs),
+        overallChunksPerSecond: perSecond(loadResult.embedMs + loadResult.insertMs),
+      }
+    : undefined;
+  const queries = await embeddedQuestions(run);
+  const measured = await measure({
+    database,
+    store,
+    queries,
+    efSearch: options.efSearch,
+    label: `searching ${loaded} chunks (${queries.length} queries)`,
+  });
+  const result: SizeResult = {
+    chunks: loaded,
+    documents: soFar.documents,
+    load: {
+      mode: incremental ? 'incremental' : 'bulk',
+      chunks: loadResult.documents * CHUNKS_PER_DOCUMENT,
+      embedMs: loadResult.embedMs,
+      insertMs: loadResult.insertMs,
+      ...(indexBuildMs === undefined ? {} : { indexBuildMs }),
+      ...(incremental && !customIndex
+        ? HNSW_INDEX_OPTIONS
+        : { m: options.m, efConstruction: options.efConstruction }),
+    },
+    ...measured,
+  };
+  return { result, ingestion };
+}
+
 /**
  * `pnpm bench rag`: ingestion rate and retrieval latency/recall of the RAG store on synthetic
  * documents embedded by the hashed embedder. The first size is loaded through the agent's own
@@ -421,92 +551,22 @@ export async function runRagBench(options: RagBenchOptions): Promise<RagBenchRes
       `SELECT current_setting('server_version') AS postgres,
               (SELECT extversion FROM pg_extension WHERE extname = 'vector') AS pgvector`,
     );
-
-    // Reservoir sample of child texts, for questions spread over the whole corpus.
     const total = sizes.at(-1) ?? 0;
-    const sampled: { text: string; topic: number }[] = [];
-    let seen = 0;
-    const random = createRandom(options.seed + 1);
-    const sample = (text: string, topic: number): void => {
-      seen += 1;
-      if (sampled.length < options.queries) sampled.push({ text, topic });
-      else {
-        const slot = Math.floor(random() * seen);
-        if (slot < options.queries) sampled[slot] = { text, topic };
-      }
+    const run: RagBenchRun = {
+      options,
+      database,
+      store,
+      corpus,
+      embedder,
+      sampler: createQuestionSampler(options),
     };
-
     const results: SizeResult[] = [];
-    let loaded = 0;
-    let documents = 0;
+    const soFar: LoadedSoFar = { chunks: 0, documents: 0 };
     let ingestion: RagBenchResult['ingestion'] | undefined;
     for (const [position, size] of sizes.entries()) {
-      const chunks = Math.max(0, size - loaded);
-      const incremental = position === 0;
-      const customIndex =
-        options.m !== HNSW_INDEX_OPTIONS.m ||
-        options.efConstruction !== HNSW_INDEX_OPTIONS.efConstruction;
-      if (!incremental) await database.pool.query(`DROP INDEX IF EXISTS ${INDEX_NAME}`);
-      const loadResult = await load({
-        store,
-        corpus,
-        embedder,
-        chunks,
-        firstDocument: documents,
-        label: incremental
-          ? `ingesting ${chunks} chunks (index maintained per insert)`
-          : `bulk-loading ${chunks} more chunks (no HNSW index)`,
-        sample,
-      });
-      loaded += loadResult.documents * CHUNKS_PER_DOCUMENT;
-      documents += loadResult.documents;
-      let indexBuildMs: number | undefined;
-      if (!incremental || customIndex) {
-        process.stderr.write(
-          `building the HNSW index over ${loaded} chunks (m = ${options.m}, ef_construction = ${options.efConstruction})…\n`,
-        );
-        indexBuildMs = await buildIndex(database, options);
-      }
-      if (incremental) {
-        const perSecond = (ms: number) => loaded / (ms / 1000);
-        ingestion = {
-          chunks: loaded,
-          documents: loadResult.documents,
-          embedChunksPerSecond: perSecond(loadResult.embedMs),
-          insertChunksPerSecond: perSecond(loadResult.insertMs),
-          overallChunksPerSecond: perSecond(loadResult.embedMs + loadResult.insertMs),
-        };
-      }
-      const queries: Query[] = [];
-      const questions = sampled
-        .slice(0, options.queries)
-        .map(({ text, topic }) => corpus.question(text, topic));
-      const vectors = await embedder.embed(questions);
-      for (const [index, text] of questions.entries()) {
-        queries.push({ text, embedding: vectors[index] ?? [] });
-      }
-      const measured = await measure({
-        database,
-        store,
-        queries,
-        efSearch: options.efSearch,
-        label: `searching ${loaded} chunks (${queries.length} queries)`,
-      });
-      results.push({
-        chunks: loaded,
-        documents,
-        load: {
-          mode: incremental ? 'incremental' : 'bulk',
-          chunks: loadResult.documents * CHUNKS_PER_DOCUMENT,
-          embedMs: loadResult.embedMs,
-          insertMs: loadResult.insertMs,
-          ...(indexBuildMs === undefined ? {} : { indexBuildMs }),
-          ...(incremental && !customIndex
-            ? HNSW_INDEX_OPTIONS
-            : { m: options.m, efConstruction: options.efConstruction }),
-        },
-        ...measured,
-      });
+      const measured = await measureSize(run, { size, incremental: position === 0, soFar });
+      ingestion = measured.ingestion ?? ingestion;
+      results.push(measured.result);
     }
     if (total > 0 && ingestion === undefined) throw new Error('nothing was ingested');
     const cpus = os.cpus();
@@ -529,58 +589,4 @@ export async function runRagBench(options: RagBenchOptions): Promise<RagBenchRes
   } finally {
     await opened.dispose();
   }
-}
-
-function seconds(ms: number): string {
-  return `${(ms / 1000).toFixed(1)} s`;
-}
-
-/** Renders the results as Markdown for docs/benchmarks.md. */
-export function formatRagBench(result: RagBenchResult, options: RagBenchOptions): string {
-  const lines = [
-    `Machine: ${result.machine}`,
-    `Database: ${result.database}; PostgreSQL ${result.postgres}, pgvector ${result.pgvector}`,
-    `Corpus: synthetic documents (${SECTIONS} sections × ${CHILDREN_PER_SECTION} child chunks of ~60–110 words, Zipf-distributed words over 300 topics), embedded with local-hashed-v1 at ${result.dimensions} dimensions; ${result.queries} questions built from words of sampled chunks; one tenant.`,
-    '',
-    `Ingestion (${result.ingestion.chunks} chunks in ${result.ingestion.documents} documents through the store's insert path, one transaction per document, HNSW and GIN indexes maintained):`,
-    `embedding ${Math.round(result.ingestion.embedChunksPerSecond)} chunks/s, inserting ${Math.round(result.ingestion.insertChunksPerSecond)} chunks/s, together ${Math.round(result.ingestion.overallChunksPerSecond)} chunks/s.`,
-    '',
-    '| chunks | load | HNSW build (m, ef_construction) | hybrid p50 / p95 | full-text arm p50 / p95 | exact vector p50 / p95 | HNSW vector p50 / p95 (ef_search) | recall@10 | HNSW speed-up | index used |',
-    '|---|---|---|---|---|---|---|---|---|---|',
-  ];
-  for (const size of result.sizes) {
-    const loadText =
-      size.load.mode === 'incremental'
-        ? `per insert, ${seconds(size.load.insertMs)}`
-        : `bulk ${size.load.chunks}, ${seconds(size.load.insertMs)}`;
-    const build =
-      size.load.indexBuildMs === undefined
-        ? `incremental (${size.load.m}, ${size.load.efConstruction})`
-        : `${seconds(size.load.indexBuildMs)} (${size.load.m}, ${size.load.efConstruction})`;
-    lines.push(
-      `| ${size.chunks} | ${loadText} | ${build} | ${formatMs(size.hybrid.p50)} / ${formatMs(size.hybrid.p95)} | ${formatMs(size.text.p50)} / ${formatMs(size.text.p95)} | ${formatMs(size.exact.p50)} / ${formatMs(size.exact.p95)} | ${formatMs(size.chosen.p50)} / ${formatMs(size.chosen.p95)} (${size.chosen.efSearch}) | ${size.chosen.recall.toFixed(3)} | ${size.speedup.toFixed(1)}× | ${size.chosen.indexUsed ? 'yes' : 'NO'} |`,
-    );
-  }
-  lines.push('');
-  lines.push('HNSW recall@10 and latency by ef_search:');
-  lines.push('');
-  lines.push('| chunks | ef_search | recall@10 | p50 | p95 | plan |');
-  lines.push('|---|---|---|---|---|---|');
-  for (const size of result.sizes) {
-    for (const point of size.hnsw) {
-      lines.push(
-        `| ${size.chunks} | ${point.efSearch} | ${point.recall.toFixed(3)} | ${formatMs(point.p50)} | ${formatMs(point.p95)} | ${point.indexUsed ? 'HNSW index' : 'exact scan (the planner judged it cheaper)'} |`,
-      );
-    }
-  }
-  lines.push('');
-  const worst = Math.min(...result.sizes.map((size) => size.chosen.recall));
-  const indexed = result.sizes.every((size) => size.chosen.indexUsed);
-  lines.push(
-    `Recall@10 of HNSW against the exact top 10 (goal ≥ ${RECALL_GOAL}): ${worst >= RECALL_GOAL && indexed ? 'met' : 'NOT met'} at every size (lowest ${worst.toFixed(3)}${indexed ? '' : '; at some size no measured ef_search used the index'}).`,
-  );
-  lines.push(
-    `Settings: sizes ${options.sizes.join(', ')}; ef_search ${options.efSearch.join(', ')}; queries ${options.queries}; seed ${options.seed}. Latencies are whole store.search calls (SQL statement, joins to document and parent, the pg round trip), one query at a time.`,
-  );
-  return lines.join('\n');
 }
