@@ -13,11 +13,36 @@ function title(approval: ApprovalView): string {
   return `${approval.agent ?? 'An agent'} asks to ${approval.action.replaceAll('-', ' ')}`;
 }
 
-/**
- * One approval: what the agent wants to do and its full preview (the code, the mail), shown as text
- * whatever it contains. While it waits: Approve, or Deny, with optional instructions.
- */
-export function ApprovalCard({
+/** The approval's heading, status, risk, summary and full preview. */
+function ApprovalDetails({ approval, headingId }: { approval: ApprovalView; headingId: string }) {
+  return (
+    <>
+      <header>
+        <h3 id={headingId}>{title(approval)}</h3>
+        <p>
+          <StatusBadge state={approval.status} />{' '}
+          <span class={`risk risk-${approval.risk}`}>{approval.risk} risk</span>
+          {approval.nodeId === null ? null : <> · step {approval.nodeId}</>}
+        </p>
+      </header>
+      <p class="approval-summary">{approval.summary}</p>
+      {approval.riskDescription === undefined ? null : (
+        <p>
+          <strong>Why it is risky:</strong> {approval.riskDescription}
+        </p>
+      )}
+      <details open={approval.status === 'pending'}>
+        <summary>Preview (exactly what will run or be sent)</summary>
+        <pre class="preview" tabIndex={0} aria-label="Preview">
+          <code>{approval.preview}</code>
+        </pre>
+      </details>
+    </>
+  );
+}
+
+/** While the approval waits: Approve, or Deny, with optional instructions, and when it expires. */
+function ApprovalDecisionForm({
   sessionId,
   approval,
   onDecided,
@@ -29,8 +54,6 @@ export function ApprovalCard({
   const [instructions, setInstructions] = useState('');
   const [decision, setDecision] = useState<'approve' | 'deny' | undefined>(undefined);
   const action = useAction();
-  const pending = approval.status === 'pending';
-  const headingId = `approval-${approval.id}-title`;
   const instructionsId = `approval-${approval.id}-instructions`;
 
   const decide = async (chosen: 'approve' | 'deny'): Promise<void> => {
@@ -46,88 +69,91 @@ export function ApprovalCard({
   };
 
   return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+      }}
+    >
+      <label for={instructionsId}>
+        Instructions (optional: a denial with instructions lets the fleet try again your way)
+      </label>
+      <textarea
+        id={instructionsId}
+        rows={2}
+        maxLength={INSTRUCTIONS_LIMIT}
+        value={instructions}
+        onInput={(event) => setInstructions(event.currentTarget.value)}
+      />
+      <ErrorNote message={action.error} />
+      <div class="decision-buttons" role="group" aria-label="Decision">
+        <button
+          type="button"
+          aria-busy={action.busy && decision === 'approve'}
+          disabled={action.busy}
+          onClick={() => void decide('approve')}
+        >
+          Approve
+        </button>
+        <button
+          type="button"
+          class="secondary"
+          aria-busy={action.busy && decision === 'deny'}
+          disabled={action.busy}
+          onClick={() => void decide('deny')}
+        >
+          Deny
+        </button>
+      </div>
+      <p>
+        <small>
+          Expires{' '}
+          <time dateTime={approval.expiresAt} title={formatTime(approval.expiresAt)}>
+            {fromNow(approval.expiresAt)}
+          </time>
+          ; nobody deciding counts as a denial.
+        </small>
+      </p>
+    </form>
+  );
+}
+
+/** A decided approval: when, and the instructions given. */
+function ApprovalDecided({ approval }: { approval: ApprovalView }) {
+  return (
+    <p>
+      <small>
+        {approval.decidedAt === undefined ? null : <>Decided {formatTime(approval.decidedAt)}. </>}
+        {approval.instructions === undefined ? null : <>Instructions: {approval.instructions}</>}
+      </small>
+    </p>
+  );
+}
+
+/**
+ * One approval: what the agent wants to do and its full preview (the code, the mail), shown as text
+ * whatever it contains. While it waits: Approve, or Deny, with optional instructions.
+ */
+export function ApprovalCard({
+  sessionId,
+  approval,
+  onDecided,
+}: {
+  sessionId: string;
+  approval: ApprovalView;
+  onDecided: () => void;
+}) {
+  const headingId = `approval-${approval.id}-title`;
+  return (
     <article
       class={`approval approval-${approval.status}`}
       aria-labelledby={headingId}
       data-approval-id={approval.id}
     >
-      <header>
-        <h3 id={headingId}>{title(approval)}</h3>
-        <p>
-          <StatusBadge state={approval.status} />{' '}
-          <span class={`risk risk-${approval.risk}`}>{approval.risk} risk</span>
-          {approval.nodeId === null ? null : <> · step {approval.nodeId}</>}
-        </p>
-      </header>
-      <p class="approval-summary">{approval.summary}</p>
-      {approval.riskDescription === undefined ? null : (
-        <p>
-          <strong>Why it is risky:</strong> {approval.riskDescription}
-        </p>
-      )}
-      <details open={pending}>
-        <summary>Preview (exactly what will run or be sent)</summary>
-        <pre class="preview" tabIndex={0} aria-label="Preview">
-          <code>{approval.preview}</code>
-        </pre>
-      </details>
-      {pending ? (
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-          }}
-        >
-          <label for={instructionsId}>
-            Instructions (optional: a denial with instructions lets the fleet try again your way)
-          </label>
-          <textarea
-            id={instructionsId}
-            rows={2}
-            maxLength={INSTRUCTIONS_LIMIT}
-            value={instructions}
-            onInput={(event) => setInstructions(event.currentTarget.value)}
-          />
-          <ErrorNote message={action.error} />
-          <div class="decision-buttons" role="group" aria-label="Decision">
-            <button
-              type="button"
-              aria-busy={action.busy && decision === 'approve'}
-              disabled={action.busy}
-              onClick={() => void decide('approve')}
-            >
-              Approve
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              aria-busy={action.busy && decision === 'deny'}
-              disabled={action.busy}
-              onClick={() => void decide('deny')}
-            >
-              Deny
-            </button>
-          </div>
-          <p>
-            <small>
-              Expires{' '}
-              <time dateTime={approval.expiresAt} title={formatTime(approval.expiresAt)}>
-                {fromNow(approval.expiresAt)}
-              </time>
-              ; nobody deciding counts as a denial.
-            </small>
-          </p>
-        </form>
+      <ApprovalDetails approval={approval} headingId={headingId} />
+      {approval.status === 'pending' ? (
+        <ApprovalDecisionForm sessionId={sessionId} approval={approval} onDecided={onDecided} />
       ) : (
-        <p>
-          <small>
-            {approval.decidedAt === undefined ? null : (
-              <>Decided {formatTime(approval.decidedAt)}. </>
-            )}
-            {approval.instructions === undefined ? null : (
-              <>Instructions: {approval.instructions}</>
-            )}
-          </small>
-        </p>
+        <ApprovalDecided approval={approval} />
       )}
     </article>
   );

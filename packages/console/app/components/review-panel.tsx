@@ -50,6 +50,77 @@ function StepResult({ step }: { step: ReviewStep }) {
   );
 }
 
+/** The pending review's heading, expiry and the answer not yet sent. */
+function PendingReviewHeader({
+  review,
+  names,
+}: {
+  review: ReviewView;
+  names: ReadonlyMap<string, string>;
+}) {
+  return (
+    <>
+      <header>
+        <h3 id="review-now">Review the answer (round {review.round})</h3>
+        <p>
+          <StatusBadge state={review.status} /> · expires{' '}
+          <time dateTime={review.expiresAt} title={formatTime(review.expiresAt)}>
+            {fromNow(review.expiresAt)}
+          </time>
+        </p>
+      </header>
+      <p>
+        <strong>The answer, not yet sent:</strong>
+      </p>
+      <div class="answer review-answer">
+        <AnswerText text={review.answer} names={names} />
+      </div>
+    </>
+  );
+}
+
+/** The review's steps, each with its result and a checkbox to run it again. */
+function StepChoices({
+  steps,
+  selected,
+  setSelected,
+}: {
+  steps: readonly ReviewStep[];
+  /** The ids of the steps chosen to run again. */
+  selected: readonly string[];
+  setSelected: (update: (now: string[]) => string[]) => void;
+}) {
+  return (
+    <fieldset>
+      <legend>Steps (select the ones to run again)</legend>
+      <ul class="review-steps">
+        {steps.map((step) => (
+          <li key={step.id} data-step-id={step.id}>
+            <label>
+              <input
+                type="checkbox"
+                name="review-step"
+                value={step.id}
+                checked={selected.includes(step.id)}
+                aria-label={`Run step ${step.id} again`}
+                onChange={(event) => {
+                  const checked = event.currentTarget.checked;
+                  setSelected((now) =>
+                    checked
+                      ? [...now.filter((id) => id !== step.id), step.id]
+                      : now.filter((id) => id !== step.id),
+                  );
+                }}
+              />
+              <StepResult step={step} />
+            </label>
+          </li>
+        ))}
+      </ul>
+    </fieldset>
+  );
+}
+
 /** The review waiting for a decision: the answer, each step with a checkbox, feedback, buttons. */
 function PendingReview({
   sessionId,
@@ -86,53 +157,13 @@ function PendingReview({
 
   return (
     <article class="review review-pending" data-review-id={review.id} aria-labelledby="review-now">
-      <header>
-        <h3 id="review-now">Review the answer (round {review.round})</h3>
-        <p>
-          <StatusBadge state={review.status} /> · expires{' '}
-          <time dateTime={review.expiresAt} title={formatTime(review.expiresAt)}>
-            {fromNow(review.expiresAt)}
-          </time>
-        </p>
-      </header>
-      <p>
-        <strong>The answer, not yet sent:</strong>
-      </p>
-      <div class="answer review-answer">
-        <AnswerText text={review.answer} names={names} />
-      </div>
+      <PendingReviewHeader review={review} names={names} />
       <form
         onSubmit={(event) => {
           event.preventDefault();
         }}
       >
-        <fieldset>
-          <legend>Steps (select the ones to run again)</legend>
-          <ul class="review-steps">
-            {review.steps.map((step) => (
-              <li key={step.id} data-step-id={step.id}>
-                <label>
-                  <input
-                    type="checkbox"
-                    name="review-step"
-                    value={step.id}
-                    checked={selected.includes(step.id)}
-                    aria-label={`Run step ${step.id} again`}
-                    onChange={(event) => {
-                      const checked = event.currentTarget.checked;
-                      setSelected((now) =>
-                        checked
-                          ? [...now.filter((id) => id !== step.id), step.id]
-                          : now.filter((id) => id !== step.id),
-                      );
-                    }}
-                  />
-                  <StepResult step={step} />
-                </label>
-              </li>
-            ))}
-          </ul>
-        </fieldset>
+        <StepChoices steps={review.steps} selected={selected} setSelected={setSelected} />
         <label for={feedbackId}>
           Feedback (what to change: needed to revise steps or re-plan, optional to rewrite)
         </label>

@@ -55,25 +55,39 @@ function steeringFrom(fields: Record<keyof AgentSteering, string>): AgentSteerin
   return Object.keys(steering).length === 0 ? undefined : steering;
 }
 
-/**
- * Starts a run from the page. An orchestrated run opens its session page (the graph, the approvals,
- * the streamed answer); a run without a session (model only, reasoning) streams its answer here.
- */
-export function AskPage() {
-  const { route } = useLocation();
-  const [message, setMessage] = useState('');
-  const [mode, setMode] = useState<RunRequest['mode']>('orchestration');
-  const [planApproval, setPlanApproval] = useState(false);
-  const [resultReview, setResultReview] = useState(false);
-  const [steering, setSteering] = useState<Record<keyof AgentSteering, string>>({
-    prefer: '',
-    require: '',
-    exclude: '',
+/** What the ask form says: the question, the route and its options. */
+interface AskForm {
+  message: string;
+  mode: RunRequest['mode'];
+  planApproval: boolean;
+  resultReview: boolean;
+  /** The steering fields' text, by kind. */
+  steering: Record<keyof AgentSteering, string>;
+  /** The upstream model chosen for model-only questions (the first listed, until one is chosen). */
+  chosenModel: string | undefined;
+}
+
+/** Changes one field of the ask form. */
+type SetAskField = <TField extends keyof AskForm>(field: TField, value: AskForm[TField]) => void;
+
+/** Changes one steering field's text. */
+type SetSteeringField = (kind: keyof AgentSteering, value: string) => void;
+
+/** The ask form's state, with the gateway's upstream models to choose from. */
+function useAskForm(): {
+  form: AskForm;
+  setField: SetAskField;
+  setSteeringField: SetSteeringField;
+  upstreamModels: string[];
+} {
+  const [fields, setFields] = useState<Omit<AskForm, 'chosenModel'>>({
+    message: '',
+    mode: 'orchestration',
+    planApproval: false,
+    resultReview: false,
+    steering: { prefer: '', require: '', exclude: '' },
   });
   const [model, setModel] = useState<string | undefined>(undefined);
-  const [sending, setSending] = useState(false);
-  const [error, setError] = useState<string | undefined>(undefined);
-  const [run, setRun] = useState<Signal<LiveRun> | undefined>(undefined);
   const models = usePolling(
     async (signal) =>
       (await api<ListOf<{ id: string }>>('/models', { signal })).data
@@ -82,15 +96,39 @@ export function AskPage() {
     { intervalMs: 60_000, active: false, key: 'models' },
   );
   const upstreamModels = models.data ?? [];
-  const chosenModel = model ?? upstreamModels[0];
+  const form: AskForm = { ...fields, chosenModel: model ?? upstreamModels[0] };
+  const setField: SetAskField = (field, value) => {
+    if (field === 'chosenModel') setModel(value as string | undefined);
+    else setFields((now) => ({ ...now, [field]: value }));
+  };
+  const setSteeringField: SetSteeringField = (kind, value) => {
+    setFields((now) => ({ ...now, steering: { ...now.steering, [kind]: value } }));
+  };
+  return { form, setField, setSteeringField, upstreamModels };
+}
 
+/**
+ * Starting a run from the form: an orchestrated run opens its session page; a run without a
+ * session is kept here, to stream its answer.
+ */
+function useRunStarter(form: AskForm): {
+  submit: (event: Event) => Promise<void>;
+  sending: boolean;
+  error: string | undefined;
+  run: Signal<LiveRun> | undefined;
+} {
+  const { route } = useLocation();
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const [run, setRun] = useState<Signal<LiveRun> | undefined>(undefined);
+  const { message, mode } = form;
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     if (message.trim() === '') {
       setError('Write a question first.');
       return;
     }
-    const runModel = mode === 'passthrough' ? chosenModel : AGENT_MODELS[mode];
+    const runModel = mode === 'passthrough' ? form.chosenModel : AGENT_MODELS[mode];
     if (runModel === undefined) {
       setError(
         'The gateway lists no upstream model: model-only questions need one (offline mode?).',
@@ -105,9 +143,9 @@ export function AskPage() {
         message: message.trim(),
         mode,
         model: runModel,
-        planApproval,
+        planApproval: form.planApproval,
         ...(mode === 'orchestration' || mode === 'auto'
-          ? { resultReview, steering: steeringFrom(steering) }
+          ? { resultReview: form.resultReview, steering: steeringFrom(form.steering) }
           : {}),
       });
       if (started.value.sessionId !== undefined) {
@@ -121,8 +159,144 @@ export function AskPage() {
       setSending(false);
     }
   };
+  return { submit, sending, error, run };
+}
 
-  const selected = MODES.find((entry) => entry.value === mode);
+/** The route to ask by, with its help, and the upstream model for model-only questions. */
+function RouteFields({
+  form,
+  setField,
+  upstreamModels,
+}: {
+  form: AskForm;
+  setField: SetAskField;
+  upstreamModels: string[];
+}) {
+  const selected = MODES.find((entry) => entry.value === form.mode);
+  return (
+    <div class="grid">
+      <div>
+        <label for="ask-mode">Route</label>
+        <select
+          id="ask-mode"
+          value={form.mode}
+          aria-describedby="ask-mode-help"
+          onChange={(event) => setField('mode', event.currentTarget.value as RunRequest['mode'])}
+        >
+          {MODES.map((entry) => (
+            <option key={entry.value} value={entry.value}>
+              {entry.label}
+            </option>
+          ))}
+        </select>
+        <small id="ask-mode-help">{selected?.help}</small>
+      </div>
+      {form.mode === 'passthrough' ? (
+        <div>
+          <label for="ask-model">Model</label>
+          <select
+            id="ask-model"
+            value={form.chosenModel ?? ''}
+            onChange={(event) => setField('chosenModel', event.currentTarget.value)}
+          >
+            {upstreamModels.map((id) => (
+              <option key={id} value={id}>
+                {id}
+              </option>
+            ))}
+          </select>
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+/** What an agent route can add: plan approval, answer review and agent steering. */
+function AgentRunOptions({
+  form,
+  setField,
+  setSteeringField,
+}: {
+  form: AskForm;
+  setField: SetAskField;
+  setSteeringField: SetSteeringField;
+}) {
+  if (form.mode !== 'orchestration' && form.mode !== 'auto') return null;
+  return (
+    <>
+      <label>
+        <input
+          type="checkbox"
+          role="switch"
+          checked={form.planApproval}
+          onChange={(event) => setField('planApproval', event.currentTarget.checked)}
+        />
+        Let me approve the plan before any agent runs
+      </label>
+      <label>
+        <input
+          type="checkbox"
+          role="switch"
+          checked={form.resultReview}
+          onChange={(event) => setField('resultReview', event.currentTarget.checked)}
+        />
+        Review the answer before it is sent
+      </label>
+      <details class="ask-steering">
+        <summary>Agent steering (optional)</summary>
+        <small id="ask-steering-help">
+          Agent names (rag-agent), an agent's skill (mail-agent/send-mail) or a skill id, separated
+          by commas.
+        </small>
+        {STEERING_FIELDS.map(({ kind, label }) => (
+          <div key={kind}>
+            <label for={`ask-steering-${kind}`}>{label}</label>
+            <input
+              id={`ask-steering-${kind}`}
+              type="text"
+              maxLength={STEERING_LIMIT}
+              aria-describedby="ask-steering-help"
+              value={form.steering[kind]}
+              onInput={(event) => setSteeringField(kind, event.currentTarget.value)}
+            />
+          </div>
+        ))}
+      </details>
+    </>
+  );
+}
+
+/** The answer of a run without a session, as it streams, with its files. */
+function LiveAnswer({ live }: { live: LiveRun }) {
+  return (
+    <section aria-labelledby="ask-answer-title">
+      <h2 id="ask-answer-title">Answer</h2>
+      <p>
+        <small>Route taken: {live.route ?? 'unknown'}</small>
+      </p>
+      <div class="answer" aria-live="polite" aria-busy={live.state === 'streaming'}>
+        <AnswerText
+          text={live.answer}
+          names={new Map(live.files.map((file) => [file.id, file.name]))}
+        />
+      </div>
+      {live.state === 'failed' ? <ErrorNote message={live.error} /> : null}
+      <FilesSection
+        files={live.files.map(fileViewOf)}
+        refused={live.refused}
+        titleId="ask-files-title"
+      />
+    </section>
+  );
+}
+
+/**
+ * Starts a run from the page. An orchestrated run opens its session page (the graph, the approvals,
+ * the streamed answer); a run without a session (model only, reasoning) streams its answer here.
+ */
+export function AskPage() {
+  const { form, setField, setSteeringField, upstreamModels } = useAskForm();
+  const { submit, sending, error, run } = useRunStarter(form);
   const live = run?.value;
   return (
     <section aria-labelledby="ask-title">
@@ -133,116 +307,18 @@ export function AskPage() {
           id="ask-message"
           rows={4}
           maxLength={MESSAGE_LIMIT}
-          value={message}
-          onInput={(event) => setMessage(event.currentTarget.value)}
+          value={form.message}
+          onInput={(event) => setField('message', event.currentTarget.value)}
           required
         />
-        <div class="grid">
-          <div>
-            <label for="ask-mode">Route</label>
-            <select
-              id="ask-mode"
-              value={mode}
-              aria-describedby="ask-mode-help"
-              onChange={(event) => setMode(event.currentTarget.value as RunRequest['mode'])}
-            >
-              {MODES.map((entry) => (
-                <option key={entry.value} value={entry.value}>
-                  {entry.label}
-                </option>
-              ))}
-            </select>
-            <small id="ask-mode-help">{selected?.help}</small>
-          </div>
-          {mode === 'passthrough' ? (
-            <div>
-              <label for="ask-model">Model</label>
-              <select
-                id="ask-model"
-                value={chosenModel ?? ''}
-                onChange={(event) => setModel(event.currentTarget.value)}
-              >
-                {upstreamModels.map((id) => (
-                  <option key={id} value={id}>
-                    {id}
-                  </option>
-                ))}
-              </select>
-            </div>
-          ) : null}
-        </div>
-        {mode === 'orchestration' || mode === 'auto' ? (
-          <label>
-            <input
-              type="checkbox"
-              role="switch"
-              checked={planApproval}
-              onChange={(event) => setPlanApproval(event.currentTarget.checked)}
-            />
-            Let me approve the plan before any agent runs
-          </label>
-        ) : null}
-        {mode === 'orchestration' || mode === 'auto' ? (
-          <label>
-            <input
-              type="checkbox"
-              role="switch"
-              checked={resultReview}
-              onChange={(event) => setResultReview(event.currentTarget.checked)}
-            />
-            Review the answer before it is sent
-          </label>
-        ) : null}
-        {mode === 'orchestration' || mode === 'auto' ? (
-          <details class="ask-steering">
-            <summary>Agent steering (optional)</summary>
-            <small id="ask-steering-help">
-              Agent names (rag-agent), an agent's skill (mail-agent/send-mail) or a skill id,
-              separated by commas.
-            </small>
-            {STEERING_FIELDS.map(({ kind, label }) => (
-              <div key={kind}>
-                <label for={`ask-steering-${kind}`}>{label}</label>
-                <input
-                  id={`ask-steering-${kind}`}
-                  type="text"
-                  maxLength={STEERING_LIMIT}
-                  aria-describedby="ask-steering-help"
-                  value={steering[kind]}
-                  onInput={(event) => {
-                    const value = event.currentTarget.value;
-                    setSteering((now) => ({ ...now, [kind]: value }));
-                  }}
-                />
-              </div>
-            ))}
-          </details>
-        ) : null}
+        <RouteFields form={form} setField={setField} upstreamModels={upstreamModels} />
+        <AgentRunOptions form={form} setField={setField} setSteeringField={setSteeringField} />
         <ErrorNote message={error} />
         <button type="submit" aria-busy={sending} disabled={sending}>
           {sending ? 'Starting…' : 'Ask'}
         </button>
       </form>
-      {live === undefined ? null : (
-        <section aria-labelledby="ask-answer-title">
-          <h2 id="ask-answer-title">Answer</h2>
-          <p>
-            <small>Route taken: {live.route ?? 'unknown'}</small>
-          </p>
-          <div class="answer" aria-live="polite" aria-busy={live.state === 'streaming'}>
-            <AnswerText
-              text={live.answer}
-              names={new Map(live.files.map((file) => [file.id, file.name]))}
-            />
-          </div>
-          {live.state === 'failed' ? <ErrorNote message={live.error} /> : null}
-          <FilesSection
-            files={live.files.map(fileViewOf)}
-            refused={live.refused}
-            titleId="ask-files-title"
-          />
-        </section>
-      )}
+      {live === undefined ? null : <LiveAnswer live={live} />}
     </section>
   );
 }

@@ -47,12 +47,26 @@ function DocumentRow({ document, onDeleted }: { document: DocumentView; onDelete
   );
 }
 
-/** The tenant's documents (what retrieval searches): upload with progress, list, delete. */
-export function DocumentsPage() {
-  const documents = usePolling((signal) => api<ListOf<DocumentView>>('/documents', { signal }), {
-    intervalMs: 10_000,
-    key: 'documents',
-  });
+/** How far an upload is: sending (with a bar), then indexing. */
+function UploadProgress({ upload }: { upload: UploadState }) {
+  return (
+    <div class="upload-progress">
+      <label for="upload-bar">
+        {upload.phase === 'sending'
+          ? `Sending ${upload.name}: ${formatBytes(upload.sent)} of ${formatBytes(upload.total)}`
+          : `Indexing ${upload.name}…`}
+      </label>
+      {upload.phase === 'sending' ? (
+        <progress id="upload-bar" max={Math.max(upload.total, 1)} value={upload.sent} />
+      ) : (
+        <progress id="upload-bar" />
+      )}
+    </div>
+  );
+}
+
+/** The upload form: choose a file, send it with progress, and say what was stored. */
+function UploadForm({ onUploaded }: { onUploaded: () => void }) {
   const [upload, setUpload] = useState<UploadState | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const [notice, setNotice] = useState<string | undefined>(undefined);
@@ -84,7 +98,7 @@ export function DocumentsPage() {
           : `${stored.filename} is stored: ${stored.chunks} chunks${stored.truncated === true ? ' (only part of it: it was over a limit)' : ''}.`,
       );
       if (input.current !== null) input.current.value = '';
-      documents.refresh();
+      onUploaded();
     } catch (failure) {
       setError(describeError(failure));
     } finally {
@@ -92,6 +106,63 @@ export function DocumentsPage() {
     }
   };
 
+  return (
+    <form onSubmit={(event) => void send(event)}>
+      <label for="document-file">File</label>
+      <input id="document-file" type="file" accept={ACCEPT} ref={input} required />
+      <button type="submit" disabled={upload !== undefined} aria-busy={upload !== undefined}>
+        Upload
+      </button>
+      {upload === undefined ? null : <UploadProgress upload={upload} />}
+      <ErrorNote message={error} />
+      {notice === undefined ? null : (
+        <p role="status" class="notice">
+          {notice}
+        </p>
+      )}
+    </form>
+  );
+}
+
+/** The tenant's documents, newest first, each with a delete button. */
+function DocumentsTable({
+  list,
+  onDeleted,
+}: {
+  list: readonly DocumentView[];
+  onDeleted: () => void;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class="documents-table">
+        <caption class="visually-hidden">Your documents, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">File</th>
+            <th scope="col">Type</th>
+            <th scope="col">Chunks</th>
+            <th scope="col">Added</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.map((document) => (
+            <DocumentRow key={document.id} document={document} onDeleted={onDeleted} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The tenant's documents (what retrieval searches): upload with progress, list, delete. */
+export function DocumentsPage() {
+  const documents = usePolling((signal) => api<ListOf<DocumentView>>('/documents', { signal }), {
+    intervalMs: 10_000,
+    key: 'documents',
+  });
   const list = documents.data?.data;
   return (
     <section aria-labelledby="documents-title">
@@ -101,33 +172,7 @@ export function DocumentsPage() {
           What the RAG agent searches for your tenant: PDF, DOCX, CSV, XLSX, TXT, Markdown, HTML.
         </p>
       </hgroup>
-      <form onSubmit={(event) => void send(event)}>
-        <label for="document-file">File</label>
-        <input id="document-file" type="file" accept={ACCEPT} ref={input} required />
-        <button type="submit" disabled={upload !== undefined} aria-busy={upload !== undefined}>
-          Upload
-        </button>
-        {upload === undefined ? null : (
-          <div class="upload-progress">
-            <label for="upload-bar">
-              {upload.phase === 'sending'
-                ? `Sending ${upload.name}: ${formatBytes(upload.sent)} of ${formatBytes(upload.total)}`
-                : `Indexing ${upload.name}…`}
-            </label>
-            {upload.phase === 'sending' ? (
-              <progress id="upload-bar" max={Math.max(upload.total, 1)} value={upload.sent} />
-            ) : (
-              <progress id="upload-bar" />
-            )}
-          </div>
-        )}
-        <ErrorNote message={error} />
-        {notice === undefined ? null : (
-          <p role="status" class="notice">
-            {notice}
-          </p>
-        )}
-      </form>
+      <UploadForm onUploaded={documents.refresh} />
       <ErrorNote message={documents.error} />
       {list === undefined ? (
         documents.error === undefined ? (
@@ -136,27 +181,7 @@ export function DocumentsPage() {
       ) : list.length === 0 ? (
         <p>No documents yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="documents-table">
-            <caption class="visually-hidden">Your documents, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">File</th>
-                <th scope="col">Type</th>
-                <th scope="col">Chunks</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.map((document) => (
-                <DocumentRow key={document.id} document={document} onDeleted={documents.refresh} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DocumentsTable list={list} onDeleted={documents.refresh} />
       )}
     </section>
   );

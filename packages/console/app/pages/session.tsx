@@ -7,20 +7,23 @@ import {
   api,
   describeError,
   type AgentSteering,
-  type Citation,
   type PlanNode,
   type SessionView,
 } from '../api';
 import { fileViewOf, mergeFiles } from '../../src/files/file-view';
-import { AnswerText } from '../components/answer-text';
-import { ApprovalCard, QuestionCard } from '../components/approval-card';
 import { ConfirmButton } from '../components/confirm-button';
 import { ErrorNote } from '../components/error-note';
-import { PlanGraph } from '../components/plan-graph';
 import { ReviewSection } from '../components/review-panel';
 import { FilesSection } from '../components/run-files';
-import { StatusBadge } from '../components/status-badge';
-import { formatTime, originWords, stateWords } from '../format';
+import {
+  AnswerSection,
+  ApprovalsSection,
+  PlanSection,
+  ProgressSection,
+  QuestionsSection,
+  SessionHeader,
+} from '../components/session-sections';
+import { formatTime, stateWords } from '../format';
 import { useNarrow, usePolling } from '../hooks';
 import { liveRunFor, startRun, stopStreaming, type LiveRun } from '../runs';
 
@@ -118,35 +121,6 @@ function storedLines(session: SessionView): string[] {
   return lines;
 }
 
-function Citations({ citations }: { citations: readonly Citation[] }) {
-  if (citations.length === 0) return null;
-  return (
-    <section aria-labelledby="sources-title" class="citations">
-      <h3 id="sources-title">Sources</h3>
-      <ol>
-        {citations.map((citation, index) => (
-          <li key={`${index}-${citation.title}`}>
-            {citation.url !== undefined && /^https?:\/\//i.test(citation.url) ? (
-              <a href={citation.url} rel="noopener noreferrer" target="_blank">
-                {citation.title}
-              </a>
-            ) : (
-              citation.title
-            )}
-            {citation.agent === undefined ? null : <small> · {citation.agent}</small>}
-            {citation.snippet === undefined ? null : (
-              <details>
-                <summary>Excerpt</summary>
-                <blockquote>{citation.snippet}</blockquote>
-              </details>
-            )}
-          </li>
-        ))}
-      </ol>
-    </section>
-  );
-}
-
 /** The plan's steps, then any the live stream added that the session does not show yet. */
 function planNodes(session: SessionView, live: LiveRun | undefined): PlanNode[] {
   const nodes = session.plan?.nodes ?? [];
@@ -196,6 +170,14 @@ function CancelButton({ session, onCanceled }: { session: SessionView; onCancele
   );
 }
 
+/** Whether an approval, review or question of the session waits for a decision. */
+function waitsForYou(session: SessionView): boolean {
+  const waiting =
+    session.approvals.filter((approval) => approval.status === 'pending').length +
+    (session.reviews ?? []).filter((review) => review.status === 'pending').length;
+  return waiting > 0 || session.inputs.some((input) => input.status === 'pending');
+}
+
 /**
  * One session: the plan as a live graph, approvals and questions to decide, the progress lines,
  * and the answer as it streams, with its sources.
@@ -238,38 +220,13 @@ export function SessionPage() {
   const lines = live !== undefined && live.lines.length > 0 ? live.lines : storedLines(session);
   const answer = session.result?.text ?? (live?.answer === '' ? undefined : live?.answer);
   const citations = session.result?.citations ?? live?.citations ?? [];
-  const approvals = session.approvals;
-  const questions = session.inputs;
-  const reviews = session.reviews ?? [];
-  const waiting =
-    approvals.filter((approval) => approval.status === 'pending').length +
-    reviews.filter((review) => review.status === 'pending').length;
-  const nodes = planNodes(session, live);
   // The session's files (`GET /v1/sessions/{id}`), then any the stream announced first.
   const files = mergeFiles(session.files, live?.files.map(fileViewOf));
   const fileNames = new Map(files.map((file) => [file.id, file.name]));
 
   return (
     <section aria-labelledby="session-title" class="session" data-status={session.status}>
-      <nav aria-label="Breadcrumb">
-        <ul>
-          <li>
-            <a href="/console/sessions">Sessions</a>
-          </li>
-          <li aria-current="page">This session</li>
-        </ul>
-      </nav>
-      <hgroup>
-        <h1 id="session-title" class="session-request">
-          {session.request || session.id}
-        </h1>
-        <p>
-          <span aria-live="polite">
-            <StatusBadge state={session.status} />
-          </span>{' '}
-          · started {formatTime(session.createdAt)} · <code>{session.id}</code>
-        </p>
-      </hgroup>
+      <SessionHeader session={session} />
       <ErrorNote message={polled.error} />
       {session.error === null ? null : <p class="error-note">{session.error}</p>}
       <CancelButton
@@ -280,7 +237,7 @@ export function SessionPage() {
         }}
       />
 
-      {waiting > 0 || questions.some((input) => input.status === 'pending') ? (
+      {waitsForYou(session) ? (
         <p class="attention" role="status">
           This run is waiting for you.
         </p>
@@ -288,143 +245,22 @@ export function SessionPage() {
 
       <ReviewSection
         sessionId={session.id}
-        reviews={reviews}
+        reviews={session.reviews ?? []}
         names={fileNames}
         onDecided={polled.refresh}
       />
-
-      {approvals.length === 0 ? null : (
-        <section aria-labelledby="approvals-title">
-          <h2 id="approvals-title">Approvals</h2>
-          {approvals.map((approval) => (
-            <ApprovalCard
-              key={approval.id}
-              sessionId={session.id}
-              approval={approval}
-              onDecided={polled.refresh}
-            />
-          ))}
-        </section>
-      )}
-
-      {questions.length === 0 ? null : (
-        <section aria-labelledby="questions-title">
-          <h2 id="questions-title">Questions</h2>
-          {questions.map((input) => (
-            <QuestionCard
-              key={input.id}
-              sessionId={session.id}
-              input={input}
-              onAnswered={polled.refresh}
-            />
-          ))}
-        </section>
-      )}
-
+      <ApprovalsSection session={session} onDecided={polled.refresh} />
+      <QuestionsSection session={session} onAnswered={polled.refresh} />
       <SteeringNote steering={session.steering} />
-
-      <section aria-labelledby="plan-title">
-        <h2 id="plan-title">Plan</h2>
-        {session.plan === null ? (
-          <p>{ACTIVE_STATUSES.has(session.status) ? 'Planning…' : 'No plan was made.'}</p>
-        ) : (
-          <>
-            <PlanGraph plan={nodes} states={session.nodes} narrow={narrow} />
-            <div class="table-wrap">
-              <table class="plan-table">
-                <caption>Steps of the plan</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Step</th>
-                    <th scope="col">Agent</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Task</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {nodes.map((node) => (
-                    <tr
-                      key={node.id}
-                      data-node-id={node.id}
-                      data-added={node.origin === undefined ? undefined : node.origin.kind}
-                    >
-                      <td data-label="Step">
-                        {node.id}
-                        {node.origin === undefined ? null : (
-                          <p class="step-origin">
-                            <small>{originWords(node.origin)}</small>
-                          </p>
-                        )}
-                      </td>
-                      <td data-label="Agent">{node.agent}</td>
-                      <td data-label="State">
-                        <StatusBadge state={session.nodes[node.id]?.state ?? 'pending'} />
-                        {session.nodes[node.id]?.revision === undefined ? null : (
-                          <p class="step-revision">
-                            <small>
-                              Run again for review round {session.nodes[node.id]?.revision?.round}:{' '}
-                              {session.nodes[node.id]?.revision?.feedback}
-                            </small>
-                          </p>
-                        )}
-                        {live?.stepProgress[node.id] === undefined ? null : (
-                          <p class="step-progress" aria-live="polite">
-                            <small>{live.stepProgress[node.id]}</small>
-                          </p>
-                        )}
-                      </td>
-                      <td data-label="Task">{node.task}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </>
-        )}
-      </section>
-
-      <section aria-labelledby="progress-title">
-        <h2 id="progress-title">Progress</h2>
-        {note === undefined ? null : (
-          <p>
-            <small>{note}</small>
-          </p>
-        )}
-        {lines.length === 0 ? (
-          <p>No progress yet.</p>
-        ) : (
-          <div role="log" aria-live="polite" aria-label="Progress lines">
-            <ol class="progress-lines">
-              {lines.map((line, index) => (
-                <li key={index}>{line}</li>
-              ))}
-            </ol>
-          </div>
-        )}
-      </section>
-
-      <section aria-labelledby="answer-title">
-        <h2 id="answer-title">Answer</h2>
-        {answer === undefined ? (
-          <p aria-busy={ACTIVE_STATUSES.has(session.status)}>
-            {ACTIVE_STATUSES.has(session.status)
-              ? 'The answer comes when the agents are done.'
-              : 'No answer.'}
-          </p>
-        ) : (
-          <div
-            class="answer"
-            aria-live="polite"
-            aria-busy={live?.state === 'streaming' && session.result === null}
-          >
-            <AnswerText text={answer} names={fileNames} />
-          </div>
-        )}
-        {live?.state === 'failed' && live.error !== undefined && session.result === null ? (
-          <ErrorNote message={live.error} />
-        ) : null}
-        <Citations citations={citations} />
-      </section>
+      <PlanSection session={session} nodes={planNodes(session, live)} live={live} narrow={narrow} />
+      <ProgressSection lines={lines} note={note} />
+      <AnswerSection
+        session={session}
+        live={live}
+        answer={answer}
+        citations={citations}
+        fileNames={fileNames}
+      />
 
       <FilesSection files={files} refused={live?.refused ?? []} />
     </section>
