@@ -114,6 +114,11 @@ function printGatewayLines(out: Write, context: CommandContext, usage: GatewayUs
   out(
     `${palette.bold('Console')}   ${gateway.url}/console   (approvals, sessions, documents and memory in the browser; sign in with the key)`,
   );
+  if (config.environment['GATEWAY_MCP_ENABLED'] !== 'false') {
+    out(
+      `${palette.bold('MCP')}       ${gateway.url}/mcp   (for MCP clients: Streamable HTTP, the key as a bearer token; docs/mcp.md)`,
+    );
+  }
   out(
     devKey !== undefined
       ? `${palette.bold('API key')}   ${key}   (tenant ${DEV_TENANT}; kept in ${displayPath(paths, paths.secretsFile)})`
