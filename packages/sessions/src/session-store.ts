@@ -15,7 +15,6 @@ import {
   approvalSchema,
   isActiveStatus,
   syncWaitingStatus,
-  sessionEventSchema,
   sessionSchema,
   type Approval,
   type Session,
@@ -35,6 +34,7 @@ import {
   sessionNotFound,
 } from './internal/approval-checks';
 import { newSession } from './internal/new-session';
+import { SessionEventBus } from './internal/session-events';
 import type {
   AnswerInputInput,
   DecideApprovalInput,
@@ -102,10 +102,8 @@ class RedisSessionStore implements SessionStore {
   private readonly leasePrefix: string;
   private readonly lockTtlMs: number;
   private readonly redlock: Redlock;
-  private readonly listeners = new Map<string, Set<SessionEventListener>>();
-  private subscriber: Redis | undefined;
-  /** The pattern subscription every `subscribe` shares, once asked for (until it fails). */
-  private listening: Promise<void> | undefined;
+  /** The sessions' events over pub/sub. */
+  private readonly events: SessionEventBus;
   /**
    * The JSON stored for each session object this store created, read or wrote (and its SHA-1
    * once needed): an update from such an `expected` session compares that hash, with no
@@ -136,6 +134,7 @@ class RedisSessionStore implements SessionStore {
     this.lockPrefix = lockPrefix;
     this.leasePrefix = leasePrefix;
     this.lockTtlMs = lockTtlMs;
+    this.events = new SessionEventBus(redis, keyPrefix);
     this.redlock = new Redlock([redis], {
       retryCount: lockRetryCount,
       retryDelay: lockRetryDelayMs,
@@ -442,52 +441,6 @@ class RedisSessionStore implements SessionStore {
     return outcome.review;
   }
 
-  async publish(id: string, event: SessionEvent): Promise<void> {
-    await this.redis.publish(this.channel(id), JSON.stringify(event));
-  }
-
-  async subscribe(id: string, listener: SessionEventListener): Promise<Unsubscribe> {
-    const channel = this.channel(id);
-    let listeners = this.listeners.get(channel);
-    if (listeners === undefined) {
-      listeners = new Set();
-      this.listeners.set(channel, listeners);
-    }
-    listeners.add(listener);
-    try {
-      await this.listen();
-    } catch (error) {
-      this.removeListener(channel, listener);
-      throw error;
-    }
-    let active = true;
-    return () => {
-      if (active) {
-        active = false;
-        this.removeListener(channel, listener);
-      }
-      return Promise.resolve();
-    };
-  }
-
-  /**
-   * One `PSUBSCRIBE` of every session's channel for the whole store, taken once: a run's
-   * subscription then costs no round trip, and session events (decisions, answers, cancels) are
-   * rare enough for every listener of the store to receive them all and keep its own.
-   */
-  private listen(): Promise<void> {
-    this.listening ??= this.subscriberConnection()
-      .psubscribe(this.channelPattern())
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          this.listening = undefined;
-          throw error;
-        },
-      );
-    return this.listening;
-  }
-
   async listActive(): Promise<string[]> {
     const ids = await this.redis.smembers(this.activeIndexKey());
     if (ids.length === 0) return [];
@@ -555,6 +508,18 @@ class RedisSessionStore implements SessionStore {
     return expired;
   }
 
+  publish(id: string, event: SessionEvent): Promise<void> {
+    return this.events.publish(id, event);
+  }
+
+  subscribe(id: string, listener: SessionEventListener): Promise<Unsubscribe> {
+    return this.events.subscribe(id, listener);
+  }
+
+  close(): Promise<void> {
+    return this.events.close();
+  }
+
   acquireRunner(
     id: string,
     owner: string,
@@ -571,25 +536,8 @@ class RedisSessionStore implements SessionStore {
     return acquireLease({ redis: this.redis, key: this.leaseKey('attach', id), owner, ttlMs });
   }
 
-  async close(): Promise<void> {
-    this.listeners.clear();
-    this.listening = undefined;
-    const subscriber = this.subscriber;
-    this.subscriber = undefined;
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
-  }
-
   private sessionKey(id: string): string {
     return `${this.keyPrefix}:${id}`;
-  }
-
-  private channel(id: string): string {
-    return `${this.keyPrefix}:${id}:events`;
-  }
-
-  /** Every session's channel: the key prefix with glob characters escaped. */
-  private channelPattern(): string {
-    return `${this.keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}:*:events`;
   }
 
   private tenantIndexKey(tenant: string): string {
@@ -683,42 +631,6 @@ class RedisSessionStore implements SessionStore {
       isActiveStatus(session.status) ? '1' : '0',
       releaseRunner,
     ];
-  }
-
-  /** Removes a listener; true when it was the channel's last. */
-  private removeListener(channel: string, listener: SessionEventListener): boolean {
-    const listeners = this.listeners.get(channel);
-    if (listeners === undefined) return false;
-    listeners.delete(listener);
-    if (listeners.size > 0) return false;
-    this.listeners.delete(channel);
-    return true;
-  }
-
-  private subscriberConnection(): Redis {
-    if (this.subscriber) return this.subscriber;
-    const subscriber = this.redis.duplicate();
-    subscriber.on('pmessage', (_pattern: string, channel: string, text: string) => {
-      const listeners = this.listeners.get(channel);
-      if (listeners === undefined) return;
-      const parsed = safeParseJson({
-        text,
-        schema: sessionEventSchema,
-        subject: 'A session event',
-      });
-      if (!parsed.success) return;
-      for (const listener of [...listeners]) {
-        try {
-          listener(parsed.value);
-        } catch {
-          // One listener's failure must not keep the event from the others.
-        }
-      }
-    });
-    // Errors surface on the commands; without a listener ioredis would log them as unhandled.
-    subscriber.on('error', () => undefined);
-    this.subscriber = subscriber;
-    return subscriber;
   }
 }
 
