@@ -72,6 +72,131 @@ function pinnedLookup({ address, family }: ResolvedAddress): LookupFunction {
   }) as LookupFunction;
 }
 
+/** What one balanced fetch knows of its names, addresses and pools. */
+interface BalancerState {
+  hosts: Map<string, HostState>;
+  /** Keep-alive pools by `family/address`. */
+  pools: Map<string, Pool>;
+  /** Until when each address that refused a connection is skipped. */
+  downUntil: Map<string, number>;
+}
+
+/** Keep-alive agents that close a connection after `maxRequestsPerConnection` requests. */
+function createPool(
+  lookup: LookupFunction | undefined,
+  {
+    keepAliveTimeoutMs,
+    maxRequestsPerConnection,
+  }: { keepAliveTimeoutMs: number; maxRequestsPerConnection: number },
+): Pool {
+  const options = {
+    keepAlive: true,
+    timeout: keepAliveTimeoutMs,
+    noDelay: true,
+    ...(lookup ? { lookup } : {}),
+  };
+  const pool: Pool = {
+    http: new http.Agent(options),
+    https: new https.Agent(options),
+    retired: false,
+  };
+  const uses = new WeakMap<Socket, number>();
+  for (const agent of [pool.http, pool.https]) {
+    // Decided as the agent frees the connection, before it pools it: one destroyed after
+    // pooling (on 'free') could be handed to a request sent in the same tick.
+    // Node's agent keeps the connection only when this returns true (@types/node says void).
+    const keep = agent.keepSocketAlive.bind(agent) as (socket: Socket) => boolean;
+    const decide = (socket: Socket): boolean => {
+      const used = (uses.get(socket) ?? 0) + 1;
+      uses.set(socket, used);
+      if (pool.retired || used >= maxRequestsPerConnection) return false;
+      return keep(socket);
+    };
+    agent.keepSocketAlive = decide;
+  }
+  return pool;
+}
+
+/** Closes a pool's idle connections now and its busy ones when their requests end. */
+function retirePool(pool: Pool): void {
+  pool.retired = true;
+  for (const agent of [pool.http, pool.https]) {
+    for (const sockets of Object.values(agent.freeSockets)) {
+      for (const socket of sockets ?? []) socket.destroy();
+    }
+  }
+}
+
+/** Replicas that left DNS: their pools close once their requests are done. */
+function forgetGoneAddresses({ hosts, pools, downUntil }: BalancerState): void {
+  const live = new Set<string>();
+  for (const state of hosts.values()) {
+    for (const address of state.addresses) live.add(`${address.family}/${address.address}`);
+  }
+  for (const [key, pool] of pools) {
+    if (live.has(key)) continue;
+    pools.delete(key);
+    downUntil.delete(key.slice(key.indexOf('/') + 1));
+    retirePool(pool);
+  }
+}
+
+/**
+ * The addresses `hostname` resolves to, resolved again (once for every request waiting) when the
+ * last resolution is older than `resolveTtlMs`; when DNS fails, what it said before.
+ */
+async function addressesOf(
+  balancer: BalancerState,
+  hostname: string,
+  {
+    resolve,
+    resolveTtlMs,
+    maxAddressesPerName,
+  }: {
+    resolve: (hostname: string) => Promise<ResolvedAddress[]>;
+    resolveTtlMs: number;
+    maxAddressesPerName: number;
+  },
+): Promise<HostState> {
+  let state = balancer.hosts.get(hostname);
+  if (state === undefined) {
+    state = { addresses: [], resolvedAt: 0, pending: undefined, turn: 0 };
+    balancer.hosts.set(hostname, state);
+  }
+  const current = state;
+  if (Date.now() - current.resolvedAt >= resolveTtlMs) {
+    current.pending ??= resolve(hostname)
+      .then((found) => {
+        current.addresses = found.slice(0, maxAddressesPerName);
+        current.resolvedAt = Date.now();
+        forgetGoneAddresses(balancer);
+        return current.addresses;
+      })
+      .finally(() => {
+        current.pending = undefined;
+      });
+    try {
+      await current.pending;
+    } catch (error) {
+      // DNS failed: keep using what it said before, if it said anything.
+      if (current.addresses.length === 0) throw error;
+    }
+  }
+  return current;
+}
+
+/** The addresses to try, in order: the next up one in turn, the other up ones, those down last. */
+function orderAddresses(state: HostState, downUntil: Map<string, number>): ResolvedAddress[] {
+  const now = Date.now();
+  const isDown = (address: ResolvedAddress): boolean => (downUntil.get(address.address) ?? 0) > now;
+  const up = state.addresses.filter((address) => !isDown(address));
+  const down = state.addresses.filter(isDown);
+  if (up.length === 0) return down;
+  const start = state.turn % up.length;
+  state.turn = (state.turn + 1) % 1_000_000;
+  return [...up.slice(start), ...up.slice(0, start), ...down];
+}
+
 /**
  * A fetch that spreads requests over every address a host name resolves to, per request, not per
  * connection: a name served by several replicas (Compose `--scale`, a Kubernetes headless
@@ -102,109 +227,18 @@ export function createBalancedFetch({
   const downUntil = new Map<string, number>();
   const sent = new Map<string, number>();
 
-  /** Keep-alive agents that close a connection after `maxRequestsPerConnection` requests. */
-  const createPool = (lookup: LookupFunction | undefined): Pool => {
-    const options = {
-      keepAlive: true,
-      timeout: keepAliveTimeoutMs,
-      noDelay: true,
-      ...(lookup ? { lookup } : {}),
-    };
-    const pool: Pool = {
-      http: new http.Agent(options),
-      https: new https.Agent(options),
-      retired: false,
-    };
-    const uses = new WeakMap<Socket, number>();
-    for (const agent of [pool.http, pool.https]) {
-      // Decided as the agent frees the connection, before it pools it: one destroyed after
-      // pooling (on 'free') could be handed to a request sent in the same tick.
-      // Node's agent keeps the connection only when this returns true (@types/node says void).
-      const keep = agent.keepSocketAlive.bind(agent) as (socket: Socket) => boolean;
-      const decide = (socket: Socket): boolean => {
-        const used = (uses.get(socket) ?? 0) + 1;
-        uses.set(socket, used);
-        if (pool.retired || used >= maxRequestsPerConnection) return false;
-        return keep(socket);
-      };
-      agent.keepSocketAlive = decide;
-    }
-    return pool;
-  };
-  /** Closes a pool's idle connections now and its busy ones when their requests end. */
-  const retirePool = (pool: Pool): void => {
-    pool.retired = true;
-    for (const agent of [pool.http, pool.https]) {
-      for (const sockets of Object.values(agent.freeSockets)) {
-        for (const socket of sockets ?? []) socket.destroy();
-      }
-    }
-  };
-  const direct = createPool(undefined);
+  const balancer: BalancerState = { hosts, pools, downUntil };
+  const resolving = { resolve, resolveTtlMs, maxAddressesPerName };
+  const direct = createPool(undefined, { keepAliveTimeoutMs, maxRequestsPerConnection });
 
   const poolFor = (address: ResolvedAddress): Pool => {
     const key = `${address.family}/${address.address}`;
     let pool = pools.get(key);
     if (pool === undefined) {
-      pool = createPool(pinnedLookup(address));
+      pool = createPool(pinnedLookup(address), { keepAliveTimeoutMs, maxRequestsPerConnection });
       pools.set(key, pool);
     }
     return pool;
-  };
-
-  /** Replicas that left DNS: their pools close once their requests are done. */
-  const forgetGoneAddresses = (): void => {
-    const live = new Set<string>();
-    for (const state of hosts.values()) {
-      for (const address of state.addresses) live.add(`${address.family}/${address.address}`);
-    }
-    for (const [key, pool] of pools) {
-      if (live.has(key)) continue;
-      pools.delete(key);
-      downUntil.delete(key.slice(key.indexOf('/') + 1));
-      retirePool(pool);
-    }
-  };
-
-  const addressesOf = async (hostname: string): Promise<HostState> => {
-    let state = hosts.get(hostname);
-    if (state === undefined) {
-      state = { addresses: [], resolvedAt: 0, pending: undefined, turn: 0 };
-      hosts.set(hostname, state);
-    }
-    const current = state;
-    if (Date.now() - current.resolvedAt >= resolveTtlMs) {
-      current.pending ??= resolve(hostname)
-        .then((found) => {
-          current.addresses = found.slice(0, maxAddressesPerName);
-          current.resolvedAt = Date.now();
-          forgetGoneAddresses();
-          return current.addresses;
-        })
-        .finally(() => {
-          current.pending = undefined;
-        });
-      try {
-        await current.pending;
-      } catch (error) {
-        // DNS failed: keep using what it said before, if it said anything.
-        if (current.addresses.length === 0) throw error;
-      }
-    }
-    return current;
-  };
-
-  /** The addresses to try, in order: the next up one in turn, the other up ones, those down last. */
-  const order = (state: HostState): ResolvedAddress[] => {
-    const now = Date.now();
-    const isDown = (address: ResolvedAddress): boolean =>
-      (downUntil.get(address.address) ?? 0) > now;
-    const up = state.addresses.filter((address) => !isDown(address));
-    const down = state.addresses.filter(isDown);
-    if (up.length === 0) return down;
-    const start = state.turn % up.length;
-    state.turn = (state.turn + 1) % 1_000_000;
-    return [...up.slice(start), ...up.slice(0, start), ...down];
   };
 
   const count = (key: string): void => {
@@ -226,8 +260,8 @@ export function createBalancedFetch({
       count(`${url.host} → ${hostname}`);
       return send(direct);
     }
-    const state = await addressesOf(hostname);
-    const candidates = order(state);
+    const state = await addressesOf(balancer, hostname, resolving);
+    const candidates = orderAddresses(state, downUntil);
     if (candidates.length === 0) return send(undefined);
     let lastError: unknown;
     for (const address of candidates) {

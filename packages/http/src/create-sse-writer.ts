@@ -80,6 +80,49 @@ function dataLines(data: string): string {
     .join('');
 }
 
+/** Sets a stream's status and the caller's headers (those with a value). */
+function setStatusAndHeaders(
+  res: ServerResponse,
+  status: number,
+  headers: OutgoingHttpHeaders,
+): void {
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) res.setHeader(name, value);
+  }
+}
+
+/**
+ * A passed-through stream's headers: unbuffered by proxies, and leaving with its first bytes, or
+ * on the next turn of the event loop when none come in this one.
+ */
+function flushHeadersSoon(res: ServerResponse): void {
+  res.setHeader('x-accel-buffering', 'no');
+  setImmediate(() => {
+    if (!res.headersSent && !res.destroyed) res.flushHeaders();
+  });
+}
+
+/**
+ * Frames written in one turn of the event loop leave in one socket write: the returned function
+ * corks the socket at the first and uncorks it on the next turn. A fast agent's task, status and
+ * artifact frames (and the headers before them) then cost one write instead of one each; on
+ * loopback in a VM a write is the largest part of serving a small call (docs/benchmarks.md).
+ */
+function createWriteCoalescer(res: ServerResponse): () => void {
+  let corked: Socket | undefined;
+  return (): void => {
+    const socket = res.socket;
+    if (corked !== undefined || socket === null || socket.destroyed) return;
+    corked = socket;
+    socket.cork();
+    setImmediate(() => {
+      corked = undefined;
+      socket.uncork();
+    });
+  };
+}
+
 /**
  * The one Server-Sent Events writer of the fleet (CONTRIBUTING.md convention 18): the headers,
  * one-line `data:` frames, `event:` frames, keep-alive comments, the `event: error` frame of a
@@ -114,21 +157,7 @@ export function createSseWriter(
   };
   res.on('close', onResponseClose);
 
-  // Frames written in one turn of the event loop leave in one socket write: the socket is corked
-  // at the first and uncorked on the next turn. A fast agent's task, status and artifact frames
-  // (and the headers before them) then cost one write instead of one each; on loopback in a VM a
-  // write is the largest part of serving a small call (docs/benchmarks.md).
-  let corked: Socket | undefined;
-  const coalesce = (): void => {
-    const socket = res.socket;
-    if (corked !== undefined || socket === null || socket.destroyed) return;
-    corked = socket;
-    socket.cork();
-    setImmediate(() => {
-      corked = undefined;
-      socket.uncork();
-    });
-  };
+  const coalesce = createWriteCoalescer(res);
 
   const write = (text: string): void => {
     if (closed || res.writableEnded) return;
@@ -146,15 +175,9 @@ export function createSseWriter(
     open({ status = 200, headers = {}, passthrough = false } = {}) {
       if (opened || closed) return;
       opened = true;
-      res.statusCode = status;
-      for (const [name, value] of Object.entries(headers)) {
-        if (value !== undefined) res.setHeader(name, value);
-      }
+      setStatusAndHeaders(res, status, headers);
       if (passthrough) {
-        res.setHeader('x-accel-buffering', 'no');
-        setImmediate(() => {
-          if (!res.headersSent && !res.destroyed) res.flushHeaders();
-        });
+        flushHeadersSoon(res);
         return;
       }
       res.setHeader('content-type', SSE_CONTENT_TYPE);

@@ -57,6 +57,97 @@ interface PartialToolCall {
   arguments: string;
 }
 
+/** Records the request's model, parameters and input messages on the LLM span. */
+function recordRequest(
+  span: Span,
+  {
+    model,
+    messages,
+    temperature,
+    maxTokens,
+    toolChoice,
+    invocationParameters,
+  }: Pick<
+    StreamChatOptions,
+    'model' | 'messages' | 'temperature' | 'maxTokens' | 'toolChoice' | 'invocationParameters'
+  >,
+): void {
+  setLlmAttributes(span, {
+    model,
+    system: 'openai',
+    invocationParameters: {
+      ...(temperature === undefined ? {} : { temperature }),
+      ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
+      ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
+      stream: true,
+      ...invocationParameters,
+    },
+    inputMessages: messages.map(toLlmMessage),
+  });
+}
+
+/** Adds one chunk's tool call deltas to the calls being assembled, by index. */
+function addToolCallDeltas(
+  calls: Map<number, PartialToolCall>,
+  deltas: ChatCompletionChunk.Choice.Delta.ToolCall[] | undefined,
+): void {
+  for (const call of deltas ?? []) {
+    const known = calls.get(call.index) ?? { id: '', name: '', arguments: '' };
+    if (call.id) known.id = call.id;
+    if (call.function?.name) known.name += call.function.name;
+    if (call.function?.arguments) known.arguments += call.function.arguments;
+    calls.set(call.index, known);
+  }
+}
+
+/** The assembled tool calls, in index order. */
+function assembleToolCalls(
+  calls: Map<number, PartialToolCall>,
+): ChatCompletionMessageFunctionToolCall[] {
+  return [...calls.entries()]
+    .sort(([left], [right]) => left - right)
+    .map(([, call]): ChatCompletionMessageFunctionToolCall => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
+}
+
+/** Records the answer on the LLM span: the model that answered, the message, finish and usage. */
+function recordAnswer(
+  span: Span,
+  { content, toolCalls, finishReason, usage, model }: StreamChatResult,
+): void {
+  setLlmAttributes(span, {
+    model,
+    outputMessages: [
+      {
+        role: 'assistant',
+        content,
+        ...(toolCalls.length === 0
+          ? {}
+          : {
+              toolCalls: toolCalls.map((call) => ({
+                id: call.id,
+                name: call.function.name,
+                arguments: call.function.arguments,
+              })),
+            }),
+      },
+    ],
+    ...(finishReason === undefined ? {} : { finishReason }),
+    ...(usage
+      ? {
+          tokenCounts: {
+            prompt: usage.promptTokens,
+            completion: usage.completionTokens,
+            total: usage.totalTokens,
+          },
+        }
+      : {}),
+  });
+}
+
 /**
  * One streamed chat completion (`stream: true`, `stream_options.include_usage`), recorded on the
  * caller's LLM span like {@link completeChat}: yields each content delta as it arrives and returns
@@ -84,17 +175,13 @@ export async function* streamChat({
   signal,
   span,
 }: StreamChatOptions): AsyncGenerator<string, StreamChatResult, undefined> {
-  setLlmAttributes(span, {
+  recordRequest(span, {
     model,
-    system: 'openai',
-    invocationParameters: {
-      ...(temperature === undefined ? {} : { temperature }),
-      ...(maxTokens === undefined ? {} : { max_tokens: maxTokens }),
-      ...(toolChoice === undefined ? {} : { tool_choice: toolChoice }),
-      stream: true,
-      ...invocationParameters,
-    },
-    inputMessages: messages.map(toLlmMessage),
+    messages,
+    temperature,
+    maxTokens,
+    toolChoice,
+    invocationParameters,
   });
   let content = '';
   let reasoning = '';
@@ -135,13 +222,7 @@ export async function* streamChat({
       if (thinking.success) {
         reasoning += thinking.data.reasoning_content ?? thinking.data.reasoning ?? '';
       }
-      for (const call of delta.tool_calls ?? []) {
-        const known = calls.get(call.index) ?? { id: '', name: '', arguments: '' };
-        if (call.id) known.id = call.id;
-        if (call.function?.name) known.name += call.function.name;
-        if (call.function?.arguments) known.arguments += call.function.arguments;
-        calls.set(call.index, known);
-      }
+      addToolCallDeltas(calls, delta.tool_calls);
       if (typeof delta.content === 'string' && delta.content !== '') {
         content += delta.content;
         yield delta.content;
@@ -158,40 +239,8 @@ export async function* streamChat({
     if (streaming) recordUsage(undefined);
   }
   recordUsage(usage);
-  const toolCalls = [...calls.entries()]
-    .sort(([left], [right]) => left - right)
-    .map(([, call]): ChatCompletionMessageFunctionToolCall => ({
-      id: call.id,
-      type: 'function',
-      function: { name: call.name, arguments: call.arguments },
-    }));
-  setLlmAttributes(span, {
-    model: answeredBy,
-    outputMessages: [
-      {
-        role: 'assistant',
-        content,
-        ...(toolCalls.length === 0
-          ? {}
-          : {
-              toolCalls: toolCalls.map((call) => ({
-                id: call.id,
-                name: call.function.name,
-                arguments: call.function.arguments,
-              })),
-            }),
-      },
-    ],
-    ...(finishReason === undefined ? {} : { finishReason }),
-    ...(usage
-      ? {
-          tokenCounts: {
-            prompt: usage.promptTokens,
-            completion: usage.completionTokens,
-            total: usage.totalTokens,
-          },
-        }
-      : {}),
-  });
-  return { content, reasoning, toolCalls, finishReason, usage, model: answeredBy };
+  const toolCalls = assembleToolCalls(calls);
+  const result = { content, reasoning, toolCalls, finishReason, usage, model: answeredBy };
+  recordAnswer(span, result);
+  return result;
 }

@@ -1,16 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
-import type {
-  AgentSteering,
-  ApprovalStatus,
-  HistoryMessage,
-  ReviewDecision,
-  ToolPolicy,
-} from '@fleet/a2a';
+import { createHash } from 'node:crypto';
 import {
   BadRequestError,
   ConflictError,
   InternalError,
-  ValidationError,
   NotFoundError,
   ServiceUnavailableError,
   safeParseJson,
@@ -18,357 +10,65 @@ import {
 } from '@fleet/errors';
 import type { Redis } from 'ioredis';
 import Redlock, { ExecutionError, ResourceLockedError, type Lock } from 'redlock';
-import { defineRedisScript } from './internal/redis-script';
 import { acquireLease, heldLease, type Lease } from './lease';
 import {
   approvalSchema,
   isActiveStatus,
-  latestReview,
   syncWaitingStatus,
-  sessionEventSchema,
   sessionSchema,
   type Approval,
   type Session,
   type SessionEvent,
 } from './session-schema';
+import {
+  createScript,
+  createWithRunnerScript,
+  compareAndSetScript,
+  fencedWriteScript,
+} from './internal/session-scripts';
+import {
+  checkReviewSteps,
+  isOverdue,
+  pendingCheck,
+  pendingReview,
+  sessionNotFound,
+} from './internal/approval-checks';
+import { newSession } from './internal/new-session';
+import { SessionEventBus } from './internal/session-events';
+import type {
+  AnswerInputInput,
+  DecideApprovalInput,
+  DecideReviewInput,
+  ExpiredApproval,
+  ListSessionsOptions,
+  NewApproval,
+  NewRunner,
+  NewSession,
+  SessionEventListener,
+  SessionStore,
+  SessionStoreOptions,
+  Unsubscribe,
+  UpdateSessionOptions,
+} from './session-store-types';
 
-/** Options for {@link createSessionStore}. */
-export interface SessionStoreOptions {
-  /** The connection for commands; the store duplicates it once for its subscriptions. */
-  redis: Redis;
-  /** A session expires this long after its last change. @default 604800 (7 days) */
-  ttlSeconds?: number;
-  /**
-   * Sessions live at `${keyPrefix}:{id}`, their events on `${keyPrefix}:{id}:events` (the store
-   * listens to `${keyPrefix}:*:events`), the indexes at `${keyPrefix}s:tenant:{tenant}` and
-   * `${keyPrefix}s:pending-approvals`.
-   * @default 'fleet:session'
-   */
-  keyPrefix?: string;
-  /**
-   * Lock keys, `${lockPrefix}:{id}`; kept apart from the sessions so `fleet:session:*` finds only
-   * sessions. @default 'fleet:lock:session'
-   */
-  lockPrefix?: string;
-  /** Lease keys, `${leasePrefix}:runner:{id}` and `${leasePrefix}:attach:{id}`. @default 'fleet:lease:session' */
-  leasePrefix?: string;
-  /** How long a lock holds if its holder dies mid-change. @default 5000 */
-  lockTtlMs?: number;
-  /**
-   * Extra tries to take a busy lock before giving up with a ConflictError. Kept short so a
-   * contended session answers 409 quickly rather than queueing. @default 20
-   */
-  lockRetryCount?: number;
-  /** Delay between tries, plus or minus as much jitter. @default 25 */
-  lockRetryDelayMs?: number;
-}
-
-/** What a new session starts with. */
-export interface NewSession {
-  /** @default a random UUID */
-  id?: string | undefined;
-  tenant: string;
-  request: string;
-  /** @default [] */
-  history?: HistoryMessage[] | undefined;
-  /** @default false */
-  planApproval?: boolean | undefined;
-  /** Whether a person reviews the composed answer before it is sent. @default false */
-  resultReview?: boolean | undefined;
-  /** Which MCP tools the run may use (`fleet.toolPolicy`). @default every tool */
-  toolPolicy?: ToolPolicy | undefined;
-  /** Agents or skills the run prefers, requires or leaves out (`fleet.steering`). @default none */
-  steering?: AgentSteering | undefined;
-  /** The A2A task that runs the session, when it is known from the start. */
-  taskId?: string | undefined;
-}
-
-/** The runner lease {@link SessionStore.createWithRunner} takes with the new session. */
-export interface NewRunner {
-  /** Who runs the session (one orchestrator's run). */
-  owner: string;
-  /** @default 15000 */
-  ttlMs?: number | undefined;
-}
-
-/** A new pending approval; `status` is set to `pending` and `createdAt` defaults to now. */
-export type NewApproval = Omit<Approval, 'status' | 'createdAt'> & {
-  createdAt?: string | undefined;
-};
-
-/** A person's decision on one approval. */
-export interface DecideApprovalInput {
-  sessionId: string;
-  approvalId: string;
-  /** The caller's tenant: another tenant's session is unknown to them. */
-  tenant: string;
-  decision: 'approve' | 'deny';
-  instructions?: string | undefined;
-}
-
-/** A person's decision on a composed answer (the session's pending approval of kind `review`). */
-export interface DecideReviewInput {
-  sessionId: string;
-  /** The caller's tenant: another tenant's session is unknown to them. */
-  tenant: string;
-  decision: ReviewDecision;
-}
-
-/** A person's answer to a question a node's agent asked (an approval of kind `input`). */
-export interface AnswerInputInput {
-  sessionId: string;
-  inputId: string;
-  /** The caller's tenant: another tenant's session is unknown to them. */
-  tenant: string;
-  text: string;
-}
-
-/** Options for {@link SessionStore.update}. */
-export interface UpdateSessionOptions {
-  /**
-   * The session as the caller last created, wrote or read it: when Redis still holds exactly
-   * this and the lock is free, the change lands in one round trip.
-   */
-  expected?: Session | undefined;
-  /**
-   * The owner of the session's runner lease: when the change ends the session (no longer
-   * `running` or waiting), the lease is released in the same write, if this owner still holds
-   * it — a run's last write and its lease's release in one round trip.
-   */
-  releaseRunner?: string | undefined;
-}
-
-/** Options for {@link SessionStore.list}. */
-export interface ListSessionsOptions {
-  /** At most this many sessions. @default 50 */
-  limit?: number | undefined;
-}
-
-/** Receives the events published for one session. */
-export type SessionEventListener = (event: SessionEvent) => void;
-
-/** Ends one subscription. */
-export type Unsubscribe = () => Promise<void>;
-
-/** An approval that {@link SessionStore.expireOverdueApprovals} marked expired. */
-export interface ExpiredApproval {
-  sessionId: string;
-  approvalId: string;
-}
-
-/**
- * Durable workflow sessions in Redis (docs/architecture.md §6): JSON with a TTL refreshed by every
- * change, every change under a Redlock lock on the session id (or, for a writer that holds the
- * session as stored, a compare-and-set that no locked change can interleave with), approvals
- * decided at most once, events across replicas over pub/sub, and leases saying who runs and who
- * streams a session.
- */
-export interface SessionStore {
-  /** Stores a new `running` session. @throws ConflictError when the id is taken */
-  create(init: NewSession): Promise<Session>;
-  /**
-   * Stores a new `running` session and takes its runner lease for `runner.owner`, in one script
-   * (one round trip): the session, its tenant and active indexes, and the lease land together or
-   * not at all — what a new run does before its first event.
-   * @throws ConflictError when the id is taken, or its runner lease is held (a stale lease of a
-   *   session with the same id)
-   */
-  createWithRunner(
-    init: NewSession,
-    runner: NewRunner,
-  ): Promise<{ session: Session; lease: Lease }>;
-  /** The session, or undefined when it is unknown or expired. */
-  get(id: string): Promise<Session | undefined>;
-  /**
-   * The session if it belongs to `tenant`.
-   * @throws NotFoundError when it is missing, expired or another tenant's (the same error for all three)
-   */
-  getForTenant(id: string, tenant: string): Promise<Session>;
-  /** The tenant's sessions, newest first; ids whose session has expired leave the index. */
-  list(tenant: string, options?: ListSessionsOptions): Promise<Session[]>;
-  /**
-   * Reads, changes and writes the session under its lock, and refreshes its TTL. `mutate` changes
-   * the draft in place and may return a value; if it throws, nothing is written. `updatedAt` is
-   * set afterwards, and the result must still match the session schema.
-   * @throws NotFoundError when the session is unknown or expired
-   * @throws ConflictError when the lock cannot be taken (or was lost before the write)
-   *
-   * With `expected` (the session exactly as this caller last created, wrote or read it), the
-   * change is first tried in one round trip without the lock: one script writes it only while
-   * nobody holds the lock and the stored session is still exactly `expected` (compared by SHA-1).
-   * Otherwise it falls back to the locked read-modify-write, so `mutate` may run twice (first on
-   * a copy of `expected`): it must change only the draft. That first try is not checked against
-   * the session schema: it is a run's own typed changes to its own session, several per run, and
-   * the check costs as much as the rest of the write; the locked path (every change made from
-   * outside a run) is checked.
-   */
-  update<T = void>(
-    id: string,
-    mutate: (draft: Session) => T,
-    options?: UpdateSessionOptions,
-  ): Promise<{ session: Session; value: T }>;
-  /**
-   * Adds a pending approval (the orchestrator, when an agent asks or for plan approval) or
-   * question (kind `input`); the session's status follows in the same write
-   * ({@link syncWaitingStatus}).
-   * @throws ConflictError when the session already has an approval with that id
-   */
-  addApproval(id: string, approval: NewApproval): Promise<Approval>;
-  /**
-   * Records a person's decision under the lock and publishes `approval-decided`.
-   * @throws NotFoundError for an unknown session, another tenant's, or an unknown approval
-   * @throws ConflictError when the approval is no longer pending (an overdue pending one is
-   *   marked `expired` first) or when the lock is busy
-   */
-  decideApproval(input: DecideApprovalInput): Promise<Approval>;
-  /**
-   * Records a person's answer to a question (an approval of kind `input`) under the lock: it
-   * becomes `answered` with the text, and `approval-decided` is published.
-   * @throws NotFoundError for an unknown session, another tenant's, or an unknown question
-   * @throws ConflictError when the question is no longer pending or the lock is busy
-   */
-  answerInput(input: AnswerInputInput): Promise<Approval>;
-  /**
-   * Records a person's review of the composed answer under the lock: the session's pending review
-   * becomes `approved` (`approve`) or `denied` (sent back: `revise`, `replan`, `recompose`), its
-   * round records the decision, steps and feedback, and `approval-decided` is published.
-   * @throws NotFoundError for an unknown session or another tenant's
-   * @throws ConflictError when no review is pending (never asked, decided already, expired) or
-   *   the lock is busy
-   * @throws ValidationError when `revise` names a step the plan does not have (the error names the
-   *   plan's steps)
-   */
-  decideReview(input: DecideReviewInput): Promise<Approval>;
-  /** Publishes an event to every subscriber of the session, on any replica. */
-  publish(id: string, event: SessionEvent): Promise<void>;
-  /**
-   * Listens to the session's events until the returned function is called. Resolves once events
-   * published from then on are heard. A store's subscriptions share one pattern subscription on
-   * its subscriber connection, taken by the first: later subscriptions, and their ends, send no
-   * Redis command.
-   */
-  subscribe(id: string, listener: SessionEventListener): Promise<Unsubscribe>;
-  /**
-   * Marks every pending approval past its expiry `expired` and publishes `approval-decided` for
-   * each (run at orchestrator start-up). Sessions whose lock is busy are skipped.
-   */
-  expireOverdueApprovals(now?: Date): Promise<ExpiredApproval[]>;
-  /**
-   * Ids of the sessions still `running`, `waiting_approval` or `waiting_input` (expired ones are dropped from the
-   * index as they are found): what an orchestrator checks for runs whose runner died.
-   */
-  listActive(): Promise<string[]>;
-  /**
-   * How many sessions have an approval or a question pending (one `SCARD` of the
-   * pending-approvals index, whatever the number of sessions): the orchestrator's
-   * `orchestrator_sessions_awaiting_approval` gauge. Overdue approvals count until
-   * {@link SessionStore.expireOverdueApprovals} expires them.
-   */
-  countAwaitingApproval(): Promise<number>;
-  /**
-   * How many of the tenant's sessions have an approval or a question pending (the sessions
-   * `waiting_approval` or `waiting_input`): one `ZINTERCARD` of the tenant's index and the
-   * pending-approvals index, stopping at `limit` (the gateway's waiting-runs cap only needs to know
-   * whether it is reached). Overdue approvals count until they are expired, like
-   * {@link SessionStore.countAwaitingApproval}.
-   * @param limit @default 0 (count them all)
-   */
-  countAwaitingApprovalForTenant(tenant: string, limit?: number): Promise<number>;
-  /**
-   * Who runs a session: one orchestrator at a time. Undefined when another holder has it.
-   * @param ttlMs @default 15000
-   */
-  acquireRunner(id: string, owner: string, ttlMs?: number): Promise<Lease | undefined>;
-  /**
-   * Who streams a resumed session to a client: one at a time. Undefined when another holder has it.
-   * @param ttlMs @default 15000
-   */
-  acquireAttach(id: string, owner: string, ttlMs?: number): Promise<Lease | undefined>;
-  /** Ends every subscription and closes the subscriber connection (not the command connection). */
-  close(): Promise<void>;
-}
+export type {
+  AnswerInputInput,
+  DecideApprovalInput,
+  DecideReviewInput,
+  ExpiredApproval,
+  ListSessionsOptions,
+  NewApproval,
+  NewRunner,
+  NewSession,
+  SessionEventListener,
+  SessionStore,
+  SessionStoreOptions,
+  Unsubscribe,
+  UpdateSessionOptions,
+} from './session-store-types';
 
 const DEFAULT_LEASE_TTL_MS = 15_000;
 const DEFAULT_LIST_LIMIT = 50;
-
-/** The index entries of a new session. KEYS[2..3]: tenant index, active index. ARGV: as below. */
-const INDEX_NEW_SESSION_LUA = `redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-redis.call('SADD', KEYS[3], ARGV[3])
-`;
-
-/**
- * Creates a session atomically with its tenant-index and active-index entries. KEYS: session,
- * tenant index, active index.
- * ARGV: json, ttl seconds, id, createdAt ms.
- */
-const createScript = defineRedisScript(`
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return 0 end
-${INDEX_NEW_SESSION_LUA}return 1
-`);
-
-/**
- * {@link createScript} and the session's runner lease, together or not at all. KEYS: as
- * {@link createScript}, then the runner lease. ARGV: as {@link createScript}, then the lease's
- * owner and TTL in ms. Returns 1 when written, 0 when the id is taken, -1 when the lease is held.
- */
-const createWithRunnerScript = defineRedisScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-${INDEX_NEW_SESSION_LUA}redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[6])
-return 1
-`);
-
-/**
- * The write both session scripts end with: the session with its TTL and its three indexes, and —
- * once it is no longer active — its runner lease, when ARGV[8] names the owner holding it.
- * KEYS[2..6]: session, pending-approvals index, tenant index, active index, runner lease.
- * ARGV[2..8]: json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms, still active
- * ('1' | '0'), the runner lease's owner to release ('' for none).
- */
-const WRITE_SESSION_LUA = `redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
-if ARGV[5] == '1' then
-  redis.call('SADD', KEYS[3], ARGV[4])
-else
-  redis.call('SREM', KEYS[3], ARGV[4])
-end
-redis.call('ZADD', KEYS[4], 'NX', ARGV[6], ARGV[4])
-redis.call('EXPIRE', KEYS[4], ARGV[3])
-if ARGV[7] == '1' then
-  redis.call('SADD', KEYS[5], ARGV[4])
-else
-  redis.call('SREM', KEYS[5], ARGV[4])
-  if ARGV[8] ~= '' and redis.call('GET', KEYS[6]) == ARGV[8] then redis.call('DEL', KEYS[6]) end
-end
-return 1
-`;
-
-/**
- * Writes a session only while the writer still holds its lock (a fencing check, so a writer whose
- * lock expired mid-change cannot overwrite a newer write), and keeps both indexes in step.
- * KEYS: lock, session, pending-approvals index, tenant index, active index, runner lease.
- * ARGV: lock value, json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms,
- * still active ('1' | '0'), runner lease owner to release once inactive ('' for none).
- */
-const fencedWriteScript = defineRedisScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-${WRITE_SESSION_LUA}`);
-
-/**
- * Writes a session without taking its lock, only when nobody holds the lock and the stored session
- * is still exactly the one the writer started from (its SHA-1): a compare-and-set that no locked
- * read-modify-write can interleave with (that one holds the lock from its read to its write).
- * KEYS: as {@link fencedWriteScript}.
- * ARGV: SHA-1 of the expected JSON, then as {@link fencedWriteScript}.
- * Returns 1 when written, 0 when the lock is held or the session changed, -1 when it is gone.
- */
-const compareAndSetScript = defineRedisScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-local current = redis.call('GET', KEYS[2])
-if not current then return -1 end
-if redis.sha1hex(current) ~= ARGV[1] then return 0 end
-${WRITE_SESSION_LUA}`);
 
 /**
  * Builds the session store over one ioredis connection (docs/architecture.md §3, §6).
@@ -402,10 +102,8 @@ class RedisSessionStore implements SessionStore {
   private readonly leasePrefix: string;
   private readonly lockTtlMs: number;
   private readonly redlock: Redlock;
-  private readonly listeners = new Map<string, Set<SessionEventListener>>();
-  private subscriber: Redis | undefined;
-  /** The pattern subscription every `subscribe` shares, once asked for (until it fails). */
-  private listening: Promise<void> | undefined;
+  /** The sessions' events over pub/sub. */
+  private readonly events: SessionEventBus;
   /**
    * The JSON stored for each session object this store created, read or wrote (and its SHA-1
    * once needed): an update from such an `expected` session compares that hash, with no
@@ -436,6 +134,7 @@ class RedisSessionStore implements SessionStore {
     this.lockPrefix = lockPrefix;
     this.leasePrefix = leasePrefix;
     this.lockTtlMs = lockTtlMs;
+    this.events = new SessionEventBus(redis, keyPrefix);
     this.redlock = new Redlock([redis], {
       retryCount: lockRetryCount,
       retryDelay: lockRetryDelayMs,
@@ -742,52 +441,6 @@ class RedisSessionStore implements SessionStore {
     return outcome.review;
   }
 
-  async publish(id: string, event: SessionEvent): Promise<void> {
-    await this.redis.publish(this.channel(id), JSON.stringify(event));
-  }
-
-  async subscribe(id: string, listener: SessionEventListener): Promise<Unsubscribe> {
-    const channel = this.channel(id);
-    let listeners = this.listeners.get(channel);
-    if (listeners === undefined) {
-      listeners = new Set();
-      this.listeners.set(channel, listeners);
-    }
-    listeners.add(listener);
-    try {
-      await this.listen();
-    } catch (error) {
-      this.removeListener(channel, listener);
-      throw error;
-    }
-    let active = true;
-    return () => {
-      if (active) {
-        active = false;
-        this.removeListener(channel, listener);
-      }
-      return Promise.resolve();
-    };
-  }
-
-  /**
-   * One `PSUBSCRIBE` of every session's channel for the whole store, taken once: a run's
-   * subscription then costs no round trip, and session events (decisions, answers, cancels) are
-   * rare enough for every listener of the store to receive them all and keep its own.
-   */
-  private listen(): Promise<void> {
-    this.listening ??= this.subscriberConnection()
-      .psubscribe(this.channelPattern())
-      .then(
-        () => undefined,
-        (error: unknown) => {
-          this.listening = undefined;
-          throw error;
-        },
-      );
-    return this.listening;
-  }
-
   async listActive(): Promise<string[]> {
     const ids = await this.redis.smembers(this.activeIndexKey());
     if (ids.length === 0) return [];
@@ -855,6 +508,18 @@ class RedisSessionStore implements SessionStore {
     return expired;
   }
 
+  publish(id: string, event: SessionEvent): Promise<void> {
+    return this.events.publish(id, event);
+  }
+
+  subscribe(id: string, listener: SessionEventListener): Promise<Unsubscribe> {
+    return this.events.subscribe(id, listener);
+  }
+
+  close(): Promise<void> {
+    return this.events.close();
+  }
+
   acquireRunner(
     id: string,
     owner: string,
@@ -871,25 +536,8 @@ class RedisSessionStore implements SessionStore {
     return acquireLease({ redis: this.redis, key: this.leaseKey('attach', id), owner, ttlMs });
   }
 
-  async close(): Promise<void> {
-    this.listeners.clear();
-    this.listening = undefined;
-    const subscriber = this.subscriber;
-    this.subscriber = undefined;
-    if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
-  }
-
   private sessionKey(id: string): string {
     return `${this.keyPrefix}:${id}`;
-  }
-
-  private channel(id: string): string {
-    return `${this.keyPrefix}:${id}:events`;
-  }
-
-  /** Every session's channel: the key prefix with glob characters escaped. */
-  private channelPattern(): string {
-    return `${this.keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}:*:events`;
   }
 
   private tenantIndexKey(tenant: string): string {
@@ -984,128 +632,10 @@ class RedisSessionStore implements SessionStore {
       releaseRunner,
     ];
   }
-
-  /** Removes a listener; true when it was the channel's last. */
-  private removeListener(channel: string, listener: SessionEventListener): boolean {
-    const listeners = this.listeners.get(channel);
-    if (listeners === undefined) return false;
-    listeners.delete(listener);
-    if (listeners.size > 0) return false;
-    this.listeners.delete(channel);
-    return true;
-  }
-
-  private subscriberConnection(): Redis {
-    if (this.subscriber) return this.subscriber;
-    const subscriber = this.redis.duplicate();
-    subscriber.on('pmessage', (_pattern: string, channel: string, text: string) => {
-      const listeners = this.listeners.get(channel);
-      if (listeners === undefined) return;
-      const parsed = safeParseJson({
-        text,
-        schema: sessionEventSchema,
-        subject: 'A session event',
-      });
-      if (!parsed.success) return;
-      for (const listener of [...listeners]) {
-        try {
-          listener(parsed.value);
-        } catch {
-          // One listener's failure must not keep the event from the others.
-        }
-      }
-    });
-    // Errors surface on the commands; without a listener ioredis would log them as unhandled.
-    subscriber.on('error', () => undefined);
-    this.subscriber = subscriber;
-    return subscriber;
-  }
 }
 
 function sha1(text: string): string {
   return createHash('sha1').update(text).digest('hex');
-}
-
-/** The one answer for a missing, expired or foreign session, so none can be told apart. */
-function sessionNotFound(id: string): NotFoundError {
-  return new NotFoundError(`Session ${id} does not exist or has expired.`);
-}
-
-/**
- * The approval (or, for `what: 'input'`, the question) if it is still pending: a question is not
- * an approval and the other way round. @throws NotFoundError / ConflictError otherwise
- */
-function pendingCheck(session: Session, id: string, what: 'approval' | 'input'): Approval {
-  const approval = session.approvals[id];
-  const noun = what === 'input' ? 'Question' : 'Approval';
-  if (
-    approval === undefined ||
-    approval.kind === 'review' ||
-    (approval.kind === 'input') !== (what === 'input')
-  ) {
-    throw new NotFoundError(`${noun} ${id} does not exist in session ${session.id}.`);
-  }
-  if (approval.status !== 'pending') throw approvalSettled(noun, id, approval.status);
-  return approval;
-}
-
-/**
- * The session's pending review (its newest approval of kind `review`).
- * @throws ConflictError when there is none: never asked, or decided or expired already
- */
-function pendingReview(session: Session): Approval {
-  const latest = latestReview(session);
-  if (latest === undefined) {
-    throw new ConflictError(
-      `Session ${session.id} is not waiting for a review: it was not started with one.`,
-      {
-        details: { status: session.status },
-      },
-    );
-  }
-  if (latest.status !== 'pending') {
-    const word =
-      latest.status === 'expired' || latest.status === 'timed_out'
-        ? 'timed out'
-        : 'was already decided';
-    throw new ConflictError(
-      `Session ${session.id} is not waiting for a review: its latest review ${word}.`,
-      { details: { status: latest.status } },
-    );
-  }
-  return latest;
-}
-
-/**
- * Every step a `revise` names is a step of the session's plan.
- * @throws ValidationError naming the unknown steps and the plan's steps
- */
-function checkReviewSteps(session: Session, decision: ReviewDecision): void {
-  if (decision.steps === undefined) return;
-  const known = (session.plan?.nodes ?? []).map((node) => node.id);
-  const unknown = decision.steps.filter((step) => !known.includes(step));
-  if (unknown.length === 0) return;
-  throw new ValidationError(
-    `The plan has no step ${unknown.map((step) => `"${step}"`).join(', ')}: its steps are ${known.map((step) => `"${step}"`).join(', ') || 'none'}.`,
-    {
-      details: {
-        issues: [{ path: 'steps', message: `unknown steps: ${unknown.join(', ')}` }],
-        steps: known,
-      },
-    },
-  );
-}
-
-function approvalSettled(noun: string, id: string, status: ApprovalStatus): ConflictError {
-  const state = status === 'expired' || status === 'timed_out' ? 'has' : 'was already';
-  const word = status === 'timed_out' ? 'timed out' : status;
-  return new ConflictError(`${noun} ${id} ${state} ${word}.`, { details: { status } });
-}
-
-/** True when a pending approval can no longer be decided. An unreadable expiry never expires. */
-function isOverdue(approval: Approval, now: Date): boolean {
-  const expiresAt = Date.parse(approval.expiresAt);
-  return !Number.isNaN(expiresAt) && expiresAt <= now.getTime();
 }
 
 /** True when Redlock gave up because the lock was held, not because Redis failed. */
@@ -1115,39 +645,4 @@ async function isLockContention(error: unknown): Promise<boolean> {
   return attempts.every((stats) =>
     [...stats.votesAgainst.values()].every((vote) => vote instanceof ResourceLockedError),
   );
-}
-
-/** A new session as {@link SessionStore.create} stores it, checked, with its JSON. */
-function newSession({
-  id = randomUUID(),
-  tenant,
-  request,
-  history = [],
-  planApproval = false,
-  resultReview = false,
-  toolPolicy,
-  steering,
-  taskId,
-}: NewSession): { session: Session; json: string; createdAtMs: number } {
-  if (id === '') throw new BadRequestError('A session id must not be empty.');
-  const now = new Date();
-  const draft: Session = {
-    id,
-    tenant,
-    status: 'running',
-    createdAt: now.toISOString(),
-    updatedAt: now.toISOString(),
-    request,
-    history,
-    planApproval,
-    resultReview,
-    ...(toolPolicy === undefined ? {} : { toolPolicy }),
-    ...(steering === undefined ? {} : { steering }),
-    nodes: {},
-    approvals: {},
-    ...(taskId === undefined ? {} : { taskId }),
-  };
-  const checked = sessionSchema.safeParse(draft);
-  if (!checked.success) throw validationErrorFromZod(checked.error, { subject: 'The session' });
-  return { session: checked.data, json: JSON.stringify(checked.data), createdAtMs: now.getTime() };
 }

@@ -50,6 +50,9 @@ import {
 import type { ToolPermissions } from './tool-permissions';
 import type { UpstreamClient } from './upstream';
 
+/** The largest document upload when `uploadLimit` is not given: 25 MiB. */
+const DEFAULT_UPLOAD_LIMIT = 25 * 1024 * 1024;
+
 /** Everything the gateway app is built from. `main.ts` assembles these; tests pass their own. */
 export interface AppDependencies {
   apiKeys: readonly ApiKeyEntry[];
@@ -255,6 +258,75 @@ function createLimiter({
   });
 }
 
+/** The chat completions route's options (shared by `/v1/responses` and the MCP `ask` tool). */
+function chatRouteOptions(
+  deps: AppDependencies,
+  redisGate: ReturnType<typeof createRedisGate>,
+): ChatCompletionsOptions {
+  const { upstreamClient, autoRouting } = deps;
+  return {
+    upstreamClient,
+    orchestratorClient: deps.orchestratorClient,
+    reasoningAgent: deps.reasoningAgent,
+    sessions: deps.sessions,
+    redisGate,
+    offlineReason: deps.offlineReason,
+    bodyLimit: deps.bodyLimit,
+    agentTextLimit: deps.agentTextLimit,
+    routeClassifier:
+      autoRouting?.classifier ??
+      createRouteClassifier({
+        client: undefined,
+        offline: upstreamClient === undefined,
+        model: 'none',
+      }),
+    passthroughModel: autoRouting?.passthroughModel,
+    toolPermissions: deps.toolPermissions,
+    files: deps.files,
+    documents: deps.documents,
+    attachmentLimits: deps.attachmentLimits,
+    agents: deps.agents,
+  };
+}
+
+/** The express routes under `/v1` (all but the hot paths): authenticated, limited, uncached. */
+function v1Router(
+  deps: AppDependencies,
+  {
+    keyRing,
+    limiter,
+    redisGate,
+  }: {
+    keyRing: ReturnType<typeof createApiKeyRing>;
+    limiter: TenantLimiter | undefined;
+    redisGate: ReturnType<typeof createRedisGate>;
+  },
+): express.Router {
+  const { agents, toolPermissions, sessions, orchestratorClient, logger, memory } = deps;
+  const v1 = express.Router();
+  // Answers are the caller's own data, fetched with a key: no browser or proxy keeps them.
+  v1.use(function noStore(_req, res, next) {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  v1.use(authenticate(keyRing));
+  if (limiter !== undefined) v1.use(limitApiRequests(limiter));
+  v1.get('/models', modelsRoute({ upstreamClient: deps.upstreamClient, logger }));
+  // Everything below keeps its state in the fleet's Redis: 503 at once while it is down.
+  v1.use(['/sessions', '/memory', '/documents'], redisGate.middleware());
+  v1.use(agentsRouter({ agents, toolPermissions }));
+  v1.use(sessionsRouter({ store: sessions, orchestratorClient, logger, toolPermissions }));
+  v1.use(
+    documentsRouter({
+      documents: deps.documents,
+      uploadLimit: deps.uploadLimit ?? DEFAULT_UPLOAD_LIMIT,
+    }),
+  );
+  v1.use(filesRouter({ files: deps.files }));
+  if (memory !== undefined) v1.use(memoryRouter({ store: memory }));
+  return v1;
+}
+
 /**
  * Builds the gateway: the OpenAI-compatible API under `/v1` (keys → tenants, routing, passthrough,
  * orchestration, sessions and approvals, documents), the fleet as an MCP server at `/mcp`, the web
@@ -275,61 +347,31 @@ function createLimiter({
  * const app = createApp({ apiKeys, upstreamClient, sessions, redis, offlineReason: OFFLINE_HINT, bodyLimit: 8 << 20, logger });
  * http.createServer(app).listen(8080);
  */
-export function createApp({
-  apiKeys,
-  upstreamClient,
-  orchestratorClient,
-  reasoningAgent,
-  agents,
-  toolPermissions,
-  documents,
-  files,
-  attachmentLimits,
-  uploadLimit = 25 * 1024 * 1024,
-  sessions,
-  memory,
-  redis,
-  offlineReason,
-  bodyLimit,
-  agentTextLimit,
-  logger,
-  exposeStack = false,
-  isShuttingDown = () => false,
-  metrics: withMetrics = true,
-  autoRouting,
-  consoleDir,
-  mcp = {},
-  tenantLimits,
-}: AppDependencies): RequestListener {
+export function createApp(deps: AppDependencies): RequestListener {
+  const {
+    apiKeys,
+    upstreamClient,
+    documents,
+    files,
+    sessions,
+    redis,
+    offlineReason,
+    bodyLimit,
+    logger,
+    exposeStack = false,
+    isShuttingDown = () => false,
+    metrics: withMetrics = true,
+    consoleDir,
+    mcp = {},
+    tenantLimits,
+  } = deps;
   const keyRing = createApiKeyRing(apiKeys);
   const metrics = withMetrics ? createMetrics({ serviceName: 'gateway' }) : undefined;
   const limiter = createLimiter({ tenantLimits, sessions, logger, metrics });
   const errorOptions = { format: 'openai', logger, exposeStack } as const;
   const redisGate = createRedisGate(redis);
 
-  const routeOptions: ChatCompletionsOptions = {
-    upstreamClient,
-    orchestratorClient,
-    reasoningAgent,
-    sessions,
-    redisGate,
-    offlineReason,
-    bodyLimit,
-    agentTextLimit,
-    routeClassifier:
-      autoRouting?.classifier ??
-      createRouteClassifier({
-        client: undefined,
-        offline: upstreamClient === undefined,
-        model: 'none',
-      }),
-    passthroughModel: autoRouting?.passthroughModel,
-    toolPermissions,
-    files,
-    documents,
-    attachmentLimits,
-    agents,
-  };
+  const routeOptions = chatRouteOptions(deps, redisGate);
   const app = createServiceApp({
     serviceName: 'gateway',
     logger,
@@ -343,23 +385,7 @@ export function createApp({
       },
     },
     routes: (root) => {
-      const v1 = express.Router();
-      // Answers are the caller's own data, fetched with a key: no browser or proxy keeps them.
-      v1.use(function noStore(_req, res, next) {
-        res.setHeader('Cache-Control', 'no-store');
-        next();
-      });
-      v1.use(authenticate(keyRing));
-      if (limiter !== undefined) v1.use(limitApiRequests(limiter));
-      v1.get('/models', modelsRoute({ upstreamClient, logger }));
-      // Everything below keeps its state in the fleet's Redis: 503 at once while it is down.
-      v1.use(['/sessions', '/memory', '/documents'], redisGate.middleware());
-      v1.use(agentsRouter({ agents, toolPermissions }));
-      v1.use(sessionsRouter({ store: sessions, orchestratorClient, logger, toolPermissions }));
-      v1.use(documentsRouter({ documents, uploadLimit }));
-      v1.use(filesRouter({ files }));
-      if (memory !== undefined) v1.use(memoryRouter({ store: memory }));
-      root.use('/v1', v1);
+      root.use('/v1', v1Router(deps, { keyRing, limiter, redisGate }));
       if (mcp.enabled !== false) {
         root.use(
           mcpRouter({

@@ -12,7 +12,7 @@ import { createMemoryStore } from '@fleet/memory';
 import { createSessionStore } from '@fleet/sessions';
 import { createLogger } from '@fleet/telemetry';
 import { createAgentsClient } from './agents';
-import { createApp, isHotPathRequest } from './app';
+import { createApp, isHotPathRequest, type AppDependencies } from './app';
 import { createDocumentsClient } from './documents';
 import { requestStateKey } from './mcp';
 import { GATEWAY_REDIS_OPTIONS } from './redis';
@@ -104,6 +104,37 @@ function mergeTenantLimits(
   return merged;
 }
 
+/** The MCP endpoint's options, from the configuration. */
+function mcpOptions(): NonNullable<AppDependencies['mcp']> {
+  return {
+    enabled: config.mcpEnabled,
+    allowedHosts: config.mcpAllowedHosts,
+    allowedOrigins: config.mcpAllowedOrigins,
+    stateKey: requestStateKey({
+      secret: config.mcpStateSecret,
+      internalToken: config.internalToken,
+    }),
+  };
+}
+
+/** The tenants' limits, kept in `redis`, from the configuration; undefined when they are off. */
+function tenantLimitsOptions(redis: Redis): AppDependencies['tenantLimits'] {
+  return config.limitsEnabled
+    ? {
+        redis,
+        defaults: {
+          rpm: config.limitRpm,
+          runs: config.limitRuns,
+          waiting: config.limitWaiting,
+          tokens_per_day: config.limitTokensPerDay,
+        },
+        tenants: mergeTenantLimits(config.tenantLimitsFile, config.tenantLimits),
+        windowSeconds: config.limitWindowSeconds,
+        syncIntervalMs: config.limitSyncMs,
+      }
+    : undefined;
+}
+
 async function main(): Promise<void> {
   const logger = createLogger({ service: 'gateway', level: config.logLevel });
   // Sessions and approvals only: passthrough never touches Redis, so the gateway boots and proxies
@@ -149,29 +180,8 @@ async function main(): Promise<void> {
     isShuttingDown: () => lifecycle.isShuttingDown(),
     autoRouting: { classifier: routeClassifier, passthroughModel: config.llmModel },
     consoleDir: config.console ? CONSOLE_BUNDLE_DIR : undefined,
-    mcp: {
-      enabled: config.mcpEnabled,
-      allowedHosts: config.mcpAllowedHosts,
-      allowedOrigins: config.mcpAllowedOrigins,
-      stateKey: requestStateKey({
-        secret: config.mcpStateSecret,
-        internalToken: config.internalToken,
-      }),
-    },
-    tenantLimits: config.limitsEnabled
-      ? {
-          redis,
-          defaults: {
-            rpm: config.limitRpm,
-            runs: config.limitRuns,
-            waiting: config.limitWaiting,
-            tokens_per_day: config.limitTokensPerDay,
-          },
-          tenants: mergeTenantLimits(config.tenantLimitsFile, config.tenantLimits),
-          windowSeconds: config.limitWindowSeconds,
-          syncIntervalMs: config.limitSyncMs,
-        }
-      : undefined,
+    mcp: mcpOptions(),
+    tenantLimits: tenantLimitsOptions(redis),
   });
   if (config.console && !consoleIsBuilt()) {
     logger.warn(

@@ -22,7 +22,12 @@ import type { Part, Task } from '../schemas/core';
 import type { A2AClient } from './a2a-client';
 import { readInternalContent } from './read-internal-content';
 import { sendInternalRequest } from './send-internal-request';
-import { createTaskFailures, resultArtifactParts, typedFailure } from './task-failures';
+import {
+  createTaskFailures,
+  resultArtifactParts,
+  typedFailure,
+  type TaskFailures,
+} from './task-failures';
 
 /** The agent's answer to `put` and `list`. */
 const filesSchema = z.object({ files: z.array(runFileSchema) });
@@ -154,6 +159,114 @@ async function putOverRoute(
   return kept;
 }
 
+/** The file store agent's A2A endpoint, with what its failures mean and how long a call may take. */
+interface FileStoreAgent {
+  client: A2AClient;
+  failures: TaskFailures;
+  timeoutMs: number;
+}
+
+/** Sends one `files` command and resolves to its completed task; any other ending is thrown. */
+async function sendCommand(
+  { client, failures, timeoutMs }: FileStoreAgent,
+  command: FilesCommand,
+  { signal, parts = [] }: { signal: AbortSignal | undefined; parts?: Part[] },
+): Promise<Task> {
+  const reply = await failures.send(client, {
+    op: command.op,
+    data: { files: command },
+    parts,
+    signal,
+    timeoutMs,
+  });
+  if (reply.status.state === 'TASK_STATE_COMPLETED') return reply;
+  const typed = typedFailure(reply);
+  if (typed !== undefined) throw typed;
+  throw failures.ended(reply, command.op);
+}
+
+/** An id that cannot be a run file's is not found, without asking the store. */
+function checkId(id: string): void {
+  if (!RUN_FILE_ID_PATTERN.test(id)) throw new NotFoundError(`There is no file ${id}.`);
+}
+
+/** Keeps files with the A2A `put` command, their bytes as base64 `raw` parts. */
+async function putOverA2A(
+  store: FileStoreAgent,
+  { files, signal, ...command }: Parameters<RunFileStore['put']>[0],
+): Promise<RunFile[]> {
+  const task = await sendCommand(
+    store,
+    { op: 'put', ...command },
+    {
+      signal,
+      parts: files.map((file) => ({
+        raw: Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength).toString(
+          'base64',
+        ),
+        filename: file.name,
+        mediaType: file.mediaType,
+      })),
+    },
+  );
+  const kept = store.failures.resultData(task, filesSchema, 'put').files;
+  if (kept.length !== files.length) {
+    throw new UpstreamError(
+      `The file store kept ${kept.length} of ${files.length} files without saying why.`,
+      { status: 502 },
+    );
+  }
+  return kept;
+}
+
+/** Reads one run file's bytes over the byte route (no A2A task kept). */
+async function getOverRoute(
+  routes: FileRoutes,
+  {
+    tenant,
+    id,
+    signal,
+    maxBytes,
+  }: { tenant: string; id: string; signal: AbortSignal | undefined; maxBytes: number },
+): Promise<{ file: RunFile; bytes: Buffer }> {
+  const { metadata: file, bytes } = await readInternalContent({
+    baseUrl: routes.url,
+    path: runFileContentRoute(id, tenant),
+    token: routes.token,
+    header: RUN_FILE_METADATA_HEADER,
+    schema: runFileSchema,
+    maxBytes,
+    sizeOf: (metadata) => metadata.size,
+    timeoutMs: routes.timeoutMs,
+    signal,
+    fetch: routes.fetch,
+    service: 'The file store (the RAG agent)',
+    what: `file ${id}`,
+  });
+  if (file.id !== id) {
+    throw new UpstreamError(`The file store answered a read of ${id} with ${file.id}.`, {
+      status: 502,
+    });
+  }
+  return { file, bytes };
+}
+
+/** Reads one run file's bytes with the A2A `get` command (its file part, base64). */
+async function getOverA2A(
+  store: FileStoreAgent,
+  { tenant, id, signal }: { tenant: string; id: string; signal: AbortSignal | undefined },
+): Promise<{ file: RunFile; bytes: Buffer }> {
+  const task = await sendCommand(store, { op: 'get', tenant, id }, { signal });
+  const { file } = store.failures.resultData(task, fileSchema, 'get');
+  const part = resultArtifactParts(task)?.find((candidate) => candidate.raw !== undefined);
+  if (part?.raw === undefined || file.id !== id) {
+    throw new UpstreamError(`The file store's get result for ${id} carries no file part.`, {
+      status: 502,
+    });
+  }
+  return { file, bytes: Buffer.from(part.raw, 'base64') };
+}
+
 /** Options for {@link createRunFilesClient}. */
 export interface CreateRunFilesClientOptions {
   /** An A2A client for the file store agent's JSON-RPC endpoint (the RAG agent), with the token. */
@@ -222,28 +335,7 @@ export function createRunFilesClient({
     tokenHint: 'the services need the same FLEET_INTERNAL_TOKEN.',
   });
 
-  async function send(
-    command: FilesCommand,
-    signal: AbortSignal | undefined,
-    parts: Part[] = [],
-  ): Promise<Task> {
-    const reply = await failures.send(client, {
-      op: command.op,
-      data: { files: command },
-      parts,
-      signal,
-      timeoutMs,
-    });
-    if (reply.status.state === 'TASK_STATE_COMPLETED') return reply;
-    const typed = typedFailure(reply);
-    if (typed !== undefined) throw typed;
-    throw failures.ended(reply, command.op);
-  }
-
-  /** An id that cannot be a run file's is not found, without asking the store. */
-  function checkId(id: string): void {
-    if (!RUN_FILE_ID_PATTERN.test(id)) throw new NotFoundError(`There is no file ${id}.`);
-  }
+  const store: FileStoreAgent = { client, failures, timeoutMs };
 
   return {
     async put({ tenant, files, sessionId, nodeId, agent, source, expiresAt, signal }) {
@@ -271,82 +363,39 @@ export function createRunFilesClient({
           },
         );
       }
-      const task = await send(
-        {
-          op: 'put',
-          tenant,
-          ...(sessionId === undefined ? {} : { sessionId }),
-          ...(nodeId === undefined ? {} : { nodeId }),
-          ...(agent === undefined ? {} : { agent }),
-          source,
-          expiresAt,
-        },
+      return putOverA2A(store, {
+        tenant,
+        files,
+        ...(sessionId === undefined ? {} : { sessionId }),
+        ...(nodeId === undefined ? {} : { nodeId }),
+        ...(agent === undefined ? {} : { agent }),
+        source,
+        expiresAt,
         signal,
-        files.map((file) => ({
-          raw: Buffer.from(
-            file.bytes.buffer,
-            file.bytes.byteOffset,
-            file.bytes.byteLength,
-          ).toString('base64'),
-          filename: file.name,
-          mediaType: file.mediaType,
-        })),
-      );
-      const kept = failures.resultData(task, filesSchema, 'put').files;
-      if (kept.length !== files.length) {
-        throw new UpstreamError(
-          `The file store kept ${kept.length} of ${files.length} files without saying why.`,
-          { status: 502 },
-        );
-      }
-      return kept;
+      });
     },
     async get({ tenant, id, signal }) {
       checkId(id);
       if (content !== undefined) {
-        const { metadata: file, bytes } = await readInternalContent({
-          baseUrl: content.url,
-          path: runFileContentRoute(id, tenant),
-          token: content.token,
-          header: RUN_FILE_METADATA_HEADER,
-          schema: runFileSchema,
-          maxBytes: maxFileBytes,
-          sizeOf: (metadata) => metadata.size,
-          timeoutMs,
-          signal,
-          fetch: fetchImpl,
-          service: 'The file store (the RAG agent)',
-          what: `file ${id}`,
-        });
-        if (file.id !== id) {
-          throw new UpstreamError(`The file store answered a read of ${id} with ${file.id}.`, {
-            status: 502,
-          });
-        }
-        return { file, bytes };
+        return getOverRoute(
+          { url: content.url, token: content.token, timeoutMs, fetch: fetchImpl },
+          { tenant, id, signal, maxBytes: maxFileBytes },
+        );
       }
-      const task = await send({ op: 'get', tenant, id }, signal);
-      const { file } = failures.resultData(task, fileSchema, 'get');
-      const part = resultArtifactParts(task)?.find((candidate) => candidate.raw !== undefined);
-      if (part?.raw === undefined || file.id !== id) {
-        throw new UpstreamError(`The file store's get result for ${id} carries no file part.`, {
-          status: 502,
-        });
-      }
-      return { file, bytes: Buffer.from(part.raw, 'base64') };
+      return getOverA2A(store, { tenant, id, signal });
     },
     async info({ tenant, id, signal }): Promise<RunFile> {
       checkId(id);
-      const task = await send({ op: 'info', tenant, id }, signal);
+      const task = await sendCommand(store, { op: 'info', tenant, id }, { signal });
       return failures.resultData(task, fileSchema, 'info').file;
     },
     async list({ tenant, sessionId, signal }) {
-      const task = await send({ op: 'list', tenant, sessionId }, signal);
+      const task = await sendCommand(store, { op: 'list', tenant, sessionId }, { signal });
       return failures.resultData(task, filesSchema, 'list').files;
     },
     async remove({ tenant, id, signal }) {
       if (!RUN_FILE_ID_PATTERN.test(id)) return false;
-      const task = await send({ op: 'delete', tenant, id }, signal);
+      const task = await sendCommand(store, { op: 'delete', tenant, id }, { signal });
       return failures.resultData(task, deletedSchema, 'delete').deleted;
     },
   };

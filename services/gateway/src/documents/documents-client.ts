@@ -142,6 +142,167 @@ function ingestFailure(task: Task, failures: TaskFailures): FleetError {
     : new ValidationError(message, { param: 'file' });
 }
 
+/** What an A2A failure means to someone uploading a document, for the agent at `agentUrl`. */
+function documentsTaskFailures(agentUrl: string): TaskFailures {
+  return createTaskFailures({
+    who: 'The RAG agent',
+    agentUrl,
+    unreachableHint:
+      'start the fleet with `pnpm fleet up` (or the agent with `docker compose up -d rag-agent`), or point RAG_AGENT_URL at it.',
+    tokenHint: 'the gateway and the agent need the same FLEET_INTERNAL_TOKEN.',
+    explained: {
+      // The agent's own limit stays in the cause (for the logs); the client hears the gateway's.
+      PAYLOAD_TOO_LARGE: (cause) =>
+        new PayloadTooLargeError(
+          "The document is too large for the RAG agent to take, although it is within the gateway's upload limit (GATEWAY_UPLOAD_LIMIT): upload a smaller file.",
+          { cause },
+        ),
+    },
+  });
+}
+
+/** The RAG agent's A2A endpoint, with what its failures mean. */
+interface DocumentsAgent {
+  client: A2AClient;
+  failures: TaskFailures;
+}
+
+/**
+ * Sends one documents command as a blocking `SendMessage` and resolves to its completed task; a
+ * failed or otherwise ended task is thrown as its typed error.
+ */
+async function sendCommand(
+  { client, failures }: DocumentsAgent,
+  {
+    command,
+    files = [],
+    signal,
+    callTimeoutMs,
+  }: {
+    command: DocumentsCommand;
+    files?: Part[];
+    signal: AbortSignal | undefined;
+    callTimeoutMs: number;
+  },
+): Promise<Task> {
+  const reply = await failures.send(client, {
+    op: command.op,
+    data: { documents: command },
+    parts: files,
+    signal,
+    timeoutMs: callTimeoutMs,
+  });
+  if (reply.status.state === 'TASK_STATE_COMPLETED') return reply;
+  if (reply.status.state === 'TASK_STATE_FAILED' && command.op === 'ingest') {
+    throw ingestFailure(reply, failures);
+  }
+  // A list or delete that failed with the agent's own typed error (e.g. its database is
+  // unreachable: 503 with Retry-After) keeps it.
+  const typed = typedFailure(reply);
+  if (reply.status.state === 'TASK_STATE_FAILED' && typed !== undefined) throw typed;
+  throw failures.ended(reply, command.op);
+}
+
+/** The RAG agent's plain HTTP routes (search, a document's bytes), with the internal token. */
+interface DocumentsRoutes {
+  baseUrl: string;
+  token: string;
+  fetch: typeof fetch | undefined;
+}
+
+/** Searches the tenant's documents over the agent's search route. */
+async function searchOverRoute(
+  routes: DocumentsRoutes,
+  {
+    tenant,
+    query,
+    limit,
+    signal,
+    timeoutMs,
+  }: DocumentSearchRequest & { tenant: string; signal?: AbortSignal; timeoutMs: number },
+): Promise<DocumentSearchResult> {
+  const body: DocumentSearchRequest = { query, limit };
+  return sendInternalRequest({
+    baseUrl: routes.baseUrl,
+    path: documentSearchRoute(tenant),
+    method: 'POST',
+    token: routes.token,
+    headers: { 'content-type': 'application/json' },
+    body: Buffer.from(JSON.stringify(body), 'utf8'),
+    schema: documentSearchResultSchema,
+    maxAnswerBytes: MAX_SEARCH_ANSWER_BYTES,
+    timeoutMs,
+    signal,
+    fetch: routes.fetch,
+    service: 'The RAG agent',
+    what: 'a document search',
+  });
+}
+
+/** Reads one document's original bytes over the agent's byte route (no A2A task kept). */
+async function contentOverRoute(
+  routes: DocumentsRoutes,
+  {
+    tenant,
+    id,
+    signal,
+    maxBytes,
+    timeoutMs,
+  }: { tenant: string; id: string; signal?: AbortSignal; maxBytes: number; timeoutMs: number },
+): Promise<DocumentContent> {
+  const { metadata, bytes } = await readInternalContent({
+    baseUrl: routes.baseUrl,
+    path: documentContentRoute(id, tenant),
+    token: routes.token,
+    header: DOCUMENT_METADATA_HEADER,
+    schema: documentContentMetadataSchema,
+    maxBytes,
+    timeoutMs,
+    signal,
+    fetch: routes.fetch,
+    service: 'The RAG agent',
+    what: `document ${id}`,
+  });
+  if (metadata.document.id !== id) {
+    throw new UpstreamError(
+      `The RAG agent answered a read of document ${id} with document ${metadata.document.id}.`,
+      { status: 502 },
+    );
+  }
+  return { ...metadata, bytes };
+}
+
+/** Reads one document's original bytes with the A2A `get` command (its file part, base64). */
+async function contentOverA2A(
+  agent: DocumentsAgent,
+  {
+    tenant,
+    id,
+    signal,
+    timeoutMs,
+  }: { tenant: string; id: string; signal?: AbortSignal; timeoutMs: number },
+): Promise<DocumentContent> {
+  const task = await sendCommand(agent, {
+    command: { op: 'get', tenant, id },
+    signal,
+    callTimeoutMs: timeoutMs,
+  });
+  const { document } = agent.failures.resultData(task, documentSchema, 'get');
+  const file = resultArtifactParts(task)?.find((part) => part.raw !== undefined);
+  if (file?.raw === undefined || document.id !== id) {
+    throw new UpstreamError(
+      `The RAG agent's get result for document ${id} carries no file part for it.`,
+      { status: 502 },
+    );
+  }
+  return {
+    document,
+    bytes: Buffer.from(file.raw, 'base64'),
+    mediaType: file.mediaType,
+    filename: file.filename ?? document.filename,
+  };
+}
+
 /**
  * A client for the RAG agent's documents commands (`documentsCommandSchema` in `@fleet/a2a`): one
  * blocking `SendMessage` per call, the tenant in the command, the file as a `raw` part. With
@@ -172,55 +333,16 @@ export function createDocumentsClient({
   if (contentUrl !== undefined && token === undefined) {
     throw new TypeError('createDocumentsClient: contentUrl needs the internal token (token).');
   }
-  // What an A2A failure means to someone uploading a document.
-  const failures = createTaskFailures({
-    who: 'The RAG agent',
-    agentUrl,
-    unreachableHint:
-      'start the fleet with `pnpm fleet up` (or the agent with `docker compose up -d rag-agent`), or point RAG_AGENT_URL at it.',
-    tokenHint: 'the gateway and the agent need the same FLEET_INTERNAL_TOKEN.',
-    explained: {
-      // The agent's own limit stays in the cause (for the logs); the client hears the gateway's.
-      PAYLOAD_TOO_LARGE: (cause) =>
-        new PayloadTooLargeError(
-          "The document is too large for the RAG agent to take, although it is within the gateway's upload limit (GATEWAY_UPLOAD_LIMIT): upload a smaller file.",
-          { cause },
-        ),
-    },
-  });
-
-  async function send({
-    command,
-    files = [],
-    signal,
-    callTimeoutMs,
-  }: {
-    command: DocumentsCommand;
-    files?: Part[];
-    signal: AbortSignal | undefined;
-    callTimeoutMs: number;
-  }): Promise<Task> {
-    const reply = await failures.send(client, {
-      op: command.op,
-      data: { documents: command },
-      parts: files,
-      signal,
-      timeoutMs: callTimeoutMs,
-    });
-    if (reply.status.state === 'TASK_STATE_COMPLETED') return reply;
-    if (reply.status.state === 'TASK_STATE_FAILED' && command.op === 'ingest') {
-      throw ingestFailure(reply, failures);
-    }
-    // A list or delete that failed with the agent's own typed error (e.g. its database is
-    // unreachable: 503 with Retry-After) keeps it.
-    const typed = typedFailure(reply);
-    if (reply.status.state === 'TASK_STATE_FAILED' && typed !== undefined) throw typed;
-    throw failures.ended(reply, command.op);
-  }
+  const failures = documentsTaskFailures(agentUrl);
+  const agent: DocumentsAgent = { client, failures };
+  const routes: DocumentsRoutes | undefined =
+    contentUrl !== undefined && token !== undefined
+      ? { baseUrl: contentUrl, token, fetch: fetchImpl }
+      : undefined;
 
   return {
     async ingest({ tenant, upload, signal }) {
-      const task = await send({
+      const task = await sendCommand(agent, {
         command: { op: 'ingest', tenant },
         files: [
           {
@@ -241,7 +363,7 @@ export function createDocumentsClient({
       return document;
     },
     async list({ tenant, signal }) {
-      const task = await send({
+      const task = await sendCommand(agent, {
         command: { op: 'list', tenant },
         signal,
         callTimeoutMs: timeoutMs,
@@ -249,7 +371,7 @@ export function createDocumentsClient({
       return failures.resultData(task, documentListSchema, 'list').documents;
     },
     async remove({ tenant, id, signal }) {
-      const task = await send({
+      const task = await sendCommand(agent, {
         command: { op: 'delete', tenant, id },
         signal,
         callTimeoutMs: timeoutMs,
@@ -257,70 +379,29 @@ export function createDocumentsClient({
       return failures.resultData(task, deletedSchema, 'delete').deleted;
     },
     async search({ tenant, query, limit, signal }) {
-      if (contentUrl === undefined || token === undefined) {
+      if (routes === undefined) {
         throw new ServiceUnavailableError(
           `Searching documents needs the RAG agent's search route at ${agentUrl}: the gateway reaches it with RAG_AGENT_URL and FLEET_INTERNAL_TOKEN.`,
         );
       }
-      const body: DocumentSearchRequest = { query, limit };
-      return sendInternalRequest({
-        baseUrl: contentUrl,
-        path: documentSearchRoute(tenant),
-        method: 'POST',
-        token,
-        headers: { 'content-type': 'application/json' },
-        body: Buffer.from(JSON.stringify(body), 'utf8'),
-        schema: documentSearchResultSchema,
-        maxAnswerBytes: MAX_SEARCH_ANSWER_BYTES,
+      return searchOverRoute(routes, {
+        tenant,
+        query,
+        limit,
+        ...(signal === undefined ? {} : { signal }),
         timeoutMs: searchTimeoutMs,
-        signal,
-        fetch: fetchImpl,
-        service: 'The RAG agent',
-        what: 'a document search',
       });
     },
     async content({ tenant, id, signal }) {
-      if (contentUrl !== undefined && token !== undefined) {
-        const { metadata, bytes } = await readInternalContent({
-          baseUrl: contentUrl,
-          path: documentContentRoute(id, tenant),
-          token,
-          header: DOCUMENT_METADATA_HEADER,
-          schema: documentContentMetadataSchema,
+      const request = { tenant, id, ...(signal === undefined ? {} : { signal }) };
+      if (routes !== undefined) {
+        return contentOverRoute(routes, {
+          ...request,
           maxBytes: maxContentBytes,
           timeoutMs: contentTimeoutMs,
-          signal,
-          fetch: fetchImpl,
-          service: 'The RAG agent',
-          what: `document ${id}`,
         });
-        if (metadata.document.id !== id) {
-          throw new UpstreamError(
-            `The RAG agent answered a read of document ${id} with document ${metadata.document.id}.`,
-            { status: 502 },
-          );
-        }
-        return { ...metadata, bytes };
       }
-      const task = await send({
-        command: { op: 'get', tenant, id },
-        signal,
-        callTimeoutMs: contentTimeoutMs,
-      });
-      const { document } = failures.resultData(task, documentSchema, 'get');
-      const file = resultArtifactParts(task)?.find((part) => part.raw !== undefined);
-      if (file?.raw === undefined || document.id !== id) {
-        throw new UpstreamError(
-          `The RAG agent's get result for document ${id} carries no file part for it.`,
-          { status: 502 },
-        );
-      }
-      return {
-        document,
-        bytes: Buffer.from(file.raw, 'base64'),
-        mediaType: file.mediaType,
-        filename: file.filename ?? document.filename,
-      };
+      return contentOverA2A(agent, { ...request, timeoutMs: contentTimeoutMs });
     },
   };
 }

@@ -106,36 +106,12 @@ async function recentFiles(sessions: SessionStore, tenant: string): Promise<RunF
   return listed;
 }
 
-/**
- * The fleet as an MCP server, for one tenant (docs/mcp.md, "The fleet as an MCP server"): built
- * afresh for every request by `createMcpHandler`, so each instance sees only the tenant whose API
- * key authenticated the request.
- *
- * Tools (with `outputSchema` and `structuredContent`, the JSON also as text): `ask` (a run of the
- * fleet, approvals asked of the client; see `registerAskTool`), and, read-only,
- * `search_documents` (the hybrid search of `POST /v1/documents/search`), `list_documents`
- * (`GET /v1/documents`), `list_sessions` and `get_session` (`GET /v1/sessions[/{id}]`). A failure
- * (another tenant's or an unknown session, the RAG agent unreachable) is a tool result with
- * `isError: true` naming it.
- *
- * Resources: the template `fleet://files/{id}` reads one of the tenant's run files as a blob with
- * its media type; `resources/list` lists the unexpired files of its recent sessions (at most
- * {@link MAX_LISTED_FILES}).
- *
- * @example
- * const handler = createMcpHandler(({ era, authInfo }) => createFleetMcpServer({ tenant: tenantOf(authInfo), era }, deps));
- */
-export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependencies): McpServer {
-  const { documents, sessions, files, logger } = deps;
-  const { tenant } = caller;
-  const server = new McpServer(
-    { name: 'a2a-fleet', title: 'A2A Fleet', version: deps.version ?? '0.1.0' },
-    {
-      instructions:
-        'The A2A Fleet for your tenant: ask the fleet (orchestrated runs; approvals are asked of you), search and list your uploaded documents, read your orchestrated sessions and their files.',
-    },
-  );
-
+/** Registers the read-only documents tools, `search_documents` and `list_documents`. */
+function registerDocumentTools(
+  server: McpServer,
+  { documents, logger }: FleetMcpDependencies,
+  tenant: string,
+): void {
   server.registerTool(
     'search_documents',
     {
@@ -174,7 +150,14 @@ export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependenci
         return { object: 'list', data: list.map(toDocumentView) };
       }, logger),
   );
+}
 
+/** Registers the read-only sessions tools, `list_sessions` and `get_session`. */
+function registerSessionTools(
+  server: McpServer,
+  { sessions, logger }: FleetMcpDependencies,
+  tenant: string,
+): void {
   server.registerTool(
     'list_sessions',
     {
@@ -205,20 +188,17 @@ export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependenci
     async ({ session_id: sessionId }) =>
       runTool(async () => toSessionView(await sessions.getForTenant(sessionId, tenant)), logger),
   );
+}
 
-  registerAskTool(
-    server,
-    {
-      route: deps.route,
-      sessions,
-      logger,
-      stateCodec: deps.stateCodec,
-      legacy: deps.legacy,
-      limiter: deps.limiter,
-    },
-    caller,
-  );
-
+/**
+ * Registers the `fleet://files/{id}` resource template: one of the tenant's run files as a blob,
+ * and the unexpired files of its recent sessions listed.
+ */
+function registerRunFileResource(
+  server: McpServer,
+  { sessions, files }: FleetMcpDependencies,
+  tenant: string,
+): void {
   server.registerResource(
     'run-file',
     new ResourceTemplate(FILE_URI_TEMPLATE, {
@@ -269,6 +249,52 @@ export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependenci
       }
     },
   );
+}
+
+/**
+ * The fleet as an MCP server, for one tenant (docs/mcp.md, "The fleet as an MCP server"): built
+ * afresh for every request by `createMcpHandler`, so each instance sees only the tenant whose API
+ * key authenticated the request.
+ *
+ * Tools (with `outputSchema` and `structuredContent`, the JSON also as text): `ask` (a run of the
+ * fleet, approvals asked of the client; see `registerAskTool`), and, read-only,
+ * `search_documents` (the hybrid search of `POST /v1/documents/search`), `list_documents`
+ * (`GET /v1/documents`), `list_sessions` and `get_session` (`GET /v1/sessions[/{id}]`). A failure
+ * (another tenant's or an unknown session, the RAG agent unreachable) is a tool result with
+ * `isError: true` naming it.
+ *
+ * Resources: the template `fleet://files/{id}` reads one of the tenant's run files as a blob with
+ * its media type; `resources/list` lists the unexpired files of its recent sessions (at most
+ * {@link MAX_LISTED_FILES}).
+ *
+ * @example
+ * const handler = createMcpHandler(({ era, authInfo }) => createFleetMcpServer({ tenant: tenantOf(authInfo), era }, deps));
+ */
+export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependencies): McpServer {
+  const server = new McpServer(
+    { name: 'a2a-fleet', title: 'A2A Fleet', version: deps.version ?? '0.1.0' },
+    {
+      instructions:
+        'The A2A Fleet for your tenant: ask the fleet (orchestrated runs; approvals are asked of you), search and list your uploaded documents, read your orchestrated sessions and their files.',
+    },
+  );
+
+  registerDocumentTools(server, deps, caller.tenant);
+  registerSessionTools(server, deps, caller.tenant);
+  registerAskTool(
+    server,
+    {
+      route: deps.route,
+      sessions: deps.sessions,
+      logger: deps.logger,
+      stateCodec: deps.stateCodec,
+      legacy: deps.legacy,
+      limiter: deps.limiter,
+    },
+    caller,
+  );
+
+  registerRunFileResource(server, deps, caller.tenant);
 
   return server;
 }

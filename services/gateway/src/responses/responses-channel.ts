@@ -31,6 +31,83 @@ function errorEnvelope(error: unknown): {
 
 type Send = (type: string, data: Record<string, unknown>) => void;
 
+/** Opens a new `message` item with one empty `output_text` part, and sends that they were added. */
+function openMessageItem(send: Send, output: OutputItem[]): MessageItem {
+  const item: MessageItem = {
+    id: responseId('msg'),
+    type: 'message',
+    role: 'assistant',
+    status: 'in_progress',
+    content: [],
+  };
+  output.push(item);
+  const index = output.length - 1;
+  send('response.output_item.added', { output_index: index, item });
+  const part: OutputText = { type: 'output_text', text: '', annotations: [], logprobs: [] };
+  item.content.push(part);
+  send('response.content_part.added', {
+    item_id: item.id,
+    output_index: index,
+    content_index: 0,
+    part,
+  });
+  return item;
+}
+
+/**
+ * Adds one progress line to the open `reasoning` item as a `summary_text` part, with its events
+ * (the structured event carried as `fleet` on the delta).
+ */
+function addSummaryPart(
+  send: Send,
+  { output, reasoning }: { output: OutputItem[]; reasoning: ReasoningItem },
+  { line, event }: { line: string; event: Record<string, unknown> | undefined },
+): void {
+  const at = {
+    item_id: reasoning.id,
+    output_index: output.indexOf(reasoning),
+    summary_index: reasoning.summary.length,
+  };
+  const part = { type: 'summary_text' as const, text: line };
+  reasoning.summary.push(part);
+  send('response.reasoning_summary_part.added', { ...at, part: { ...part, text: '' } });
+  send('response.reasoning_summary_text.delta', {
+    ...at,
+    delta: line,
+    ...(event === undefined ? {} : { fleet: event }),
+  });
+  send('response.reasoning_summary_text.done', { ...at, text: line });
+  send('response.reasoning_summary_part.done', { ...at, part });
+}
+
+/**
+ * Adds to the message items of `output` the annotations of `fleet` they do not have yet, with one
+ * `response.output_text.annotation.added` event each.
+ */
+function annotateMessages(
+  send: Send,
+  output: OutputItem[],
+  fleet: Record<string, unknown> | undefined,
+): void {
+  for (const [outputIndex, item] of output.entries()) {
+    if (item.type !== 'message') continue;
+    const part = item.content[0];
+    if (part === undefined) continue;
+    const known = new Set(part.annotations.map((annotation) => JSON.stringify(annotation)));
+    for (const annotation of answerAnnotations(part.text, fleet)) {
+      if (known.has(JSON.stringify(annotation))) continue;
+      part.annotations.push(annotation);
+      send('response.output_text.annotation.added', {
+        item_id: item.id,
+        output_index: outputIndex,
+        content_index: 0,
+        annotation_index: part.annotations.length - 1,
+        annotation,
+      });
+    }
+  }
+}
+
 /**
  * The output items of one streamed answer and the events that build them: progress lines go into
  * a `reasoning` item (one `summary_text` part each), answer text into a `message` item's
@@ -61,27 +138,6 @@ function createOutputItems(send: Send, citationsFrom: () => Record<string, unkno
     send('response.output_item.done', { output_index: at.output_index, item: message });
     message = undefined;
   };
-  const openMessage = (): MessageItem => {
-    const item: MessageItem = {
-      id: responseId('msg'),
-      type: 'message',
-      role: 'assistant',
-      status: 'in_progress',
-      content: [],
-    };
-    output.push(item);
-    const index = output.length - 1;
-    send('response.output_item.added', { output_index: index, item });
-    const part: OutputText = { type: 'output_text', text: '', annotations: [], logprobs: [] };
-    item.content.push(part);
-    send('response.content_part.added', {
-      item_id: item.id,
-      output_index: index,
-      content_index: 0,
-      part,
-    });
-    return item;
-  };
 
   return {
     output,
@@ -93,26 +149,12 @@ function createOutputItems(send: Send, citationsFrom: () => Record<string, unkno
         output.push(reasoning);
         send('response.output_item.added', { output_index: output.length - 1, item: reasoning });
       }
-      const at = {
-        item_id: reasoning.id,
-        output_index: output.indexOf(reasoning),
-        summary_index: reasoning.summary.length,
-      };
-      const part = { type: 'summary_text' as const, text: line };
-      reasoning.summary.push(part);
-      send('response.reasoning_summary_part.added', { ...at, part: { ...part, text: '' } });
-      send('response.reasoning_summary_text.delta', {
-        ...at,
-        delta: line,
-        ...(event === undefined ? {} : { fleet: event }),
-      });
-      send('response.reasoning_summary_text.done', { ...at, text: line });
-      send('response.reasoning_summary_part.done', { ...at, part });
+      addSummaryPart(send, { output, reasoning }, { line, event });
     },
     /** A piece of the answer text. */
     answer(text: string): void {
       closeReasoning();
-      message ??= openMessage();
+      message ??= openMessageItem(send, output);
       const part = message.content[0];
       if (part === undefined || text === '') return;
       part.text += text;
@@ -135,23 +177,7 @@ function createOutputItems(send: Send, citationsFrom: () => Record<string, unkno
      * `response.output_text.annotation.added` event each, so the completed response has them all.
      */
     annotate(): void {
-      for (const [outputIndex, item] of output.entries()) {
-        if (item.type !== 'message') continue;
-        const part = item.content[0];
-        if (part === undefined) continue;
-        const known = new Set(part.annotations.map((annotation) => JSON.stringify(annotation)));
-        for (const annotation of answerAnnotations(part.text, citationsFrom())) {
-          if (known.has(JSON.stringify(annotation))) continue;
-          part.annotations.push(annotation);
-          send('response.output_text.annotation.added', {
-            item_id: item.id,
-            output_index: outputIndex,
-            content_index: 0,
-            annotation_index: part.annotations.length - 1,
-            annotation,
-          });
-        }
-      }
+      annotateMessages(send, output, citationsFrom());
     },
   };
 }

@@ -260,6 +260,39 @@ function describeRouteSpan(
   setSpanOutput(span, { route: decision.route, reason: decision.reason });
 }
 
+/** A cached verdict as the classification of a request, its reason opened with `label`. */
+function cachedClassification(hit: Verdict, label: string): RouteClassification {
+  return {
+    route: hit.route,
+    reason: `${label}, cached): ${hit.reason}`,
+    source: 'classifier',
+    cached: true,
+  };
+}
+
+/**
+ * Asks the classifier about `conversation` and caches its verdict under `key`; the call is in
+ * `inFlight` until it settles, so identical requests share it.
+ */
+function startCall(
+  {
+    cache,
+    inFlight,
+    call: classifierCall,
+  }: { cache: RouteCache<Verdict>; inFlight: Map<string, Promise<Verdict>>; call: ClassifierCall },
+  key: string,
+  conversation: ConversationExcerpt,
+): Promise<Verdict> {
+  const call = askModel(classifierCall, conversation)
+    .then((verdict) => {
+      cache.set(key, verdict);
+      return verdict;
+    })
+    .finally(() => inFlight.delete(key));
+  inFlight.set(key, call);
+  return call;
+}
+
 /**
  * Builds the `auto` router. It asks the upstream model (`ROUTING_CLASSIFIER_MODEL`, strict
  * structured output) whether a request needs the fleet's agents; when there is no upstream, or
@@ -309,14 +342,7 @@ export function createRouteClassifier({
     const label = `auto: classifier (model ${headerSafe(model)}`;
     const key = cacheKey({ tenant, model, conversation });
     const hit = cache.get(key);
-    if (hit !== undefined) {
-      return {
-        route: hit.route,
-        reason: `${label}, cached): ${hit.reason}`,
-        source: 'classifier',
-        cached: true,
-      };
-    }
+    if (hit !== undefined) return cachedClassification(hit, label);
     const pending = inFlight.get(key);
     if (pending === undefined && paused !== undefined && now() < paused.until) {
       return heuristicDecision({
@@ -332,7 +358,14 @@ export function createRouteClassifier({
       return pending === undefined && usage.calls + usage.unknownCalls > 0 ? { usage } : {};
     };
     try {
-      const verdict = await (pending ?? meter.run(() => startCall(key, client, conversation)));
+      const verdict = await (pending ??
+        meter.run(() =>
+          startCall(
+            { cache, inFlight, call: { llm: client, model, temperature, timeoutMs, tracer } },
+            key,
+            conversation,
+          ),
+        ));
       return {
         route: verdict.route,
         reason: `${label}${pending === undefined ? '' : ', cached'}): ${verdict.reason}`,
@@ -350,21 +383,6 @@ export function createRouteClassifier({
         ...paid(),
       };
     }
-  }
-
-  function startCall(
-    key: string,
-    llm: ClassifierLlmClient,
-    conversation: ConversationExcerpt,
-  ): Promise<Verdict> {
-    const call = askModel({ llm, model, temperature, timeoutMs, tracer }, conversation)
-      .then((verdict) => {
-        cache.set(key, verdict);
-        return verdict;
-      })
-      .finally(() => inFlight.delete(key));
-    inFlight.set(key, call);
-    return call;
   }
 
   return {

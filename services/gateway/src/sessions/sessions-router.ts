@@ -82,53 +82,11 @@ function sessionIdOf(req: Request, res: Response): string {
   return id;
 }
 
-/**
- * The sessions, approvals and questions API (docs/architecture.md §3), mounted on the authenticated
- * `/v1` router.
- * Every route is scoped to the caller's tenant: another tenant's session answers the same 404 as a
- * missing one.
- *
- * - `GET /sessions` → `{ object: 'list', data: SessionSummary[] }`, newest first (`?limit=`, 1–100).
- * - `GET /sessions/:id` → `SessionView`.
- * - `DELETE /sessions/:id` → cancels; 200 with the `SessionView`, 409 when it had already ended.
- * - `GET /sessions/:id/approvals` → `{ object: 'list', data: ApprovalView[] }`, oldest first
- *   (kinds `node` and `plan`; questions are under `/inputs`, reviews in the session's `reviews`).
- * - `POST /sessions/:id/approvals/:approvalId` `{ decision, instructions? }` → 200 `{ approval }`;
- *   404 unknown (a question's id included); 409 already decided, expired or busy. Then the session
- *   is resumed in the background if no orchestrator runs it ({@link resumeInBackground}).
- * - `GET /sessions/:id/inputs` → `{ object: 'list', data: InputView[] }`: the questions agents
- *   asked (TASK_STATE_INPUT_REQUIRED), oldest first.
- * - `POST /sessions/:id/inputs/:inputId` `{ text }` (1–16000 characters after trimming) → 200
- *   `{ input }`; 404 unknown (an approval's id included); 409 already answered, expired or busy.
- *   Then the session is resumed in the background, as after a decision.
- * - `POST /sessions/:id/review` `{ decision, steps?, feedback? }` (`reviewDecisionSchema`) → 200
- *   `{ review: ReviewView }`; 404 unknown session; 409 no review waits (never asked, decided,
- *   expired) or busy; 400 a bad body or a step the plan does not have. Then the session is
- *   resumed in the background, as after a decision.
- *
- * @example
- * v1.use(sessionsRouter({ store, orchestratorClient, logger }));
- */
-export function sessionsRouter({
-  store,
-  orchestratorClient,
-  logger,
-  recheckAfterMs,
-  toolPermissions = ALL_TOOLS_PERMITTED,
-}: SessionsRouterOptions): Router {
-  const router = express.Router();
-  /** Makes sure an orchestrator continues the session after a decision or an answer. */
-  const resumeAfter = (sessionId: string, tenant: string): void => {
-    void resumeInBackground({
-      store,
-      client: orchestratorClient,
-      logger,
-      sessionId,
-      toolPolicy: toolPermissions.policyFor(tenant),
-      ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }),
-    });
-  };
-
+/** Routes reading and cancelling the tenant's sessions: list, get, delete. */
+function routeSessions(
+  router: Router,
+  { store, orchestratorClient, logger }: SessionsRouterOptions,
+): void {
   router.get('/sessions', async function listSessions(req: Request, res: Response) {
     const query = listQuerySchema.safeParse(req.query);
     if (!query.success) throw validationErrorFromZod(query.error, { subject: 'The query' });
@@ -151,7 +109,17 @@ export function sessionsRouter({
     });
     res.json(toSessionView(session));
   });
+}
 
+/**
+ * Routes what a person gives a waiting session: approval decisions, answers to agents' questions,
+ * plan reviews (and the lists of what waits). Each resumes the session with `resumeAfter`.
+ */
+function routeDecisions(
+  router: Router,
+  store: SessionStore,
+  resumeAfter: (sessionId: string, tenant: string) => void,
+): void {
   router.get('/sessions/:id/approvals', async function listApprovals(req: Request, res: Response) {
     const session = await store.getForTenant(sessionIdOf(req, res), getTenant(res));
     res.json({ object: 'list', data: approvalViews(session) });
@@ -223,6 +191,57 @@ export function sessionsRouter({
     // After the answer, as for an approval: the decision is recorded whatever happens to the resume.
     resumeAfter(sessionId, getTenant(res));
   });
+}
 
+/**
+ * The sessions, approvals and questions API (docs/architecture.md §3), mounted on the authenticated
+ * `/v1` router.
+ * Every route is scoped to the caller's tenant: another tenant's session answers the same 404 as a
+ * missing one.
+ *
+ * - `GET /sessions` → `{ object: 'list', data: SessionSummary[] }`, newest first (`?limit=`, 1–100).
+ * - `GET /sessions/:id` → `SessionView`.
+ * - `DELETE /sessions/:id` → cancels; 200 with the `SessionView`, 409 when it had already ended.
+ * - `GET /sessions/:id/approvals` → `{ object: 'list', data: ApprovalView[] }`, oldest first
+ *   (kinds `node` and `plan`; questions are under `/inputs`, reviews in the session's `reviews`).
+ * - `POST /sessions/:id/approvals/:approvalId` `{ decision, instructions? }` → 200 `{ approval }`;
+ *   404 unknown (a question's id included); 409 already decided, expired or busy. Then the session
+ *   is resumed in the background if no orchestrator runs it ({@link resumeInBackground}).
+ * - `GET /sessions/:id/inputs` → `{ object: 'list', data: InputView[] }`: the questions agents
+ *   asked (TASK_STATE_INPUT_REQUIRED), oldest first.
+ * - `POST /sessions/:id/inputs/:inputId` `{ text }` (1–16000 characters after trimming) → 200
+ *   `{ input }`; 404 unknown (an approval's id included); 409 already answered, expired or busy.
+ *   Then the session is resumed in the background, as after a decision.
+ * - `POST /sessions/:id/review` `{ decision, steps?, feedback? }` (`reviewDecisionSchema`) → 200
+ *   `{ review: ReviewView }`; 404 unknown session; 409 no review waits (never asked, decided,
+ *   expired) or busy; 400 a bad body or a step the plan does not have. Then the session is
+ *   resumed in the background, as after a decision.
+ *
+ * @example
+ * v1.use(sessionsRouter({ store, orchestratorClient, logger }));
+ */
+export function sessionsRouter(options: SessionsRouterOptions): Router {
+  const {
+    store,
+    orchestratorClient,
+    logger,
+    recheckAfterMs,
+    toolPermissions = ALL_TOOLS_PERMITTED,
+  } = options;
+  const router = express.Router();
+  /** Makes sure an orchestrator continues the session after a decision or an answer. */
+  const resumeAfter = (sessionId: string, tenant: string): void => {
+    void resumeInBackground({
+      store,
+      client: orchestratorClient,
+      logger,
+      sessionId,
+      toolPolicy: toolPermissions.policyFor(tenant),
+      ...(recheckAfterMs === undefined ? {} : { recheckAfterMs }),
+    });
+  };
+
+  routeSessions(router, options);
+  routeDecisions(router, store, resumeAfter);
   return router;
 }

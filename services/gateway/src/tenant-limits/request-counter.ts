@@ -80,6 +80,81 @@ interface Bucket {
 
 type CountReply = [count: number, admitted: number, ttl: number];
 
+/** One counter's settings and buckets, which its module-level helpers share. */
+interface CounterState {
+  redis: RequestCounterOptions['redis'];
+  keyPrefix: string;
+  windowMs: number;
+  now: () => number;
+  /** What this replica knows of each bucket, by name. */
+  buckets: Map<string, Bucket>;
+}
+
+/** The bucket `name` at `time`: created when new, started over when its window has ended. */
+function bucketOf({ keyPrefix, buckets }: CounterState, name: string, time: number): Bucket {
+  let bucket = buckets.get(name);
+  if (bucket === undefined) {
+    bucket = {
+      key: `${keyPrefix}:${name}`,
+      shared: 0,
+      sending: 0,
+      unsent: 0,
+      endsAt: undefined,
+      epoch: 0,
+      active: false,
+    };
+    buckets.set(name, bucket);
+  } else if (bucket.endsAt !== undefined && time >= bucket.endsAt) {
+    // The window is over (Redis's key has expired with it): start over.
+    bucket.shared = 0;
+    bucket.sending = 0;
+    bucket.unsent = 0;
+    bucket.endsAt = undefined;
+    bucket.epoch += 1;
+  }
+  return bucket;
+}
+
+/** Sends the bucket's unsent count; with `limit`, asks Redis to admit one more request. */
+async function sendCount(
+  { redis, windowMs, now }: CounterState,
+  bucket: Bucket,
+  limit?: number,
+): Promise<boolean> {
+  const sent = bucket.unsent;
+  const { epoch } = bucket;
+  bucket.unsent = 0;
+  bucket.sending += sent;
+  let reply: CountReply;
+  try {
+    reply = (await redis.eval(
+      COUNT_LUA,
+      1,
+      bucket.key,
+      sent,
+      limit === undefined ? 0 : 1,
+      limit ?? 0,
+      windowMs,
+    )) as CountReply;
+  } catch (error) {
+    // Not counted in Redis (or not known to be): counted again next time.
+    if (bucket.epoch === epoch) {
+      bucket.sending -= sent;
+      bucket.unsent += sent;
+    }
+    throw error;
+  }
+  const [count, admitted, ttl] = reply;
+  if (bucket.epoch === epoch) {
+    bucket.sending -= sent;
+    // Answers on one connection arrive in order; the larger count is the later one.
+    bucket.shared = Math.max(bucket.shared, count);
+    // Measured from the answer, so this replica never reopens a window before Redis does.
+    if (ttl >= 0) bucket.endsAt = now() + ttl;
+  }
+  return admitted === 1;
+}
+
 /**
  * Builds a request counter that keeps each bucket's count on this replica and reconciles it with
  * Redis every `syncIntervalMs` (`sync`), so a request far from its limit costs no round trip.
@@ -105,30 +180,7 @@ export function createRequestCounter({
   now = Date.now,
 }: RequestCounterOptions): RequestCounter {
   const buckets = new Map<string, Bucket>();
-
-  const bucketOf = (name: string, time: number): Bucket => {
-    let bucket = buckets.get(name);
-    if (bucket === undefined) {
-      bucket = {
-        key: `${keyPrefix}:${name}`,
-        shared: 0,
-        sending: 0,
-        unsent: 0,
-        endsAt: undefined,
-        epoch: 0,
-        active: false,
-      };
-      buckets.set(name, bucket);
-    } else if (bucket.endsAt !== undefined && time >= bucket.endsAt) {
-      // The window is over (Redis's key has expired with it): start over.
-      bucket.shared = 0;
-      bucket.sending = 0;
-      bucket.unsent = 0;
-      bucket.endsAt = undefined;
-      bucket.epoch += 1;
-    }
-    return bucket;
-  };
+  const counter: CounterState = { redis, keyPrefix, windowMs, now, buckets };
 
   const stateOf = (bucket: Bucket, limit: number, time: number): LimitState => ({
     limit,
@@ -136,46 +188,10 @@ export function createRequestCounter({
     resetMs: bucket.endsAt === undefined ? windowMs : bucket.endsAt - time,
   });
 
-  /** Sends the bucket's unsent count; with `limit`, asks Redis to admit one more request. */
-  const send = async (bucket: Bucket, limit?: number): Promise<boolean> => {
-    const sent = bucket.unsent;
-    const { epoch } = bucket;
-    bucket.unsent = 0;
-    bucket.sending += sent;
-    let reply: CountReply;
-    try {
-      reply = (await redis.eval(
-        COUNT_LUA,
-        1,
-        bucket.key,
-        sent,
-        limit === undefined ? 0 : 1,
-        limit ?? 0,
-        windowMs,
-      )) as CountReply;
-    } catch (error) {
-      // Not counted in Redis (or not known to be): counted again next time.
-      if (bucket.epoch === epoch) {
-        bucket.sending -= sent;
-        bucket.unsent += sent;
-      }
-      throw error;
-    }
-    const [count, admitted, ttl] = reply;
-    if (bucket.epoch === epoch) {
-      bucket.sending -= sent;
-      // Answers on one connection arrive in order; the larger count is the later one.
-      bucket.shared = Math.max(bucket.shared, count);
-      // Measured from the answer, so this replica never reopens a window before Redis does.
-      if (ttl >= 0) bucket.endsAt = now() + ttl;
-    }
-    return admitted === 1;
-  };
-
   return {
     count(name, limit) {
       const time = now();
-      const bucket = bucketOf(name, time);
+      const bucket = bucketOf(counter, name, time);
       bucket.active = true;
       if (bucket.endsAt !== undefined && bucket.shared >= limit) {
         return { state: stateOf(bucket, limit, time), limited: true };
@@ -186,7 +202,7 @@ export function createRequestCounter({
         bucket.unsent += 1;
         return { state: stateOf(bucket, limit, time), limited: false };
       }
-      return send(bucket, limit).then((admitted) => ({
+      return sendCount(counter, bucket, limit).then((admitted) => ({
         state: stateOf(bucket, limit, now()),
         limited: !admitted,
       }));
@@ -204,7 +220,7 @@ export function createRequestCounter({
         }
       }
       if (due.length === 0 || redis.status !== 'ready') return;
-      const failures = await Promise.allSettled(due.map((bucket) => send(bucket)));
+      const failures = await Promise.allSettled(due.map((bucket) => sendCount(counter, bucket)));
       const failure = failures.find((result) => result.status === 'rejected');
       if (failure !== undefined) throw failure.reason;
     },

@@ -201,6 +201,45 @@ export function forwardRequest(
 }
 
 /**
+ * Ends a client response whose upstream answer was cut off after some of it went out: a stream
+ * with the `event: error` frame the gateway's own streams end with (naming the time-out when the
+ * upstream fell silent); a JSON body, which cannot be repaired, by resetting the connection.
+ */
+function endCutOffAnswer(
+  res: ServerResponse,
+  {
+    isEventStream,
+    timedOut,
+    logger,
+    requestId,
+  }: {
+    isEventStream: boolean;
+    timedOut: UpstreamTimeoutError | undefined;
+    logger: UpstreamConnection['logger'];
+    requestId: ForwardRequestOptions['requestId'];
+  },
+): void {
+  if (isEventStream) {
+    logger.warn(
+      { requestId, timedOut: timedOut !== undefined },
+      'upstream stream ended before its end event; ending the client stream with an error',
+    );
+    // The same `event: error` frame the gateway's own streams end with (renderOpenAIError).
+    const error =
+      timedOut === undefined
+        ? new StreamInterruptedError(
+            'The upstream LLM stream was cut off before it finished; the answer is incomplete.',
+          )
+        : new UpstreamTimeoutError(`${timedOut.message} The answer is incomplete.`);
+    res.end(`event: error\ndata: ${JSON.stringify(renderOpenAIError(error))}\n\n`);
+    return;
+  }
+  // A JSON body cut short cannot be repaired; tear the connection down so the client sees a failure.
+  logger.warn({ requestId }, 'upstream body ended early; resetting the client connection');
+  res.destroy();
+}
+
+/**
  * Sends the upstream's answer on: its status and headers, then its bytes with back-pressure.
  * A stream's status and headers go out at once; a JSON answer's with its first bytes, so an
  * upstream that fails before any (silent past the time-out, or closing) still gets the client an
@@ -289,23 +328,8 @@ function pipeAnswer({
           ),
       );
       return;
-    } else if (isEventStream) {
-      logger.warn(
-        { requestId, timedOut: timedOut !== undefined },
-        'upstream stream ended before its end event; ending the client stream with an error',
-      );
-      // The same `event: error` frame the gateway's own streams end with (renderOpenAIError).
-      const error =
-        timedOut === undefined
-          ? new StreamInterruptedError(
-              'The upstream LLM stream was cut off before it finished; the answer is incomplete.',
-            )
-          : new UpstreamTimeoutError(`${timedOut.message} The answer is incomplete.`);
-      res.end(`event: error\ndata: ${JSON.stringify(renderOpenAIError(error))}\n\n`);
     } else {
-      // A JSON body cut short cannot be repaired; tear the connection down so the client sees a failure.
-      logger.warn({ requestId }, 'upstream body ended early; resetting the client connection');
-      res.destroy();
+      endCutOffAnswer(res, { isEventStream, timedOut, logger, requestId });
     }
     done();
   };

@@ -1,0 +1,66 @@
+import type { ServerContext } from '@modelcontextprotocol/server';
+import { cancelSession } from '../sessions';
+import type { AskRun } from './ask-run';
+import type { AskScope } from './ask-scope';
+
+/** How long a 2025-era call's cancel is still heard after the call ended. */
+const CANCEL_GRACE_MS = 10_000;
+
+/**
+ * Cancels the session on the client's cancel; a client that only went away leaves the run be.
+ * Returns what stops watching.
+ */
+export function watchCancel(
+  { deps, caller }: AskScope,
+  {
+    ctx,
+    run,
+    sessionOf,
+    abort,
+  }: {
+    ctx: ServerContext;
+    run: AskRun;
+    sessionOf: () => string | undefined;
+    abort: AbortController;
+  },
+): () => void {
+  const { sessions, logger, legacy } = deps;
+  const { tenant } = caller;
+  const cancel = (): void => {
+    abort.abort(new Error('The call was cancelled.'));
+    run.stop();
+    const sessionId = sessionOf();
+    if (sessionId === undefined) return;
+    void cancelSession({
+      store: sessions,
+      client: deps.route?.orchestratorClient,
+      logger,
+      sessionId,
+      tenant,
+    }).catch((error: unknown) => logger.warn({ err: error, sessionId }, 'MCP cancel failed'));
+  };
+  if (caller.era === 'legacy') {
+    // notifications/cancelled comes as a POST of its own (routed here); the call's own signal
+    // aborts when its connection closes, which is not a cancel.
+    const stopListening =
+      caller.connectionId === undefined
+        ? () => undefined
+        : legacy.onCancel(
+            { tenant, connectionId: caller.connectionId, requestId: ctx.mcpReq.id },
+            cancel,
+          );
+    const onClose = (): void => {
+      abort.abort(new Error('The client went away.'));
+      run.stop();
+    };
+    ctx.mcpReq.signal.addEventListener('abort', onClose, { once: true });
+    return () => {
+      // A cancel may reach the gateway just after the call's connection closed.
+      setTimeout(stopListening, CANCEL_GRACE_MS).unref();
+      ctx.mcpReq.signal.removeEventListener('abort', onClose);
+    };
+  }
+  // 2026-07-28: a call is cancelled by closing its request.
+  ctx.mcpReq.signal.addEventListener('abort', cancel, { once: true });
+  return () => ctx.mcpReq.signal.removeEventListener('abort', cancel);
+}

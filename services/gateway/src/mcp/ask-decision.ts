@@ -1,0 +1,40 @@
+import { FleetError } from '@fleet/errors';
+import { resumeInBackground } from '../sessions';
+import type { ApprovalChoice, AskScope } from './ask-scope';
+
+/**
+ * Records the caller's decision on one of a session's approvals and resumes the session's run in
+ * the background. An approval already decided (here, in the console, or by a cancel) or expired is
+ * left as it stands, and the run still resumes.
+ */
+export async function decideAndResume(
+  { deps, caller }: AskScope,
+  {
+    sessionId,
+    approvalId,
+    decision,
+    instructions,
+  }: { sessionId: string; approvalId: string } & ApprovalChoice,
+): Promise<void> {
+  const { sessions, logger } = deps;
+  const { tenant } = caller;
+  try {
+    await sessions.decideApproval({
+      sessionId,
+      approvalId,
+      tenant,
+      decision,
+      ...(instructions === undefined || instructions === '' ? {} : { instructions }),
+    });
+  } catch (error) {
+    // Decided already (here, in the console, or by a cancel) or expired: the run goes on as it stands.
+    if (!(FleetError.isInstance(error) && error.status === 409)) throw error;
+  }
+  void resumeInBackground({
+    store: sessions,
+    client: deps.route?.orchestratorClient,
+    logger,
+    sessionId,
+    toolPolicy: deps.route?.toolPermissions?.policyFor(tenant),
+  });
+}
