@@ -6,7 +6,8 @@
 import { ChatOpenAI } from '@langchain/openai';
 
 const gatewayUrl = process.env['FLEET_URL'] ?? 'http://127.0.0.1:8080';
-const apiKey = process.env['FLEET_API_KEY'] ?? '';
+const apiKey = process.env['FLEET_API_KEY'];
+if (!apiKey) throw new Error('Set FLEET_API_KEY to a gateway key (`pnpm fleet up` prints one).');
 const question = process.env['QUESTION'] ?? 'When is the launch?';
 
 // `configuration` is handed to the openai SDK underneath: the gateway's /v1 is the base URL.

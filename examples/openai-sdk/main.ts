@@ -7,7 +7,8 @@
 import OpenAI from 'openai';
 
 const gatewayUrl = process.env['FLEET_URL'] ?? 'http://127.0.0.1:8080';
-const apiKey = process.env['FLEET_API_KEY'] ?? '';
+const apiKey = process.env['FLEET_API_KEY'];
+if (!apiKey) throw new Error('Set FLEET_API_KEY to a gateway key (`pnpm fleet up` prints one).');
 const question = process.env['QUESTION'] ?? 'When is the launch?';
 const task = process.env['APPROVAL_TASK'] ?? 'Email the launch date to boss@example.test';
 
