@@ -138,6 +138,64 @@ function sendBytes(
   res.end(body);
 }
 
+/** The `POST /search` handler: the retriever's hybrid search of the tenant's documents, as JSON. */
+function searchDocumentsHandler(
+  retriever: NonNullable<ContentRouterOptions['retriever']>,
+): (req: Request, res: Response) => Promise<void> {
+  return async function searchDocuments(req: Request, res: Response) {
+    const tenant = tenantOf(req);
+    const { value } = await readJsonBody(req, {
+      limit: SEARCH_BODY_LIMIT,
+      schema: documentSearchRequestSchema,
+    });
+    const controller = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    const retrieval = await retriever.retrieve({
+      tenant,
+      question: value.query,
+      topK: value.limit,
+      signal: controller.signal,
+    });
+    res.status(200);
+    res.setHeader('cache-control', 'no-store');
+    res.json(toDocumentSearchResult(retrieval));
+  };
+}
+
+/**
+ * Reads a run file's bytes from the request, up to `maxRunFileBytes`.
+ *
+ * @throws PayloadTooLargeError naming the file when its declared or read length is past the limit.
+ */
+async function readRunFileBytes(
+  req: Request,
+  name: string,
+  maxRunFileBytes: number,
+): Promise<Buffer> {
+  const tooLarge = (cause?: unknown) =>
+    new PayloadTooLargeError(
+      `${name} is larger than ${formatBytes(maxRunFileBytes)}, the largest run file kept (RAG_MAX_RUN_FILE_BYTES).`,
+      { param: 'file', details: { filename: name, limit: maxRunFileBytes }, cause },
+    );
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > maxRunFileBytes) {
+    // Read and thrown away (never kept) up to the limit and more, so that the 413 reaches a
+    // client still sending a file a little over the limit instead of a reset connection.
+    discardBody(req, { maxBytes: maxRunFileBytes + DISCARD_LIMIT });
+    throw tooLarge();
+  }
+  try {
+    return await readBody(req, { limit: maxRunFileBytes });
+  } catch (error) {
+    if (FleetError.isInstance(error) && error.code === 'PAYLOAD_TOO_LARGE') {
+      throw tooLarge(error);
+    }
+    throw error;
+  }
+}
+
 /**
  * The RAG agent's byte routes, for the fleet's services (mounted at `/internal` behind the internal
  * token: `createAgentApp`'s `internalRoutes`). They keep and read what the `files` and `documents`
@@ -175,26 +233,7 @@ export function contentRouter({
   const router = Router();
 
   if (retriever !== undefined) {
-    router.post('/search', async function searchDocuments(req: Request, res: Response) {
-      const tenant = tenantOf(req);
-      const { value } = await readJsonBody(req, {
-        limit: SEARCH_BODY_LIMIT,
-        schema: documentSearchRequestSchema,
-      });
-      const controller = new AbortController();
-      res.on('close', () => {
-        if (!res.writableFinished) controller.abort();
-      });
-      const retrieval = await retriever.retrieve({
-        tenant,
-        question: value.query,
-        topK: value.limit,
-        signal: controller.signal,
-      });
-      res.status(200);
-      res.setHeader('cache-control', 'no-store');
-      res.json(toDocumentSearchResult(retrieval));
-    });
+    router.post('/search', searchDocumentsHandler(retriever));
   }
 
   if (runFiles !== undefined) {
@@ -211,27 +250,7 @@ export function contentRouter({
         throw error;
       }
       const name = cleanRunFileName(metadata.name, 'file-1');
-      const tooLarge = (cause?: unknown) =>
-        new PayloadTooLargeError(
-          `${name} is larger than ${formatBytes(maxRunFileBytes)}, the largest run file kept (RAG_MAX_RUN_FILE_BYTES).`,
-          { param: 'file', details: { filename: name, limit: maxRunFileBytes }, cause },
-        );
-      const declared = Number(req.headers['content-length'] ?? NaN);
-      if (Number.isFinite(declared) && declared > maxRunFileBytes) {
-        // Read and thrown away (never kept) up to the limit and more, so that the 413 reaches a
-        // client still sending a file a little over the limit instead of a reset connection.
-        discardBody(req, { maxBytes: maxRunFileBytes + DISCARD_LIMIT });
-        throw tooLarge();
-      }
-      let bytes: Buffer;
-      try {
-        bytes = await readBody(req, { limit: maxRunFileBytes });
-      } catch (error) {
-        if (FleetError.isInstance(error) && error.code === 'PAYLOAD_TOO_LARGE') {
-          throw tooLarge(error);
-        }
-        throw error;
-      }
+      const bytes = await readRunFileBytes(req, name, maxRunFileBytes);
       const [file] = await runFiles.put({
         tenant,
         files: [{ name: metadata.name, mediaType: metadata.mediaType, bytes }],

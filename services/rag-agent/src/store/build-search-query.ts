@@ -98,6 +98,54 @@ function filterConditions(
   return conditions;
 }
 
+/** A search's result count, candidates per arm and HNSW `ef_search`, checked against their bounds. */
+function searchBudgets(input: SearchInput): {
+  limit: number;
+  candidates: number;
+  efSearch: number;
+} {
+  const limit = positiveInteger({
+    name: 'limit',
+    value: input.limit ?? DEFAULT_SEARCH_LIMIT,
+    max: MAX_LIMIT,
+  });
+  const candidates = positiveInteger({
+    name: 'candidates',
+    value: input.candidates ?? Math.max(limit, MIN_CANDIDATES),
+    max: MAX_LIMIT,
+  });
+  const efSearch = Math.max(
+    candidates,
+    positiveInteger({
+      name: 'efSearch',
+      value: input.efSearch ?? MIN_EF_SEARCH,
+      max: MAX_EF_SEARCH,
+    }),
+  );
+  return { limit, candidates, efSearch };
+}
+
+/** The `fused` CTE: the arms' ranks fused by reciprocal rank (one arm's alone when one runs). */
+function fusedCte(useVector: boolean, useText: boolean): string {
+  return useVector && useText
+    ? `fused AS (
+    SELECT coalesce(vr.id, t.id) AS id, vr.rank AS vector_rank, t.rank AS text_rank, vr.distance,
+      coalesce(1.0 / (${RRF_K} + vr.rank), 0) + coalesce(1.0 / (${RRF_K} + t.rank), 0) AS score
+    FROM vr FULL OUTER JOIN t ON t.id = vr.id
+  )`
+    : useVector
+      ? `fused AS (
+    SELECT id, rank AS vector_rank, NULL::bigint AS text_rank, distance,
+      1.0 / (${RRF_K} + rank) AS score
+    FROM vr
+  )`
+      : `fused AS (
+    SELECT id, NULL::bigint AS vector_rank, rank AS text_rank, NULL::float8 AS distance,
+      1.0 / (${RRF_K} + rank) AS score
+    FROM t
+  )`;
+}
+
 /**
  * Builds the one statement a search runs (docs/architecture.md §7, the RAG contract):
  *
@@ -121,24 +169,7 @@ export function buildSearchQuery(
   options: BuildSearchQueryOptions,
 ): SearchQuery {
   const mode: SearchMode = input.mode ?? 'hybrid';
-  const limit = positiveInteger({
-    name: 'limit',
-    value: input.limit ?? DEFAULT_SEARCH_LIMIT,
-    max: MAX_LIMIT,
-  });
-  const candidates = positiveInteger({
-    name: 'candidates',
-    value: input.candidates ?? Math.max(limit, MIN_CANDIDATES),
-    max: MAX_LIMIT,
-  });
-  const efSearch = Math.max(
-    candidates,
-    positiveInteger({
-      name: 'efSearch',
-      value: input.efSearch ?? MIN_EF_SEARCH,
-      max: MAX_EF_SEARCH,
-    }),
-  );
+  const { limit, candidates, efSearch } = searchBudgets(input);
   if (input.tenant === '') throw new ValidationError('A search needs a tenant.');
 
   const values: unknown[] = [];
@@ -187,25 +218,7 @@ export function buildSearchQuery(
     LIMIT ${k}
   )`);
   }
-  const fused =
-    useVector && useText
-      ? `fused AS (
-    SELECT coalesce(vr.id, t.id) AS id, vr.rank AS vector_rank, t.rank AS text_rank, vr.distance,
-      coalesce(1.0 / (${RRF_K} + vr.rank), 0) + coalesce(1.0 / (${RRF_K} + t.rank), 0) AS score
-    FROM vr FULL OUTER JOIN t ON t.id = vr.id
-  )`
-      : useVector
-        ? `fused AS (
-    SELECT id, rank AS vector_rank, NULL::bigint AS text_rank, distance,
-      1.0 / (${RRF_K} + rank) AS score
-    FROM vr
-  )`
-        : `fused AS (
-    SELECT id, NULL::bigint AS vector_rank, rank AS text_rank, NULL::float8 AS distance,
-      1.0 / (${RRF_K} + rank) AS score
-    FROM t
-  )`;
-  ctes.push(fused);
+  ctes.push(fusedCte(useVector, useText));
   const text = `WITH ${ctes.join(',\n  ')}
 SELECT c.id::text AS chunk_id, c.document_id::text AS document_id, d.filename, d.doc_type,
   c.section, c.page, c.text, c.metadata, p.text AS parent_text,

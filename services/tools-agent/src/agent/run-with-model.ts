@@ -35,6 +35,72 @@ function userMessage(task: ToolsTask): string {
   return `${task.text}${data}${context}`;
 }
 
+/** A model's call of a round that passed its checks, with the tool it calls. */
+interface ReadyCall {
+  id: string;
+  call: ToolCall;
+  entry: CatalogTool;
+}
+
+/**
+ * Checks a round's calls read from the model: the ones that may be made, the problems (by call id)
+ * to give back to the model, and the last argument problem met. A policy refusal is thrown.
+ */
+function checkRoundCalls(
+  settings: ToolsAgentSettings,
+  task: ToolsTask,
+  read: ReturnType<typeof readModelCalls>,
+): { problems: Map<string, string>; ready: ReadyCall[]; lastProblem: FleetError | undefined } {
+  const problems = new Map<string, string>();
+  const ready: ReadyCall[] = [];
+  let lastProblem: FleetError | undefined;
+  for (const entry of read) {
+    if ('problem' in entry) {
+      problems.set(entry.id, entry.problem);
+      continue;
+    }
+    try {
+      checkCall(settings, entry.call, task.toolPolicy);
+      ready.push(entry);
+    } catch (error) {
+      // A policy refusal ends the step; bad arguments go back to the model.
+      if (!FleetError.isInstance(error) || error.code === 'PERMISSION_DENIED') throw error;
+      lastProblem = error;
+      problems.set(entry.id, error.message);
+    }
+  }
+  return { problems, ready, lastProblem };
+}
+
+/** The tool messages telling the model that none of a round's calls was made, and why. */
+function refusedCallMessages(
+  toolCalls: readonly { id: string }[],
+  problems: ReadonlyMap<string, string>,
+): ChatCompletionMessageParam[] {
+  return toolCalls.map((call) => ({
+    role: 'tool',
+    tool_call_id: call.id,
+    content:
+      problems.get(call.id) ??
+      'Not called: another call of this turn could not be made. Make the calls again, corrected.',
+  }));
+}
+
+/** The tool messages giving the model the results of a round's calls. */
+function madeCallMessages(
+  made: readonly CallOutcome[],
+  ready: readonly ReadyCall[],
+): ChatCompletionMessageParam[] {
+  return made.map((outcome, index) => {
+    const id = ready[index]?.id ?? '';
+    const text =
+      outcome.mapped.text !== ''
+        ? outcome.mapped.text
+        : JSON.stringify(outcome.mapped.data?.data ?? null);
+    return { role: 'tool', tool_call_id: id, content: text.slice(0, MAX_TOOL_MESSAGE) };
+  });
+}
+
 /**
  * A step with a model: it is offered the permitted tools (just the one the plan's skill names,
  * when it names one) and picks tools and arguments with function calling, for at most
@@ -97,33 +163,11 @@ export async function* runWithModel(
       tool_calls: completion.toolCalls,
     });
     const read = readModelCalls(completion.toolCalls.slice(0, MAX_CALLS_PER_ROUND), byName);
-    const problems = new Map<string, string>();
-    const ready: { id: string; call: ToolCall; entry: CatalogTool }[] = [];
-    for (const entry of read) {
-      if ('problem' in entry) {
-        problems.set(entry.id, entry.problem);
-        continue;
-      }
-      try {
-        checkCall(settings, entry.call, task.toolPolicy);
-        ready.push(entry);
-      } catch (error) {
-        // A policy refusal ends the step; bad arguments go back to the model.
-        if (!FleetError.isInstance(error) || error.code === 'PERMISSION_DENIED') throw error;
-        lastProblem = error;
-        problems.set(entry.id, error.message);
-      }
-    }
+    const checked = checkRoundCalls(settings, task, read);
+    lastProblem = checked.lastProblem ?? lastProblem;
+    const { problems, ready } = checked;
     if (problems.size > 0 || read.length < completion.toolCalls.length) {
-      for (const call of completion.toolCalls) {
-        messages.push({
-          role: 'tool',
-          tool_call_id: call.id,
-          content:
-            problems.get(call.id) ??
-            'Not called: another call of this turn could not be made. Make the calls again, corrected.',
-        });
-      }
+      messages.push(...refusedCallMessages(completion.toolCalls, problems));
       continue;
     }
     const calls = ready.map(({ call }) => call);
@@ -138,14 +182,7 @@ export async function* runWithModel(
     }
     const made = yield* runCalls(settings, context, { calls, entries, approved: false });
     outcomes.push(...made);
-    made.forEach((outcome, index) => {
-      const id = ready[index]?.id ?? '';
-      const text =
-        outcome.mapped.text !== ''
-          ? outcome.mapped.text
-          : JSON.stringify(outcome.mapped.data?.data ?? null);
-      messages.push({ role: 'tool', tool_call_id: id, content: text.slice(0, MAX_TOOL_MESSAGE) });
-    });
+    messages.push(...madeCallMessages(made, ready));
   }
   if (outcomes.length > 0) {
     yield reportCalls(outcomes);

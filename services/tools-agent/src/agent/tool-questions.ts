@@ -56,6 +56,67 @@ function isInterrupting(event: AgentEvent): boolean {
   );
 }
 
+/** Aborts the job's work when `signal` (the turn's) aborts. */
+function link(job: Job, signal: AbortSignal): void {
+  const abort = (): void => job.controller.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+}
+
+/** A new job of `taskId`, not yet drained, asked or finished. */
+function newJob(taskId: string): Job {
+  return {
+    taskId,
+    items: [],
+    controller: new AbortController(),
+    wake: undefined,
+    answer: undefined,
+    attached: false,
+    parked: false,
+    finished: false,
+    forgetTimer: undefined,
+  };
+}
+
+/**
+ * Yields a job's events to the turn draining it until the work ends or an interrupting event ends
+ * the turn; `forget` drops the job from the register when nothing will come back for it.
+ */
+async function* drain(job: Job, forget: (job: Job) => void): AgentEvents {
+  job.attached = true;
+  try {
+    for (;;) {
+      const item = job.items.shift();
+      if (item === undefined) {
+        await new Promise<void>((resolve) => {
+          job.wake = resolve;
+        });
+        job.wake = undefined;
+        continue;
+      }
+      if ('end' in item) {
+        forget(job);
+        return;
+      }
+      if ('error' in item) {
+        forget(job);
+        throw item.error;
+      }
+      if (isInterrupting(item.event)) {
+        // The turn ends with this event (the server stops pulling after it, so decide first):
+        // work waiting for an answer stays; other work is over.
+        if (job.answer !== undefined) job.parked = true;
+        else forget(job);
+        yield item.event;
+        return;
+      }
+      yield item.event;
+    }
+  } finally {
+    job.attached = false;
+  }
+}
+
 /**
  * The tools agent's register of work that may wait for answers. See {@link ToolQuestions}.
  *
@@ -87,60 +148,9 @@ export function createToolQuestions({
     job.wake?.();
   };
 
-  const link = (job: Job, signal: AbortSignal): void => {
-    const abort = (): void => job.controller.abort(signal.reason);
-    if (signal.aborted) abort();
-    else signal.addEventListener('abort', abort, { once: true });
-  };
-
-  async function* drain(job: Job): AgentEvents {
-    job.attached = true;
-    try {
-      for (;;) {
-        const item = job.items.shift();
-        if (item === undefined) {
-          await new Promise<void>((resolve) => {
-            job.wake = resolve;
-          });
-          job.wake = undefined;
-          continue;
-        }
-        if ('end' in item) {
-          forget(job);
-          return;
-        }
-        if ('error' in item) {
-          forget(job);
-          throw item.error;
-        }
-        if (isInterrupting(item.event)) {
-          // The turn ends with this event (the server stops pulling after it, so decide first):
-          // work waiting for an answer stays; other work is over.
-          if (job.answer !== undefined) job.parked = true;
-          else forget(job);
-          yield item.event;
-          return;
-        }
-        yield item.event;
-      }
-    } finally {
-      job.attached = false;
-    }
-  }
-
   return {
     run(context, work) {
-      const job: Job = {
-        taskId: context.task.id,
-        items: [],
-        controller: new AbortController(),
-        wake: undefined,
-        answer: undefined,
-        attached: false,
-        parked: false,
-        finished: false,
-        forgetTimer: undefined,
-      };
+      const job = newJob(context.task.id);
       jobs.get(job.taskId)?.controller.abort(new Error('The task was started again.'));
       jobs.set(job.taskId, job);
       link(job, context.signal);
@@ -153,7 +163,7 @@ export function createToolQuestions({
           push(job, { error });
         }
       })();
-      return drain(job);
+      return drain(job, forget);
     },
 
     resume(context, answer) {
@@ -162,7 +172,7 @@ export function createToolQuestions({
       if (job.forgetTimer !== undefined) clearTimeout(job.forgetTimer);
       link(job, context.signal);
       job.answer?.(answer);
-      return drain(job);
+      return drain(job, forget);
     },
 
     ask(taskId, question, signal) {

@@ -93,6 +93,153 @@ function snippetOf(text: string): string {
   return flat.length <= 300 ? flat : `${flat.slice(0, 300).replace(/\s+\S*$/, '')}…`;
 }
 
+/** A page's readable text, title and excerpt as the page reader gives them. */
+type ReadablePage = Awaited<ReturnType<PageReader['read']>>;
+
+/** One page the agent tried to read: its report, and its readable text or why it failed. */
+interface PageOutcome {
+  url: string;
+  report: PageReport;
+  readable: ReadablePage | undefined;
+  error: ReturnType<typeof toFleetError> | undefined;
+}
+
+/** The outcome of reading the page at `url`, from its settled fetch-and-read. */
+function pageOutcome(
+  url: string,
+  outcome: PromiseSettledResult<{ page: { finalUrl: string }; readable: ReadablePage }>,
+): PageOutcome {
+  if (outcome.status === 'fulfilled') {
+    const { page, readable } = outcome.value;
+    const report: PageReport = {
+      url,
+      status: 'read',
+      finalUrl: page.finalUrl,
+      title: readable.title,
+      chars: readable.text.length,
+    };
+    return { url, report, readable, error: undefined };
+  }
+  const error = toFleetError(outcome.reason);
+  const report: PageReport = {
+    url,
+    status: 'failed',
+    error: { code: error.code, message: error.message },
+  };
+  return { url, report, readable: undefined, error };
+}
+
+/** The answer's material from a page read in `read` mode. */
+function readPageMaterial({ report, readable }: PageOutcome): SourceMaterial {
+  return {
+    source: {
+      title: readable?.title ?? report.url,
+      url: report.finalUrl ?? report.url,
+      snippet: readable?.excerpt ?? snippetOf(readable?.text ?? ''),
+      ...(readable?.publishedTime === undefined ? {} : { publishedDate: readable.publishedTime }),
+      fetched: true,
+    },
+    text: readable?.text ?? '',
+  };
+}
+
+/** The answer's materials from search results: a result's page text when it was read, else its own. */
+function searchResultMaterials(
+  results: readonly SearchResult[],
+  pages: readonly PageOutcome[],
+): SourceMaterial[] {
+  const byUrl = new Map(pages.map((page) => [page.url, page]));
+  return results.map((result) => {
+    const readable = byUrl.get(result.url)?.readable;
+    const text = readable?.text || result.rawContent || result.snippet;
+    const source: WebSource = {
+      title: result.title,
+      url: result.url,
+      snippet: result.snippet || snippetOf(text),
+      ...(result.publishedDate === undefined ? {} : { publishedDate: result.publishedDate }),
+      fetched: readable !== undefined,
+    };
+    return { source, text };
+  });
+}
+
+/** Fetches a page (TOOL span `web.fetch`) and extracts its readable text. */
+async function readPage(
+  {
+    fetchPage,
+    pageReader,
+    tracer,
+  }: Pick<CreateResearcherOptions, 'fetchPage' | 'tracer'> & {
+    pageReader: PageReader;
+  },
+  url: string,
+  { tenant, signal }: { tenant: string; signal: AbortSignal | undefined },
+) {
+  return withSpan(
+    {
+      name: 'web.fetch',
+      kind: SpanKind.TOOL,
+      input: url,
+      attributes: { 'tool.name': 'fetch_page' },
+      tracer,
+    },
+    async (span) => {
+      const page = await fetchPage(url, { signal });
+      const readable = await pageReader.read({
+        tenant,
+        body: page.body,
+        mediaType: page.mediaType,
+        url: page.finalUrl,
+        signal,
+      });
+      setSpanOutput(span, {
+        finalUrl: page.finalUrl,
+        status: page.status,
+        title: readable.title,
+        chars: readable.text.length,
+      });
+      return { page, readable };
+    },
+  );
+}
+
+/**
+ * Searches the provider (TOOL span `web.search`): deep mode asks for twice the results, up to 20.
+ *
+ * @throws ServiceUnavailableError with {@link NO_SEARCH_PROVIDER_HINT} when no provider is configured.
+ */
+async function search(
+  {
+    provider,
+    maxResults,
+    tracer,
+  }: Pick<CreateResearcherOptions, 'provider' | 'tracer'> & { maxResults: number },
+  query: string,
+  { mode, signal }: { mode: SearchMode; signal: AbortSignal | undefined },
+) {
+  if (provider === undefined) {
+    throw new ServiceUnavailableError(NO_SEARCH_PROVIDER_HINT, { retryable: false });
+  }
+  const wanted = mode === 'deep' ? Math.min(20, maxResults * 2) : maxResults;
+  return withSpan(
+    {
+      name: 'web.search',
+      kind: SpanKind.TOOL,
+      input: { query, mode, provider: provider.name, maxResults: wanted },
+      attributes: { 'tool.name': 'web_search' },
+      tracer,
+    },
+    async (span) => {
+      const response = await provider.search({ query, mode, maxResults: wanted, signal });
+      setSpanOutput(
+        span,
+        response.results.map(({ title, url }) => ({ title, url })),
+      );
+      return response;
+    },
+  );
+}
+
 /**
  * The web agent's research loop, each step in its own OpenInference span: the search (TOOL
  * `web.search`), the follow-up page fetches of the top results (TOOL `web.fetch`, in parallel,
@@ -115,82 +262,11 @@ export function createResearcher({
   fetchPages = 3,
   tracer,
 }: CreateResearcherOptions): Researcher {
-  async function readPage(url: string, tenant: string, signal: AbortSignal | undefined) {
-    return withSpan(
-      {
-        name: 'web.fetch',
-        kind: SpanKind.TOOL,
-        input: url,
-        attributes: { 'tool.name': 'fetch_page' },
-        tracer,
-      },
-      async (span) => {
-        const page = await fetchPage(url, { signal });
-        const readable = await pageReader.read({
-          tenant,
-          body: page.body,
-          mediaType: page.mediaType,
-          url: page.finalUrl,
-          signal,
-        });
-        setSpanOutput(span, {
-          finalUrl: page.finalUrl,
-          status: page.status,
-          title: readable.title,
-          chars: readable.text.length,
-        });
-        return { page, readable };
-      },
-    );
-  }
-
   async function readAll(urls: readonly string[], tenant: string, signal: AbortSignal | undefined) {
-    const settled = await Promise.allSettled(urls.map((url) => readPage(url, tenant, signal)));
-    return settled.map((outcome, index) => {
-      const url = urls[index] ?? '';
-      if (outcome.status === 'fulfilled') {
-        const { page, readable } = outcome.value;
-        const report: PageReport = {
-          url,
-          status: 'read',
-          finalUrl: page.finalUrl,
-          title: readable.title,
-          chars: readable.text.length,
-        };
-        return { url, report, readable, error: undefined };
-      }
-      const error = toFleetError(outcome.reason);
-      const report: PageReport = {
-        url,
-        status: 'failed',
-        error: { code: error.code, message: error.message },
-      };
-      return { url, report, readable: undefined, error };
-    });
-  }
-
-  async function search(query: string, mode: SearchMode, signal: AbortSignal | undefined) {
-    if (provider === undefined) {
-      throw new ServiceUnavailableError(NO_SEARCH_PROVIDER_HINT, { retryable: false });
-    }
-    const wanted = mode === 'deep' ? Math.min(20, maxResults * 2) : maxResults;
-    return withSpan(
-      {
-        name: 'web.search',
-        kind: SpanKind.TOOL,
-        input: { query, mode, provider: provider.name, maxResults: wanted },
-        attributes: { 'tool.name': 'web_search' },
-        tracer,
-      },
-      async (span) => {
-        const response = await provider.search({ query, mode, maxResults: wanted, signal });
-        setSpanOutput(
-          span,
-          response.results.map(({ title, url }) => ({ title, url })),
-        );
-        return response;
-      },
+    const settled = await Promise.allSettled(
+      urls.map((url) => readPage({ fetchPage, pageReader, tracer }, url, { tenant, signal })),
     );
+    return settled.map((outcome, index) => pageOutcome(urls[index] ?? '', outcome));
   }
 
   async function* stream({
@@ -208,18 +284,7 @@ export function createResearcher({
       if (read.length === 0) {
         throw pages[0]?.error ?? new ServiceUnavailableError('The task names no URL to read.');
       }
-      const materials: SourceMaterial[] = read.map(({ report, readable }) => ({
-        source: {
-          title: readable?.title ?? report.url,
-          url: report.finalUrl ?? report.url,
-          snippet: readable?.excerpt ?? snippetOf(readable?.text ?? ''),
-          ...(readable?.publishedTime === undefined
-            ? {}
-            : { publishedDate: readable.publishedTime }),
-          fetched: true,
-        },
-        text: readable?.text ?? '',
-      }));
+      const materials = read.map(readPageMaterial);
       yield { stage: 'summarising', sources: materials.length };
       const answer = yield* answerer.stream({
         question,
@@ -239,24 +304,12 @@ export function createResearcher({
     }
     const query = deriveQuery(question);
     yield { stage: 'searching', query };
-    const response = await search(query, mode, signal);
+    const response = await search({ provider, maxResults, tracer }, query, { mode, signal });
     const toRead = mode === 'deep' ? Math.min(10, fetchPages * 2) : fetchPages;
     const urls = response.results.slice(0, toRead).map((result) => result.url);
     if (urls[0] !== undefined) yield { stage: 'reading', url: urls[0], count: urls.length };
     const pages = await readAll(urls, tenant, signal);
-    const byUrl = new Map(pages.map((page) => [page.url, page]));
-    const materials: SourceMaterial[] = response.results.map((result) => {
-      const readable = byUrl.get(result.url)?.readable;
-      const text = readable?.text || result.rawContent || result.snippet;
-      const source: WebSource = {
-        title: result.title,
-        url: result.url,
-        snippet: result.snippet || snippetOf(text),
-        ...(result.publishedDate === undefined ? {} : { publishedDate: result.publishedDate }),
-        fetched: readable !== undefined,
-      };
-      return { source, text };
-    });
+    const materials = searchResultMaterials(response.results, pages);
     yield { stage: 'summarising', sources: materials.length };
     const answer = yield* answerer.stream({ question, query, materials, context, signal });
     return {
