@@ -87,21 +87,7 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
       },
     },
   });
-  const progress = (event: ProgressEvent): void => {
-    // A progress line goes out before it is saved; a state change once its session write (and
-    // every one before it) is done, and its task save follows (docs/a2a.md §3).
-    const line = PROGRESS_LINES.has(event.type) && writer.idle();
-    queue.push(
-      {
-        type: 'status',
-        state: 'TASK_STATE_WORKING',
-        message: [textPart(describeProgress(event)), dataPart({ progress: event })],
-        metadata: { sessionId },
-        ...(line ? { progressLine: true } : {}),
-      },
-      { after: writer.idle() ? undefined : writer.written() },
-    );
-  };
+  const progress = announceProgress({ queue, writer, sessionId });
   const held = holdSlot(background, { progress, writer });
   // The watch stops listening when the run ends; the UNSUBSCRIBE is awaited after the stream ended.
   let watchClosed: Promise<void> | undefined;
@@ -117,29 +103,7 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
     });
     try {
       await held.admit();
-      const run: RunContext = {
-        sessions,
-        sessionId,
-        signal: controller.signal,
-        writer,
-        watch,
-        progress,
-        hitlTimeoutMs: options.hitlTimeoutSeconds * 1000,
-        slot: held.slot,
-        llm: options.llm,
-        cancelAgentTask: options.cancelAgentTask,
-        agentTaskState: options.agentTaskState,
-        agentTaskCheckMs: options.agentTaskCheckMs,
-        logger,
-        usage: createRunUsageLedger({
-          recorded: session.usage,
-          onChange: (steps) =>
-            writer.record((draft) => {
-              draft.usage = steps;
-            }),
-        }),
-        log,
-      };
+      const run = buildRunContext(background, { writer, watch, progress, slot: held.slot, log });
       await traceRun(background, { run, canceledElsewhere: () => canceledElsewhere });
     } finally {
       // Its listener goes at once; the round trip is not waited for here.
@@ -159,6 +123,67 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
     queue.close();
     await Promise.all([watchClosed, release]);
   }
+}
+
+/**
+ * The function that announces a progress event on the run's stream: a progress line goes out
+ * before it is saved; a state change once its session write (and every one before it) is done,
+ * and its task save follows (docs/a2a.md §3).
+ */
+function announceProgress({
+  queue,
+  writer,
+  sessionId,
+}: {
+  queue: EventQueue<AgentEvent>;
+  writer: SessionWriter;
+  sessionId: string;
+}): (event: ProgressEvent) => void {
+  return (event) => {
+    const line = PROGRESS_LINES.has(event.type) && writer.idle();
+    queue.push(
+      {
+        type: 'status',
+        state: 'TASK_STATE_WORKING',
+        message: [textPart(describeProgress(event)), dataPart({ progress: event })],
+        metadata: { sessionId },
+        ...(line ? { progressLine: true } : {}),
+      },
+      { after: writer.idle() ? undefined : writer.written() },
+    );
+  };
+}
+
+/** The context one run executes with, once it holds its slot and watches its session. */
+function buildRunContext(
+  background: BackgroundRun,
+  parts: Pick<RunContext, 'writer' | 'watch' | 'progress' | 'slot' | 'log'>,
+): RunContext {
+  const { options, session, controller } = background;
+  const { writer } = parts;
+  return {
+    sessions: options.sessions,
+    sessionId: session.id,
+    signal: controller.signal,
+    writer,
+    watch: parts.watch,
+    progress: parts.progress,
+    hitlTimeoutMs: options.hitlTimeoutSeconds * 1000,
+    slot: parts.slot,
+    llm: options.llm,
+    cancelAgentTask: options.cancelAgentTask,
+    agentTaskState: options.agentTaskState,
+    agentTaskCheckMs: options.agentTaskCheckMs,
+    logger: options.logger,
+    usage: createRunUsageLedger({
+      recorded: session.usage,
+      onChange: (steps) =>
+        writer.record((draft) => {
+          draft.usage = steps;
+        }),
+    }),
+    log: parts.log,
+  };
 }
 
 /** The run's place with the scheduler, which changes when it gives its slot up to wait for a person. */
