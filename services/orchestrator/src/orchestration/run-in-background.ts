@@ -87,21 +87,7 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
       },
     },
   });
-  const progress = (event: ProgressEvent): void => {
-    // A progress line goes out before it is saved; a state change once its session write (and
-    // every one before it) is done, and its task save follows (docs/a2a.md §3).
-    const line = PROGRESS_LINES.has(event.type) && writer.idle();
-    queue.push(
-      {
-        type: 'status',
-        state: 'TASK_STATE_WORKING',
-        message: [textPart(describeProgress(event)), dataPart({ progress: event })],
-        metadata: { sessionId },
-        ...(line ? { progressLine: true } : {}),
-      },
-      { after: writer.idle() ? undefined : writer.written() },
-    );
-  };
+  const progress = progressToQueue({ queue, writer, sessionId });
   const held = holdSlot(background, { progress, writer });
   // The watch stops listening when the run ends; the UNSUBSCRIBE is awaited after the stream ended.
   let watchClosed: Promise<void> | undefined;
@@ -159,6 +145,36 @@ export async function runInBackground(background: BackgroundRun): Promise<void> 
     queue.close();
     await Promise.all([watchClosed, release]);
   }
+}
+
+/**
+ * The run's progress: each event goes on the task's queue as a working status — a progress line
+ * at once, a state change once its session write (and every one before it) is done.
+ */
+function progressToQueue({
+  queue,
+  writer,
+  sessionId,
+}: {
+  queue: EventQueue<AgentEvent>;
+  writer: SessionWriter;
+  sessionId: string;
+}): (event: ProgressEvent) => void {
+  return (event) => {
+    // A progress line goes out before it is saved; a state change once its session write (and
+    // every one before it) is done, and its task save follows (docs/a2a.md §3).
+    const line = PROGRESS_LINES.has(event.type) && writer.idle();
+    queue.push(
+      {
+        type: 'status',
+        state: 'TASK_STATE_WORKING',
+        message: [textPart(describeProgress(event)), dataPart({ progress: event })],
+        metadata: { sessionId },
+        ...(line ? { progressLine: true } : {}),
+      },
+      { after: writer.idle() ? undefined : writer.written() },
+    );
+  };
 }
 
 /** The run's place with the scheduler, which changes when it gives its slot up to wait for a person. */
