@@ -295,17 +295,7 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
   const nodes = [...options.plan.nodes];
   const plan = { ...options.plan, nodes };
   const byId = new Map(nodes.map((node) => [node.id, node]));
-  const resumeFrom = options.resumeFrom ?? {};
-  const runs = new Map<string, NodeRun>(
-    plan.nodes.map((node) => {
-      const recorded = resumeFrom[node.id];
-      const run: NodeRun =
-        recorded === undefined || recorded.state === 'pending'
-          ? { id: node.id, agent: node.agent, state: 'pending', attempts: recorded?.attempts ?? 0 }
-          : { ...recorded, id: node.id, agent: node.agent };
-      return [node.id, run];
-    }),
-  );
+  const runs = initialRuns(plan.nodes, options.resumeFrom ?? {});
   const levels = topologicalLevels(plan.nodes);
   const finished = new Set<string>();
   const launched = new Set<string>();
@@ -326,20 +316,7 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
   return new Promise<ExecutionResult>((resolve) => {
     const settle = (): void => {
       const canceled = signal?.aborted === true;
-      for (const node of plan.nodes) {
-        const run = runs.get(node.id);
-        if (run === undefined || run.state !== 'pending') continue;
-        // Only a cancel or a cycle (validatePlan rejects those first) leaves nodes pending.
-        run.state = 'skipped';
-        run.error = canceled ? 'the run was canceled' : 'its dependencies never finished';
-        onEvent({
-          type: 'node-end',
-          nodeId: run.id,
-          agent: run.agent,
-          run: { ...run },
-          durationMs: 0,
-        });
-      }
+      skipPending({ nodes: plan.nodes, runs, canceled, onEvent });
       resolve({
         plan: { ...plan, nodes: [...nodes] },
         nodes: plan.nodes.map((node) => ({ ...(runs.get(node.id) as NodeRun) })),
@@ -350,36 +327,8 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
     // Hand-offs are weighed one node at a time, in the order the nodes ended.
     let growing = Promise.resolve();
     const grow = (node: PlanNode): Promise<void> => {
-      growing = growing.then(() => takeHandoffs(node));
+      growing = growing.then(() => takeHandoffs(node, { runs, byId, options, onEvent, addNode }));
       return growing;
-    };
-    const takeHandoffs = async (from: PlanNode): Promise<void> => {
-      const run = runs.get(from.id) as NodeRun;
-      if (run.state !== 'completed' || signal?.aborted === true) return;
-      const refuse = (target: string, reason: string): void =>
-        onEvent({ type: 'handoff-refused', nodeId: from.id, agent: from.agent, target, reason });
-      for (const reason of run.handoffsRefused ?? []) refuse('unreadable', reason);
-      for (const request of run.handoffs ?? []) {
-        let decision: Awaited<ReturnType<typeof decideHandoff>>;
-        try {
-          decision = await decideHandoff({
-            from,
-            request,
-            byId,
-            resolve: options.resolveHandoff,
-            maxHandoffs: options.maxHandoffs ?? DEFAULT_MAX_HANDOFFS,
-          });
-        } catch (error) {
-          decision = { refused: `it could not be weighed: ${errorMessage(error)}` };
-        }
-        if (isAborted(signal)) return;
-        if ('refused' in decision) {
-          refuse(handoffTargetName(request), decision.refused);
-          continue;
-        }
-        addNode(decision.node);
-        onEvent({ type: 'node-added', node: decision.node });
-      }
     };
     const addNode = (node: PlanNode): void => {
       nodes.push(node);
@@ -419,6 +368,102 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
 
     launchReady();
   });
+}
+
+/** Each node's run at the start: pending, or as recorded for a resumed run. */
+function initialRuns(
+  nodes: readonly PlanNode[],
+  resumeFrom: Readonly<Record<string, ResumedNode>>,
+): Map<string, NodeRun> {
+  return new Map<string, NodeRun>(
+    nodes.map((node) => {
+      const recorded = resumeFrom[node.id];
+      const run: NodeRun =
+        recorded === undefined || recorded.state === 'pending'
+          ? { id: node.id, agent: node.agent, state: 'pending', attempts: recorded?.attempts ?? 0 }
+          : { ...recorded, id: node.id, agent: node.agent };
+      return [node.id, run];
+    }),
+  );
+}
+
+/**
+ * Ends the nodes still pending when nothing more runs as `skipped` (only a cancel or a cycle
+ * leaves nodes pending), each with its `node-end`.
+ */
+function skipPending({
+  nodes,
+  runs,
+  canceled,
+  onEvent,
+}: {
+  nodes: readonly PlanNode[];
+  runs: ReadonlyMap<string, NodeRun>;
+  canceled: boolean;
+  onEvent: (event: ExecutionEvent) => void;
+}): void {
+  for (const node of nodes) {
+    const run = runs.get(node.id);
+    if (run === undefined || run.state !== 'pending') continue;
+    // Only a cancel or a cycle (validatePlan rejects those first) leaves nodes pending.
+    run.state = 'skipped';
+    run.error = canceled ? 'the run was canceled' : 'its dependencies never finished';
+    onEvent({
+      type: 'node-end',
+      nodeId: run.id,
+      agent: run.agent,
+      run: { ...run },
+      durationMs: 0,
+    });
+  }
+}
+
+/**
+ * Weighs a completed node's hand-offs one at a time: each one taken adds a node (`addNode`,
+ * then `node-added`), each one refused or unreadable is a `handoff-refused`.
+ */
+async function takeHandoffs(
+  from: PlanNode,
+  {
+    runs,
+    byId,
+    options,
+    onEvent,
+    addNode,
+  }: {
+    runs: ReadonlyMap<string, NodeRun>;
+    byId: ReadonlyMap<string, PlanNode>;
+    options: ExecutePlanOptions;
+    onEvent: (event: ExecutionEvent) => void;
+    addNode: (node: PlanNode) => void;
+  },
+): Promise<void> {
+  const run = runs.get(from.id) as NodeRun;
+  if (run.state !== 'completed' || options.signal?.aborted === true) return;
+  const refuse = (target: string, reason: string): void =>
+    onEvent({ type: 'handoff-refused', nodeId: from.id, agent: from.agent, target, reason });
+  for (const reason of run.handoffsRefused ?? []) refuse('unreadable', reason);
+  for (const request of run.handoffs ?? []) {
+    let decision: Awaited<ReturnType<typeof decideHandoff>>;
+    try {
+      decision = await decideHandoff({
+        from,
+        request,
+        byId,
+        resolve: options.resolveHandoff,
+        maxHandoffs: options.maxHandoffs ?? DEFAULT_MAX_HANDOFFS,
+      });
+    } catch (error) {
+      decision = { refused: `it could not be weighed: ${errorMessage(error)}` };
+    }
+    if (isAborted(options.signal)) return;
+    if ('refused' in decision) {
+      refuse(handoffTargetName(request), decision.refused);
+      continue;
+    }
+    addNode(decision.node);
+    onEvent({ type: 'node-added', node: decision.node });
+  }
 }
 
 /** Topological level of each node: 0 for nodes without dependencies, else 1 + the deepest parent. */
