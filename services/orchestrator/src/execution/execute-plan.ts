@@ -982,23 +982,7 @@ async function callAgent({
           taskCreated = true;
           onTask?.(taskId);
         },
-        ...(options.onNodeText === undefined
-          ? {}
-          : {
-              onText: (text: string) =>
-                options.onNodeText?.({ nodeId: node.id, agent: node.agent, text }),
-            }),
-        ...(options.onNodeProgress === undefined
-          ? {}
-          : {
-              onProgress: ({ text, stage }: AgentProgress) =>
-                options.onNodeProgress?.({
-                  nodeId: node.id,
-                  agent: node.agent,
-                  text,
-                  ...(stage === undefined ? {} : { stage }),
-                }),
-            }),
+        ...nodeStreamCallbacks(node, options),
         ...(existingTask === undefined ? {} : { existingTask }),
       }),
       controller.signal,
@@ -1015,36 +999,91 @@ async function callAgent({
     // The agent had the task and may have called a model: what it cost is unknown.
     const reached = taskCreated || existingTask !== undefined;
     if (reached && !(error instanceof AgentUnavailableError)) onUsage(undefined);
-    if (isBrokenCircuit(error)) {
-      return {
-        status: 'failed',
-        error: `${node.agent} is failing repeatedly, so its circuit breaker is open; not calling it until it recovers`,
-        retryable: false,
-        failure: 'fleet',
-      };
-    }
-    if (signal?.aborted === true) {
-      return {
-        status: 'failed',
-        error: 'the run was canceled',
-        retryable: false,
-        failure: 'fleet',
-      };
-    }
-    const failure = classifyFailure(controller.signal.aborted ? controller.signal.reason : error);
-    const notSent = error instanceof AgentUnavailableError;
-    return {
-      status: 'failed',
-      error: failure.message,
-      retryable: ((existingTask === undefined && !taskCreated) || notSent) && failure.transient,
-      failure: notSent ? 'fleet' : failure.failure,
-      ...(notSent ? { notSent } : {}),
-      ...(existingTask === undefined ? {} : { taskId: existingTask.taskId }),
-    };
+    return failedCallOutcome(error, {
+      node,
+      runAborted: signal?.aborted === true,
+      callSignal: controller.signal,
+      existingTask,
+      taskCreated,
+    });
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onRunAbort);
   }
+}
+
+/** The agent call's callbacks for the text it streams and the progress it reports, when wanted. */
+function nodeStreamCallbacks(
+  node: PlanNode,
+  options: ExecutePlanOptions,
+): { onText?: (text: string) => void; onProgress?: (progress: AgentProgress) => void } {
+  return {
+    ...(options.onNodeText === undefined
+      ? {}
+      : {
+          onText: (text: string) =>
+            options.onNodeText?.({ nodeId: node.id, agent: node.agent, text }),
+        }),
+    ...(options.onNodeProgress === undefined
+      ? {}
+      : {
+          onProgress: ({ text, stage }: AgentProgress) =>
+            options.onNodeProgress?.({
+              nodeId: node.id,
+              agent: node.agent,
+              text,
+              ...(stage === undefined ? {} : { stage }),
+            }),
+        }),
+  };
+}
+
+/**
+ * The `failed` outcome of an agent call that threw: an open circuit, a canceled run, or the
+ * classified failure — retryable only when transient and the agent never had the message.
+ */
+function failedCallOutcome(
+  error: unknown,
+  {
+    node,
+    runAborted,
+    callSignal,
+    existingTask,
+    taskCreated,
+  }: {
+    node: PlanNode;
+    runAborted: boolean;
+    callSignal: AbortSignal;
+    existingTask: ExistingTask | undefined;
+    taskCreated: boolean;
+  },
+): NodeOutcome {
+  if (isBrokenCircuit(error)) {
+    return {
+      status: 'failed',
+      error: `${node.agent} is failing repeatedly, so its circuit breaker is open; not calling it until it recovers`,
+      retryable: false,
+      failure: 'fleet',
+    };
+  }
+  if (runAborted) {
+    return {
+      status: 'failed',
+      error: 'the run was canceled',
+      retryable: false,
+      failure: 'fleet',
+    };
+  }
+  const failure = classifyFailure(callSignal.aborted ? callSignal.reason : error);
+  const notSent = error instanceof AgentUnavailableError;
+  return {
+    status: 'failed',
+    error: failure.message,
+    retryable: ((existingTask === undefined && !taskCreated) || notSent) && failure.transient,
+    failure: notSent ? 'fleet' : failure.failure,
+    ...(notSent ? { notSent } : {}),
+    ...(existingTask === undefined ? {} : { taskId: existingTask.taskId }),
+  };
 }
 
 /**
