@@ -5,7 +5,7 @@ import { AbortError, UpstreamTimeoutError } from '@fleet/errors';
 import { isBrokenCircuit, type AgentBreakers } from './agent-breakers';
 import { AgentUnavailableError } from './agent-unavailable-error';
 import { classifyFailure } from './classify-failure';
-import type { ExecutePlanOptions } from './execute-plan';
+import type { ExecutePlanOptions } from './execute-plan-types';
 import type { ExistingTask, NodeOutcome } from './node-outcome';
 import type { AgentProgress } from './read-agent-progress';
 import { isRunHandover } from './run-handover';
