@@ -126,49 +126,9 @@ export function createA2AAgentInvoker({
   cancelTimeoutMs = 3000,
   maxEventBytes,
 }: A2AAgentInvokerOptions): A2AAgentInvoker {
-  const clients = new Map<string, A2AClient>();
-  const turns = new Map<string, number>();
-
-  const clientFor = (replica: AvailableAgent['replicas'][number]): A2AClient => {
-    let client = clients.get(replica.url);
-    if (client === undefined || client.card !== replica.card) {
-      // The executor owns retries: the client must not retry on its own as well.
-      client = new A2AClient({
-        card: replica.card,
-        token,
-        timeoutMs,
-        maxRetries: 0,
-        ...(maxEventBytes === undefined ? {} : { maxEventBytes }),
-      });
-      clients.set(replica.url, client);
-    }
-    return client;
-  };
-
-  const pickReplica = (agent: AvailableAgent): AvailableAgent['replicas'][number] => {
-    const turn = turns.get(agent.name) ?? 0;
-    turns.set(agent.name, turn + 1);
-    return agent.replicas[turn % agent.replicas.length] ?? { url: agent.url, card: agent.card };
-  };
-
-  const cancelRemote = (client: A2AClient, taskId: string): void => {
-    client.cancelTask({ id: taskId }, { timeoutMs: cancelTimeoutMs }).then(
-      () => logger.debug({ taskId, agent: client.card?.name }, 'canceled the agent task'),
-      (error: unknown) =>
-        logger.debug(
-          { taskId, agent: client.card?.name, err: error },
-          'could not cancel the agent task',
-        ),
-    );
-  };
-
-  const clientForAgent = async (name: string): Promise<A2AClient> => {
-    const agent = await findAgent(name);
-    if (agent === undefined) {
-      throw new AgentUnavailableError(name);
-    }
-    return clientFor(pickReplica(agent));
-  };
+  const clientForAgent = agentClients({ findAgent, token, timeoutMs, maxEventBytes });
+  const cancelRemote = (client: A2AClient, taskId: string): void =>
+    cancelRemoteTask(client, taskId, { logger, cancelTimeoutMs });
 
   const invokeAgent: InvokeAgent = async ({
     node,
@@ -240,6 +200,72 @@ export function createA2AAgentInvoker({
     }
   };
   return Object.assign(invokeAgent, { cancelTask, taskState });
+}
+
+/**
+ * A client for one replica of the named agent, replicas taken in turn (round-robin); one client
+ * per replica URL, made again when the replica's card changes. `AgentUnavailableError` when the
+ * directory does not know the agent.
+ */
+function agentClients({
+  findAgent,
+  token,
+  timeoutMs,
+  maxEventBytes,
+}: Pick<A2AAgentInvokerOptions, 'findAgent' | 'token' | 'maxEventBytes'> & {
+  timeoutMs: number;
+}): (name: string) => Promise<A2AClient> {
+  const clients = new Map<string, A2AClient>();
+  const turns = new Map<string, number>();
+
+  const clientFor = (replica: AvailableAgent['replicas'][number]): A2AClient => {
+    let client = clients.get(replica.url);
+    if (client === undefined || client.card !== replica.card) {
+      // The executor owns retries: the client must not retry on its own as well.
+      client = new A2AClient({
+        card: replica.card,
+        token,
+        timeoutMs,
+        maxRetries: 0,
+        ...(maxEventBytes === undefined ? {} : { maxEventBytes }),
+      });
+      clients.set(replica.url, client);
+    }
+    return client;
+  };
+
+  const pickReplica = (agent: AvailableAgent): AvailableAgent['replicas'][number] => {
+    const turn = turns.get(agent.name) ?? 0;
+    turns.set(agent.name, turn + 1);
+    return agent.replicas[turn % agent.replicas.length] ?? { url: agent.url, card: agent.card };
+  };
+
+  return async (name) => {
+    const agent = await findAgent(name);
+    if (agent === undefined) {
+      throw new AgentUnavailableError(name);
+    }
+    return clientFor(pickReplica(agent));
+  };
+}
+
+/** Cancels the agent's task, best-effort: the outcome is only logged, and not waited for. */
+function cancelRemoteTask(
+  client: A2AClient,
+  taskId: string,
+  {
+    logger,
+    cancelTimeoutMs,
+  }: { logger: A2AAgentInvokerOptions['logger']; cancelTimeoutMs: number },
+): void {
+  client.cancelTask({ id: taskId }, { timeoutMs: cancelTimeoutMs }).then(
+    () => logger.debug({ taskId, agent: client.card?.name }, 'canceled the agent task'),
+    (error: unknown) =>
+      logger.debug(
+        { taskId, agent: client.card?.name, err: error },
+        'could not cancel the agent task',
+      ),
+  );
 }
 
 /**

@@ -2,16 +2,11 @@ import {
   DEFAULT_MAX_HANDOFFS,
   readApprovalRequest,
   readQuestion,
-  type ApprovalRequest,
   type NodeInput,
   type Part,
-  type Plan,
   type PlanNode,
   type StepFailure,
-  type TokenUsage,
-  type ToolPolicy,
 } from '@fleet/a2a';
-import { AbortError, UpstreamTimeoutError } from '@fleet/errors';
 import {
   Attributes,
   SpanKind,
@@ -20,248 +15,40 @@ import {
   withSpan,
   type Span,
 } from '@fleet/telemetry';
-import { createAgentBreakers, isBrokenCircuit, type AgentBreakers } from './agent-breakers';
-import { AgentUnavailableError } from './agent-unavailable-error';
-import { classifyFailure } from './classify-failure';
+import { createAgentBreakers, type AgentBreakers } from './agent-breakers';
 import type {
-  Continuation,
   DependencyOutputs,
   ExistingTask,
-  InvokeAgent,
-  KeepStepFiles,
   NodeOutcome,
   NodeRun,
-  StatusFingerprint,
   StepFilePart,
-  StepFiles,
 } from './node-outcome';
-import type { AgentProgress } from './read-agent-progress';
-import { decideHandoff, handoffTargetName, type ResolveHandoff } from './plan-growth';
-import { isRunHandover } from './run-handover';
+import { decideHandoff, handoffTargetName } from './plan-growth';
+import { callAgent, isAborted, sleep } from './call-agent';
+import type {
+  ApprovalVerdict,
+  ExecutePlanOptions,
+  ExecutionEvent,
+  ExecutionResult,
+  NodeApprovalRequest,
+  ResumedNode,
+} from './execute-plan-types';
 
-/**
- * `dependency`: each node starts the moment all its dependencies have finished (the fleet's
- * default; a run takes about its critical path). `stages`: topological levels, each waiting for the
- * whole previous level — only for the benchmark's comparison.
- */
-export type Scheduling = 'dependency' | 'stages';
-
-/** Retries of one node on transient failures. */
-export interface RetryOptions {
-  /** Attempts per node, the first included. @default 3 */
-  maxAttempts?: number;
-  /** Delay before the second attempt; doubles each time. @default 500 */
-  baseDelayMs?: number;
-  /** Longest delay between attempts. @default 8000 */
-  maxDelayMs?: number;
-}
-
-/** What the executor reports while it runs, in the order things happen. */
-export type ExecutionEvent =
-  | { type: 'node-start'; nodeId: string; agent: string; attempt: number }
-  | {
-      /** The agent created the attempt's task: its id is known before the node ends. */
-      type: 'node-task';
-      nodeId: string;
-      agent: string;
-      attempt: number;
-      taskId: string;
-    }
-  | {
-      type: 'node-retry';
-      nodeId: string;
-      agent: string;
-      /** The attempt that failed. */
-      attempt: number;
-      error: string;
-      delayMs: number;
-    }
-  | {
-      type: 'node-end';
-      nodeId: string;
-      agent: string;
-      /** A snapshot of the node once it ended: `completed`, `failed`, `rejected` or `skipped`. */
-      run: NodeRun;
-      durationMs: number;
-    }
-  | {
-      /**
-       * A node was added to the running plan: a completed node handed work off (`origin.kind`
-       * `handoff`). Reported after the `node-end` of the node it came from, before it starts.
-       */
-      type: 'node-added';
-      node: PlanNode;
-      reason?: string | undefined;
-    }
-  | {
-      /** A hand-off a completed node asked for was not taken, and why. */
-      type: 'handoff-refused';
-      nodeId: string;
-      agent: string;
-      /**
-       * The agent or skill the hand-off named; `unreadable` for one found in the result but not
-       * read (malformed, or one too many for a step: `reason` says which).
-       */
-      target: string;
-      reason: string;
-    };
-
-/**
- * A node's agent asks a person something: consent (TASK_STATE_AUTH_REQUIRED, `kind: 'approval'`)
- * or a question (TASK_STATE_INPUT_REQUIRED, `kind: 'input'`); what the run needs to decide.
- */
-export interface NodeApprovalRequest {
-  node: PlanNode;
-  kind: 'approval' | 'input';
-  /** The agent task that waits. */
-  taskId: string;
-  /** The task as it stands: the node's task, or the task an earlier approval's instructions made. */
-  task: string;
-  /**
-   * The agent's request, read liberally ({@link readApprovalRequest}); undefined for a question,
-   * and when a resumed run waits again for the approval it recorded before.
-   */
-  approval: ApprovalRequest | undefined;
-  /** The agent's question (kind `input`); undefined when a resumed run waits again. */
-  question: string | undefined;
-  /** The status that asked (undefined when a resumed run waits again). */
-  asked: StatusFingerprint | undefined;
-  /** Aborted when the run is canceled or handed over. */
-  signal: AbortSignal;
-}
-
-/** What a person decided about a node's request, and what the executor sends the agent. */
-export interface ApprovalVerdict {
-  approvalId: string;
-  /**
-   * `approve` / `deny` for an approval (a time-out is a `deny`), `answer` for an answered question,
-   * `unanswered` for a question nobody answered in time (its task was canceled; nothing is sent),
-   * `withdrawn` when the agent's task ended before anyone decided (nothing is sent).
-   */
-  result: 'approve' | 'deny' | 'answer' | 'unanswered' | 'withdrawn';
-  /** The continuation to send (or sent already, when `deliver` is false). */
-  continuation: Continuation | undefined;
-  /** The status the continuation answers: a snapshot of it is not a new request. */
-  answered: StatusFingerprint | undefined;
-  /**
-   * True: send the continuation. False: it was delivered before (at most once), so only follow
-   * the task to its end.
-   */
-  deliver: boolean;
-  /** Denied, timed out or unanswered: why the step was not done (the node's error). */
-  reason?: string | undefined;
-  /** Approved with instructions: the task as it will be carried out. */
-  effectiveTask?: string | undefined;
-}
-
-/**
- * Waits for a person's decision on a node's approval request or answer to its question (recording
- * it on the way) and says what to send the agent. Rejects when the run is aborted.
- */
-export type AwaitApproval = (request: NodeApprovalRequest) => Promise<ApprovalVerdict>;
-
-/**
- * A node as a resumed run finds it recorded. Finished states (`completed`, `failed`, `rejected`,
- * `skipped`) are not run again and feed their dependents; `running` follows the recorded agent
- * task (never re-sent: side effects happen at most once); `waiting_approval` waits again for the
- * recorded approval (through {@link AwaitApproval} with no `approval`); `pending` runs normally.
- */
-export type ResumedNode = Omit<NodeRun, 'id'>;
-
-/** Options for {@link executePlan}. */
-export interface ExecutePlanOptions {
-  /** A validated plan (known agents, no cycles, no dangling edges). */
-  plan: Plan;
-  /** Runs one attempt of one node. */
-  invokeAgent: InvokeAgent;
-  /** Put in every node's input. */
-  sessionId: string;
-  tenant: string;
-  /**
-   * Which MCP tools the tenant may use, put in every node's input (`fleet.toolPolicy`) so a tools
-   * agent refuses the rest too. @default every tool (none is put in)
-   */
-  toolPolicy?: ToolPolicy | undefined;
-  /** Cancels the run: no new node starts, running ones are aborted, pending ones are skipped. */
-  signal?: AbortSignal | undefined;
-  /** Called synchronously as things happen. Must not throw. */
-  onEvent?: ((event: ExecutionEvent) => void) | undefined;
-  /**
-   * The nodes' answers as they grow (see `InvokeAgentRequest.onText`): each new piece of a node's
-   * result text, in order, for a run that shows a step's answer while it is written.
-   */
-  onNodeText?: ((event: { nodeId: string; agent: string; text: string }) => void) | undefined;
-  /**
-   * What the nodes' agents say they are doing (see `InvokeAgentRequest.onProgress`), unthrottled,
-   * as it arrives. Must not throw.
-   */
-  onNodeProgress?:
-    | ((event: { nodeId: string; agent: string; text: string; stage?: string | undefined }) => void)
-    | undefined;
-  /**
-   * Told, after every call that reached a node's agent, what the agent reported about its model
-   * usage for it (undefined: nothing — an agent outside the fleet, or a call that broke once the
-   * agent had the task). Must not throw.
-   */
-  onNodeUsage?:
-    ((event: { nodeId: string; agent: string; usage: TokenUsage | undefined }) => void) | undefined;
-  /** @default 'dependency' */
-  scheduling?: Scheduling | undefined;
-  /** How long one attempt may run before it is aborted. @default 120000 */
-  timeoutMs?: number | undefined;
-  retry?: RetryOptions | undefined;
-  /** Per-agent circuit breakers, shared across runs. @default a fresh set for this run */
-  breakers?: AgentBreakers | undefined;
-  /** Jitter source, in [0, 1). @default Math.random */
-  random?: (() => number) | undefined;
-  /**
-   * Handles agents that ask a person (TASK_STATE_AUTH_REQUIRED: approval, in any shape;
-   * TASK_STATE_INPUT_REQUIRED: a question): only that node waits, the rest of the plan goes on.
-   * Without it such a node fails.
-   */
-  awaitApproval?: AwaitApproval | undefined;
-  /** The recorded state of a resumed run's nodes, by id (see {@link ResumedNode}). */
-  resumeFrom?: Readonly<Record<string, ResumedNode>> | undefined;
-  /**
-   * What is known about the user (long-term memory, as sentences), read when each node starts:
-   * the node input's `memory`. @default none
-   */
-  memory?: (() => readonly string[]) | undefined;
-  /**
-   * Fetches the documents a node names (`node.files`) before its message is sent; a node whose
-   * files cannot be had fails unsent with the reason. @default files are not sent
-   */
-  stepFiles?: StepFiles | undefined;
-  /**
-   * Keeps the files a completed node's agent answered with (`createRunFileKeeper`), before the
-   * node ends: they are on its `files`. @default they are dropped
-   */
-  keepFiles?: KeepStepFiles | undefined;
-  /**
-   * Finds the agent a completed node's hand-off names among those the run may use. Without it,
-   * every hand-off is refused.
-   */
-  resolveHandoff?: ResolveHandoff | undefined;
-  /**
-   * Most nodes hand-offs may add to the plan (the plan's nodes with origin `handoff`, counting
-   * those a resumed plan has). @default DEFAULT_MAX_HANDOFFS
-   */
-  maxHandoffs?: number | undefined;
-}
+export type {
+  ApprovalVerdict,
+  AwaitApproval,
+  ExecutePlanOptions,
+  ExecutionEvent,
+  ExecutionResult,
+  NodeApprovalRequest,
+  ResumedNode,
+  RetryOptions,
+  Scheduling,
+} from './execute-plan-types';
 
 /** The error of a node a resumed run finds `running` with no recorded agent task. */
 export const NOT_RESENT_MESSAGE =
   'the orchestrator stopped while this step was being sent, and it is not sent again so that it cannot run twice';
-
-/** How a run's nodes ended. */
-export interface ExecutionResult {
-  /** The plan as it ended: the plan given, and the nodes added while it ran, in order. */
-  plan: Plan;
-  /** One entry per plan node, in plan order. */
-  nodes: NodeRun[];
-  /** True when the run's signal was aborted before every node finished. */
-  canceled: boolean;
-}
 
 /** The message a node fails with when its agent stops to ask a person something the run cannot relay. */
 export function interruptionMessage(reason: 'auth-required' | 'input-required'): string {
@@ -295,17 +82,7 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
   const nodes = [...options.plan.nodes];
   const plan = { ...options.plan, nodes };
   const byId = new Map(nodes.map((node) => [node.id, node]));
-  const resumeFrom = options.resumeFrom ?? {};
-  const runs = new Map<string, NodeRun>(
-    plan.nodes.map((node) => {
-      const recorded = resumeFrom[node.id];
-      const run: NodeRun =
-        recorded === undefined || recorded.state === 'pending'
-          ? { id: node.id, agent: node.agent, state: 'pending', attempts: recorded?.attempts ?? 0 }
-          : { ...recorded, id: node.id, agent: node.agent };
-      return [node.id, run];
-    }),
-  );
+  const runs = initialRuns(plan.nodes, options.resumeFrom ?? {});
   const levels = topologicalLevels(plan.nodes);
   const finished = new Set<string>();
   const launched = new Set<string>();
@@ -326,20 +103,7 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
   return new Promise<ExecutionResult>((resolve) => {
     const settle = (): void => {
       const canceled = signal?.aborted === true;
-      for (const node of plan.nodes) {
-        const run = runs.get(node.id);
-        if (run === undefined || run.state !== 'pending') continue;
-        // Only a cancel or a cycle (validatePlan rejects those first) leaves nodes pending.
-        run.state = 'skipped';
-        run.error = canceled ? 'the run was canceled' : 'its dependencies never finished';
-        onEvent({
-          type: 'node-end',
-          nodeId: run.id,
-          agent: run.agent,
-          run: { ...run },
-          durationMs: 0,
-        });
-      }
+      skipPending({ nodes: plan.nodes, runs, canceled, onEvent });
       resolve({
         plan: { ...plan, nodes: [...nodes] },
         nodes: plan.nodes.map((node) => ({ ...(runs.get(node.id) as NodeRun) })),
@@ -350,36 +114,8 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
     // Hand-offs are weighed one node at a time, in the order the nodes ended.
     let growing = Promise.resolve();
     const grow = (node: PlanNode): Promise<void> => {
-      growing = growing.then(() => takeHandoffs(node));
+      growing = growing.then(() => takeHandoffs(node, { runs, byId, options, onEvent, addNode }));
       return growing;
-    };
-    const takeHandoffs = async (from: PlanNode): Promise<void> => {
-      const run = runs.get(from.id) as NodeRun;
-      if (run.state !== 'completed' || signal?.aborted === true) return;
-      const refuse = (target: string, reason: string): void =>
-        onEvent({ type: 'handoff-refused', nodeId: from.id, agent: from.agent, target, reason });
-      for (const reason of run.handoffsRefused ?? []) refuse('unreadable', reason);
-      for (const request of run.handoffs ?? []) {
-        let decision: Awaited<ReturnType<typeof decideHandoff>>;
-        try {
-          decision = await decideHandoff({
-            from,
-            request,
-            byId,
-            resolve: options.resolveHandoff,
-            maxHandoffs: options.maxHandoffs ?? DEFAULT_MAX_HANDOFFS,
-          });
-        } catch (error) {
-          decision = { refused: `it could not be weighed: ${errorMessage(error)}` };
-        }
-        if (isAborted(signal)) return;
-        if ('refused' in decision) {
-          refuse(handoffTargetName(request), decision.refused);
-          continue;
-        }
-        addNode(decision.node);
-        onEvent({ type: 'node-added', node: decision.node });
-      }
     };
     const addNode = (node: PlanNode): void => {
       nodes.push(node);
@@ -419,6 +155,102 @@ export async function executePlan(options: ExecutePlanOptions): Promise<Executio
 
     launchReady();
   });
+}
+
+/** Each node's run at the start: pending, or as recorded for a resumed run. */
+function initialRuns(
+  nodes: readonly PlanNode[],
+  resumeFrom: Readonly<Record<string, ResumedNode>>,
+): Map<string, NodeRun> {
+  return new Map<string, NodeRun>(
+    nodes.map((node) => {
+      const recorded = resumeFrom[node.id];
+      const run: NodeRun =
+        recorded === undefined || recorded.state === 'pending'
+          ? { id: node.id, agent: node.agent, state: 'pending', attempts: recorded?.attempts ?? 0 }
+          : { ...recorded, id: node.id, agent: node.agent };
+      return [node.id, run];
+    }),
+  );
+}
+
+/**
+ * Ends the nodes still pending when nothing more runs as `skipped` (only a cancel or a cycle
+ * leaves nodes pending), each with its `node-end`.
+ */
+function skipPending({
+  nodes,
+  runs,
+  canceled,
+  onEvent,
+}: {
+  nodes: readonly PlanNode[];
+  runs: ReadonlyMap<string, NodeRun>;
+  canceled: boolean;
+  onEvent: (event: ExecutionEvent) => void;
+}): void {
+  for (const node of nodes) {
+    const run = runs.get(node.id);
+    if (run === undefined || run.state !== 'pending') continue;
+    // Only a cancel or a cycle (validatePlan rejects those first) leaves nodes pending.
+    run.state = 'skipped';
+    run.error = canceled ? 'the run was canceled' : 'its dependencies never finished';
+    onEvent({
+      type: 'node-end',
+      nodeId: run.id,
+      agent: run.agent,
+      run: { ...run },
+      durationMs: 0,
+    });
+  }
+}
+
+/**
+ * Weighs a completed node's hand-offs one at a time: each one taken adds a node (`addNode`,
+ * then `node-added`), each one refused or unreadable is a `handoff-refused`.
+ */
+async function takeHandoffs(
+  from: PlanNode,
+  {
+    runs,
+    byId,
+    options,
+    onEvent,
+    addNode,
+  }: {
+    runs: ReadonlyMap<string, NodeRun>;
+    byId: ReadonlyMap<string, PlanNode>;
+    options: ExecutePlanOptions;
+    onEvent: (event: ExecutionEvent) => void;
+    addNode: (node: PlanNode) => void;
+  },
+): Promise<void> {
+  const run = runs.get(from.id) as NodeRun;
+  if (run.state !== 'completed' || options.signal?.aborted === true) return;
+  const refuse = (target: string, reason: string): void =>
+    onEvent({ type: 'handoff-refused', nodeId: from.id, agent: from.agent, target, reason });
+  for (const reason of run.handoffsRefused ?? []) refuse('unreadable', reason);
+  for (const request of run.handoffs ?? []) {
+    let decision: Awaited<ReturnType<typeof decideHandoff>>;
+    try {
+      decision = await decideHandoff({
+        from,
+        request,
+        byId,
+        resolve: options.resolveHandoff,
+        maxHandoffs: options.maxHandoffs ?? DEFAULT_MAX_HANDOFFS,
+      });
+    } catch (error) {
+      decision = { refused: `it could not be weighed: ${errorMessage(error)}` };
+    }
+    if (isAborted(options.signal)) return;
+    if ('refused' in decision) {
+      refuse(handoffTargetName(request), decision.refused);
+      continue;
+    }
+    addNode(decision.node);
+    onEvent({ type: 'node-added', node: decision.node });
+  }
 }
 
 /** Topological level of each node: 0 for nodes without dependencies, else 1 + the deepest parent. */
@@ -885,169 +717,4 @@ async function continueTask({
     const exponential = Math.min(maxDelayMs, baseDelayMs * 2 ** attempt);
     await sleep(Math.round(exponential * (1 - 0.25 * random())), signal);
   }
-}
-
-/** One call to the agent; thrown failures are turned into `failed` outcomes here. */
-async function callAgent({
-  node,
-  input,
-  attempt,
-  options,
-  breakers,
-  onTask,
-  existingTask,
-  files,
-}: {
-  node: PlanNode;
-  input: NodeInput;
-  attempt: number;
-  files?: readonly Part[];
-  options: ExecutePlanOptions;
-  /** Undefined for continuations and follows, which the circuit breaker neither counts nor refuses. */
-  breakers: AgentBreakers | undefined;
-  onTask?: (taskId: string) => void;
-  existingTask?: ExistingTask;
-}): Promise<NodeOutcome> {
-  const { signal, invokeAgent, timeoutMs = 120_000 } = options;
-  const controller = new AbortController();
-  const onRunAbort = (): void =>
-    controller.abort(
-      isRunHandover(signal?.reason) ? signal?.reason : new AbortError('The run was canceled.'),
-    );
-  signal?.addEventListener('abort', onRunAbort, { once: true });
-  const timer = setTimeout(() => {
-    controller.abort(
-      new UpstreamTimeoutError(
-        `no answer from ${node.agent} within ${timeoutMs} ms (attempt ${attempt})`,
-      ),
-    );
-  }, timeoutMs);
-  // Once the agent has created a task it has the node's message and may act on it: a failure after
-  // that (a time-out, a cut stream) is not retried by sending the message again.
-  let taskCreated = false;
-  const call = (): Promise<NodeOutcome> =>
-    untilAborted(
-      invokeAgent({
-        node,
-        input,
-        attempt,
-        ...(files === undefined || files.length === 0 ? {} : { files }),
-        signal: controller.signal,
-        onTask: (taskId) => {
-          taskCreated = true;
-          onTask?.(taskId);
-        },
-        ...(options.onNodeText === undefined
-          ? {}
-          : {
-              onText: (text: string) =>
-                options.onNodeText?.({ nodeId: node.id, agent: node.agent, text }),
-            }),
-        ...(options.onNodeProgress === undefined
-          ? {}
-          : {
-              onProgress: ({ text, stage }: AgentProgress) =>
-                options.onNodeProgress?.({
-                  nodeId: node.id,
-                  agent: node.agent,
-                  text,
-                  ...(stage === undefined ? {} : { stage }),
-                }),
-            }),
-        ...(existingTask === undefined ? {} : { existingTask }),
-      }),
-      controller.signal,
-    );
-  const onUsage = (usage: TokenUsage | undefined): void =>
-    options.onNodeUsage?.({ nodeId: node.id, agent: node.agent, usage });
-  try {
-    const outcome = await (breakers === undefined
-      ? call()
-      : breakers.forAgent(node.agent).execute(call));
-    onUsage(outcome.usage);
-    return outcome;
-  } catch (error) {
-    // The agent had the task and may have called a model: what it cost is unknown.
-    const reached = taskCreated || existingTask !== undefined;
-    if (reached && !(error instanceof AgentUnavailableError)) onUsage(undefined);
-    if (isBrokenCircuit(error)) {
-      return {
-        status: 'failed',
-        error: `${node.agent} is failing repeatedly, so its circuit breaker is open; not calling it until it recovers`,
-        retryable: false,
-        failure: 'fleet',
-      };
-    }
-    if (signal?.aborted === true) {
-      return {
-        status: 'failed',
-        error: 'the run was canceled',
-        retryable: false,
-        failure: 'fleet',
-      };
-    }
-    const failure = classifyFailure(controller.signal.aborted ? controller.signal.reason : error);
-    const notSent = error instanceof AgentUnavailableError;
-    return {
-      status: 'failed',
-      error: failure.message,
-      retryable: ((existingTask === undefined && !taskCreated) || notSent) && failure.transient,
-      failure: notSent ? 'fleet' : failure.failure,
-      ...(notSent ? { notSent } : {}),
-      ...(existingTask === undefined ? {} : { taskId: existingTask.taskId }),
-    };
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onRunAbort);
-  }
-}
-
-/**
- * Settles with `work`, or rejects with the signal's reason as soon as it aborts: an agent call
- * that ignores its signal must not hold the run past its time-out.
- */
-function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(toError(signal.reason));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(toError(signal.reason));
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(toError(error));
-      },
-    );
-  });
-}
-
-/** Reads `aborted` through a call, so TypeScript does not keep a narrowing across awaits. */
-function isAborted(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true;
-}
-
-function toError(value: unknown): Error {
-  return value instanceof Error ? value : new Error(String(value));
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted === true) {
-      resolve();
-      return;
-    }
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

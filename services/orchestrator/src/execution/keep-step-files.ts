@@ -127,7 +127,7 @@ export function createRunFileKeeper({
 
   async function keep(
     parts: readonly StepFilePart[],
-    origin: { source: RunFileSource; nodeId?: string | undefined; agent?: string | undefined },
+    origin: FileOrigin,
     signal: AbortSignal | undefined,
   ): Promise<RunFile[]> {
     const refusals: RunFileRefusal[] = [];
@@ -159,18 +159,9 @@ export function createRunFileKeeper({
       }
       // Measured from the base64 text, before anything is decoded.
       const size = Buffer.byteLength(part.raw, 'base64');
-      if (size > limits.maxFileBytes) {
-        refuse(
-          name,
-          `it is ${sizeText(size)}, over the ${sizeText(limits.maxFileBytes)} a file may have`,
-        );
-        continue;
-      }
-      if (bytes + size > limits.maxRunBytes) {
-        refuse(
-          name,
-          `it would take the run's files past the ${sizeText(limits.maxRunBytes)} a run may keep`,
-        );
+      const overLimit = sizeRefusal(size, bytes, limits);
+      if (overLimit !== undefined) {
+        refuse(name, overLimit);
         continue;
       }
       const content = Buffer.from(part.raw, 'base64');
@@ -184,85 +175,26 @@ export function createRunFileKeeper({
       reservedBytes += content.byteLength;
       uploads.push({ name, mediaType: check.mediaType, bytes: content });
     }
-    const stored = uploads.length === 0 ? [] : await put(uploads, { origin, signal, refuse });
+    const stored =
+      uploads.length === 0
+        ? []
+        : await putRunFiles(uploads, {
+            store: store as RunFileStore,
+            tenant,
+            sessionId,
+            now,
+            ttlSeconds: limits.ttlSeconds,
+            origin,
+            signal,
+            refuse,
+          });
     // What the store did not keep frees its place.
     files -= uploads.length - stored.length;
     bytes -= reservedBytes - stored.reduce((sum, file) => sum + file.size, 0);
     kept.push(...stored);
     for (const file of stored) onReady(file);
-    announce(refusals, overCount, origin);
+    announceRefusals({ refusals, overCount, origin, onRefused, maxRunFiles: limits.maxRunFiles });
     return stored;
-  }
-
-  /** Stores the files in one put; when the store refuses one, each is tried on its own. */
-  async function put(
-    uploads: RunFileUpload[],
-    {
-      origin,
-      signal,
-      refuse,
-    }: {
-      origin: { source: RunFileSource; nodeId?: string | undefined; agent?: string | undefined };
-      signal: AbortSignal | undefined;
-      refuse: (name: string, reason: string) => void;
-    },
-  ): Promise<RunFile[]> {
-    const putFiles = (batch: readonly RunFileUpload[]): Promise<RunFile[]> =>
-      (store as RunFileStore).put({
-        tenant,
-        files: batch,
-        sessionId,
-        ...(origin.nodeId === undefined ? {} : { nodeId: origin.nodeId }),
-        ...(origin.agent === undefined ? {} : { agent: origin.agent }),
-        source: origin.source,
-        expiresAt: new Date(now() + limits.ttlSeconds * 1000).toISOString(),
-        signal,
-      });
-    try {
-      return await putFiles(uploads);
-    } catch (error) {
-      if (!isRefusal(error) || uploads.length === 1) {
-        for (const upload of uploads) refuse(upload.name, storeFailure(error));
-        return [];
-      }
-    }
-    const stored: RunFile[] = [];
-    for (const upload of uploads) {
-      try {
-        stored.push(...(await putFiles([upload])));
-      } catch (error) {
-        refuse(upload.name, storeFailure(error));
-      }
-    }
-    return stored;
-  }
-
-  function announce(
-    refusals: readonly RunFileRefusal[],
-    overCount: number,
-    origin: { nodeId?: string | undefined; agent?: string | undefined },
-  ): void {
-    const shown = refusals.slice(0, MAX_REFUSALS_PER_STEP);
-    for (const refusal of shown) onRefused(refusal);
-    const rest = refusals.length - shown.length;
-    const where = {
-      ...(origin.nodeId === undefined ? {} : { nodeId: origin.nodeId }),
-      ...(origin.agent === undefined ? {} : { agent: origin.agent }),
-    };
-    if (overCount > 0) {
-      onRefused({
-        ...where,
-        name: `${count(overCount)} more file${overCount === 1 ? '' : 's'}`,
-        reason: `a run keeps at most ${count(limits.maxRunFiles)} files`,
-      });
-    }
-    if (rest > 0) {
-      onRefused({
-        ...where,
-        name: `${count(rest)} more file${rest === 1 ? '' : 's'}`,
-        reason: `not kept either (first: ${refusals[shown.length]?.name ?? ''}: ${refusals[shown.length]?.reason ?? ''})`,
-      });
-    }
   }
 
   return {
@@ -271,4 +203,118 @@ export function createRunFileKeeper({
     keepAttachments: (parts, signal) => keep(parts, { source: 'attachment' }, signal),
     files: () => [...kept],
   };
+}
+
+/** Where files come from: a step's result (its node and agent) or the request's attachments. */
+interface FileOrigin {
+  source: RunFileSource;
+  nodeId?: string | undefined;
+  agent?: string | undefined;
+}
+
+/**
+ * Why a file of `size` bytes is not kept when the run already keeps `bytes`: over the size a
+ * file may have, or past what a run may keep. Undefined when it fits.
+ */
+function sizeRefusal(size: number, bytes: number, limits: RunFileLimits): string | undefined {
+  if (size > limits.maxFileBytes) {
+    return `it is ${sizeText(size)}, over the ${sizeText(limits.maxFileBytes)} a file may have`;
+  }
+  if (bytes + size > limits.maxRunBytes) {
+    return `it would take the run's files past the ${sizeText(limits.maxRunBytes)} a run may keep`;
+  }
+  return undefined;
+}
+
+/** Stores the files in one put; when the store refuses one, each is tried on its own. */
+async function putRunFiles(
+  uploads: RunFileUpload[],
+  {
+    store,
+    tenant,
+    sessionId,
+    now,
+    ttlSeconds,
+    origin,
+    signal,
+    refuse,
+  }: {
+    store: RunFileStore;
+    tenant: string;
+    sessionId: string;
+    now: () => number;
+    ttlSeconds: number;
+    origin: FileOrigin;
+    signal: AbortSignal | undefined;
+    refuse: (name: string, reason: string) => void;
+  },
+): Promise<RunFile[]> {
+  const putFiles = (batch: readonly RunFileUpload[]): Promise<RunFile[]> =>
+    store.put({
+      tenant,
+      files: batch,
+      sessionId,
+      ...(origin.nodeId === undefined ? {} : { nodeId: origin.nodeId }),
+      ...(origin.agent === undefined ? {} : { agent: origin.agent }),
+      source: origin.source,
+      expiresAt: new Date(now() + ttlSeconds * 1000).toISOString(),
+      signal,
+    });
+  try {
+    return await putFiles(uploads);
+  } catch (error) {
+    if (!isRefusal(error) || uploads.length === 1) {
+      for (const upload of uploads) refuse(upload.name, storeFailure(error));
+      return [];
+    }
+  }
+  const stored: RunFile[] = [];
+  for (const upload of uploads) {
+    try {
+      stored.push(...(await putFiles([upload])));
+    } catch (error) {
+      refuse(upload.name, storeFailure(error));
+    }
+  }
+  return stored;
+}
+
+/**
+ * Announces a step's refused files: at most `MAX_REFUSALS_PER_STEP` one by one, the files past
+ * the run's count in one line, and the rest in one summary.
+ */
+function announceRefusals({
+  refusals,
+  overCount,
+  origin,
+  onRefused,
+  maxRunFiles,
+}: {
+  refusals: readonly RunFileRefusal[];
+  overCount: number;
+  origin: { nodeId?: string | undefined; agent?: string | undefined };
+  onRefused: (refusal: RunFileRefusal) => void;
+  maxRunFiles: number;
+}): void {
+  const shown = refusals.slice(0, MAX_REFUSALS_PER_STEP);
+  for (const refusal of shown) onRefused(refusal);
+  const rest = refusals.length - shown.length;
+  const where = {
+    ...(origin.nodeId === undefined ? {} : { nodeId: origin.nodeId }),
+    ...(origin.agent === undefined ? {} : { agent: origin.agent }),
+  };
+  if (overCount > 0) {
+    onRefused({
+      ...where,
+      name: `${count(overCount)} more file${overCount === 1 ? '' : 's'}`,
+      reason: `a run keeps at most ${count(maxRunFiles)} files`,
+    });
+  }
+  if (rest > 0) {
+    onRefused({
+      ...where,
+      name: `${count(rest)} more file${rest === 1 ? '' : 's'}`,
+      reason: `not kept either (first: ${refusals[shown.length]?.name ?? ''}: ${refusals[shown.length]?.reason ?? ''})`,
+    });
+  }
 }

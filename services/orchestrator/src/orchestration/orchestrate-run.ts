@@ -1068,14 +1068,7 @@ function onExecutionEvent({
   if (isRunHandover(signal.reason)) return;
   switch (event.type) {
     case 'node-start': {
-      const startedAt = new Date().toISOString();
-      writer.record((draft) => {
-        const node = draft.nodes[event.nodeId];
-        if (node === undefined) return;
-        node.state = 'running';
-        node.attempts = event.attempt;
-        node.startedAt ??= startedAt;
-      });
+      recordNodeStart(writer, event.nodeId, event.attempt);
       progress({
         type: 'node-start',
         nodeId: event.nodeId,
@@ -1107,30 +1100,7 @@ function onExecutionEvent({
       const { run } = event;
       const state = endState(run);
       throttle?.flush(event.nodeId);
-      writer.record((draft) => {
-        // Why a step ran again (a review sent it back) stays on it once it ran.
-        const revision = draft.nodes[event.nodeId]?.revision;
-        draft.nodes[event.nodeId] = {
-          ...(revision === undefined ? {} : { revision }),
-          agent: run.agent,
-          state,
-          attempts: run.attempts,
-          ...(run.startedAt === undefined
-            ? {}
-            : { startedAt: new Date(run.startedAt).toISOString() }),
-          ...(run.endedAt === undefined ? {} : { endedAt: new Date(run.endedAt).toISOString() }),
-          ...(run.summary === undefined ? {} : { summary: run.summary }),
-          ...(run.data === undefined ? {} : { data: run.data }),
-          ...(run.error === undefined ? {} : { error: run.error }),
-          ...(run.failure === undefined || state !== 'failed' ? {} : { failure: run.failure }),
-          ...(run.taskId === undefined ? {} : { taskId: run.taskId }),
-          ...(run.approvalId === undefined ? {} : { approvalId: run.approvalId }),
-          ...(run.effectiveTask === undefined ? {} : { effectiveTask: run.effectiveTask }),
-          ...(run.files === undefined || run.files.length === 0
-            ? {}
-            : { files: run.files.map((file) => file.id) }),
-        };
-      });
+      recordNodeEnd(writer, { nodeId: event.nodeId, run, state });
       progress({
         type: 'node-end',
         nodeId: event.nodeId,
@@ -1164,6 +1134,47 @@ function onExecutionEvent({
       });
       return;
   }
+}
+
+/** Records that a step started (again): running, its attempts, and when it first started. */
+function recordNodeStart(writer: SessionWriter, nodeId: string, attempt: number): void {
+  const startedAt = new Date().toISOString();
+  writer.record((draft) => {
+    const node = draft.nodes[nodeId];
+    if (node === undefined) return;
+    node.state = 'running';
+    node.attempts = attempt;
+    node.startedAt ??= startedAt;
+  });
+}
+
+/** Records how a step ended: its state, result or error, task, approval and files. */
+function recordNodeEnd(
+  writer: SessionWriter,
+  { nodeId, run, state }: { nodeId: string; run: NodeRun; state: ReturnType<typeof endState> },
+): void {
+  writer.record((draft) => {
+    // Why a step ran again (a review sent it back) stays on it once it ran.
+    const revision = draft.nodes[nodeId]?.revision;
+    draft.nodes[nodeId] = {
+      ...(revision === undefined ? {} : { revision }),
+      agent: run.agent,
+      state,
+      attempts: run.attempts,
+      ...(run.startedAt === undefined ? {} : { startedAt: new Date(run.startedAt).toISOString() }),
+      ...(run.endedAt === undefined ? {} : { endedAt: new Date(run.endedAt).toISOString() }),
+      ...(run.summary === undefined ? {} : { summary: run.summary }),
+      ...(run.data === undefined ? {} : { data: run.data }),
+      ...(run.error === undefined ? {} : { error: run.error }),
+      ...(run.failure === undefined || state !== 'failed' ? {} : { failure: run.failure }),
+      ...(run.taskId === undefined ? {} : { taskId: run.taskId }),
+      ...(run.approvalId === undefined ? {} : { approvalId: run.approvalId }),
+      ...(run.effectiveTask === undefined ? {} : { effectiveTask: run.effectiveTask }),
+      ...(run.files === undefined || run.files.length === 0
+        ? {}
+        : { files: run.files.map((file) => file.id) }),
+    };
+  });
 }
 
 function endState(run: NodeRun): 'completed' | 'failed' | 'rejected' | 'skipped' {

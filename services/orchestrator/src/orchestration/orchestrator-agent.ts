@@ -5,6 +5,7 @@ import {
   orchestrateRequestSchema,
   partsText,
   textPart,
+  type OrchestrateRequest,
   type Part,
   type ProgressEvent,
 } from '@fleet/a2a';
@@ -77,36 +78,16 @@ export interface OrchestratorAgent {
 export function createOrchestratorAgent(options: OrchestratorAgentOptions): OrchestratorAgent {
   const {
     sessions,
-    logger,
     instanceId = randomUUID(),
     runnerLeaseMs = 15_000,
     hitlTimeoutSeconds = 120,
   } = options;
-  const active = new Map<string, { stop: (reason: RunHandover) => void; done: Promise<void> }>();
+  const active = new Map<string, ActiveRun>();
   // A step naming an MCP tool the run's tool policy refuses never reaches its agent.
   const invokeAgent = guardToolPolicy({
     invokeAgent: options.invokeAgent,
     availableAgents: options.availableAgents,
   });
-
-  /**
-   * A resume carries the session on under `taskId`, not under the task that ran it before (a
-   * client resumed it as a new task): that task is ended, pointing here, if its turn was lost.
-   */
-  function supersede(session: Session, taskId: string): void {
-    const previous = session.taskId;
-    if (previous === undefined || previous === taskId || options.supersedeTask === undefined) {
-      return;
-    }
-    options
-      .supersedeTask({ taskId: previous, sessionId: session.id, runnerTaskId: taskId })
-      .catch((error: unknown) => {
-        logger.warn(
-          { sessionId: session.id, taskId: previous, err: error },
-          'could not end the task the session left',
-        );
-      });
-  }
 
   async function* execute(context: AgentContext): AsyncGenerator<AgentEvent> {
     // The place kept for this run at the A2A edge; given back unless the run starts.
@@ -122,73 +103,34 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
     context: AgentContext,
     reservation: RunReservation | undefined,
   ): AsyncGenerator<AgentEvent> {
-    const input = findData(context.message.parts, orchestrateRequestSchema);
-    if (input === undefined) {
-      throw new ValidationError(
-        'The message needs a data part { "fleet": { "tenant": "…", "history"?: […], "plan"?: {…}, "planApproval"?: "required" | "none", "resultReview"?: "required" | "none", "resumeSessionId"?: "…", "toolPolicy"?: { "allow"?: […], "deny"?: […] }, "steering"?: { "prefer"?: […], "require"?: […], "exclude"?: […] } } } beside the request text.',
-      );
-    }
-    const fleet = input.fleet;
+    const fleet = readFleetRequest(context.message.parts);
     const resumed = fleet.resumeSessionId !== undefined;
     const memoryUser = readMemoryUser(context.message.parts);
     // Files beside the request (attachments): kept as the run's files when it starts.
     const attachments = resumed ? [] : attachmentsOf(context.message.parts);
-    const owner = `${instanceId}:${context.taskId}`;
-    let session: Session;
-    let lease: Lease | undefined;
-    if (fleet.resumeSessionId !== undefined) {
-      session = await sessions.getForTenant(fleet.resumeSessionId, fleet.tenant);
-      const finished = finishedSessionEvents(session);
-      if (finished !== undefined) {
-        yield* finished;
-        return;
-      }
-      lease = await sessions.acquireRunner(session.id, owner, runnerLeaseMs);
-    } else {
-      const request = partsText(context.message.parts).trim();
-      if (request === '') throw new ValidationError('The message has no request text.');
-      // One script, one round trip: the session (with the task that runs it), its indexes and
-      // its runner lease, together or not at all.
-      ({ session, lease } = await sessions.createWithRunner(
-        {
-          tenant: fleet.tenant,
-          request,
-          history: fleet.history,
-          planApproval: fleet.planApproval === 'required',
-          resultReview: fleet.resultReview === 'required',
-          toolPolicy: fleet.toolPolicy,
-          steering: fleet.steering,
-          taskId: context.taskId,
-        },
-        { owner, ttlMs: runnerLeaseMs },
-      ));
+    const claim = await claimSession({
+      sessions,
+      fleet,
+      context,
+      owner: `${instanceId}:${context.taskId}`,
+      runnerLeaseMs,
+    });
+    if ('finished' in claim) {
+      yield* claim.finished;
+      return;
     }
+    const { session, lease } = claim;
     if (lease === undefined) {
       yield runningElsewhere(session);
       return;
     }
-    if (resumed) {
-      // Read it again under the lease: the previous runner may have finished it in between.
-      const current = await sessions.get(session.id);
-      const finished = current === undefined ? undefined : finishedSessionEvents(current);
-      if (current === undefined || finished !== undefined) {
-        await lease.release().catch(() => undefined);
-        if (current === undefined) {
-          throw new NotFoundError(`Session ${session.id} does not exist or has expired.`);
-        }
-        yield* finished ?? [];
-        return;
-      }
-      session = current;
-      supersede(session, context.taskId);
-    }
+    if (resumed) supersede(options, session, context.taskId);
 
     // The tenant's tool policy: the request's (the gateway sends its current one), else the one
     // the session was started (or last resumed) with — a recovery resume carries none.
     const toolPolicy = fleet.toolPolicy ?? session.toolPolicy;
     // The request's agent steering, else the session's (a resume without one keeps it).
     const steering = fleet.steering ?? session.steering;
-    const excludes = (steering?.exclude?.length ?? 0) > 0;
     const queue = new EventQueue<AgentEvent>();
     const controller = new AbortController();
     // A resumed session was admitted once: it waits before its tenant's new runs, never refused.
@@ -196,25 +138,14 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
       reservation?.enqueue() ?? options.scheduler?.enqueue(fleet.tenant, { front: resumed });
     // Not awaited here: the run outlives this generator if the caller stops reading.
     const done = runInBackground({
-      options: {
-        ...options,
+      options: steeredRunOptions({
+        options,
         hitlTimeoutSeconds,
         runnerLeaseMs,
-        // The planner (and re-planning) sees only the tools the tenant may use.
-        // Excluded agents and skills (`fleet.steering.exclude`) are not seen either.
-        availableAgents: async () =>
-          agentsUnderSteering(
-            agentsUnderToolPolicy(await options.availableAgents(), toolPolicy),
-            steering,
-          ),
-        // Every planner call of the run (re-plans after a denied or uncertain plan too) hears
-        // what the steering prefers and requires.
-        askPlanner: withSteering(options.askPlanner, steering),
-        agentsBeforeSteering: excludes
-          ? async () => agentsUnderToolPolicy(await options.availableAgents(), toolPolicy)
-          : undefined,
         invokeAgent,
-      },
+        toolPolicy,
+        steering,
+      }),
       context,
       input: {
         ...fleet,
@@ -241,15 +172,156 @@ export function createOrchestratorAgent(options: OrchestratorAgentOptions): Orch
 
   return {
     execute,
-    async handOver() {
-      const runs = [...active.values()];
-      const reason = new RunHandover(
-        'The orchestrator is shutting down; the session can be resumed by another one.',
+    handOver: () => handOverRuns([...active.values()], options, instanceId),
+  };
+}
+
+/** A run of this process: how to stop it, and when it is done. */
+interface ActiveRun {
+  stop: (reason: RunHandover) => void;
+  done: Promise<void>;
+}
+
+/** The request's `fleet` data part; a `ValidationError` when the message has none. */
+function readFleetRequest(parts: readonly Part[]): OrchestrateRequest {
+  const input = findData(parts, orchestrateRequestSchema);
+  if (input === undefined) {
+    throw new ValidationError(
+      'The message needs a data part { "fleet": { "tenant": "…", "history"?: […], "plan"?: {…}, "planApproval"?: "required" | "none", "resultReview"?: "required" | "none", "resumeSessionId"?: "…", "toolPolicy"?: { "allow"?: […], "deny"?: […] }, "steering"?: { "prefer"?: […], "require"?: […], "exclude"?: […] } } } beside the request text.',
+    );
+  }
+  return input.fleet;
+}
+
+/** Stops the runs without ending their sessions, and resolves once they stopped. */
+async function handOverRuns(
+  runs: readonly ActiveRun[],
+  options: OrchestratorAgentOptions,
+  instanceId: string,
+): Promise<void> {
+  const reason = new RunHandover(
+    'The orchestrator is shutting down; the session can be resumed by another one.',
+  );
+  for (const run of runs) run.stop(reason);
+  await Promise.all(runs.map((run) => run.done.catch(() => undefined)));
+  options.logger.info({ runs: runs.length, instanceId }, 'handed the running sessions over');
+}
+
+/**
+ * A resume carries the session on under `taskId`, not under the task that ran it before (a
+ * client resumed it as a new task): that task is ended, pointing here, if its turn was lost.
+ */
+function supersede(options: OrchestratorAgentOptions, session: Session, taskId: string): void {
+  const previous = session.taskId;
+  if (previous === undefined || previous === taskId || options.supersedeTask === undefined) {
+    return;
+  }
+  options
+    .supersedeTask({ taskId: previous, sessionId: session.id, runnerTaskId: taskId })
+    .catch((error: unknown) => {
+      options.logger.warn(
+        { sessionId: session.id, taskId: previous, err: error },
+        'could not end the task the session left',
       );
-      for (const run of runs) run.stop(reason);
-      await Promise.all(runs.map((run) => run.done.catch(() => undefined)));
-      logger.info({ runs: runs.length, instanceId }, 'handed the running sessions over');
-    },
+    });
+}
+
+/**
+ * The session a run goes on with and its runner lease (undefined while another runner holds
+ * it): a new session for a new request, the recorded one for a resume — or, for a resume of a
+ * session that has ended, the events that answer it.
+ */
+async function claimSession({
+  sessions,
+  fleet,
+  context,
+  owner,
+  runnerLeaseMs,
+}: {
+  sessions: OrchestratorAgentOptions['sessions'];
+  fleet: OrchestrateRequest;
+  context: AgentContext;
+  owner: string;
+  runnerLeaseMs: number;
+}): Promise<{ session: Session; lease: Lease | undefined } | { finished: AgentEvent[] }> {
+  let session: Session;
+  let lease: Lease | undefined;
+  if (fleet.resumeSessionId !== undefined) {
+    session = await sessions.getForTenant(fleet.resumeSessionId, fleet.tenant);
+    const finished = finishedSessionEvents(session);
+    if (finished !== undefined) return { finished };
+    lease = await sessions.acquireRunner(session.id, owner, runnerLeaseMs);
+  } else {
+    const request = partsText(context.message.parts).trim();
+    if (request === '') throw new ValidationError('The message has no request text.');
+    // One script, one round trip: the session (with the task that runs it), its indexes and
+    // its runner lease, together or not at all.
+    ({ session, lease } = await sessions.createWithRunner(
+      {
+        tenant: fleet.tenant,
+        request,
+        history: fleet.history,
+        planApproval: fleet.planApproval === 'required',
+        resultReview: fleet.resultReview === 'required',
+        toolPolicy: fleet.toolPolicy,
+        steering: fleet.steering,
+        taskId: context.taskId,
+      },
+      { owner, ttlMs: runnerLeaseMs },
+    ));
+  }
+  if (lease === undefined || fleet.resumeSessionId === undefined) return { session, lease };
+  // Read it again under the lease: the previous runner may have finished it in between.
+  const current = await sessions.get(session.id);
+  const finished = current === undefined ? undefined : finishedSessionEvents(current);
+  if (current === undefined || finished !== undefined) {
+    await lease.release().catch(() => undefined);
+    if (current === undefined) {
+      throw new NotFoundError(`Session ${session.id} does not exist or has expired.`);
+    }
+    return { finished: finished ?? [] };
+  }
+  return { session: current, lease };
+}
+
+/**
+ * The options of one run: the planner (and re-planning) sees only the agents and tools the
+ * tenant's tool policy and the run's steering leave, and every planner call hears the steering.
+ */
+function steeredRunOptions({
+  options,
+  hitlTimeoutSeconds,
+  runnerLeaseMs,
+  invokeAgent,
+  toolPolicy,
+  steering,
+}: {
+  options: OrchestratorAgentOptions;
+  hitlTimeoutSeconds: number;
+  runnerLeaseMs: number;
+  invokeAgent: OrchestratorAgentOptions['invokeAgent'];
+  toolPolicy: Session['toolPolicy'];
+  steering: Session['steering'];
+}): OrchestratorAgentOptions & { hitlTimeoutSeconds: number; runnerLeaseMs: number } {
+  const excludes = (steering?.exclude?.length ?? 0) > 0;
+  return {
+    ...options,
+    hitlTimeoutSeconds,
+    runnerLeaseMs,
+    // The planner (and re-planning) sees only the tools the tenant may use.
+    // Excluded agents and skills (`fleet.steering.exclude`) are not seen either.
+    availableAgents: async () =>
+      agentsUnderSteering(
+        agentsUnderToolPolicy(await options.availableAgents(), toolPolicy),
+        steering,
+      ),
+    // Every planner call of the run (re-plans after a denied or uncertain plan too) hears
+    // what the steering prefers and requires.
+    askPlanner: withSteering(options.askPlanner, steering),
+    agentsBeforeSteering: excludes
+      ? async () => agentsUnderToolPolicy(await options.availableAgents(), toolPolicy)
+      : undefined,
+    invokeAgent,
   };
 }
 

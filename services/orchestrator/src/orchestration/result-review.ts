@@ -105,11 +105,7 @@ export interface ReviewAnswerOptions extends ExecutedPlan {
  */
 export async function reviewAnswer(options: ReviewAnswerOptions): Promise<string | undefined> {
   const { run } = options;
-  const settings: ResultReviewSettings = {
-    timeoutSeconds: options.settings?.timeoutSeconds ?? DEFAULT_RESULT_REVIEW.timeoutSeconds,
-    onTimeout: options.settings?.onTimeout ?? DEFAULT_RESULT_REVIEW.onTimeout,
-    maxRounds: options.settings?.maxRounds ?? DEFAULT_RESULT_REVIEW.maxRounds,
-  };
+  const settings = reviewSettings(options.settings);
   const timeoutMs =
     settings.timeoutSeconds === undefined ? run.hitlTimeoutMs : settings.timeoutSeconds * 1000;
   let { plan, execution } = options;
@@ -136,17 +132,9 @@ export async function reviewAnswer(options: ReviewAnswerOptions): Promise<string
     const review = roundOf(approval);
 
     if (approval.status === 'pending') {
-      announceReview(run, approval, settings.onTimeout);
-      const pending = approval;
-      const wait = (): Promise<Approval> =>
-        waitForDecision(run, { approval: pending, signal: run.signal });
-      try {
-        // Nothing of the run goes on while a person reads the answer: its slot is free meanwhile.
-        approval = run.slot === undefined ? await wait() : await run.slot.whileWaiting(wait);
-      } catch (error) {
-        if (run.signal.aborted) return options.endAborted();
-        throw error;
-      }
+      const decided = await announceAndWait(run, approval, settings.onTimeout);
+      if (decided === undefined) return options.endAborted();
+      approval = decided;
     }
 
     const timedOut = approval.status === 'expired' || approval.status === 'timed_out';
@@ -209,6 +197,36 @@ export async function reviewAnswer(options: ReviewAnswerOptions): Promise<string
     plan = (await currentSession(run)).plan ?? plan;
   }
   throw new InternalError('The result review went on longer than its rounds allow.');
+}
+
+/** The review's settings, each one not given taken from `DEFAULT_RESULT_REVIEW`. */
+function reviewSettings(given: ReviewAnswerOptions['settings']): ResultReviewSettings {
+  return {
+    timeoutSeconds: given?.timeoutSeconds ?? DEFAULT_RESULT_REVIEW.timeoutSeconds,
+    onTimeout: given?.onTimeout ?? DEFAULT_RESULT_REVIEW.onTimeout,
+    maxRounds: given?.maxRounds ?? DEFAULT_RESULT_REVIEW.maxRounds,
+  };
+}
+
+/**
+ * Announces a pending review and waits for its decision; undefined when the run was aborted
+ * while it waited.
+ */
+async function announceAndWait(
+  run: RunContext,
+  pending: Approval,
+  onTimeout: ResultReviewSettings['onTimeout'],
+): Promise<Approval | undefined> {
+  announceReview(run, pending, onTimeout);
+  const wait = (): Promise<Approval> =>
+    waitForDecision(run, { approval: pending, signal: run.signal });
+  try {
+    // Nothing of the run goes on while a person reads the answer: its slot is free meanwhile.
+    return run.slot === undefined ? await wait() : await run.slot.whileWaiting(wait);
+  } catch (error) {
+    if (run.signal.aborted) return undefined;
+    throw error;
+  }
 }
 
 /**

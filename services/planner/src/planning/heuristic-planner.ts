@@ -8,9 +8,14 @@ import {
   type Plan,
   type PlanNode,
 } from '@fleet/a2a';
-import { maskCodeBlocks } from './code-blocks';
+import { maskCodeBlocks, type MaskedRequest } from './code-blocks';
 import { namedFiles } from './named-files';
-import { splitIntoClauses, splitIntoSegments, type ClauseSegment } from './split-request';
+import {
+  splitIntoClauses,
+  splitIntoSegments,
+  type ClauseSegment,
+  type RequestClause,
+} from './split-request';
 import {
   asksOwnDocuments,
   impliedConcepts,
@@ -810,8 +815,30 @@ export function planHeuristically({
       confidence: 0,
     };
   }
+  const context = planningContext(agents, steering);
+  const masked = maskCodeBlocks(request);
+  const steps = draftClauseSteps(masked.text, context);
+  const codeSteps = moveCodeToCodeStep(steps, agents);
+
+  steps.push(...requiredSteps({ request: masked.text, steps, steering, context }));
+
+  if (steps.length === 0) {
+    return {
+      nodes: [],
+      rationale: `No agent fits the request: none of its words appear in the names, tags, examples or descriptions of ${agents.map((agent) => agent.name).join(', ')}.`,
+      confidence: 0,
+    };
+  }
+  return planFromSteps({ steps, codeSteps, request, masked, attached });
+}
+
+/** What ranking the request's parts needs to know about the agents and the steering. */
+function planningContext(
+  agents: readonly AgentSummary[],
+  steering: HeuristicPlanOptions['steering'],
+): PlanningContext {
   const profiles = agents.map(profileAgent);
-  const context: PlanningContext = {
+  return {
     agents,
     profiles,
     discount: documentFrequencyDiscount(profiles),
@@ -827,148 +854,25 @@ export function planHeuristically({
       ),
     ),
   };
-  const masked = maskCodeBlocks(request);
+}
+
+/**
+ * The draft steps of the request's clauses, in order: each clause's steps wait for the last
+ * steps of the clause before it.
+ */
+function draftClauseSteps(text: string, context: PlanningContext): DraftStep[] {
   const steps: DraftStep[] = [];
   let previousClause: number[] = [];
 
-  for (const clause of splitIntoClauses(masked.text)) {
-    const parts: RankedPart[] = mergeSegments(clause.text, splitIntoSegments(clause.text)).map(
-      (segment) => ({
-        ...segment,
-        ranked: rankText(clause.text.slice(segment.start, segment.end), context),
-      }),
-    );
-    // Parts nobody clearly matches join a neighbour, so that no words are lost.
-    const groups: RankedPart[] = [];
-    let pending: number | undefined;
-    for (const part of parts) {
-      const previous = groups.at(-1);
-      if (isClear(part.ranked[0])) {
-        groups.push({ ...part, start: pending ?? part.start });
-        pending = undefined;
-      } else if (previous) previous.end = part.end;
-      else pending ??= part.start;
-    }
+  for (const clause of splitIntoClauses(text)) {
+    const groups = clearGroups(clause.text, context);
     const clauseSteps: DraftStep[] = [];
     const firstOfClause = steps.length;
     if (groups.length === 0) {
-      const whole = clause.text;
-      // Nothing here names an agent: a clause that only refers back ("then explain it") belongs
-      // to the step before; a question goes to the documents; anything else to its closest agent.
-      const ranked = rankText(whole, context);
-      const closest = ranked.find((entry) =>
-        entry.score.matches.some((match) => match.source !== 'example'),
-      );
-      const last = steps.at(-1);
-      if (
-        last !== undefined &&
-        (refersBack(whole) || !isQuestion(whole)) &&
-        !(closest && closest.total > 0)
-      ) {
-        last.text = `${last.text}, then ${whole}`;
-        continue;
-      }
-      const pick = !isQuestion(whole)
-        ? closest && closest.total > 0
-          ? { match: closest.score, weak: true }
-          : undefined
-        : context.knowledge
-          ? { match: context.knowledge, weak: true }
-          : undefined;
-      if (pick === undefined) continue;
-      clauseSteps.push({
-        text: whole,
-        match: pick.match,
-        weak: pick.weak,
-        after: [...previousClause],
-        notes: [
-          pick.match === context.knowledge
-            ? `nothing else claims it, so it goes to the skill tagged "${KNOWLEDGE_TAG}" (or "knowledge base", "documents"): the tenant's documents are the likeliest source`
-            : '',
-        ],
-        marker: clause.marker,
-      });
+      draftUnclaimedClause({ clause, context, steps, clauseSteps, previousClause });
     } else {
       for (const group of groups) {
-        const text = clause.text.slice(group.start, group.end);
-        const ranked = rankText(text, context);
-        const choice = chooseAgent(ranked, context);
-        if (choice === undefined) continue;
-        const { chosen, notes } = choice;
-        const lastInClause = clauseSteps.at(-1);
-        // "… and summarise it": a part that points back and says no more than its verb is part of
-        // the step before it.
-        const firstTerm = analyze(text)[0]?.term;
-        if (
-          lastInClause &&
-          refersBack(text) &&
-          chosen.score.matches.every((match) => match.term === firstTerm)
-        ) {
-          lastInClause.text = clause.text.slice(lastInClause.start ?? group.start, group.end);
-          const rescored = chooseAgent(rankText(lastInClause.text, context), context);
-          if (rescored && rescored.chosen.score.agent === lastInClause.match.agent)
-            lastInClause.match = rescored.chosen.score;
-          continue;
-        }
-        // The same agent again: one step, so the second part keeps what the first one named.
-        if (lastInClause && lastInClause.match.agent === chosen.score.agent) {
-          const combined = clause.text.slice(lastInClause.start ?? group.start, group.end);
-          lastInClause.text = combined;
-          lastInClause.notes.push(...notes);
-          const rescored = chooseAgent(rankText(combined, context), context);
-          if (rescored && rescored.chosen.score.agent === lastInClause.match.agent)
-            lastInClause.match = rescored.chosen.score;
-          continue;
-        }
-        // A part that asks for the tenant's documents and hands them to an agent that works on
-        // earlier results ("email the SLA summary to …"): the documents first.
-        const documents = ranked.find((entry) => entry.byDocuments && isClear(entry));
-        const consumer =
-          documents === chosen
-            ? ranked.find(
-                (entry) =>
-                  entry !== documents &&
-                  entry.evidence >= WEIGHTS.tag &&
-                  usesEarlierResults(agents, entry.score),
-              )
-            : usesEarlierResults(agents, chosen.score)
-              ? chosen
-              : undefined;
-        if (documents && consumer && consumer !== documents) {
-          clauseSteps.push({
-            text,
-            match: documents.score,
-            weak: false,
-            after: [...previousClause],
-            notes: ["it asks about the tenant's own documents"],
-            marker: clause.marker,
-          });
-          clauseSteps.push({
-            text,
-            match: consumer.score,
-            weak: false,
-            after: [firstOfClause + clauseSteps.length - 1],
-            notes,
-            marker: 'the document it names',
-          });
-          continue;
-        }
-        const after =
-          lastInClause && refersBack(text)
-            ? [firstOfClause + clauseSteps.length - 1]
-            : [...previousClause];
-        clauseSteps.push({
-          text,
-          match: chosen.score,
-          weak: false,
-          after,
-          start: group.start,
-          notes: [
-            ...(chosen.byDocuments ? ["it asks about the tenant's own documents or rules"] : []),
-            ...notes,
-          ],
-          marker: lastInClause && refersBack(text) ? 'a word pointing back' : clause.marker,
-        });
+        draftGroupStep({ clause, group, context, clauseSteps, firstOfClause, previousClause });
       }
     }
     if (clauseSteps.length === 0) continue;
@@ -978,7 +882,218 @@ export function planHeuristically({
     const waitedFor = new Set(clauseSteps.flatMap((step) => step.after));
     previousClause = indices.filter((index) => !waitedFor.has(index));
   }
+  return steps;
+}
 
+/** A clause's parts that some agent clearly matches; the unclear parts join a neighbour. */
+function clearGroups(clauseText: string, context: PlanningContext): RankedPart[] {
+  const parts: RankedPart[] = mergeSegments(clauseText, splitIntoSegments(clauseText)).map(
+    (segment) => ({
+      ...segment,
+      ranked: rankText(clauseText.slice(segment.start, segment.end), context),
+    }),
+  );
+  // Parts nobody clearly matches join a neighbour, so that no words are lost.
+  const groups: RankedPart[] = [];
+  let pending: number | undefined;
+  for (const part of parts) {
+    const previous = groups.at(-1);
+    if (isClear(part.ranked[0])) {
+      groups.push({ ...part, start: pending ?? part.start });
+      pending = undefined;
+    } else if (previous) previous.end = part.end;
+    else pending ??= part.start;
+  }
+  return groups;
+}
+
+/** Where one clause's steps are being drawn. */
+interface ClauseDraft {
+  clause: RequestClause;
+  context: PlanningContext;
+  /** The clause's steps so far. */
+  clauseSteps: DraftStep[];
+  /** The steps of the clause before, which this clause waits for. */
+  previousClause: readonly number[];
+}
+
+/**
+ * A clause that names no agent: a clause that only refers back ("then explain it") joins the
+ * step before; a question goes to the documents; anything else to its closest agent.
+ */
+function draftUnclaimedClause({
+  clause,
+  context,
+  steps,
+  clauseSteps,
+  previousClause,
+}: ClauseDraft & { steps: DraftStep[] }): void {
+  const whole = clause.text;
+  // Nothing here names an agent: a clause that only refers back ("then explain it") belongs
+  // to the step before; a question goes to the documents; anything else to its closest agent.
+  const ranked = rankText(whole, context);
+  const closest = ranked.find((entry) =>
+    entry.score.matches.some((match) => match.source !== 'example'),
+  );
+  const last = steps.at(-1);
+  if (
+    last !== undefined &&
+    (refersBack(whole) || !isQuestion(whole)) &&
+    !(closest && closest.total > 0)
+  ) {
+    last.text = `${last.text}, then ${whole}`;
+    return;
+  }
+  const pick = !isQuestion(whole)
+    ? closest && closest.total > 0
+      ? { match: closest.score, weak: true }
+      : undefined
+    : context.knowledge
+      ? { match: context.knowledge, weak: true }
+      : undefined;
+  if (pick === undefined) return;
+  clauseSteps.push({
+    text: whole,
+    match: pick.match,
+    weak: pick.weak,
+    after: [...previousClause],
+    notes: [
+      pick.match === context.knowledge
+        ? `nothing else claims it, so it goes to the skill tagged "${KNOWLEDGE_TAG}" (or "knowledge base", "documents"): the tenant's documents are the likeliest source`
+        : '',
+    ],
+    marker: clause.marker,
+  });
+}
+
+/**
+ * One clearly matched part of a clause: it joins the step before (a part pointing back, or the
+ * same agent again), becomes a documents step and the step that uses them, or is a step of its
+ * own.
+ */
+function draftGroupStep({
+  clause,
+  group,
+  context,
+  clauseSteps,
+  firstOfClause,
+  previousClause,
+}: ClauseDraft & { group: RankedPart; firstOfClause: number }): void {
+  const text = clause.text.slice(group.start, group.end);
+  const ranked = rankText(text, context);
+  const choice = chooseAgent(ranked, context);
+  if (choice === undefined) return;
+  const { chosen, notes } = choice;
+  const lastInClause = clauseSteps.at(-1);
+  if (
+    lastInClause &&
+    joinsStepBefore({ clause, group, text, chosen, notes, lastInClause, context })
+  )
+    return;
+  // A part that asks for the tenant's documents and hands them to an agent that works on
+  // earlier results ("email the SLA summary to …"): the documents first.
+  const documents = ranked.find((entry) => entry.byDocuments && isClear(entry));
+  const consumer =
+    documents === chosen
+      ? ranked.find(
+          (entry) =>
+            entry !== documents &&
+            entry.evidence >= WEIGHTS.tag &&
+            usesEarlierResults(context.agents, entry.score),
+        )
+      : usesEarlierResults(context.agents, chosen.score)
+        ? chosen
+        : undefined;
+  if (documents && consumer && consumer !== documents) {
+    clauseSteps.push({
+      text,
+      match: documents.score,
+      weak: false,
+      after: [...previousClause],
+      notes: ["it asks about the tenant's own documents"],
+      marker: clause.marker,
+    });
+    clauseSteps.push({
+      text,
+      match: consumer.score,
+      weak: false,
+      after: [firstOfClause + clauseSteps.length - 1],
+      notes,
+      marker: 'the document it names',
+    });
+    return;
+  }
+  const after =
+    lastInClause && refersBack(text)
+      ? [firstOfClause + clauseSteps.length - 1]
+      : [...previousClause];
+  clauseSteps.push({
+    text,
+    match: chosen.score,
+    weak: false,
+    after,
+    start: group.start,
+    notes: [
+      ...(chosen.byDocuments ? ["it asks about the tenant's own documents or rules"] : []),
+      ...notes,
+    ],
+    marker: lastInClause && refersBack(text) ? 'a word pointing back' : clause.marker,
+  });
+}
+
+/**
+ * Joins a part to the clause's step before it when the part only points back with its verb
+ * ("… and summarise it") or goes to the same agent again (so the second part keeps what the
+ * first named). Whether it joined.
+ */
+function joinsStepBefore({
+  clause,
+  group,
+  text,
+  chosen,
+  notes,
+  lastInClause,
+  context,
+}: {
+  clause: RequestClause;
+  group: RankedPart;
+  text: string;
+  chosen: RankedAgent;
+  notes: readonly string[];
+  lastInClause: DraftStep;
+  context: PlanningContext;
+}): boolean {
+  // "… and summarise it": a part that points back and says no more than its verb is part of
+  // the step before it.
+  const firstTerm = analyze(text)[0]?.term;
+  if (refersBack(text) && chosen.score.matches.every((match) => match.term === firstTerm)) {
+    lastInClause.text = clause.text.slice(lastInClause.start ?? group.start, group.end);
+    const rescored = chooseAgent(rankText(lastInClause.text, context), context);
+    if (rescored && rescored.chosen.score.agent === lastInClause.match.agent)
+      lastInClause.match = rescored.chosen.score;
+    return true;
+  }
+  // The same agent again: one step, so the second part keeps what the first one named.
+  if (lastInClause.match.agent === chosen.score.agent) {
+    const combined = clause.text.slice(lastInClause.start ?? group.start, group.end);
+    lastInClause.text = combined;
+    lastInClause.notes.push(...notes);
+    const rescored = chooseAgent(rankText(combined, context), context);
+    if (rescored && rescored.chosen.score.agent === lastInClause.match.agent)
+      lastInClause.match = rescored.chosen.score;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Moves a quoted program to the step that runs code, wherever the request put it, when exactly
+ * one step runs code. The steps that run code.
+ */
+function moveCodeToCodeStep(
+  steps: readonly DraftStep[],
+  agents: readonly AgentSummary[],
+): DraftStep[] {
   // A quoted program belongs to the step that runs code, wherever the request put it.
   const codeSteps = steps.filter((step) => {
     const agent = agents.find((entry) => entry.name === step.match.agent);
@@ -995,26 +1110,25 @@ export function planHeuristically({
       code.text = `${code.text.replace(/[\s.:]+$/, '')}: ${blocks.join('\n')}`;
     }
   }
+  return codeSteps;
+}
 
-  steps.push(...requiredSteps({ request: masked.text, steps, steering, context }));
-
-  if (steps.length === 0) {
-    return {
-      nodes: [],
-      rationale: `No agent fits the request: none of its words appear in the names, tags, examples or descriptions of ${agents.map((agent) => agent.name).join(', ')}.`,
-      confidence: 0,
-    };
-  }
-
+/** The plan of the draft steps: its nodes (at most `MAX_NODES`), rationale and confidence. */
+function planFromSteps({
+  steps,
+  codeSteps,
+  request,
+  masked,
+  attached,
+}: {
+  steps: readonly DraftStep[];
+  codeSteps: readonly DraftStep[];
+  request: string;
+  masked: MaskedRequest;
+  attached: readonly { name: string }[];
+}): Plan {
   const kept = steps.slice(0, MAX_NODES);
-  const ids: string[] = [];
-  const counters = new Map<string, number>();
-  for (const step of kept) {
-    const prefix = nodeIdPrefix(step.match.agent);
-    const count = (counters.get(prefix) ?? 0) + 1;
-    counters.set(prefix, count);
-    ids.push(`${prefix}-${count}`);
-  }
+  const ids = nodeIds(kept);
   const nodes: PlanNode[] = kept.map((step, index) => {
     const dependsOn = step.after.flatMap((at) => (ids[at] === undefined ? [] : [ids[at]]));
     const task = masked.restore(phraseTask(step.text, dependsOn));
@@ -1035,7 +1149,36 @@ export function planHeuristically({
       ...(files.length > 0 ? { files } : {}),
     };
   });
-  const described = kept.map((step, index) => {
+  const limit = steps.length > MAX_NODES ? ` The plan stops at ${MAX_NODES} steps.` : '';
+  return {
+    nodes,
+    rationale: `Heuristic plan from the request's parts and the agents' skills. ${describeSteps(kept, nodes, ids).join(' ')}${parallelGroups(nodes)}${limit}`,
+    confidence: confidenceOf(
+      kept.map((step) => (step.weak ? { ...step.match, score: 0 } : step.match)),
+    ),
+  };
+}
+
+/** The node ids of the steps: the agent's prefix and a count per prefix ("rag-1", "rag-2"). */
+function nodeIds(steps: readonly DraftStep[]): string[] {
+  const ids: string[] = [];
+  const counters = new Map<string, number>();
+  for (const step of steps) {
+    const prefix = nodeIdPrefix(step.match.agent);
+    const count = (counters.get(prefix) ?? 0) + 1;
+    counters.set(prefix, count);
+    ids.push(`${prefix}-${count}`);
+  }
+  return ids;
+}
+
+/** One sentence per step for the rationale: what matched, what it waits for, and why. */
+function describeSteps(
+  kept: readonly DraftStep[],
+  nodes: readonly PlanNode[],
+  ids: readonly string[],
+): string[] {
+  return kept.map((step, index) => {
     const node = nodes[index];
     const order =
       node && node.dependsOn.length > 0
@@ -1050,21 +1193,17 @@ export function planHeuristically({
     const why = notes.length > 0 ? `; ${notes.join('; ')}` : '';
     return `${ids[index] ?? ''} = ${matched}${strength}${order} for ${quote(step.text.trim())}${why}.`;
   });
-  const limit = steps.length > MAX_NODES ? ` The plan stops at ${MAX_NODES} steps.` : '';
+}
+
+/** The rationale's note on the nodes that wait for the same nodes and so run in parallel. */
+function parallelGroups(nodes: readonly PlanNode[]): string {
   const byWait = new Map<string, string[]>();
   nodes.forEach((node) => {
     const key = node.dependsOn.join(',');
     byWait.set(key, [...(byWait.get(key) ?? []), node.id]);
   });
-  const parallel = [...byWait.values()]
+  return [...byWait.values()]
     .filter((group) => group.length > 1)
     .map((group) => ` ${group.join(', ')} run in parallel.`)
     .join('');
-  return {
-    nodes,
-    rationale: `Heuristic plan from the request's parts and the agents' skills. ${described.join(' ')}${parallel}${limit}`,
-    confidence: confidenceOf(
-      kept.map((step) => (step.weak ? { ...step.match, score: 0 } : step.match)),
-    ),
-  };
 }
