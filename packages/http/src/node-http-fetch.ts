@@ -97,8 +97,8 @@ function webBody(message: http.IncomingMessage, signal: AbortSignal | undefined)
  * `fetch` on `node:http`/`node:https`, for the fleet's calls to its own services: the request
  * leaves in one write (headers and a string or byte body with `content-length`) over a keep-alive
  * `agent`, and the answer is a standard `Response`. On this fleet's hot paths it costs a fraction
- * of the global fetch's CPU (docs/benchmarks.md, "A2A calls on node:http"). Outgoing calls are
- * traced by OpenTelemetry's http instrumentation, which also writes `traceparent`.
+ * of the global fetch's CPU (docs/benchmarks-history.md, "A2A calls on `node:http`"). Outgoing
+ * calls are traced by OpenTelemetry's http instrumentation, which also writes `traceparent`.
  *
  * What it does not do, and hands to the global fetch instead: bodies other than a string or bytes
  * (streams, forms, blobs). Redirects are not followed (the fleet's POSTs are never redirected); a
