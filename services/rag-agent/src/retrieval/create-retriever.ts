@@ -5,6 +5,7 @@ import {
   setSpanOutput,
   SpanKind,
   withSpan,
+  type Span,
   type WithSpanOptions,
 } from '@fleet/telemetry';
 import { documentWording, removePhrases } from '../text';
@@ -166,6 +167,119 @@ async function embedQuestion({
   }
 }
 
+/** What {@link searchCandidates} needs: the store, the question's vector and its filters. */
+interface CandidateSearch {
+  store: CreateRetrieverOptions['store'];
+  embedder: CreateRetrieverOptions['embedder'];
+  degraded: CreateRetrieverOptions['degraded'];
+  logger: RetrievalLogger | undefined;
+  tuning: { efSearch?: number };
+  tenant: string;
+  question: string;
+  signal: AbortSignal | undefined;
+  extracted: ReturnType<typeof extractFilters>;
+  filters: FilterReport;
+  limit: number;
+}
+
+/**
+ * The hybrid search for a question's candidates: with its filters first, then — when they leave
+ * nothing — over every document (`filters` says which). Degraded, or when embedding the question
+ * fails, only full text is searched and `notice` says why.
+ */
+async function searchCandidates(
+  search: CandidateSearch,
+): Promise<{ found: readonly RetrievedChunk[]; notice: string | undefined }> {
+  const { store, tenant, question, extracted, filters, limit } = search;
+  const vector = await embedQuestion(search);
+  const arms =
+    'embedding' in vector
+      ? { embedding: vector.embedding, ...search.tuning }
+      : { mode: 'text' as const };
+  const notice = 'notice' in vector ? vector.notice : undefined;
+  // The documents' wording for what the question asks ("expense claims" for "expense
+  // reports") joins the full-text arm, so a question in other words still meets them.
+  const asked = removePhrases(question, extracted.mentions);
+  const text = keywordQuery([asked, ...documentWording(asked)].join(' '));
+  let found: readonly RetrievedChunk[] = [];
+  if (hasFilters(extracted.filters)) {
+    found = await store.search({ tenant, text, filters: extracted.filters, limit, ...arms });
+    filters.applied = found.length > 0;
+    if (found.length === 0) {
+      filters.note = `No document matched the filters (${describeFilters(extracted.filters)}), so every document was searched.`;
+    }
+  }
+  if (found.length === 0) {
+    found = await store.search({ tenant, text, limit, ...arms });
+  }
+  return { found, notice };
+}
+
+/** The best `topK` of the candidates: re-ranked by the model when there is one, else in fused order. */
+async function bestChunks({
+  reranker,
+  question,
+  found,
+  topK,
+  signal,
+  tracer,
+  logger,
+}: {
+  reranker: CreateRetrieverOptions['llm'];
+  question: string;
+  found: readonly RetrievedChunk[];
+  topK: number;
+  signal: AbortSignal | undefined;
+  tracer: CreateRetrieverOptions['tracer'];
+  logger: RetrievalLogger | undefined;
+}): Promise<{ chunks: RetrievedChunk[]; reranked: boolean; rerankError?: string }> {
+  const chunks = found.slice(0, topK).map((chunk) => ({ ...chunk }));
+  if (!reranker || found.length <= 1) return { chunks, reranked: false };
+  try {
+    const reranked = await rerankChunks({
+      client: reranker.client,
+      model: reranker.model,
+      question,
+      chunks: found,
+      topK,
+      signal,
+      tracer,
+    });
+    return { chunks: reranked, reranked: true };
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    logger?.warn({ err: error }, 're-ranking failed; keeping the hybrid search order');
+    return { chunks, reranked: false, rerankError: errorMessage(error) };
+  }
+}
+
+/** The RETRIEVER span's documents and output for a finished retrieval. */
+function recordRetrieval(span: Span, retrieval: Retrieval): void {
+  const { chunks } = retrieval;
+  setRetrievalDocuments(
+    span,
+    chunks.map((chunk) => ({
+      id: chunk.chunkId,
+      content: chunk.text,
+      score: chunk.rerankScore ?? chunk.score,
+      metadata: {
+        documentId: chunk.documentId,
+        filename: chunk.filename,
+        section: chunk.section,
+        ...(chunk.page === undefined ? {} : { page: chunk.page }),
+      },
+    })),
+  );
+  setSpanOutput(span, {
+    chunks: chunks.length,
+    candidates: retrieval.candidates,
+    reranked: retrieval.reranked,
+    confidence: retrieval.confidence,
+    filters: retrieval.filters,
+    searchMode: retrieval.searchMode,
+  });
+}
+
 /**
  * The query half of the pipeline (reference: "RAG Query Pipeline"), in a RETRIEVER span:
  *
@@ -217,92 +331,44 @@ export function createRetriever({
             mentions: extracted.mentions,
             applied: false,
           };
-          let found: readonly RetrievedChunk[] = [];
-          let notice: string | undefined;
-          if (documents.length > 0) {
-            const vector = await embedQuestion({ embedder, degraded, question, signal, logger });
-            const arms =
-              'embedding' in vector
-                ? { embedding: vector.embedding, ...tuning }
-                : { mode: 'text' as const };
-            notice = 'notice' in vector ? vector.notice : undefined;
-            const limit = reranker ? candidates : Math.max(topK, candidates);
-            // The documents' wording for what the question asks ("expense claims" for "expense
-            // reports") joins the full-text arm, so a question in other words still meets them.
-            const asked = removePhrases(question, extracted.mentions);
-            const text = keywordQuery([asked, ...documentWording(asked)].join(' '));
-            if (hasFilters(extracted.filters)) {
-              found = await store.search({
-                tenant,
-                text,
-                filters: extracted.filters,
-                limit,
-                ...arms,
-              });
-              filters.applied = found.length > 0;
-              if (found.length === 0) {
-                filters.note = `No document matched the filters (${describeFilters(extracted.filters)}), so every document was searched.`;
-              }
-            }
-            if (found.length === 0) {
-              found = await store.search({ tenant, text, limit, ...arms });
-            }
-          }
-          let chunks = found.slice(0, topK).map((chunk) => ({ ...chunk }));
-          let reranked = false;
-          let rerankError: string | undefined;
-          if (reranker && found.length > 1) {
-            try {
-              chunks = await rerankChunks({
-                client: reranker.client,
-                model: reranker.model,
-                question,
-                chunks: found,
-                topK,
-                signal,
-                tracer,
-              });
-              reranked = true;
-            } catch (error) {
-              if (signal?.aborted) throw error;
-              rerankError = errorMessage(error);
-              logger?.warn({ err: error }, 're-ranking failed; keeping the hybrid search order');
-            }
-          }
+          const { found, notice } =
+            documents.length > 0
+              ? await searchCandidates({
+                  store,
+                  embedder,
+                  degraded,
+                  logger,
+                  tuning,
+                  tenant,
+                  question,
+                  signal,
+                  extracted,
+                  filters,
+                  limit: reranker ? candidates : Math.max(topK, candidates),
+                })
+              : { found: [], notice: undefined };
+          const best = await bestChunks({
+            reranker,
+            question,
+            found,
+            topK,
+            signal,
+            tracer,
+            logger,
+          });
           const retrieval: Retrieval = {
             query: question,
-            chunks,
+            chunks: best.chunks,
             filters,
             candidates: found.length,
-            reranked,
-            ...(rerankError === undefined ? {} : { rerankError }),
-            confidence: retrievalConfidence(chunks),
+            reranked: best.reranked,
+            ...(best.rerankError === undefined ? {} : { rerankError: best.rerankError }),
+            confidence: retrievalConfidence(best.chunks),
             documents: documents.length,
             searchMode: notice === undefined ? 'hybrid' : 'text',
             ...(notice === undefined ? {} : { notice }),
           };
-          setRetrievalDocuments(
-            span,
-            chunks.map((chunk) => ({
-              id: chunk.chunkId,
-              content: chunk.text,
-              score: chunk.rerankScore ?? chunk.score,
-              metadata: {
-                documentId: chunk.documentId,
-                filename: chunk.filename,
-                section: chunk.section,
-                ...(chunk.page === undefined ? {} : { page: chunk.page }),
-              },
-            })),
-          );
-          setSpanOutput(span, {
-            chunks: chunks.length,
-            candidates: found.length,
-            reranked,
-            confidence: retrieval.confidence,
-            filters,
-            searchMode: retrieval.searchMode,
-          });
+          recordRetrieval(span, retrieval);
           return retrieval;
         },
       );
