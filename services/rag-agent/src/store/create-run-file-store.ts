@@ -108,6 +108,130 @@ interface CheckedFile {
   sha256: string;
 }
 
+/** The labels of a put, each checked as a label ({@link checkLabel}). */
+function checkPutLabels(labels: {
+  tenant: string;
+  sessionId: string | undefined;
+  nodeId: string | undefined;
+  agent: string | undefined;
+}): void {
+  checkLabel('tenant', labels.tenant);
+  checkLabel('sessionId', labels.sessionId);
+  checkLabel('nodeId', labels.nodeId);
+  checkLabel('agent', labels.agent);
+}
+
+/** A put's file count and expiry checked; its creation time and expiry as epoch milliseconds. */
+function checkPutShape(
+  fileCount: number,
+  expiresAt: string,
+  created: number,
+): { created: number; expires: number } {
+  if (fileCount === 0) {
+    throw new ValidationError('A put needs at least one file.', { param: 'files' });
+  }
+  if (fileCount > MAX_RUN_FILES_PER_PUT) {
+    throw new ValidationError(
+      `A put keeps at most ${MAX_RUN_FILES_PER_PUT} files; this one has ${fileCount}.`,
+      { param: 'files', details: { files: fileCount, limit: MAX_RUN_FILES_PER_PUT } },
+    );
+  }
+  const expires = Date.parse(expiresAt);
+  if (Number.isNaN(expires)) {
+    throw new ValidationError(`expiresAt (${expiresAt}) is not an ISO-8601 time.`, {
+      param: 'expiresAt',
+    });
+  }
+  if (expires <= created) {
+    throw new ValidationError(`expiresAt (${expiresAt}) is already past.`, {
+      param: 'expiresAt',
+    });
+  }
+  return { created, expires };
+}
+
+/** One file of a put: its name cleaned, its size and type checked against its bytes, hashed. */
+function checkUpload(
+  upload: { name: string; mediaType: string; bytes: Uint8Array },
+  index: number,
+  maxFileBytes: number,
+): CheckedFile {
+  const name = cleanRunFileName(upload.name, `file-${index + 1}`);
+  if (upload.bytes.byteLength > maxFileBytes) {
+    throw new PayloadTooLargeError(
+      `${name} is ${formatMiB(upload.bytes.byteLength)}; the largest run file kept is ${formatMiB(maxFileBytes)} (RAG_MAX_RUN_FILE_BYTES).`,
+      {
+        param: 'file',
+        details: { filename: name, bytes: upload.bytes.byteLength, limit: maxFileBytes },
+      },
+    );
+  }
+  const check = checkRunFile({ name, mediaType: upload.mediaType, bytes: upload.bytes });
+  if (!check.ok) {
+    throw new ValidationError(check.reason, { param: 'file', details: { filename: name } });
+  }
+  const bytes = Buffer.from(upload.bytes.buffer, upload.bytes.byteOffset, upload.bytes.byteLength);
+  return {
+    id: newRunFileId(),
+    name,
+    mediaType: check.mediaType,
+    bytes,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+  };
+}
+
+/** What {@link insertRunFiles} keeps: the checked files and the labels of their put. */
+interface RunFileInsert {
+  tenant: string;
+  sessionId: string | undefined;
+  nodeId: string | undefined;
+  agent: string | undefined;
+  source: string;
+  files: readonly CheckedFile[];
+  createdAt: Date;
+  expiry: Date;
+}
+
+/** Inserts a put's files in one transaction (all or none), in the put's order. */
+function insertRunFiles(
+  pool: CreateRunFileStoreOptions['pool'],
+  put: RunFileInsert,
+): Promise<RunFileRow[]> {
+  return withTransaction(pool, async (client) => {
+    const kept: RunFileRow[] = [];
+    for (const [index, file] of put.files.entries()) {
+      // A microsecond apart, so a session's listing keeps the order of the put.
+      const inserted = await client.query<RunFileRow>(
+        `INSERT INTO run_files (id, tenant, session_id, node_id, agent, source, name,
+           media_type, size_bytes, sha256, content, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
+           $12::timestamptz + $13::integer * interval '1 microsecond', $14)
+         RETURNING ${INFO_COLUMNS}`,
+        [
+          file.id,
+          put.tenant,
+          put.sessionId ?? null,
+          put.nodeId ?? null,
+          put.agent ?? null,
+          put.source,
+          file.name,
+          file.mediaType,
+          file.bytes.byteLength,
+          file.sha256,
+          file.bytes,
+          put.createdAt,
+          index,
+          put.expiry,
+        ],
+      );
+      const row = inserted.rows[0];
+      if (row === undefined) throw new Error(`INSERT of ${file.name} returned no row`);
+      kept.push(row);
+    }
+    return kept;
+  });
+}
+
 /**
  * The fleet's run files in the RAG agent's PostgreSQL (`run_files`, migration 4), per tenant.
  * `put` cleans every name ({@link cleanRunFileName}), checks every type against the bytes
@@ -146,93 +270,18 @@ export function createRunFileStore({
 
     put({ tenant, files, sessionId, nodeId, agent, source, expiresAt }) {
       return whileDatabaseAvailable(async () => {
-        checkLabel('tenant', tenant);
-        checkLabel('sessionId', sessionId);
-        checkLabel('nodeId', nodeId);
-        checkLabel('agent', agent);
-        if (files.length === 0) {
-          throw new ValidationError('A put needs at least one file.', { param: 'files' });
-        }
-        if (files.length > MAX_RUN_FILES_PER_PUT) {
-          throw new ValidationError(
-            `A put keeps at most ${MAX_RUN_FILES_PER_PUT} files; this one has ${files.length}.`,
-            { param: 'files', details: { files: files.length, limit: MAX_RUN_FILES_PER_PUT } },
-          );
-        }
-        const expires = Date.parse(expiresAt);
-        const created = now();
-        if (Number.isNaN(expires)) {
-          throw new ValidationError(`expiresAt (${expiresAt}) is not an ISO-8601 time.`, {
-            param: 'expiresAt',
-          });
-        }
-        if (expires <= created) {
-          throw new ValidationError(`expiresAt (${expiresAt}) is already past.`, {
-            param: 'expiresAt',
-          });
-        }
-        const checked: CheckedFile[] = files.map((upload, index) => {
-          const name = cleanRunFileName(upload.name, `file-${index + 1}`);
-          if (upload.bytes.byteLength > maxFileBytes) {
-            throw new PayloadTooLargeError(
-              `${name} is ${formatMiB(upload.bytes.byteLength)}; the largest run file kept is ${formatMiB(maxFileBytes)} (RAG_MAX_RUN_FILE_BYTES).`,
-              {
-                param: 'file',
-                details: { filename: name, bytes: upload.bytes.byteLength, limit: maxFileBytes },
-              },
-            );
-          }
-          const check = checkRunFile({ name, mediaType: upload.mediaType, bytes: upload.bytes });
-          if (!check.ok) {
-            throw new ValidationError(check.reason, { param: 'file', details: { filename: name } });
-          }
-          const bytes = Buffer.from(
-            upload.bytes.buffer,
-            upload.bytes.byteOffset,
-            upload.bytes.byteLength,
-          );
-          return {
-            id: newRunFileId(),
-            name,
-            mediaType: check.mediaType,
-            bytes,
-            sha256: createHash('sha256').update(bytes).digest('hex'),
-          };
-        });
-        const createdAt = new Date(created);
-        const expiry = new Date(expires);
-        const rows = await withTransaction(pool, async (client) => {
-          const kept: RunFileRow[] = [];
-          for (const [index, file] of checked.entries()) {
-            // A microsecond apart, so a session's listing keeps the order of the put.
-            const inserted = await client.query<RunFileRow>(
-              `INSERT INTO run_files (id, tenant, session_id, node_id, agent, source, name,
-                 media_type, size_bytes, sha256, content, created_at, expires_at)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,
-                 $12::timestamptz + $13::integer * interval '1 microsecond', $14)
-               RETURNING ${INFO_COLUMNS}`,
-              [
-                file.id,
-                tenant,
-                sessionId ?? null,
-                nodeId ?? null,
-                agent ?? null,
-                source,
-                file.name,
-                file.mediaType,
-                file.bytes.byteLength,
-                file.sha256,
-                file.bytes,
-                createdAt,
-                index,
-                expiry,
-              ],
-            );
-            const row = inserted.rows[0];
-            if (row === undefined) throw new Error(`INSERT of ${file.name} returned no row`);
-            kept.push(row);
-          }
-          return kept;
+        checkPutLabels({ tenant, sessionId, nodeId, agent });
+        const { created, expires } = checkPutShape(files.length, expiresAt, now());
+        const checked = files.map((upload, index) => checkUpload(upload, index, maxFileBytes));
+        const rows = await insertRunFiles(pool, {
+          tenant,
+          sessionId,
+          nodeId,
+          agent,
+          source,
+          files: checked,
+          createdAt: new Date(created),
+          expiry: new Date(expires),
         });
         return rows.map(toRunFile);
       });
