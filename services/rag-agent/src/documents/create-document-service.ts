@@ -2,7 +2,13 @@ import type OpenAI from 'openai';
 import type { DocumentInfo } from '@fleet/a2a';
 import { NotFoundError, PayloadTooLargeError, ValidationError } from '@fleet/errors';
 import type { Embedder } from '@fleet/llm';
-import { setSpanOutput, SpanKind, withSpan, type WithSpanOptions } from '@fleet/telemetry';
+import {
+  setSpanOutput,
+  SpanKind,
+  withSpan,
+  type Span,
+  type WithSpanOptions,
+} from '@fleet/telemetry';
 import {
   contentHash,
   detectDocType,
@@ -176,6 +182,252 @@ interface PreparedDocument {
   insert?: Parameters<DocumentStore['insertDocument']>[0];
 }
 
+/** What the ingestion functions share: {@link createDocumentService}'s options, resolved. */
+interface IngestContext {
+  store: CreateDocumentServiceOptions['store'];
+  embedder: Embedder;
+  checkEmbeddings: (() => void) | undefined;
+  llm: CreateDocumentServiceOptions['llm'];
+  maxBytes: number;
+  limits: IngestLimits | undefined;
+  reader: DocumentReader;
+  batchSize: number;
+  logger: DocumentServiceLogger | undefined;
+  tracer: WithSpanOptions['tracer'];
+}
+
+/** The children's texts embedded in batches of `batchSize`, in order. */
+async function embedChildren(
+  context: IngestContext,
+  texts: readonly string[],
+  signal: AbortSignal | undefined,
+): Promise<number[][]> {
+  const { embedder, batchSize } = context;
+  const vectors: number[][] = [];
+  for (let start = 0; start < texts.length; start += batchSize) {
+    signal?.throwIfAborted();
+    const batch = texts.slice(start, start + batchSize);
+    const embedded = await embedder.embed(batch, signal ? { signal } : {});
+    if (embedded.length !== batch.length) {
+      throw new Error(
+        `The embedder returned ${embedded.length} vectors for ${batch.length} texts.`,
+      );
+    }
+    vectors.push(...embedded);
+  }
+  return vectors;
+}
+
+/** The document's description by the LLM, or its opening when that fails (logged). */
+async function describeOrOpening(
+  context: IngestContext,
+  { filename, opening }: { filename: string; opening: string },
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const { llm, tracer, logger } = context;
+  try {
+    return await describeDocument({ filename, opening, llm, signal, tracer });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    logger?.warn({ err: error, filename }, 'describing the document with the LLM failed');
+    return openingDescription(opening);
+  }
+}
+
+/** A new file read: parsed, chunked, described and embedded, with what to insert. */
+interface NewFile {
+  tenant: string;
+  file: DocumentUpload;
+  docType: ReturnType<typeof detectDocType>;
+  hash: string;
+  original: OriginalToStore;
+}
+
+/** Reads a file that is not stored yet into the document and chunks to insert. */
+async function readNewDocument(
+  context: IngestContext,
+  { tenant, file, docType, hash, original }: NewFile,
+  { span, signal }: { span: Span; signal: AbortSignal | undefined },
+): Promise<PreparedDocument> {
+  const { filename, bytes, mediaType } = file;
+  const { limits, logger } = context;
+  const parsed = await context.reader.read({
+    tenant,
+    filename,
+    bytes,
+    signal,
+    ...(limits === undefined ? {} : { limits }),
+    ...(mediaType === undefined ? {} : { mediaType }),
+  });
+  // A passage repeated in the document is stored and embedded once (an amplified
+  // spreadsheet cell, a page's boilerplate): the cost of indexing follows what is distinct.
+  const { chunks, dropped } = dropRepeatedChunks(parsed.chunks);
+  const { truncations } = parsed;
+  const warnings = truncations.map(truncationWarning);
+  const children = chunks.filter((chunk) => chunk.kind === 'child');
+  // The chunks' text without their heading prefixes, led by the document's title.
+  const body = children.map((chunk) => chunkBody(chunk)).join('\n\n');
+  const title = parsed.title?.trim() ?? '';
+  const opening = (title === '' || body.startsWith(title) ? body : `${title}. ${body}`).slice(
+    0,
+    OPENING_LENGTH,
+  );
+  const description = await describeOrOpening(context, { filename, opening }, signal);
+  const vectors = await embedChildren(
+    context,
+    children.map((chunk) => chunk.text),
+    signal,
+  );
+  const byOrdinal = new Map(children.map((chunk, index) => [chunk.ordinal, vectors[index]]));
+  setSpanOutput(span, {
+    docType,
+    chunks: chunks.length,
+    children: children.length,
+    ...(dropped > 0 ? { repeatedChunksDropped: dropped } : {}),
+    ...(warnings.length > 0 ? { truncated: true, warnings } : {}),
+  });
+  if (warnings.length > 0) {
+    logger?.warn({ tenant, filename, docType, warnings }, 'document truncated');
+  }
+  return {
+    filename,
+    hash,
+    insert: {
+      tenant,
+      filename,
+      docType,
+      contentHash: hash,
+      description,
+      metadata: {
+        ...(parsed.title === undefined ? {} : { title: parsed.title }),
+        ...(parsed.pages === undefined ? {} : { pages: parsed.pages }),
+        ...(mediaType === undefined ? {} : { mediaType }),
+        bytes: bytes.byteLength,
+        embeddingModel: context.embedder.model,
+        ...parsed.metadata,
+        ...(warnings.length > 0 ? { truncated: true, warnings, truncations } : {}),
+      },
+      chunks: chunks.map((chunk) => ({
+        ...chunk,
+        embedding: byOrdinal.get(chunk.ordinal) ?? null,
+      })),
+      original,
+    },
+  };
+}
+
+/**
+ * One file of an ingest, in a CHAIN span `rag.ingest`: size and type checked, hashed, and either
+ * found already stored (a duplicate) or read as a new document.
+ */
+async function prepareDocument(
+  context: IngestContext,
+  { tenant, file }: { tenant: string; file: DocumentUpload },
+  signal: AbortSignal | undefined,
+): Promise<PreparedDocument> {
+  const { filename, bytes, mediaType } = file;
+  const { maxBytes, store } = context;
+  return withSpan(
+    {
+      name: 'rag.ingest',
+      kind: SpanKind.CHAIN,
+      input: { filename, mediaType, bytes: bytes.byteLength },
+      tracer: context.tracer,
+    },
+    async (span) => {
+      if (bytes.byteLength > maxBytes) {
+        throw new PayloadTooLargeError(
+          `${filename} is ${formatBytes(bytes.byteLength)}; the largest file the RAG agent takes is ${formatBytes(maxBytes)} (RAG_MAX_UPLOAD_BYTES).`,
+          { details: { filename, bytes: bytes.byteLength, limit: maxBytes } },
+        );
+      }
+      const docType = detectDocType({
+        filename,
+        bytes,
+        ...(mediaType === undefined ? {} : { mediaType }),
+      });
+      const hash = contentHash(bytes);
+      const original: OriginalToStore = {
+        bytes,
+        mediaType: originalMediaType(docType, bytes),
+        filename,
+      };
+      const existing = await store.findByHash(tenant, hash);
+      if (existing) {
+        setSpanOutput(span, { duplicate: true, documentId: existing.id });
+        // A document ingested before originals were kept gets them from this upload.
+        return {
+          filename,
+          hash,
+          existing,
+          ...(existing.original === undefined ? { attach: original } : {}),
+        };
+      }
+      context.checkEmbeddings?.();
+      return readNewDocument(context, { tenant, file, docType, hash, original }, { span, signal });
+    },
+  );
+}
+
+/** Stores a prepared file: a new document inserted, or a duplicate given its original bytes. */
+async function storePrepared(
+  store: CreateDocumentServiceOptions['store'],
+  prepared: PreparedDocument,
+): Promise<DocumentInfo> {
+  const { existing, attach } = prepared;
+  if (existing) {
+    if (attach === undefined) return toDocumentInfo(existing, true);
+    const attached = await store.attachOriginal({
+      tenant: existing.tenant,
+      id: existing.id,
+      original: attach,
+    });
+    const record = attached ? await store.getDocument(existing.tenant, existing.id) : undefined;
+    return toDocumentInfo(record ?? existing, true);
+  }
+  const input = prepared.insert;
+  if (input === undefined) throw new Error(`Nothing to store for ${prepared.filename}.`);
+  // The store answers a concurrent upload of the same content with the existing document.
+  const record = await store.insertDocument(input);
+  return toDocumentInfo(record, record.duplicate === true);
+}
+
+/** The not-found error for a document asked for by id or by name. */
+function notFound(selector: DocumentSelector): NotFoundError {
+  return selector.id === undefined
+    ? new NotFoundError(`There is no document named ${selector.filename} in this library.`, {
+        details: { filename: selector.filename },
+      })
+    : new NotFoundError(`There is no document ${selector.id} in this library.`, {
+        details: { id: selector.id },
+      });
+}
+
+/** The one document a selector names; several with the name is a validation error. */
+async function findOne(
+  store: CreateDocumentServiceOptions['store'],
+  selector: DocumentSelector,
+): Promise<DocumentRecord> {
+  const { tenant } = selector;
+  if (selector.id !== undefined) {
+    const record = UUID.test(selector.id)
+      ? await store.getDocument(tenant, selector.id)
+      : undefined;
+    if (record === undefined) throw notFound(selector);
+    return record;
+  }
+  const named = await store.findByFilename(tenant, selector.filename);
+  const [record, ...others] = named;
+  if (record === undefined) throw notFound(selector);
+  if (others.length > 0) {
+    throw new ValidationError(
+      `${named.length} documents are named ${selector.filename} (${named.map((each) => each.id).join(', ')}); ask for one by id.`,
+      { details: { filename: selector.filename, ids: named.map((each) => each.id) } },
+    );
+  }
+  return record;
+}
+
 /**
  * The ingestion pipeline (reference: "RAG Document Pipeline") and document management, per
  * tenant. For each file: size check → type detection (`detectDocType`: extension and magic bytes)
@@ -203,190 +455,18 @@ export function createDocumentService({
 }: CreateDocumentServiceOptions): DocumentService {
   // Checked here, at start-up, rather than on a reading thread at the first upload.
   const limits = givenLimits === undefined ? undefined : resolveLimits(givenLimits);
-  async function embedChildren(
-    texts: readonly string[],
-    signal: AbortSignal | undefined,
-  ): Promise<number[][]> {
-    const vectors: number[][] = [];
-    for (let start = 0; start < texts.length; start += batchSize) {
-      signal?.throwIfAborted();
-      const batch = texts.slice(start, start + batchSize);
-      const embedded = await embedder.embed(batch, signal ? { signal } : {});
-      if (embedded.length !== batch.length) {
-        throw new Error(
-          `The embedder returned ${embedded.length} vectors for ${batch.length} texts.`,
-        );
-      }
-      vectors.push(...embedded);
-    }
-    return vectors;
-  }
-
-  async function prepare(
-    tenant: string,
-    file: DocumentUpload,
-    signal: AbortSignal | undefined,
-  ): Promise<PreparedDocument> {
-    const { filename, bytes, mediaType } = file;
-    return withSpan(
-      {
-        name: 'rag.ingest',
-        kind: SpanKind.CHAIN,
-        input: { filename, mediaType, bytes: bytes.byteLength },
-        tracer,
-      },
-      async (span) => {
-        if (bytes.byteLength > maxBytes) {
-          throw new PayloadTooLargeError(
-            `${filename} is ${formatBytes(bytes.byteLength)}; the largest file the RAG agent takes is ${formatBytes(maxBytes)} (RAG_MAX_UPLOAD_BYTES).`,
-            { details: { filename, bytes: bytes.byteLength, limit: maxBytes } },
-          );
-        }
-        const docType = detectDocType({
-          filename,
-          bytes,
-          ...(mediaType === undefined ? {} : { mediaType }),
-        });
-        const hash = contentHash(bytes);
-        const original: OriginalToStore = {
-          bytes,
-          mediaType: originalMediaType(docType, bytes),
-          filename,
-        };
-        const existing = await store.findByHash(tenant, hash);
-        if (existing) {
-          setSpanOutput(span, { duplicate: true, documentId: existing.id });
-          // A document ingested before originals were kept gets them from this upload.
-          return {
-            filename,
-            hash,
-            existing,
-            ...(existing.original === undefined ? { attach: original } : {}),
-          };
-        }
-        checkEmbeddings?.();
-        const parsed = await reader.read({
-          tenant,
-          filename,
-          bytes,
-          signal,
-          ...(limits === undefined ? {} : { limits }),
-          ...(mediaType === undefined ? {} : { mediaType }),
-        });
-        // A passage repeated in the document is stored and embedded once (an amplified
-        // spreadsheet cell, a page's boilerplate): the cost of indexing follows what is distinct.
-        const { chunks, dropped } = dropRepeatedChunks(parsed.chunks);
-        const { truncations } = parsed;
-        const warnings = truncations.map(truncationWarning);
-        const children = chunks.filter((chunk) => chunk.kind === 'child');
-        // The chunks' text without their heading prefixes, led by the document's title.
-        const body = children.map((chunk) => chunkBody(chunk)).join('\n\n');
-        const title = parsed.title?.trim() ?? '';
-        const opening = (title === '' || body.startsWith(title) ? body : `${title}. ${body}`).slice(
-          0,
-          OPENING_LENGTH,
-        );
-        let description: string;
-        try {
-          description = await describeDocument({ filename, opening, llm, signal, tracer });
-        } catch (error) {
-          if (signal?.aborted) throw error;
-          logger?.warn({ err: error, filename }, 'describing the document with the LLM failed');
-          description = openingDescription(opening);
-        }
-        const vectors = await embedChildren(
-          children.map((chunk) => chunk.text),
-          signal,
-        );
-        const byOrdinal = new Map(children.map((chunk, index) => [chunk.ordinal, vectors[index]]));
-        setSpanOutput(span, {
-          docType,
-          chunks: chunks.length,
-          children: children.length,
-          ...(dropped > 0 ? { repeatedChunksDropped: dropped } : {}),
-          ...(warnings.length > 0 ? { truncated: true, warnings } : {}),
-        });
-        if (warnings.length > 0) {
-          logger?.warn({ tenant, filename, docType, warnings }, 'document truncated');
-        }
-        return {
-          filename,
-          hash,
-          insert: {
-            tenant,
-            filename,
-            docType,
-            contentHash: hash,
-            description,
-            metadata: {
-              ...(parsed.title === undefined ? {} : { title: parsed.title }),
-              ...(parsed.pages === undefined ? {} : { pages: parsed.pages }),
-              ...(mediaType === undefined ? {} : { mediaType }),
-              bytes: bytes.byteLength,
-              embeddingModel: embedder.model,
-              ...parsed.metadata,
-              ...(warnings.length > 0 ? { truncated: true, warnings, truncations } : {}),
-            },
-            chunks: chunks.map((chunk) => ({
-              ...chunk,
-              embedding: byOrdinal.get(chunk.ordinal) ?? null,
-            })),
-            original,
-          },
-        };
-      },
-    );
-  }
-
-  async function storePrepared(prepared: PreparedDocument): Promise<DocumentInfo> {
-    const { existing, attach } = prepared;
-    if (existing) {
-      if (attach === undefined) return toDocumentInfo(existing, true);
-      const attached = await store.attachOriginal({
-        tenant: existing.tenant,
-        id: existing.id,
-        original: attach,
-      });
-      const record = attached ? await store.getDocument(existing.tenant, existing.id) : undefined;
-      return toDocumentInfo(record ?? existing, true);
-    }
-    const input = prepared.insert;
-    if (input === undefined) throw new Error(`Nothing to store for ${prepared.filename}.`);
-    // The store answers a concurrent upload of the same content with the existing document.
-    const record = await store.insertDocument(input);
-    return toDocumentInfo(record, record.duplicate === true);
-  }
-
-  function notFound(selector: DocumentSelector): NotFoundError {
-    return selector.id === undefined
-      ? new NotFoundError(`There is no document named ${selector.filename} in this library.`, {
-          details: { filename: selector.filename },
-        })
-      : new NotFoundError(`There is no document ${selector.id} in this library.`, {
-          details: { id: selector.id },
-        });
-  }
-
-  async function findOne(selector: DocumentSelector): Promise<DocumentRecord> {
-    const { tenant } = selector;
-    if (selector.id !== undefined) {
-      const record = UUID.test(selector.id)
-        ? await store.getDocument(tenant, selector.id)
-        : undefined;
-      if (record === undefined) throw notFound(selector);
-      return record;
-    }
-    const named = await store.findByFilename(tenant, selector.filename);
-    const [record, ...others] = named;
-    if (record === undefined) throw notFound(selector);
-    if (others.length > 0) {
-      throw new ValidationError(
-        `${named.length} documents are named ${selector.filename} (${named.map((each) => each.id).join(', ')}); ask for one by id.`,
-        { details: { filename: selector.filename, ids: named.map((each) => each.id) } },
-      );
-    }
-    return record;
-  }
+  const context: IngestContext = {
+    store,
+    embedder,
+    checkEmbeddings,
+    llm,
+    maxBytes,
+    limits,
+    reader,
+    batchSize,
+    logger,
+    tracer,
+  };
 
   return {
     async ingest({ tenant, files, signal }) {
@@ -395,12 +475,13 @@ export function createDocumentService({
       }
       // Everything that can fail on the content happens before anything is stored.
       const prepared: PreparedDocument[] = [];
-      for (const file of files) prepared.push(await prepare(tenant, file, signal));
+      for (const file of files)
+        prepared.push(await prepareDocument(context, { tenant, file }, signal));
       const stored: DocumentInfo[] = [];
       try {
         for (const document of prepared) {
           signal?.throwIfAborted();
-          stored.push(await storePrepared(document));
+          stored.push(await storePrepared(store, document));
         }
       } catch (error) {
         for (const document of stored.filter((info) => info.duplicate !== true)) {
@@ -432,7 +513,7 @@ export function createDocumentService({
     },
     async get(selector) {
       const { tenant } = selector;
-      const record = await findOne(selector);
+      const record = await findOne(store, selector);
       const { original } = record;
       if (original === undefined) {
         throw new NotFoundError(
