@@ -102,6 +102,229 @@ function describeList(documents: readonly DocumentInfo[]): string {
   return `${plural(documents.length, 'document')}: ${names.join(', ')}.`;
 }
 
+/** {@link createRagAgent}'s options with their defaults: what each command and skill uses. */
+type RagAgentParts = Required<Omit<CreateRagAgentOptions, 'runFiles'>> &
+  Pick<CreateRagAgentOptions, 'runFiles'>;
+
+/** A run files command (`put`, `get`, `info`, `list`, `delete`) against the run file store. */
+async function* runFilesCommand(
+  { runFiles, maxRunFileBytes }: RagAgentParts,
+  { command, parts }: { command: FilesCommand; parts: readonly RunFilePart[] },
+  signal: AbortSignal,
+): Events {
+  if (runFiles === undefined) {
+    throw new ServiceUnavailableError('This RAG agent keeps no run files.');
+  }
+  switch (command.op) {
+    case 'put': {
+      const uploads = parts.map((part, index) => {
+        const name = cleanRunFileName(part.filename, `file-${index + 1}`);
+        const decoded = decodeFilePart(
+          { filename: name, raw: part.raw },
+          maxRunFileBytes,
+          'RAG_MAX_RUN_FILE_BYTES',
+        );
+        return { name, mediaType: part.mediaType ?? '', bytes: decoded.bytes };
+      });
+      const kept = await runFiles.put({
+        tenant: command.tenant,
+        files: uploads,
+        sessionId: command.sessionId,
+        nodeId: command.nodeId,
+        agent: command.agent,
+        source: command.source,
+        expiresAt: command.expiresAt,
+        signal,
+      });
+      const data: FilesResultData = { files: kept };
+      yield result(`Kept ${kept.map(describeRunFile).join(', ')}.`, data);
+      yield completed(`Kept ${plural(kept.length, 'file')}.`);
+      return;
+    }
+    case 'get': {
+      const { file, bytes } = await runFiles.get({
+        tenant: command.tenant,
+        id: command.id,
+        signal,
+      });
+      const data: FilesResultData = { file };
+      yield result(`${describeRunFile(file)}.`, data, [
+        { raw: bytes.toString('base64'), filename: file.name, mediaType: file.mediaType },
+      ]);
+      yield completed(`Read ${file.name}.`);
+      return;
+    }
+    case 'info': {
+      const file = await runFiles.info({ tenant: command.tenant, id: command.id, signal });
+      const data: FilesResultData = { file };
+      yield result(`${describeRunFile(file)}, kept until ${file.expiresAt}.`, data);
+      yield completed(`Described ${file.name}.`);
+      return;
+    }
+    case 'list': {
+      const listed = await runFiles.list({
+        tenant: command.tenant,
+        sessionId: command.sessionId,
+        signal,
+      });
+      const data: FilesResultData = { files: listed };
+      yield result(
+        listed.length === 0
+          ? `Session ${command.sessionId} has no files.`
+          : `${plural(listed.length, 'file')}: ${listed.map(describeRunFile).join(', ')}.`,
+        data,
+      );
+      yield completed(`Listed ${plural(listed.length, 'file')}.`);
+      return;
+    }
+    case 'delete': {
+      const deleted = await runFiles.remove({ tenant: command.tenant, id: command.id, signal });
+      const data: FilesResultData = { deleted };
+      yield result(
+        deleted ? `Deleted file ${command.id}.` : `There is no file ${command.id}.`,
+        data,
+      );
+      yield completed(deleted ? 'Deleted 1 file.' : 'Nothing to delete.');
+      return;
+    }
+  }
+}
+
+/** A documents command (`ingest`, `list`, `get`, `delete`) against the document service. */
+async function* runDocuments(
+  { documents, maxUploadBytes }: RagAgentParts,
+  { command, files }: { command: DocumentsCommand; files: readonly FilePart[] },
+  signal: AbortSignal,
+): Events {
+  switch (command.op) {
+    case 'ingest': {
+      yield working(`Ingesting ${files.map((file) => file.filename).join(', ')}…`);
+      const uploads = files.map((file) => decodeFilePart(file, maxUploadBytes));
+      const stored = await documents.ingest({ tenant: command.tenant, files: uploads, signal });
+      const data: DocumentsResultData = { documents: stored };
+      yield result(describeIngest(stored), data);
+      const added = stored.filter((document) => document.duplicate !== true).length;
+      yield completed(
+        `Ingested ${plural(added, 'new document')}${stored.length > added ? ` (${stored.length - added} already stored)` : ''}.`,
+      );
+      return;
+    }
+    case 'list': {
+      const listed = await documents.list(command.tenant);
+      const data: DocumentsResultData = { documents: listed };
+      yield result(describeList(listed), data);
+      yield completed(`Listed ${plural(listed.length, 'document')}.`);
+      return;
+    }
+    case 'get': {
+      const { tenant, id, filename } = command;
+      // The schema lets exactly one of id and filename through.
+      const selector: DocumentSelector =
+        id !== undefined ? { tenant, id } : { tenant, filename: filename ?? '' };
+      const found = await documents.get(selector);
+      const data: DocumentsResultData = { document: found.document };
+      yield result(
+        `${found.filename} (document ${found.document.id}, ${found.mediaType}, ${formatBytes(found.bytes.byteLength)}).`,
+        data,
+        [
+          {
+            raw: Buffer.from(
+              found.bytes.buffer,
+              found.bytes.byteOffset,
+              found.bytes.byteLength,
+            ).toString('base64'),
+            filename: found.filename,
+            mediaType: found.mediaType,
+          },
+        ],
+      );
+      yield completed(`Read ${found.filename}.`);
+      return;
+    }
+    case 'delete': {
+      const deleted = await documents.delete({ tenant: command.tenant, id: command.id });
+      const data: DocumentsResultData = { deleted };
+      yield result(
+        deleted
+          ? `Deleted document ${command.id} and its chunks.`
+          : `There is no document ${command.id} in this library.`,
+        data,
+      );
+      yield completed(deleted ? 'Deleted 1 document.' : 'Nothing to delete.');
+      return;
+    }
+  }
+}
+
+/** The `search` skill: the passages found for the question, with their sources. */
+async function* runSearch(
+  { retriever }: RagAgentParts,
+  { question, node }: { question: string; node: NodeInput['fleet'] },
+  signal: AbortSignal,
+): Events {
+  yield working('Searching the documents…', { stage: 'searching' });
+  const retrieval = await retriever.retrieve({ tenant: node.tenant, question, signal });
+  const { sources, chunks } = groupSources(retrieval.chunks);
+  const data: SearchResultData = {
+    query: retrieval.query,
+    sources,
+    chunks,
+    confidence: retrieval.confidence,
+    filters: filterData(retrieval),
+    reranked: retrieval.reranked,
+    ...(retrieval.rerankError === undefined ? {} : { rerankError: retrieval.rerankError }),
+    ...searchModeData(retrieval),
+  };
+  const note = leadingNotes(retrieval, '\n');
+  const text =
+    sources.length === 0
+      ? `${note}No passage in the documents matches this.`
+      : `${note}Found ${plural(chunks.length, 'passage')} in ${plural(sources.length, 'section')}:\n${sources
+          .map((source, index) => `[${index + 1}] ${source.title}: ${shorten(source.snippet, 200)}`)
+          .join('\n')}`;
+  yield result(text, data);
+  yield completed(
+    `Found ${plural(chunks.length, 'passage')} (confidence ${retrieval.confidence.toFixed(2)}).`,
+  );
+}
+
+/** The `answer` skill: a cited answer, streamed as chunks of the `result` artifact. */
+async function* runAnswer(
+  { retriever, answerer }: RagAgentParts,
+  { question, node }: { question: string; node: NodeInput['fleet'] },
+  signal: AbortSignal,
+): Events {
+  yield working('Searching the documents…', { stage: 'searching' });
+  const retrieval = await retriever.retrieve({ tenant: node.tenant, question, signal });
+  if (retrieval.chunks.length > 0) {
+    yield working(`Writing the answer from ${plural(retrieval.chunks.length, 'passage')}…`, {
+      stage: 'answering',
+    });
+  }
+  // The answer streams as chunks of the `result` artifact; the last chunk holds it whole.
+  const artifactId = randomUUID();
+  const answer = yield* resultChunks(
+    artifactId,
+    answerer.stream({ question, retrieval, context: dependencyContext(node), signal }),
+  );
+  const data: AnswerResultData = {
+    query: retrieval.query,
+    sources: answer.sources,
+    chunks: answer.chunks,
+    confidence: answer.confidence,
+    filters: filterData(retrieval),
+    reranked: retrieval.reranked,
+    ...(retrieval.rerankError === undefined ? {} : { rerankError: retrieval.rerankError }),
+    ...searchModeData(retrieval),
+    answeredBy: answer.answeredBy,
+    ...(answer.llmError === undefined ? {} : { llmError: answer.llmError }),
+  };
+  yield resultEnd(artifactId, answer.text, data);
+  yield completed(
+    `Answered from ${plural(answer.sources.length, 'source')} (confidence ${answer.confidence.toFixed(2)}).`,
+  );
+}
+
 /**
  * The RAG agent (docs/architecture.md §4): one task per message.
  *
@@ -140,223 +363,14 @@ export function createRagAgent({
   runFiles,
   maxRunFileBytes = 16 * 1024 * 1024,
 }: CreateRagAgentOptions): AgentExecute {
-  async function* runFilesCommand(
-    command: FilesCommand,
-    parts: readonly RunFilePart[],
-    signal: AbortSignal,
-  ): Events {
-    if (runFiles === undefined) {
-      throw new ServiceUnavailableError('This RAG agent keeps no run files.');
-    }
-    switch (command.op) {
-      case 'put': {
-        const uploads = parts.map((part, index) => {
-          const name = cleanRunFileName(part.filename, `file-${index + 1}`);
-          const decoded = decodeFilePart(
-            { filename: name, raw: part.raw },
-            maxRunFileBytes,
-            'RAG_MAX_RUN_FILE_BYTES',
-          );
-          return { name, mediaType: part.mediaType ?? '', bytes: decoded.bytes };
-        });
-        const kept = await runFiles.put({
-          tenant: command.tenant,
-          files: uploads,
-          sessionId: command.sessionId,
-          nodeId: command.nodeId,
-          agent: command.agent,
-          source: command.source,
-          expiresAt: command.expiresAt,
-          signal,
-        });
-        const data: FilesResultData = { files: kept };
-        yield result(`Kept ${kept.map(describeRunFile).join(', ')}.`, data);
-        yield completed(`Kept ${plural(kept.length, 'file')}.`);
-        return;
-      }
-      case 'get': {
-        const { file, bytes } = await runFiles.get({
-          tenant: command.tenant,
-          id: command.id,
-          signal,
-        });
-        const data: FilesResultData = { file };
-        yield result(`${describeRunFile(file)}.`, data, [
-          { raw: bytes.toString('base64'), filename: file.name, mediaType: file.mediaType },
-        ]);
-        yield completed(`Read ${file.name}.`);
-        return;
-      }
-      case 'info': {
-        const file = await runFiles.info({ tenant: command.tenant, id: command.id, signal });
-        const data: FilesResultData = { file };
-        yield result(`${describeRunFile(file)}, kept until ${file.expiresAt}.`, data);
-        yield completed(`Described ${file.name}.`);
-        return;
-      }
-      case 'list': {
-        const listed = await runFiles.list({
-          tenant: command.tenant,
-          sessionId: command.sessionId,
-          signal,
-        });
-        const data: FilesResultData = { files: listed };
-        yield result(
-          listed.length === 0
-            ? `Session ${command.sessionId} has no files.`
-            : `${plural(listed.length, 'file')}: ${listed.map(describeRunFile).join(', ')}.`,
-          data,
-        );
-        yield completed(`Listed ${plural(listed.length, 'file')}.`);
-        return;
-      }
-      case 'delete': {
-        const deleted = await runFiles.remove({ tenant: command.tenant, id: command.id, signal });
-        const data: FilesResultData = { deleted };
-        yield result(
-          deleted ? `Deleted file ${command.id}.` : `There is no file ${command.id}.`,
-          data,
-        );
-        yield completed(deleted ? 'Deleted 1 file.' : 'Nothing to delete.');
-        return;
-      }
-    }
-  }
-
-  async function* runDocuments(
-    command: DocumentsCommand,
-    files: readonly FilePart[],
-    signal: AbortSignal,
-  ): Events {
-    switch (command.op) {
-      case 'ingest': {
-        yield working(`Ingesting ${files.map((file) => file.filename).join(', ')}…`);
-        const uploads = files.map((file) => decodeFilePart(file, maxUploadBytes));
-        const stored = await documents.ingest({ tenant: command.tenant, files: uploads, signal });
-        const data: DocumentsResultData = { documents: stored };
-        yield result(describeIngest(stored), data);
-        const added = stored.filter((document) => document.duplicate !== true).length;
-        yield completed(
-          `Ingested ${plural(added, 'new document')}${stored.length > added ? ` (${stored.length - added} already stored)` : ''}.`,
-        );
-        return;
-      }
-      case 'list': {
-        const listed = await documents.list(command.tenant);
-        const data: DocumentsResultData = { documents: listed };
-        yield result(describeList(listed), data);
-        yield completed(`Listed ${plural(listed.length, 'document')}.`);
-        return;
-      }
-      case 'get': {
-        const { tenant, id, filename } = command;
-        // The schema lets exactly one of id and filename through.
-        const selector: DocumentSelector =
-          id !== undefined ? { tenant, id } : { tenant, filename: filename ?? '' };
-        const found = await documents.get(selector);
-        const data: DocumentsResultData = { document: found.document };
-        yield result(
-          `${found.filename} (document ${found.document.id}, ${found.mediaType}, ${formatBytes(found.bytes.byteLength)}).`,
-          data,
-          [
-            {
-              raw: Buffer.from(
-                found.bytes.buffer,
-                found.bytes.byteOffset,
-                found.bytes.byteLength,
-              ).toString('base64'),
-              filename: found.filename,
-              mediaType: found.mediaType,
-            },
-          ],
-        );
-        yield completed(`Read ${found.filename}.`);
-        return;
-      }
-      case 'delete': {
-        const deleted = await documents.delete({ tenant: command.tenant, id: command.id });
-        const data: DocumentsResultData = { deleted };
-        yield result(
-          deleted
-            ? `Deleted document ${command.id} and its chunks.`
-            : `There is no document ${command.id} in this library.`,
-          data,
-        );
-        yield completed(deleted ? 'Deleted 1 document.' : 'Nothing to delete.');
-        return;
-      }
-    }
-  }
-
-  async function* runSearch(
-    question: string,
-    node: NodeInput['fleet'],
-    signal: AbortSignal,
-  ): Events {
-    yield working('Searching the documents…', { stage: 'searching' });
-    const retrieval = await retriever.retrieve({ tenant: node.tenant, question, signal });
-    const { sources, chunks } = groupSources(retrieval.chunks);
-    const data: SearchResultData = {
-      query: retrieval.query,
-      sources,
-      chunks,
-      confidence: retrieval.confidence,
-      filters: filterData(retrieval),
-      reranked: retrieval.reranked,
-      ...(retrieval.rerankError === undefined ? {} : { rerankError: retrieval.rerankError }),
-      ...searchModeData(retrieval),
-    };
-    const note = leadingNotes(retrieval, '\n');
-    const text =
-      sources.length === 0
-        ? `${note}No passage in the documents matches this.`
-        : `${note}Found ${plural(chunks.length, 'passage')} in ${plural(sources.length, 'section')}:\n${sources
-            .map(
-              (source, index) => `[${index + 1}] ${source.title}: ${shorten(source.snippet, 200)}`,
-            )
-            .join('\n')}`;
-    yield result(text, data);
-    yield completed(
-      `Found ${plural(chunks.length, 'passage')} (confidence ${retrieval.confidence.toFixed(2)}).`,
-    );
-  }
-
-  async function* runAnswer(
-    question: string,
-    node: NodeInput['fleet'],
-    signal: AbortSignal,
-  ): Events {
-    yield working('Searching the documents…', { stage: 'searching' });
-    const retrieval = await retriever.retrieve({ tenant: node.tenant, question, signal });
-    if (retrieval.chunks.length > 0) {
-      yield working(`Writing the answer from ${plural(retrieval.chunks.length, 'passage')}…`, {
-        stage: 'answering',
-      });
-    }
-    // The answer streams as chunks of the `result` artifact; the last chunk holds it whole.
-    const artifactId = randomUUID();
-    const answer = yield* resultChunks(
-      artifactId,
-      answerer.stream({ question, retrieval, context: dependencyContext(node), signal }),
-    );
-    const data: AnswerResultData = {
-      query: retrieval.query,
-      sources: answer.sources,
-      chunks: answer.chunks,
-      confidence: answer.confidence,
-      filters: filterData(retrieval),
-      reranked: retrieval.reranked,
-      ...(retrieval.rerankError === undefined ? {} : { rerankError: retrieval.rerankError }),
-      ...searchModeData(retrieval),
-      answeredBy: answer.answeredBy,
-      ...(answer.llmError === undefined ? {} : { llmError: answer.llmError }),
-    };
-    yield resultEnd(artifactId, answer.text, data);
-    yield completed(
-      `Answered from ${plural(answer.sources.length, 'source')} (confidence ${answer.confidence.toFixed(2)}).`,
-    );
-  }
-
+  const parts: RagAgentParts = {
+    documents,
+    retriever,
+    answerer,
+    maxUploadBytes,
+    runFiles,
+    maxRunFileBytes,
+  };
   return async function* ragAgent(context: AgentContext): Events {
     const input = readRagInput(context.message.parts);
     if (input.kind === 'invalid') {
@@ -365,18 +379,22 @@ export function createRagAgent({
     }
     try {
       if (input.kind === 'documents') {
-        yield* runDocuments(input.command, input.files, context.signal);
+        yield* runDocuments(parts, { command: input.command, files: input.files }, context.signal);
         return;
       }
       if (input.kind === 'files') {
-        yield* runFilesCommand(input.command, input.files, context.signal);
+        yield* runFilesCommand(
+          parts,
+          { command: input.command, parts: input.files },
+          context.signal,
+        );
         return;
       }
       setSessionAttributes(getActiveSpan(), { sessionId: input.node.sessionId });
       if (input.node.skill === RAG_SKILLS.search) {
-        yield* runSearch(input.question, input.node, context.signal);
+        yield* runSearch(parts, { question: input.question, node: input.node }, context.signal);
       } else {
-        yield* runAnswer(input.question, input.node, context.signal);
+        yield* runAnswer(parts, { question: input.question, node: input.node }, context.signal);
       }
     } catch (error) {
       if (context.signal.aborted) throw error;
