@@ -8,7 +8,7 @@
 //
 //   node infra/scripts/function-lengths.mjs [--max N] [--max-file N] [--json] [--check]
 //
-// --check exits 1 when a function is over --max (the lint step runs it so). Lengths count the
+// --check exits 1 when a function is over --max. Lengths count the
 // lines from a function's first line to its last, comments and blank lines included, as a reader
 // sees them.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
