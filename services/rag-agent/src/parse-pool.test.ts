@@ -220,7 +220,8 @@ describe('reading uploads on the parse pool', () => {
   it(
     'reads another tenant’s upload before the rest of one tenant’s queue',
     async () => {
-      const { ingest, reader } = await boot({ workers: 1, timeoutMs: 2000, maxQueued: 8 });
+      // A budget long enough that b1 is surely queued while a1 still runs, even on a busy machine.
+      const { ingest, reader } = await boot({ workers: 1, timeoutMs: 6000, maxQueued: 8 });
       const settled: string[] = [];
       const track = (label: string, upload: Promise<Task>) =>
         upload.then((task) => {
@@ -234,6 +235,9 @@ describe('reading uploads on the parse pool', () => {
       const a3 = track('a3', ingest('fair-a', monster('a3.txt')));
       await until(() => reader.stats().queued === 2, 'a2 and a3 wait');
       const b1 = track('b1', ingest('fair-b', markdown('# B\n\nA short note.', 'b1.md')));
+      // The order is decided when a1's worker is free: b1 must be waiting by then.
+      await until(() => reader.stats().queued === 3, 'b1 waits beside a2 and a3');
+      expect(reader.stats().running).toBe(1);
       await Promise.all([a1, a2, a3, b1]);
       expect(settled.indexOf('b1')).toBeLessThan(settled.indexOf('a2'));
       expect((await b1).status.state).toBe('TASK_STATE_COMPLETED');
