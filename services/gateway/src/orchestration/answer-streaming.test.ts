@@ -48,6 +48,13 @@ const NODE_PROGRESS = {
 };
 
 /**
+ * A test that watches the answer arrive piece by piece sets `pieceGate` before it asks: the
+ * orchestrator then writes the later pieces only once the client holds the first one (or after 5 s,
+ * when a gateway that buffers has kept it), and notes when it wrote them.
+ */
+let pieceGate: { firstPieceRead: Promise<void>; laterPiecesAt?: number } | undefined;
+
+/**
  * The orchestrator's side of the wire (docs/a2a.md, "The result artifact, streamed"): progress,
  * then the answer as chunks of one `result` artifact (`append: true`), the last
  * (`lastChunk: true`) with the whole text and the run result. Pauses between chunks so a test can see them arrive
@@ -73,12 +80,21 @@ async function* streamingOrchestrator(context: AgentContext): AsyncGenerator<Age
     };
   }
   const artifactId = `result-${context.taskId}`;
-  for (const piece of PIECES) {
+  for (const [index, piece] of PIECES.entries()) {
     yield {
       type: 'artifact',
       artifact: { artifactId, name: RESULT_ARTIFACT_NAME, parts: [textPart(piece)] },
       append: true,
     };
+    if (index === 0 && pieceGate) {
+      const waited = new AbortController();
+      await Promise.race([
+        pieceGate.firstPieceRead,
+        delay(5000, undefined, { signal: waited.signal }).catch(() => undefined),
+      ]);
+      waited.abort();
+      pieceGate.laterPiecesAt = Date.now();
+    }
     await delay(100);
   }
   yield {
@@ -146,6 +162,11 @@ describe('orchestrated answers that stream', () => {
         maxRetries: 0,
         defaultHeaders: { 'x-routing-mode': 'orchestration' },
       });
+      let firstPieceRead = (): void => undefined;
+      const gate: NonNullable<typeof pieceGate> = {
+        firstPieceRead: new Promise<void>((resolve) => (firstPieceRead = resolve)),
+      };
+      pieceGate = gate;
       const stream = await client.chat.completions.create({
         model: 'fleet-orchestration',
         stream: true,
@@ -159,13 +180,16 @@ describe('orchestrated answers that stream', () => {
         if (typeof delta?.reasoning_content === 'string') reasoning += delta.reasoning_content;
         if (typeof delta?.content === 'string' && delta.content !== '') {
           deltas.push({ text: delta.content, at: Date.now() });
+          firstPieceRead();
         }
         const extra = (chunk as unknown as { fleet?: { type?: string } }).fleet;
         if (extra?.type === 'run-result') fleet = extra;
       }
+      pieceGate = undefined;
       expect(deltas.map((delta) => delta.text)).toEqual([...PIECES, REST]);
-      // The first piece left while the orchestrator was still writing (100 ms between pieces).
-      expect((deltas.at(-1)?.at ?? 0) - (deltas[0]?.at ?? 0)).toBeGreaterThanOrEqual(200);
+      // The first piece reached the client before the orchestrator wrote the others.
+      expect(gate.laterPiecesAt).toBeDefined();
+      expect(deltas[0]?.at).toBeLessThanOrEqual(gate.laterPiecesAt ?? 0);
       expect(reasoning).toBe('Run sess-s started.\nDone.\n');
       expect(fleet).toEqual({ type: 'run-result', ...runResult });
 
