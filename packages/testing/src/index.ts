@@ -130,3 +130,4 @@ export type {
   AnswerReply,
   AnswerTask,
 } from './sdk-agents/answer-executor';
+export { keySlot } from './redis/key-slot';
