@@ -228,7 +228,8 @@ export class RedisTaskStore implements TaskStore {
    * The indexes first, then the task (one script on the task's slot). On one Redis both go out
    * together and run in that order (one connection); on a Cluster the task waits for its indexes,
    * which live on other nodes. Either way a task that was written is indexed, even if this process
-   * dies in between.
+   * dies in between. A compare-and-set that fails has indexed anyway: the task exists (in another
+   * version), and at most its score is off until its next save.
    */
   async save(record: TaskRecord, { expectedVersion }: SaveTaskOptions = {}): Promise<boolean> {
     const { task } = record;

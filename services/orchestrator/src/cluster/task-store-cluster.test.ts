@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Cluster, Redis } from 'ioredis';
 import type { Task } from '@fleet/a2a';
-import { RedisTaskStore, type TaskBusMessage } from '@fleet/a2a/server';
+import { migrateRedisTaskKeys, RedisTaskStore, type TaskBusMessage } from '@fleet/a2a/server';
 import { startRedisCluster, type TestRedisCluster } from '@fleet/testing';
 
 function task(contextId: string): Task {
@@ -160,5 +160,42 @@ describe('RedisTaskStore on a Redis Cluster of three masters (ioredis Cluster)',
     // The task's own channel carries it too (what a replica of an earlier version listens to).
     expect(await received).toEqual({ type: 'cancel', reason: 'user asked' });
     await stop();
+  });
+  it('moves the tasks of the earlier key layout, spread over the masters, to the current one', async () => {
+    replica();
+    const connection = connections.at(-1) as Cluster;
+    const prefix = 'fleet:a2a:migrated';
+    const tasks = Array.from({ length: 6 }, () => task('old'));
+    for (const entry of tasks) {
+      const key = `${prefix}:task:${entry.id}`;
+      await connection.hset(key, 'task', JSON.stringify(entry), 'version', '3');
+      await connection.expire(key, 600);
+      await connection.zadd(`${prefix}:context:old`, Date.now(), entry.id);
+      await connection.zadd(`${prefix}:tasks`, Date.now(), entry.id);
+    }
+    const [first, second] = tasks as [Task, Task];
+    await connection.set(`${prefix}:task:${first.id}:claim:send-mail`, 'x', 'EX', 600);
+    const masters = new Set(
+      await Promise.all(tasks.map((entry) => cluster.masterFor(`${prefix}:task:${entry.id}`))),
+    );
+    expect(masters.size).toBeGreaterThan(1);
+
+    expect(await migrateRedisTaskKeys({ redis: connection, keyPrefix: prefix })).toEqual({
+      tasks: 6,
+      indexEntries: 12,
+    });
+    expect(await migrateRedisTaskKeys({ redis: connection, keyPrefix: prefix })).toEqual({
+      tasks: 0,
+      indexEntries: 0,
+    });
+    const migrated = new RedisTaskStore({ redis: connection, keyPrefix: prefix });
+    stores.push(migrated);
+    const page = await migrated.list({ contextId: 'old', pageSize: 10 });
+    expect(page.tasks.map(({ id }) => id).sort()).toEqual(tasks.map(({ id }) => id).sort());
+    expect((await migrated.list({ pageSize: 10 })).totalSize).toBe(6);
+    expect(await migrated.load(second.id)).toEqual({ task: second, version: 3 });
+    expect(await migrated.claim(first.id, 'send-mail')).toBe(false);
+    expect(await connection.exists(`${prefix}:task:${second.id}`)).toBe(0);
+    expect(await connection.exists(`${prefix}:tasks`)).toBe(0);
   });
 });
