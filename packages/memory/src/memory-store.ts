@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { ConflictError, safeParseJson } from '@fleet/errors';
 import { compareAndSet } from './internal/compare-and-set';
 import { mergeMemory } from './merge-memory';
@@ -35,7 +35,8 @@ export interface MemoryStoreLogger {
 
 /** Options for {@link createMemoryStore}. */
 export interface CreateMemoryStoreOptions {
-  redis: Redis;
+  /** One Redis or a Redis Cluster: every command touches one key. */
+  redis: Redis | Cluster;
   /** Keys are `<prefix>:<tenant>:<user>`. @default 'fleet:memory' */
   keyPrefix?: string;
   /** A user's memory expires this long after its last change; 0 keeps it. @default 0 */

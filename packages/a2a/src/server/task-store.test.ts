@@ -193,12 +193,12 @@ describe('RedisTaskStore (real Redis)', () => {
     stores.push(store);
     const entry = task();
     await store.save({ task: entry, version: 1 });
-    const stored = await redis.hget(`${keyPrefix}:task:${entry.id}`, 'task');
+    const stored = await redis.hget(`${keyPrefix}:{${entry.id}}:task`, 'task');
     expect(JSON.parse(stored ?? '{}')).toEqual(entry);
-    const ttl = await redis.ttl(`${keyPrefix}:task:${entry.id}`);
+    const ttl = await redis.ttl(`${keyPrefix}:{${entry.id}}:task`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(60);
-    expect(await redis.zscore(`${keyPrefix}:context:ctx`, entry.id)).not.toBeNull();
+    expect(await redis.zscore(`${keyPrefix}:{ctx:ctx}:tasks`, entry.id)).not.toBeNull();
   });
 
   it('does not wait for a publish: a task event is one round trip, and a failed publish fails its next save', async () => {
@@ -250,12 +250,29 @@ describe('RedisTaskStore (real Redis)', () => {
     const store = new RedisTaskStore({ redis, keyPrefix: `${keyPrefix}:expiry` });
     stores.push(store);
     const kept = task({ contextId: 'expiry' });
-    const gone = task({ contextId: 'expiry' });
+    // Expired: its last change is older than the grace given to a save under way.
+    const gone = task({ contextId: 'expiry', at: Date.now() - 5 * 60_000 });
     await store.save({ task: kept, version: 1 });
     await store.save({ task: gone, version: 1 });
-    await redis.del(`${keyPrefix}:expiry:task:${gone.id}`);
+    await redis.del(`${keyPrefix}:expiry:{${gone.id}}:task`);
     const page = await store.list({ contextId: 'expiry', pageSize: 10 });
     expect(page.tasks.map((entry) => entry.id)).toEqual([kept.id]);
-    expect(await redis.zscore(`${keyPrefix}:expiry:context:expiry`, gone.id)).toBeNull();
+    expect(await redis.zscore(`${keyPrefix}:expiry:{ctx:expiry}:tasks`, gone.id)).toBeNull();
+    expect(await redis.zscore(`${keyPrefix}:expiry:{all}:tasks`, gone.id)).not.toBeNull();
+  });
+
+  it('leaves out, but keeps, a recent index entry whose task is not written yet (a save under way)', async () => {
+    const store = new RedisTaskStore({ redis, keyPrefix: `${keyPrefix}:underway` });
+    stores.push(store);
+    const saving = task({ contextId: 'underway' });
+    // What a save does first: the index entries, before the task itself.
+    await redis.zadd(`${keyPrefix}:underway:{ctx:underway}:tasks`, Date.now(), saving.id);
+    expect((await store.list({ contextId: 'underway', pageSize: 10 })).tasks).toEqual([]);
+    expect(
+      await redis.zscore(`${keyPrefix}:underway:{ctx:underway}:tasks`, saving.id),
+    ).not.toBeNull();
+    await store.save({ task: saving, version: 1 });
+    const page = await store.list({ contextId: 'underway', pageSize: 10 });
+    expect(page.tasks.map((entry) => entry.id)).toEqual([saving.id]);
   });
 });

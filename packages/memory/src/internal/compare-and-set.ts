@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 
 /**
  * Sets KEYS[1] to ARGV[2] only when it still holds ARGV[1] ('' for absent), with a TTL of ARGV[3]
@@ -27,18 +27,19 @@ interface CompareAndSetCommand {
 }
 
 /** The client with the command, defined once per client (which may be shared with other code). */
-function withCommand(redis: Redis): Redis & CompareAndSetCommand {
+function withCommand(redis: Redis | Cluster): (Redis | Cluster) & CompareAndSetCommand {
   if (
-    typeof (redis as Redis & Partial<CompareAndSetCommand>).fleetMemoryCompareAndSet !== 'function'
+    typeof (redis as (Redis | Cluster) & Partial<CompareAndSetCommand>).fleetMemoryCompareAndSet !==
+    'function'
   ) {
     redis.defineCommand('fleetMemoryCompareAndSet', { numberOfKeys: 1, lua: SOURCE });
   }
-  return redis as Redis & CompareAndSetCommand;
+  return redis as (Redis | Cluster) & CompareAndSetCommand;
 }
 
 /** Options for {@link compareAndSet}. */
 export interface CompareAndSetOptions {
-  redis: Redis;
+  redis: Redis | Cluster;
   key: string;
   /** The value read before; undefined when the key was absent. */
   expected: string | undefined;

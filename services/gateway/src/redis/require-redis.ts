@@ -1,9 +1,9 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { redisUnavailableError } from '@fleet/errors';
 
 /** What the gate watches: the client's connection state and its events. */
-export type RedisConnection = Pick<Redis, 'status' | 'on'>;
+export type RedisConnection = Pick<Redis, 'status' | 'on'> | Pick<Cluster, 'status' | 'on'>;
 
 /** Whether the gateway's Redis connection is up, as routes that need Redis ask it. */
 export interface RedisGate {

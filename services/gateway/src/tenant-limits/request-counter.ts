@@ -1,5 +1,6 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { LimitState } from './rate-limit-headers';
+import { tenantKey } from './tenant-key';
 
 /** One counted request: its bucket's state for the headers, and whether it was refused. */
 export interface CountedRequest {
@@ -9,8 +10,8 @@ export interface CountedRequest {
 
 /** Options for {@link createRequestCounter}. */
 export interface RequestCounterOptions {
-  redis: Pick<Redis, 'eval' | 'status'>;
-  /** A bucket's count lives at `${keyPrefix}:${bucket}`. */
+  redis: Pick<Redis, 'eval' | 'status'> | Pick<Cluster, 'eval' | 'status'>;
+  /** A tenant's bucket's count lives at `${keyPrefix}:{tenant:${tenant}}:requests:${bucket}` ({@link tenantKey}). */
   keyPrefix: string;
   /** The window, in milliseconds. */
   windowMs: number;
@@ -27,11 +28,11 @@ export interface RequestCounterOptions {
 /** Requests per fixed window, counted on this replica and reconciled with Redis in the background. */
 export interface RequestCounter {
   /**
-   * Counts one request in `bucket` against `limit`. Far from the limit it answers at once, from
+   * Counts one request in the tenant's `bucket` against `limit`. Far from the limit it answers at once, from
    * memory; near it (or past this replica's share for the sync interval) it asks Redis, which
    * decides atomically. Rejects when Redis fails on that path (the caller lets the request through).
    */
-  count(bucket: string, limit: number): CountedRequest | Promise<CountedRequest>;
+  count(tenant: string, bucket: string, limit: number): CountedRequest | Promise<CountedRequest>;
   /**
    * Sends every active bucket's unsent count to Redis and reads back the shared counts (the
    * commands leave together: one round trip). Forgets buckets whose window has ended.
@@ -90,12 +91,17 @@ interface CounterState {
   buckets: Map<string, Bucket>;
 }
 
-/** The bucket `name` at `time`: created when new, started over when its window has ended. */
-function bucketOf({ keyPrefix, buckets }: CounterState, name: string, time: number): Bucket {
-  let bucket = buckets.get(name);
+/** The tenant's bucket at `time`: created when new, started over when its window has ended. */
+function bucketOf(
+  { keyPrefix, buckets }: CounterState,
+  { tenant, name }: { tenant: string; name: string },
+  time: number,
+): Bucket {
+  const key = tenantKey(keyPrefix, tenant, 'requests', name);
+  let bucket = buckets.get(key);
   if (bucket === undefined) {
     bucket = {
-      key: `${keyPrefix}:${name}`,
+      key,
       shared: 0,
       sending: 0,
       unsent: 0,
@@ -103,7 +109,7 @@ function bucketOf({ keyPrefix, buckets }: CounterState, name: string, time: numb
       epoch: 0,
       active: false,
     };
-    buckets.set(name, bucket);
+    buckets.set(key, bucket);
   } else if (bucket.endsAt !== undefined && time >= bucket.endsAt) {
     // The window is over (Redis's key has expired with it): start over.
     bucket.shared = 0;
@@ -169,8 +175,8 @@ async function sendCount(
  * Once Redis answers that a bucket is spent, it is refused from memory until its window ends.
  *
  * @example
- * const counter = createRequestCounter({ redis, keyPrefix: 'fleet:limits:requests', windowMs: 60_000, syncIntervalMs: 1000 });
- * const { state, limited } = await counter.count('acme:chat', 600);
+ * const counter = createRequestCounter({ redis, keyPrefix: 'fleet:limits', windowMs: 60_000, syncIntervalMs: 1000 });
+ * const { state, limited } = await counter.count('acme', 'chat', 600);
  */
 export function createRequestCounter({
   redis,
@@ -189,9 +195,9 @@ export function createRequestCounter({
   });
 
   return {
-    count(name, limit) {
+    count(tenant, name, limit) {
       const time = now();
-      const bucket = bucketOf(counter, name, time);
+      const bucket = bucketOf(counter, { tenant, name }, time);
       bucket.active = true;
       if (bucket.endsAt !== undefined && bucket.shared >= limit) {
         return { state: stateOf(bucket, limit, time), limited: true };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { tenantKey } from './tenant-key';
 
 /** One held run slot: a lease renewed while it is held. */
 export interface RunSlot {
@@ -17,8 +18,8 @@ export interface RunSlots {
 
 /** Options for {@link createRunSlots}. */
 export interface RunSlotsOptions {
-  redis: Pick<Redis, 'eval'>;
-  /** Key prefix; a tenant's slots are a sorted set at `${keyPrefix}:{tenant}`. */
+  redis: Pick<Redis, 'eval'> | Pick<Cluster, 'eval'>;
+  /** Key prefix; a tenant's slots are a sorted set at `${keyPrefix}:{tenant:${tenant}}:runs` ({@link tenantKey}). */
   keyPrefix: string;
   /**
    * How long a slot outlives the last renewal: a gateway that dies holding slots frees them after
@@ -58,7 +59,7 @@ const HELD_LUA = `${NOW_MS_LUA}return redis.call('ZCOUNT', KEYS[1], now, '+inf')
  * within `leaseMs`.
  *
  * @example
- * const slots = createRunSlots({ redis, keyPrefix: 'fleet:limits:runs' });
+ * const slots = createRunSlots({ redis, keyPrefix: 'fleet:limits' });
  * const slot = await slots.acquire('acme', 20);
  * try { await run(); } finally { slot?.release(); }
  */
@@ -68,7 +69,7 @@ export function createRunSlots({
   leaseMs = 30_000,
   onRenewFailure = () => undefined,
 }: RunSlotsOptions): RunSlots {
-  const keyOf = (tenant: string): string => `${keyPrefix}:${tenant}`;
+  const keyOf = (tenant: string): string => tenantKey(keyPrefix, tenant, 'runs');
   return {
     async acquire(tenant, limit) {
       const key = keyOf(tenant);

@@ -113,9 +113,9 @@ describe('createTenantLimiter: requests', () => {
     await one.sync();
     // One command per bucket, sent together.
     expect(sent).toEqual(['eval', 'eval']);
-    expect(await redis.get(`${keyPrefix}:requests:acme:chat`)).toBe('40');
-    expect(await redis.get(`${keyPrefix}:requests:acme:embeddings`)).toBe('1');
-    expect(await redis.pttl(`${keyPrefix}:requests:acme:chat`)).toBeGreaterThan(50_000);
+    expect(await redis.get(`${keyPrefix}:{tenant:acme}:requests:chat`)).toBe('40');
+    expect(await redis.get(`${keyPrefix}:{tenant:acme}:requests:embeddings`)).toBe('1');
+    expect(await redis.pttl(`${keyPrefix}:{tenant:acme}:requests:chat`)).toBeGreaterThan(50_000);
 
     const two = limiter(redis, { limits: { rpm: 1000 }, keyPrefix });
     await admit(two);
@@ -192,7 +192,7 @@ describe('createTenantLimiter: requests', () => {
     redis.eval = evaluate;
     await limits.sync();
     // The first request reached Redis after all.
-    expect(await redis.get(`${keyPrefix}:requests:acme:chat`)).toBe('1');
+    expect(await redis.get(`${keyPrefix}:{tenant:acme}:requests:chat`)).toBe('1');
   });
 });
 
@@ -210,8 +210,8 @@ describe('createTenantLimiter: tokens per day', () => {
     expect(sent).toEqual(['get']);
     await limits.sync();
     const day = new Date().toISOString().slice(0, 10);
-    expect(await redis.get(`${keyPrefix}:tokens:acme:${day}`)).toBe('300');
-    expect(await redis.ttl(`${keyPrefix}:tokens:acme:${day}`)).toBeGreaterThan(86_400);
+    expect(await redis.get(`${keyPrefix}:{tenant:acme}:tokens:${day}`)).toBe('300');
+    expect(await redis.ttl(`${keyPrefix}:{tenant:acme}:tokens:${day}`)).toBeGreaterThan(86_400);
   });
 
   it("sees the other replicas' tokens after a sync, and refuses once the budget is spent", async () => {

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { RateLimitError } from '@fleet/errors';
 import type { HttpLogger } from '@fleet/http';
 import type { SessionStore } from '@fleet/sessions';
@@ -17,8 +17,11 @@ export type LimitName = 'requests' | 'tokens' | 'runs' | 'waiting';
 
 /** Everything {@link createTenantLimiter} needs. */
 export interface TenantLimiterOptions {
-  /** The gateway's Redis connection (the limits are shared by every replica through it). */
-  redis: Redis;
+  /**
+   * The gateway's Redis connection, one Redis or a Redis Cluster (the limits are shared by every
+   * replica through it).
+   */
+  redis: Redis | Cluster;
   /** Counts the tenant's sessions waiting for a person (the `waiting` limit). */
   sessions: Pick<SessionStore, 'countAwaitingApprovalForTenant'>;
   /** Limits of tenants without overrides (GATEWAY_LIMIT_*). */
@@ -37,7 +40,7 @@ export interface TenantLimiterOptions {
   runRetryAfterSeconds?: number;
   /** How long a run slot outlives its holder's last renewal. @default 30000 */
   runLeaseMs?: number;
-  /** @default 'fleet:limits' */
+  /** Prefix of every key; a tenant's keys are `<keyPrefix>:{tenant:<tenant>}:…`. @default 'fleet:limits' */
   keyPrefix?: string;
   logger: HttpLogger;
   /** Told about every refused request (the metric). */
@@ -93,7 +96,7 @@ const ROUTE_NAMES: Record<LimitedRoute, string> = {
 /** What the limiter's steps share. */
 interface LimiterContext {
   limitsOf: (tenant: string) => TenantLimits;
-  redis: Pick<Redis, 'status'>;
+  redis: Pick<Redis | Cluster, 'status'>;
   requests: RequestCounter;
   tokens: TokenCounter;
   slots: RunSlots;
@@ -150,15 +153,15 @@ export function createTenantLimiter({
     redis,
     requests: createRequestCounter({
       redis,
-      keyPrefix: `${keyPrefix}:requests`,
+      keyPrefix,
       windowMs: windowSeconds * 1000,
       syncIntervalMs,
       now,
     }),
-    tokens: createTokenCounter({ redis, keyPrefix: `${keyPrefix}:tokens`, now }),
+    tokens: createTokenCounter({ redis, keyPrefix, now }),
     slots: createRunSlots({
       redis,
-      keyPrefix: `${keyPrefix}:runs`,
+      keyPrefix,
       leaseMs: runLeaseMs,
       onRenewFailure: (error) => logger.warn({ err: error }, 'run slot renewal failed'),
     }),
@@ -207,7 +210,7 @@ async function countRequest(
     return undefined;
   }
   try {
-    return await context.requests.count(`${tenant}:${route}`, points);
+    return await context.requests.count(tenant, route, points);
   } catch (error) {
     context.warnUnchecked(error, 'request limits not checked');
     return undefined;

@@ -1,4 +1,5 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { tenantKey } from './tenant-key';
 
 /** A tenant's tokens of the current UTC day, as this replica knows them. */
 export interface TokenDay {
@@ -9,8 +10,8 @@ export interface TokenDay {
 
 /** Options for {@link createTokenCounter}. */
 export interface TokenCounterOptions {
-  redis: Pick<Redis, 'eval' | 'get' | 'status'>;
-  /** A tenant's day lives at `${keyPrefix}:${tenant}:${YYYY-MM-DD}`. */
+  redis: Pick<Redis, 'eval' | 'get' | 'status'> | Pick<Cluster, 'eval' | 'get' | 'status'>;
+  /** A tenant's day lives at `${keyPrefix}:{tenant:${tenant}}:tokens:${YYYY-MM-DD}` ({@link tenantKey}). */
   keyPrefix: string;
   /** The clock for the UTC day. @default Date.now */
   now?: () => number;
@@ -54,10 +55,10 @@ interface Day {
  * Builds the token counter: each replica adds its answers' tokens locally and sends them with the
  * background sync; a request is checked against what the replica knows (Redis's total at the last
  * sync plus its own tokens since), so it costs no round trip after the tenant's first request of
- * the day on this replica. Keys are `${keyPrefix}:${tenant}:${YYYY-MM-DD}`, plain integers.
+ * the day on this replica. Keys are `${keyPrefix}:{tenant:${tenant}}:tokens:${YYYY-MM-DD}`, plain integers.
  *
  * @example
- * const tokens = createTokenCounter({ redis, keyPrefix: 'fleet:limits:tokens' });
+ * const tokens = createTokenCounter({ redis, keyPrefix: 'fleet:limits' });
  * const { spent } = await tokens.spent('acme');
  * tokens.add('acme', 420);
  */
@@ -78,7 +79,7 @@ export function createTokenCounter({
       current = {
         tenant,
         day,
-        key: `${keyPrefix}:${tenant}:${day}`,
+        key: tenantKey(keyPrefix, tenant, 'tokens', day),
         shared: undefined,
         sending: 0,
         unsent: 0,

@@ -190,4 +190,37 @@ describe('createAgentDirectory', () => {
     });
     expect((await other.availableAgents())[0]?.summary.description).toBe('from the cache');
   });
+  it('sends only commands of one key each to Redis, which a Redis Cluster serves from any slot', async () => {
+    const connection = new Redis('redis://127.0.0.1:6379');
+    try {
+      const sent: { name: string; keys: string[] }[] = [];
+      const send = connection.sendCommand.bind(connection);
+      connection.sendCommand = (...args: Parameters<Redis['sendCommand']>) => {
+        sent.push({ name: args[0].name, keys: args[0].getKeys().map(String) });
+        return send(...args);
+      };
+      const urls = [servers['web1']?.url ?? '', servers['rag']?.url ?? ''];
+      await redis.del(...urls.map((url) => `${keyPrefix}${url}`));
+      const directory = createAgentDirectory({
+        urls,
+        redis: connection,
+        token: TOKEN,
+        keyPrefix,
+        logger: recordingLogger(),
+      });
+      await directory.refresh();
+      await directory.availableAgents();
+      const data = sent.filter(({ keys }) => keys.length > 0);
+      expect(data.map(({ name }) => name)).toEqual(expect.arrayContaining(['get', 'set']));
+      for (const { name, keys } of data) {
+        expect({ name, keys: keys.length }).toEqual({ name, keys: 1 });
+      }
+      // Nothing else but the connection's own set-up.
+      expect(sent.filter(({ keys }) => keys.length === 0).map(({ name }) => name)).toEqual(
+        expect.not.arrayContaining(['eval', 'evalsha', 'multi', 'scan', 'keys']),
+      );
+    } finally {
+      connection.disconnect();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import {
   agentCardSchema,
   agentSummaryOf,
@@ -47,8 +47,11 @@ export interface DiscoveryLogger {
 export interface AgentDirectoryOptions {
   /** Agent base URLs (AGENT_URLS). */
   urls: readonly string[];
-  /** The card cache (`fleet:cards:<url>`), shared by orchestrator replicas. */
-  redis: Redis;
+  /**
+   * The card cache (`fleet:cards:<url>`: one key per card, single-key commands only, so any slot
+   * on a Redis Cluster), shared by orchestrator replicas.
+   */
+  redis: Redis | Cluster;
   /** Sent with card requests (FLEET_INTERNAL_TOKEN). */
   token?: string | undefined;
   /** Card cache lifetime and background refresh period. @default 60 */
@@ -186,7 +189,7 @@ export function createAgentDirectory({
 
 /** What reading one agent's card and health needs. */
 interface Prober {
-  redis: Redis;
+  redis: Redis | Cluster;
   token: string | undefined;
   ttlSeconds: number;
   timeoutMs: number;
