@@ -313,21 +313,25 @@ export function mailsSent(fleet: RunningFleet, sessionId: string) {
 }
 
 /**
- * The fleet of the Redis fault tests, on a redis-server of the test's own (the shared one on 6379
- * is never touched): a web agent, then a mail agent whose sends wait for approval (300 s), the
- * planner on the scripted model, memory off, and the recovery pass every `recoveryIntervalMs`.
+ * The fleet of the Redis fault tests, on Redis of the test's own (the shared one on 6379 is never
+ * touched): a redis-server (`redisUrl`), or Sentinel or a Cluster (`redisEnv`: `REDIS_SENTINELS`
+ * and `REDIS_SENTINEL_NAME`, or `REDIS_CLUSTER_NODES`). A web agent, then a mail agent whose sends
+ * wait for approval (300 s), the planner on the scripted model, memory off, and the recovery pass
+ * every `recoveryIntervalMs`.
  */
 export function startFleetOnRedis({
   redisUrl,
+  redisEnv = {},
   llmBaseUrl,
   recoveryIntervalMs,
 }: {
-  redisUrl: string;
+  redisUrl?: string;
+  redisEnv?: Record<string, string>;
   llmBaseUrl: string;
   recoveryIntervalMs: number;
 }): Promise<RunningFleet> {
   return startFleet({
-    env: { REDIS_URL: redisUrl },
+    env: { ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }), ...redisEnv },
     serviceEnv: {
       planner: { OPENAI_BASE_URL: llmBaseUrl, OPENAI_API_KEY: 'sk-e2e-upstream' },
       orchestrator: {

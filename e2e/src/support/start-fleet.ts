@@ -167,10 +167,13 @@ export async function startFleet({
       ...(ragAgent === undefined ? [] : [ragAgent.url]),
       ...agentServiceUrls,
     ];
-    await forgetCachedCards(
-      env['REDIS_URL'] ?? process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
-      allAgentUrls,
-    );
+    // A Redis of the test's own (Sentinel, a Cluster) starts empty: nothing cached to forget.
+    if (env['REDIS_SENTINELS'] === undefined && env['REDIS_CLUSTER_NODES'] === undefined) {
+      await forgetCachedCards(
+        env['REDIS_URL'] ?? process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+        allAgentUrls,
+      );
+    }
     const planner = await start('planner', { ...shared, ...serviceEnv.planner });
     started.push({ name: 'planner', stop: () => services['planner']!.stop() });
     const orchestrator = await start('orchestrator', {
