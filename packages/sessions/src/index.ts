@@ -19,6 +19,14 @@ export type {
   UpdateSessionOptions,
 } from './session-store';
 export type { Lease } from './lease';
+export { sessionKeys, type SessionKeys } from './internal/session-keys';
+export { migrateSessionKeys } from './migrate-session-keys';
+export type {
+  MigrateSessionKeysOptions,
+  MigrationProgress,
+  MigrationResult,
+  OldSessionLayout,
+} from './migrate-session-keys';
 export {
   approvalKindSchema,
   approvalSchema,

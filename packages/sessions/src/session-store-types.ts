@@ -1,28 +1,29 @@
 import type { AgentSteering, HistoryMessage, ReviewDecision, ToolPolicy } from '@fleet/a2a';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Lease } from './lease';
 import type { Approval, Session, SessionEvent } from './session-schema';
 
 /** Options for {@link createSessionStore}. */
 export interface SessionStoreOptions {
-  /** The connection for commands; the store duplicates it once for its subscriptions. */
-  redis: Redis;
+  /**
+   * The connection for commands: a single Redis or a Redis Cluster. The store duplicates it once
+   * for its subscriptions; a Cluster created with `shardedSubscribers: true` carries the events
+   * over sharded pub/sub (every service of a deployment must agree on that setting).
+   */
+  redis: Redis | Cluster;
   /** A session expires this long after its last change. @default 604800 (7 days) */
   ttlSeconds?: number;
   /**
-   * Sessions live at `${keyPrefix}:{id}`, their events on `${keyPrefix}:{id}:events` (the store
-   * listens to `${keyPrefix}:*:events`), the indexes at `${keyPrefix}s:tenant:{tenant}` and
-   * `${keyPrefix}s:pending-approvals`.
-   * @default 'fleet:session'
+   * The namespace of every key and channel, laid out for Redis Cluster with the hash tag around
+   * the session id (or the tenant): per session `${keyPrefix}:{id}:session` (the JSON),
+   * `…:{id}:lock`, `…:{id}:lease:runner`, `…:{id}:lease:attach` and the channel `…:{id}:events`
+   * (the store listens to `${keyPrefix}:{*}:events`, or, sharded, to each channel); per tenant
+   * `${keyPrefix}:{tenant:<tenant>}:sessions` and `…:{tenant:<tenant>}:pending-approvals`;
+   * fleet-wide `${keyPrefix}:{sessions}:pending-approvals` and `${keyPrefix}:{sessions}:active`.
+   * Must not contain `{` or `}`.
+   * @default 'fleet'
    */
   keyPrefix?: string;
-  /**
-   * Lock keys, `${lockPrefix}:{id}`; kept apart from the sessions so `fleet:session:*` finds only
-   * sessions. @default 'fleet:lock:session'
-   */
-  lockPrefix?: string;
-  /** Lease keys, `${leasePrefix}:runner:{id}` and `${leasePrefix}:attach:{id}`. @default 'fleet:lease:session' */
-  leasePrefix?: string;
   /** How long a lock holds if its holder dies mid-change. @default 5000 */
   lockTtlMs?: number;
   /**
