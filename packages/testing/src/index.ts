@@ -107,6 +107,10 @@ export type {
   StartRedisServerOptions,
   TestRedisServer,
 } from './process/start-redis-server';
+export { startRedisCluster } from './process/start-redis-cluster';
+export type { StartRedisClusterOptions, TestRedisCluster } from './process/start-redis-cluster';
+export { startRedisSentinel } from './process/start-redis-sentinel';
+export type { StartRedisSentinelOptions, TestRedisSentinel } from './process/start-redis-sentinel';
 export { createMemoryRunFileStore } from './files/create-memory-run-file-store';
 export type {
   MemoryRunFileStore,
