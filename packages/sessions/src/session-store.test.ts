@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ConflictError, InternalError, NotFoundError } from '@fleet/errors';
+import { BadRequestError, ConflictError, InternalError, NotFoundError } from '@fleet/errors';
 import { Redis } from 'ioredis';
 import Redlock from 'redlock';
 import { createSessionStore, type SessionStore, type SessionStoreOptions } from './session-store';
@@ -85,6 +85,16 @@ describe('createSessionStore', () => {
         sessions.create({ id: 'twice', tenant: 'acme', request: 'two' }),
       ).rejects.toBeInstanceOf(ConflictError);
       expect((await sessions.get('twice'))?.request).toBe('one');
+    });
+
+    it('refuses an id with a brace, which would split its keys across Redis Cluster slots', async () => {
+      const sessions = storeOn(redis, prefixes('create-brace'));
+      for (const id of ['}leading', 'a{b', 'a}b']) {
+        await expect(sessions.create({ id, tenant: 'acme', request: 'r' })).rejects.toBeInstanceOf(
+          BadRequestError,
+        );
+        expect(await sessions.get(id)).toBeUndefined();
+      }
     });
 
     it('answers undefined for an unknown session', async () => {

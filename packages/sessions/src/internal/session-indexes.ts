@@ -24,6 +24,10 @@ import type { SessionKeys } from './session-keys';
  *    (a session no longer pending or active), never a missing one; and a reader that dropped an
  *    entry between 1 and 2 (it saw the session gone, or in its old state) has it back.
  *
+ * A tenant's keys live at least as long as the session last moved in or out of its indexes
+ * (creation, an approval asked or settled, the end of a run): their TTL is set to the session TTL
+ * then, and only ever lengthened.
+ *
  * Readers check each entry against its session: one whose session is gone is dropped (the tenant
  * listing, the recovery list, the expiry sweep), one whose session is no longer in that state is
  * skipped and dropped. A write that changes no index membership (most of a run's writes) touches
