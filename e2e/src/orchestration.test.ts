@@ -254,7 +254,7 @@ describe('orchestration on a running fleet', () => {
     // The run goes on without its client and its session ends completed, nothing lost.
     let session: Record<string, unknown> | undefined;
     for (let attempt = 0; attempt < 100; attempt += 1) {
-      const raw = await redis.get(`fleet:session:${sessionId}`);
+      const raw = await redis.get(`fleet:{${sessionId}}:session`);
       session = raw === null ? undefined : (JSON.parse(raw) as Record<string, unknown>);
       if (session?.['status'] === 'completed') break;
       await new Promise((resolve) => setTimeout(resolve, 100));

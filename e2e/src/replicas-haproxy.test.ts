@@ -538,7 +538,7 @@ suite('replicas behind HAProxy', () => {
     );
     // Both orchestrators run some of them (runner lease owners are `<host>:<pid>:…`).
     const owners = await Promise.all(
-      runs.map((run) => redis.get(`fleet:lease:session:runner:${run.sessionId}`)),
+      runs.map((run) => redis.get(`fleet:{${run.sessionId}}:lease:runner`)),
     );
     const pids = fleet.replicas.orchestrator.map((service) => String(service.process.pid));
     for (const pid of pids) {
@@ -642,7 +642,7 @@ suite('replicas behind HAProxy', () => {
     // The orchestrator about to die runs some of the waiting sessions: it holds their runner
     // leases (owner `<host>:<pid>:…`).
     const owners = await Promise.all(
-      waiting.map((run) => redis.get(`fleet:lease:session:runner:${run.sessionId}`)),
+      waiting.map((run) => redis.get(`fleet:{${run.sessionId}}:lease:runner`)),
     );
     const doomed = String(fleet.replicas.orchestrator[0]!.process.pid);
     expect(owners.filter((owner) => owner?.split(':')[1] === doomed).length).toBeGreaterThan(0);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { sessionKeys } from './internal/session-keys';
 import { createSessionStore, type SessionStore } from './session-store';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
@@ -12,16 +13,12 @@ describe('SessionStore leases', () => {
   let other: Redis;
   let first: SessionStore;
   let second: SessionStore;
-  const runnerKey = (id: string) => `${root}:lease:runner:${id}`;
+  const runnerKey = (id: string) => sessionKeys(root).lease('runner', id);
 
   beforeAll(() => {
     redis = new Redis(REDIS_URL);
     other = new Redis(REDIS_URL);
-    const options = {
-      keyPrefix: `${root}:session`,
-      lockPrefix: `${root}:lock`,
-      leasePrefix: `${root}:lease`,
-    };
+    const options = { keyPrefix: root };
     // Two replicas on two connections.
     first = createSessionStore({ redis, ...options });
     second = createSessionStore({ redis: other, ...options });

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { defineRedisScript } from './internal/redis-script';
 
 /**
@@ -30,7 +30,7 @@ export async function acquireLease({
   owner,
   ttlMs,
 }: {
-  redis: Redis;
+  redis: Redis | Cluster;
   key: string;
   owner: string;
   ttlMs: number;
@@ -54,7 +54,7 @@ export function heldLease({
   owner,
   ttlMs,
 }: {
-  redis: Redis;
+  redis: Redis | Cluster;
   key: string;
   owner: string;
   ttlMs: number;

@@ -10,6 +10,7 @@ import {
   type SessionStore,
   type SessionStoreOptions,
 } from './session-store';
+import { sessionKeys } from './internal/session-keys';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const root = `test:sessions:approvals:${randomUUID()}`;
@@ -17,9 +18,7 @@ const root = `test:sessions:approvals:${randomUUID()}`;
 /** Key prefixes of their own for one test, all under this file's root. */
 function prefixes(name: string): Omit<SessionStoreOptions, 'redis'> {
   return {
-    keyPrefix: `${root}:${name}:session`,
-    lockPrefix: `${root}:${name}:lock`,
-    leasePrefix: `${root}:${name}:lease`,
+    keyPrefix: `${root}:${name}`,
   };
 }
 
@@ -107,7 +106,7 @@ describe('SessionStore approvals', () => {
       const stored = await sessions.get(id);
       expect(stored?.approvals['a1']).toEqual(added);
       expect(stored?.status).toBe('waiting_approval');
-      expect(await redis.sismember(`${options.keyPrefix}s:pending-approvals`, id)).toBe(1);
+      expect(await redis.hexists(sessionKeys(options.keyPrefix).pending(), id)).toBe(1);
     });
 
     it('refuses a second approval with the same id', async () => {
@@ -145,7 +144,7 @@ describe('SessionStore approvals', () => {
       });
       expect(typeof decided.decidedAt).toBe('string');
       expect((await sessions.get(id))?.approvals['a1']).toEqual(decided);
-      expect(await redis.sismember(`${options.keyPrefix}s:pending-approvals`, id)).toBe(0);
+      expect(await redis.hexists(sessionKeys(options.keyPrefix).pending(), id)).toBe(0);
     });
 
     it('keeps the session indexed while another approval is still pending', async () => {
@@ -161,7 +160,7 @@ describe('SessionStore approvals', () => {
         decision: 'deny',
       });
       expect((await sessions.get(id))?.approvals['a1']?.status).toBe('denied');
-      expect(await redis.sismember(`${options.keyPrefix}s:pending-approvals`, id)).toBe(1);
+      expect(await redis.hexists(sessionKeys(options.keyPrefix).pending(), id)).toBe(1);
     });
 
     it('answers 404 for an unknown session, another tenant, or an unknown approval', async () => {
@@ -212,7 +211,7 @@ describe('SessionStore approvals', () => {
       const stored = (await sessions.get(id))?.approvals['a1'];
       expect(stored?.status).toBe('expired');
       expect(stored?.instructions).toBeUndefined();
-      expect(await redis.sismember(`${options.keyPrefix}s:pending-approvals`, id)).toBe(0);
+      expect(await redis.hexists(sessionKeys(options.keyPrefix).pending(), id)).toBe(0);
       expect(await received).toEqual([
         { type: 'approval-decided', approvalId: 'a1', status: 'expired' },
       ]);
@@ -254,7 +253,7 @@ describe('SessionStore approvals', () => {
       const { id } = await sessions.create({ tenant: 'acme', request: 'x' });
       await sessions.addApproval(id, approval('a1'));
       const holder = new Redlock([other], { retryCount: 0 });
-      const lock = await holder.acquire([`${options.lockPrefix}:${id}`], 10_000);
+      const lock = await holder.acquire([sessionKeys(options.keyPrefix).lock(id)], 10_000);
       try {
         await expect(
           sessions.decideApproval({
@@ -362,9 +361,12 @@ describe('SessionStore approvals', () => {
       const options = prefixes('subscribe-garbage');
       const subscriber = storeOn(other, options);
       const { received, unsubscribe } = await collectEvents(subscriber, 's1', 1);
-      await redis.publish(`${options.keyPrefix}:s1:events`, '{"type":"nonsense"}');
-      await redis.publish(`${options.keyPrefix}:s1:events`, 'not json');
-      await redis.publish(`${options.keyPrefix}:s1:events`, '{"type":"session-updated"}');
+      await redis.publish(sessionKeys(options.keyPrefix).events('s1'), '{"type":"nonsense"}');
+      await redis.publish(sessionKeys(options.keyPrefix).events('s1'), 'not json');
+      await redis.publish(
+        sessionKeys(options.keyPrefix).events('s1'),
+        '{"type":"session-updated"}',
+      );
       expect(await received).toEqual([{ type: 'session-updated' }]);
       await unsubscribe();
     });
@@ -390,7 +392,7 @@ describe('SessionStore approvals', () => {
       const options = prefixes('sweep');
       const sessions = storeOn(redis, options);
       const listener = storeOn(other, options);
-      const index = `${options.keyPrefix}s:pending-approvals`;
+      const index = sessionKeys(options.keyPrefix).pending();
 
       const mixed = await sessions.create({ tenant: 'acme', request: 'mixed' });
       await sessions.addApproval(mixed.id, approval('overdue', { expiresAt: aMinuteAgo() }));
@@ -417,7 +419,7 @@ describe('SessionStore approvals', () => {
       await sessions.addApproval(current.id, approval('fresh'));
       const gone = await sessions.create({ tenant: 'acme', request: 'gone' });
       await sessions.addApproval(gone.id, approval('lost', { expiresAt: aMinuteAgo() }));
-      await redis.del(`${options.keyPrefix}:${gone.id}`);
+      await redis.del(sessionKeys(options.keyPrefix).session(gone.id));
 
       const { received, unsubscribe } = await collectEvents(listener, overdueOnly.id, 1);
       const expired = await sessions.expireOverdueApprovals();
@@ -434,7 +436,7 @@ describe('SessionStore approvals', () => {
       expect(overdueNow?.approvals['decided']?.status).toBe('approved');
       expect((await sessions.get(current.id))?.approvals['fresh']?.status).toBe('pending');
 
-      expect((await redis.smembers(index)).sort()).toEqual([current.id, mixed.id].sort());
+      expect((await redis.hkeys(index)).sort()).toEqual([current.id, mixed.id].sort());
       expect(await received).toEqual([
         { type: 'approval-decided', approvalId: 'late', status: 'expired' },
       ]);

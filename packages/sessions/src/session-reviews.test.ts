@@ -16,9 +16,7 @@ const root = `test:sessions:reviews:${randomUUID()}`;
 
 function prefixes(name: string): Omit<SessionStoreOptions, 'redis'> {
   return {
-    keyPrefix: `${root}:${name}:session`,
-    lockPrefix: `${root}:${name}:lock`,
-    leasePrefix: `${root}:${name}:lease`,
+    keyPrefix: `${root}:${name}`,
   };
 }
 

@@ -137,7 +137,7 @@ export const sessionResultSchema = z.object({
 export type SessionResult = z.infer<typeof sessionResultSchema>;
 
 /**
- * One orchestrated workflow as it is stored at `fleet:session:{id}` (docs/architecture.md §6). Parsed
+ * One orchestrated workflow as it is stored at `fleet:{id}:session` (docs/architecture.md §6). Parsed
  * on every read: Redis content is external text (CONTRIBUTING.md convention 10). `history`, `planApproval`
  * and `approvals` default when absent, so sessions written before they existed still read.
  */

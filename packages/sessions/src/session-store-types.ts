@@ -1,28 +1,29 @@
 import type { AgentSteering, HistoryMessage, ReviewDecision, ToolPolicy } from '@fleet/a2a';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Lease } from './lease';
 import type { Approval, Session, SessionEvent } from './session-schema';
 
 /** Options for {@link createSessionStore}. */
 export interface SessionStoreOptions {
-  /** The connection for commands; the store duplicates it once for its subscriptions. */
-  redis: Redis;
+  /**
+   * The connection for commands: a single Redis or a Redis Cluster. The store duplicates it once
+   * for its subscriptions; a Cluster created with `shardedSubscribers: true` carries the events
+   * over sharded pub/sub (every service of a deployment must agree on that setting).
+   */
+  redis: Redis | Cluster;
   /** A session expires this long after its last change. @default 604800 (7 days) */
   ttlSeconds?: number;
   /**
-   * Sessions live at `${keyPrefix}:{id}`, their events on `${keyPrefix}:{id}:events` (the store
-   * listens to `${keyPrefix}:*:events`), the indexes at `${keyPrefix}s:tenant:{tenant}` and
-   * `${keyPrefix}s:pending-approvals`.
-   * @default 'fleet:session'
+   * The namespace of every key and channel, laid out for Redis Cluster with the hash tag around
+   * the session id (or the tenant): per session `${keyPrefix}:{id}:session` (the JSON),
+   * `…:{id}:lock`, `…:{id}:lease:runner`, `…:{id}:lease:attach` and the channel `…:{id}:events`
+   * (the store listens to `${keyPrefix}:{*}:events`, or, sharded, to each channel); per tenant
+   * `${keyPrefix}:{tenant:<tenant>}:sessions` and `…:{tenant:<tenant>}:pending-approvals`;
+   * fleet-wide `${keyPrefix}:{sessions}:pending-approvals` and `${keyPrefix}:{sessions}:active`.
+   * Must not contain `{` or `}`.
+   * @default 'fleet'
    */
   keyPrefix?: string;
-  /**
-   * Lock keys, `${lockPrefix}:{id}`; kept apart from the sessions so `fleet:session:*` finds only
-   * sessions. @default 'fleet:lock:session'
-   */
-  lockPrefix?: string;
-  /** Lease keys, `${leasePrefix}:runner:{id}` and `${leasePrefix}:attach:{id}`. @default 'fleet:lease:session' */
-  leasePrefix?: string;
   /** How long a lock holds if its holder dies mid-change. @default 5000 */
   lockTtlMs?: number;
   /**
@@ -138,9 +139,10 @@ export interface SessionStore {
   /** Stores a new `running` session. @throws ConflictError when the id is taken */
   create(init: NewSession): Promise<Session>;
   /**
-   * Stores a new `running` session and takes its runner lease for `runner.owner`, in one script
-   * (one round trip): the session, its tenant and active indexes, and the lease land together or
-   * not at all — what a new run does before its first event.
+   * Stores a new `running` session and takes its runner lease for `runner.owner`, in one script:
+   * the session and the lease land together or not at all — what a new run does before its first
+   * event. Its tenant and active index entries are written before that script and again after it
+   * (they are in other slots of a Redis Cluster).
    * @throws ConflictError when the id is taken, or its runner lease is held (a stale lease of a
    *   session with the same id)
    */
@@ -165,7 +167,8 @@ export interface SessionStore {
    * @throws ConflictError when the lock cannot be taken (or was lost before the write)
    *
    * With `expected` (the session exactly as this caller last created, wrote or read it), the
-   * change is first tried in one round trip without the lock: one script writes it only while
+   * change is first tried in one round trip without the lock (plus the index updates of a change
+   * that moves the session in or out of an index): one script writes it only while
    * nobody holds the lock and the stored session is still exactly `expected` (compared by SHA-1).
    * Otherwise it falls back to the locked read-modify-write, so `mutate` may run twice (first on
    * a copy of `expected`): it must change only the draft. That first try is not checked against
@@ -216,7 +219,8 @@ export interface SessionStore {
    * Listens to the session's events until the returned function is called. Resolves once events
    * published from then on are heard. A store's subscriptions share one pattern subscription on
    * its subscriber connection, taken by the first: later subscriptions, and their ends, send no
-   * Redis command.
+   * Redis command. On a Redis Cluster created with `shardedSubscribers: true`, each session's
+   * channel is subscribed to (`SSUBSCRIBE`) by its first listener and left by its last.
    */
   subscribe(id: string, listener: SessionEventListener): Promise<Unsubscribe>;
   /**
@@ -225,12 +229,13 @@ export interface SessionStore {
    */
   expireOverdueApprovals(now?: Date): Promise<ExpiredApproval[]>;
   /**
-   * Ids of the sessions still `running`, `waiting_approval` or `waiting_input` (expired ones are dropped from the
-   * index as they are found): what an orchestrator checks for runs whose runner died.
+   * Ids of the sessions still `running`, `waiting_approval` or `waiting_input` (entries of
+   * expired or ended sessions are dropped from the index as they are found): what an
+   * orchestrator checks for runs whose runner died.
    */
   listActive(): Promise<string[]>;
   /**
-   * How many sessions have an approval or a question pending (one `SCARD` of the
+   * How many sessions have an approval or a question pending (one `HLEN` of the
    * pending-approvals index, whatever the number of sessions): the orchestrator's
    * `orchestrator_sessions_awaiting_approval` gauge. Overdue approvals count until
    * {@link SessionStore.expireOverdueApprovals} expires them.
@@ -238,9 +243,9 @@ export interface SessionStore {
   countAwaitingApproval(): Promise<number>;
   /**
    * How many of the tenant's sessions have an approval or a question pending (the sessions
-   * `waiting_approval` or `waiting_input`): one `ZINTERCARD` of the tenant's index and the
-   * pending-approvals index, stopping at `limit` (the gateway's waiting-runs cap only needs to know
-   * whether it is reached). Overdue approvals count until they are expired, like
+   * `waiting_approval` or `waiting_input`): one `SCARD` of the tenant's pending-approvals set,
+   * whatever the number of sessions, capped at `limit` (the gateway's waiting-runs cap only needs
+   * to know whether it is reached). Overdue approvals count until they are expired, like
    * {@link SessionStore.countAwaitingApproval}.
    * @param limit @default 0 (count them all)
    */

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ConflictError, InternalError, NotFoundError } from '@fleet/errors';
+import { BadRequestError, ConflictError, InternalError, NotFoundError } from '@fleet/errors';
 import { Redis } from 'ioredis';
 import Redlock from 'redlock';
 import { createSessionStore, type SessionStore, type SessionStoreOptions } from './session-store';
+import { sessionKeys } from './internal/session-keys';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const root = `test:sessions:store:${randomUUID()}`;
@@ -11,9 +12,7 @@ const root = `test:sessions:store:${randomUUID()}`;
 /** Key prefixes of their own for one test, all under this file's root. */
 function prefixes(name: string): Omit<SessionStoreOptions, 'redis'> {
   return {
-    keyPrefix: `${root}:${name}:session`,
-    lockPrefix: `${root}:${name}:lock`,
-    leasePrefix: `${root}:${name}:lease`,
+    keyPrefix: `${root}:${name}`,
   };
 }
 
@@ -56,7 +55,7 @@ describe('createSessionStore', () => {
       });
       expect(created.createdAt).toBe(created.updatedAt);
       expect(await sessions.get(created.id)).toEqual(created);
-      const raw = await redis.get(`${options.keyPrefix}:${created.id}`);
+      const raw = await redis.get(sessionKeys(options.keyPrefix).session(created.id));
       expect(raw).not.toBeNull();
     });
 
@@ -88,6 +87,16 @@ describe('createSessionStore', () => {
       expect((await sessions.get('twice'))?.request).toBe('one');
     });
 
+    it('refuses an id with a brace, which would split its keys across Redis Cluster slots', async () => {
+      const sessions = storeOn(redis, prefixes('create-brace'));
+      for (const id of ['}leading', 'a{b', 'a}b']) {
+        await expect(sessions.create({ id, tenant: 'acme', request: 'r' })).rejects.toBeInstanceOf(
+          BadRequestError,
+        );
+        expect(await sessions.get(id)).toBeUndefined();
+      }
+    });
+
     it('answers undefined for an unknown session', async () => {
       const sessions = storeOn(redis, prefixes('unknown'));
       expect(await sessions.get('no-such-session')).toBeUndefined();
@@ -105,7 +114,12 @@ describe('createSessionStore', () => {
         request: 'old',
         nodes: {},
       };
-      await redis.set(`${options.keyPrefix}:legacy`, JSON.stringify(legacy), 'EX', 60);
+      await redis.set(
+        sessionKeys(options.keyPrefix).session('legacy'),
+        JSON.stringify(legacy),
+        'EX',
+        60,
+      );
       expect(await sessions.get('legacy')).toEqual({
         ...legacy,
         history: [],
@@ -117,15 +131,20 @@ describe('createSessionStore', () => {
     it('throws InternalError for a stored session that does not match the schema', async () => {
       const options = prefixes('corrupt');
       const sessions = storeOn(redis, options);
-      await redis.set(`${options.keyPrefix}:bad-json`, '{not json', 'EX', 60);
-      await redis.set(`${options.keyPrefix}:bad-shape`, JSON.stringify({ id: 'x' }), 'EX', 60);
+      await redis.set(sessionKeys(options.keyPrefix).session('bad-json'), '{not json', 'EX', 60);
+      await redis.set(
+        sessionKeys(options.keyPrefix).session('bad-shape'),
+        JSON.stringify({ id: 'x' }),
+        'EX',
+        60,
+      );
       await expect(sessions.get('bad-json')).rejects.toBeInstanceOf(InternalError);
       await expect(sessions.get('bad-shape')).rejects.toBeInstanceOf(InternalError);
     });
   });
 
   describe('createWithRunner', () => {
-    it('stores the session with its task, indexes it and takes its runner lease, in one command', async () => {
+    it('stores the session with its task and runner lease in one script, indexed before and after it', async () => {
       const options = prefixes('create-runner');
       const sessions = storeOn(redis, options);
       const sent = countCommands(redis);
@@ -133,13 +152,14 @@ describe('createSessionStore', () => {
         { tenant: 'acme', request: 'Plan my trip', taskId: 'task-1' },
         { owner: 'replica-a', ttlMs: 5000 },
       );
-      expect(sent.names).toEqual(['evalsha']);
+      // The tenant's and the fleet-wide index scripts, the session's script, the index scripts.
+      expect(sent.names).toEqual(Array(5).fill('evalsha'));
       sent.stop();
       expect(session).toMatchObject({ tenant: 'acme', status: 'running', taskId: 'task-1' });
       expect(await sessions.get(session.id)).toEqual(session);
       expect(await sessions.list('acme')).toEqual([session]);
       expect(await sessions.listActive()).toContain(session.id);
-      const leaseKey = `${options.leasePrefix}:runner:${session.id}`;
+      const leaseKey = sessionKeys(options.keyPrefix).lease('runner', session.id);
       expect(await redis.get(leaseKey)).toBe('replica-a');
       expect(await redis.pttl(leaseKey)).toBeGreaterThan(4000);
       // The lease is the owner's: nobody else takes it until it is released.
@@ -165,7 +185,9 @@ describe('createSessionStore', () => {
         ),
       ).rejects.toBeInstanceOf(ConflictError);
       expect(await sessions.get('twice')).toEqual(first.session);
-      expect(await redis.get(`${options.leasePrefix}:runner:twice`)).toBe('replica-a');
+      expect(await redis.get(sessionKeys(options.keyPrefix).lease('runner', 'twice'))).toBe(
+        'replica-a',
+      );
     });
 
     it('stores nothing while the runner lease of that id is held', async () => {
@@ -178,7 +200,9 @@ describe('createSessionStore', () => {
       ).rejects.toBeInstanceOf(ConflictError);
       expect(await sessions.get('held')).toBeUndefined();
       expect(await sessions.list('acme')).toEqual([]);
-      expect(await redis.get(`${options.leasePrefix}:runner:held`)).toBe('replica-a');
+      expect(await redis.get(sessionKeys(options.keyPrefix).lease('runner', 'held'))).toBe(
+        'replica-a',
+      );
     });
   });
 
@@ -192,7 +216,7 @@ describe('createSessionStore', () => {
       const foreign = await sessions.getForTenant(id, 'globex').catch((error: unknown) => error);
       expect(foreign).toBeInstanceOf(NotFoundError);
 
-      await redis.del(`${options.keyPrefix}:${id}`);
+      await redis.del(sessionKeys(options.keyPrefix).session(id));
       const missing = await sessions.getForTenant(id, 'acme').catch((error: unknown) => error);
       expect(missing).toBeInstanceOf(NotFoundError);
       expect((foreign as NotFoundError).message).toBe((missing as NotFoundError).message);
@@ -226,10 +250,10 @@ describe('createSessionStore', () => {
         await sleep(3);
       }
       // The three newest are gone, as if their TTL had run out.
-      await redis.del(...ids.slice(3).map((id) => `${options.keyPrefix}:${id}`));
+      await redis.del(...ids.slice(3).map((id) => sessionKeys(options.keyPrefix).session(id)));
       const listed = await sessions.list('acme', { limit: 2 });
       expect(listed.map((session) => session.id)).toEqual([ids[2], ids[1]]);
-      const index = `${options.keyPrefix}s:tenant:acme`;
+      const index = sessionKeys(options.keyPrefix).tenantIndex('acme');
       expect(await redis.zrevrange(index, 0, -1)).toEqual([ids[2], ids[1], ids[0]]);
     });
   });
@@ -308,7 +332,7 @@ describe('createSessionStore', () => {
       const sessions = storeOn(redis, { ...options, lockRetryCount: 2, lockRetryDelayMs: 10 });
       const { id } = await sessions.create({ tenant: 'acme', request: 'x' });
       const holder = new Redlock([other], { retryCount: 0 });
-      const lock = await holder.acquire([`${options.lockPrefix}:${id}`], 10_000);
+      const lock = await holder.acquire([sessionKeys(options.keyPrefix).lock(id)], 10_000);
       try {
         const error = await sessions
           .update(id, (draft) => {
@@ -336,7 +360,7 @@ describe('createSessionStore', () => {
         sessions.update(id, (draft) => {
           // Another holder takes the lock after ours ran out; sent on the store's own connection,
           // so it reaches Redis before the store's write does.
-          void redis.set(`${options.lockPrefix}:${id}`, 'someone-else', 'PX', 5000);
+          void redis.set(sessionKeys(options.keyPrefix).lock(id), 'someone-else', 'PX', 5000);
           draft.status = 'failed';
         }),
       ).rejects.toBeInstanceOf(ConflictError);
@@ -349,7 +373,7 @@ describe('createSessionStore', () => {
       const options = prefixes('ttl');
       const sessions = storeOn(redis, { ...options, ttlSeconds: 60 });
       const { id } = await sessions.create({ tenant: 'acme', request: 'x' });
-      const key = `${options.keyPrefix}:${id}`;
+      const key = sessionKeys(options.keyPrefix).session(id);
       const ttl = await redis.ttl(key);
       expect(ttl).toBeGreaterThan(50);
       expect(ttl).toBeLessThanOrEqual(60);
@@ -390,11 +414,11 @@ describe('listActive', () => {
       await store.update(done.id, (draft) => {
         draft.status = 'completed';
       });
-      await redis.del(`${keyPrefix}:${running.id}`);
+      await redis.del(sessionKeys(keyPrefix).session(running.id));
       const gone = await store.create({ tenant: 't', request: 'd' });
-      await redis.del(`${keyPrefix}:${gone.id}`);
+      await redis.del(sessionKeys(keyPrefix).session(gone.id));
       expect(await store.listActive()).toEqual([waiting.id]);
-      expect(await redis.smembers(`${keyPrefix}s:active`)).toEqual([waiting.id]);
+      expect(await redis.smembers(sessionKeys(keyPrefix).active())).toEqual([waiting.id]);
     } finally {
       await store.close();
       const keys = await redis.keys(`${keyPrefix}*`);
@@ -473,7 +497,6 @@ function countCommands(redis: Redis): { names: string[]; stop(): void } {
 
 describe('update with expected', () => {
   const keyPrefix = `test:sessions:expected:${randomUUID()}`;
-  const lockPrefix = `${keyPrefix}:lock`;
   let redis: Redis;
   let other: Redis;
   let store: SessionStore;
@@ -482,8 +505,8 @@ describe('update with expected', () => {
   beforeAll(() => {
     redis = new Redis(REDIS_URL);
     other = new Redis(REDIS_URL);
-    store = createSessionStore({ redis, keyPrefix, lockPrefix, lockRetryCount: 2 });
-    gateway = createSessionStore({ redis: other, keyPrefix, lockPrefix, lockRetryCount: 2 });
+    store = createSessionStore({ redis, keyPrefix, lockRetryCount: 2 });
+    gateway = createSessionStore({ redis: other, keyPrefix, lockRetryCount: 2 });
   });
   afterAll(async () => {
     await Promise.all([store.close(), gateway.close()]);
@@ -502,11 +525,13 @@ describe('update with expected', () => {
       expected: first.session,
     });
     sent.stop();
-    expect(sent.names).toEqual(['evalsha', 'evalsha']);
+    // The first write changes no index: one script. The second ends the session: its script, then
+    // the tenant's and the fleet-wide index scripts (it leaves the active set).
+    expect(sent.names).toEqual(Array(4).fill('evalsha'));
     expect(await store.get(created.id)).toEqual(second.session);
     expect(second.session).toMatchObject({ taskId: 't1', status: 'completed' });
     // The indexes follow as with a locked write: an ended session leaves the active set.
-    expect(await redis.sismember(`${keyPrefix}s:active`, created.id)).toBe(0);
+    expect(await redis.sismember(sessionKeys(keyPrefix).active(), created.id)).toBe(0);
   });
 
   it('writes in one round trip from a session it read, even one stored before fields had defaults', async () => {
@@ -518,7 +543,7 @@ describe('update with expected', () => {
       approvals: _approvals,
       ...older
     } = created;
-    await redis.set(`${keyPrefix}:${created.id}`, JSON.stringify(older), 'EX', 60);
+    await redis.set(sessionKeys(keyPrefix).session(created.id), JSON.stringify(older), 'EX', 60);
     const read = await store.get(created.id);
     expect(read?.approvals).toEqual({});
     const sent = countCommands(redis);
@@ -542,7 +567,7 @@ describe('update with expected', () => {
   });
 
   it('releases the runner lease in the write that ends the session, for its owner only', async () => {
-    const leaseKey = (id: string) => `fleet:lease:session:runner:${id}`;
+    const leaseKey = (id: string) => sessionKeys(keyPrefix).lease('runner', id);
     const { session, lease } = await store.createWithRunner(
       { tenant: 'acme', request: 'r' },
       { owner: 'run-a' },
@@ -559,7 +584,8 @@ describe('update with expected', () => {
       releaseRunner: 'run-a',
     });
     sent.stop();
-    expect(sent.names).toEqual(['evalsha']);
+    // The session's script, then its indexes (it leaves the active set).
+    expect(sent.names).toEqual(Array(3).fill('evalsha'));
     expect(await redis.exists(leaseKey(session.id))).toBe(0);
     expect(await lease.renew()).toBe(false);
 
@@ -609,7 +635,7 @@ describe('update with expected', () => {
   it('does not write while another writer holds the lock', async () => {
     const created = await store.create({ tenant: 'acme', request: 'r' });
     const redlock = new Redlock([other], { retryCount: 0 });
-    const lock = await redlock.acquire([`${lockPrefix}:${created.id}`], 5000);
+    const lock = await redlock.acquire([sessionKeys(keyPrefix).lock(created.id)], 5000);
     try {
       await expect(
         store.update(created.id, (draft) => void (draft.taskId = 'mine'), { expected: created }),
@@ -622,7 +648,7 @@ describe('update with expected', () => {
 
   it('answers 404 for a session gone since', async () => {
     const created = await store.create({ tenant: 'acme', request: 'r' });
-    await redis.del(`${keyPrefix}:${created.id}`);
+    await redis.del(sessionKeys(keyPrefix).session(created.id));
     await expect(
       store.update(created.id, (draft) => void (draft.taskId = 'x'), { expected: created }),
     ).rejects.toBeInstanceOf(NotFoundError);

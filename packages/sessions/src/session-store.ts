@@ -8,7 +8,7 @@ import {
   safeParseJson,
   validationErrorFromZod,
 } from '@fleet/errors';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import Redlock, { ExecutionError, ResourceLockedError, type Lock } from 'redlock';
 import { acquireLease, heldLease, type Lease } from './lease';
 import {
@@ -35,6 +35,14 @@ import {
 } from './internal/approval-checks';
 import { newSession } from './internal/new-session';
 import { SessionEventBus } from './internal/session-events';
+import {
+  dropFromTenant,
+  dropPending,
+  writeIndexed,
+  type IndexState,
+  type IndexTarget,
+} from './internal/session-indexes';
+import { sessionKeys, type SessionKeys } from './internal/session-keys';
 import type {
   AnswerInputInput,
   DecideApprovalInput,
@@ -71,19 +79,29 @@ const DEFAULT_LEASE_TTL_MS = 15_000;
 const DEFAULT_LIST_LIMIT = 50;
 
 /**
- * Builds the session store over one ioredis connection (docs/architecture.md §3, §6).
+ * Builds the session store over one ioredis connection, a single Redis or a Redis Cluster
+ * (docs/architecture.md §3, §6).
  *
- * - A session is JSON at `fleet:session:{id}`, parsed with zod on every read, written with
+ * - A session is JSON at `fleet:{id}:session`, parsed with zod on every read, written with
  *   `SET … EX ttlSeconds` on every change.
- * - Every change is a read-modify-write under a Redlock lock at `fleet:lock:session:{id}`; the write
+ * - Every change is a read-modify-write under a Redlock lock at `fleet:{id}:lock`; the write
  *   itself checks the lock is still held. A lock that cannot be had within its few retries is a
  *   ConflictError (409).
- * - A sorted set per tenant lists its sessions; a set of session ids with pending approvals feeds
- *   {@link SessionStore.expireOverdueApprovals}.
- * - Events go over pub/sub on `fleet:session:{id}:events`, read through one subscriber connection
- *   (`redis.duplicate()`, opened on the first `subscribe`).
+ * - A sorted set per tenant (`fleet:{tenant:<tenant>}:sessions`) lists its sessions; fleet-wide,
+ *   `fleet:{sessions}:pending-approvals` feeds {@link SessionStore.expireOverdueApprovals} and
+ *   `fleet:{sessions}:active` {@link SessionStore.listActive}.
+ * - Events go over pub/sub on `fleet:{id}:events`, read through one subscriber connection
+ *   (`redis.duplicate()`, opened on the first `subscribe`); sharded pub/sub on a Cluster created
+ *   with `shardedSubscribers: true` (./internal/session-events.ts).
  *
- * Single Redis only (not Cluster): the scripts touch keys in several hash slots.
+ * Redis Cluster: each script touches one session's keys only, which share the hash tag `{id}`
+ * (./internal/session-keys.ts); the indexes, in the tenant's slot and a fleet-wide slot, are kept
+ * by scripts of their own around the session's write, in an order that a crash can leave an
+ * index entry too many but never one missing (./internal/session-indexes.ts). No command or
+ * script spans slots.
+ *
+ * Keys of the layout before Cluster support (`fleet:session:{id}`, `fleet:sessions:…`,
+ * `fleet:lock:session:{id}`, `fleet:lease:session:…`) are moved by {@link migrateSessionKeys}.
  *
  * @example
  * const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
@@ -95,11 +113,11 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
 }
 
 class RedisSessionStore implements SessionStore {
-  private readonly redis: Redis;
+  private readonly redis: Redis | Cluster;
   private readonly ttlSeconds: number;
-  private readonly keyPrefix: string;
-  private readonly lockPrefix: string;
-  private readonly leasePrefix: string;
+  private readonly keys: SessionKeys;
+  /** Where the indexes are kept: this connection, these names. */
+  private readonly indexes: IndexTarget;
   private readonly lockTtlMs: number;
   private readonly redlock: Redlock;
   /** The sessions' events over pub/sub. */
@@ -115,9 +133,7 @@ class RedisSessionStore implements SessionStore {
   constructor({
     redis,
     ttlSeconds = 604_800,
-    keyPrefix = 'fleet:session',
-    lockPrefix = 'fleet:lock:session',
-    leasePrefix = 'fleet:lease:session',
+    keyPrefix,
     lockTtlMs = 5000,
     lockRetryCount = 20,
     lockRetryDelayMs = 25,
@@ -130,11 +146,10 @@ class RedisSessionStore implements SessionStore {
     }
     this.redis = redis;
     this.ttlSeconds = ttlSeconds;
-    this.keyPrefix = keyPrefix;
-    this.lockPrefix = lockPrefix;
-    this.leasePrefix = leasePrefix;
+    this.keys = sessionKeys(keyPrefix);
+    this.indexes = { redis, keys: this.keys };
     this.lockTtlMs = lockTtlMs;
-    this.events = new SessionEventBus(redis, keyPrefix);
+    this.events = new SessionEventBus(redis, this.keys);
     this.redlock = new Redlock([redis], {
       retryCount: lockRetryCount,
       retryDelay: lockRetryDelayMs,
@@ -146,14 +161,14 @@ class RedisSessionStore implements SessionStore {
 
   async create(init: NewSession): Promise<Session> {
     const { session, json, createdAtMs } = newSession(init);
-    const created = await createScript.run({
-      redis: this.redis,
-      keys: [
-        this.sessionKey(session.id),
-        this.tenantIndexKey(session.tenant),
-        this.activeIndexKey(),
-      ],
-      args: [json, this.ttlSeconds, session.id, createdAtMs],
+    let created: unknown;
+    await this.writeIndexed(session, { createdAtMs, previous: undefined }, async () => {
+      created = await createScript.run({
+        redis: this.redis,
+        keys: [this.keys.session(session.id)],
+        args: [json, this.ttlSeconds],
+      });
+      return created === 1;
     });
     if (created !== 1) throw new ConflictError(`Session ${session.id} already exists.`);
     this.stored.set(session, { json, exact: true });
@@ -169,16 +184,15 @@ class RedisSessionStore implements SessionStore {
     }
     if (owner === '') throw new RangeError('A lease owner must not be empty.');
     const { session, json, createdAtMs } = newSession(init);
-    const leaseKey = this.leaseKey('runner', session.id);
-    const created = await createWithRunnerScript.run({
-      redis: this.redis,
-      keys: [
-        this.sessionKey(session.id),
-        this.tenantIndexKey(session.tenant),
-        this.activeIndexKey(),
-        leaseKey,
-      ],
-      args: [json, this.ttlSeconds, session.id, createdAtMs, owner, ttlMs],
+    const leaseKey = this.keys.lease('runner', session.id);
+    let created: unknown;
+    await this.writeIndexed(session, { createdAtMs, previous: undefined }, async () => {
+      created = await createWithRunnerScript.run({
+        redis: this.redis,
+        keys: [this.keys.session(session.id), leaseKey],
+        args: [json, this.ttlSeconds, owner, ttlMs],
+      });
+      return created === 1;
     });
     if (created === 0) throw new ConflictError(`Session ${session.id} already exists.`);
     if (created !== 1) {
@@ -189,7 +203,7 @@ class RedisSessionStore implements SessionStore {
   }
 
   async get(id: string): Promise<Session | undefined> {
-    const text = await this.redis.get(this.sessionKey(id));
+    const text = await this.redis.get(this.keys.session(id));
     if (text === null) return undefined;
     const session = this.parseSession(id, text);
     this.stored.set(session, { json: text, exact: false });
@@ -209,18 +223,19 @@ class RedisSessionStore implements SessionStore {
     if (!Number.isInteger(limit) || limit <= 0) {
       throw new BadRequestError(`limit must be a positive integer, not ${limit}.`);
     }
-    const index = this.tenantIndexKey(tenant);
+    const index = this.keys.tenantIndex(tenant);
     const sessions: Session[] = [];
     const seen = new Set<string>();
     let offset = 0;
     while (sessions.length < limit) {
       const ids = await this.redis.zrevrange(index, offset, offset + limit - 1);
       if (ids.length === 0) break;
-      const texts = await this.redis.mget(ids.map((id) => this.sessionKey(id)));
+      // One GET per session, not an MGET: on a Cluster the sessions are in as many slots.
+      const texts = await this.getTexts(ids);
       const stale: string[] = [];
       ids.forEach((id, position) => {
-        const text = texts[position];
-        if (text === null || text === undefined) {
+        const text = texts[position] ?? null;
+        if (text === null) {
           stale.push(id);
           return;
         }
@@ -229,7 +244,7 @@ class RedisSessionStore implements SessionStore {
         const session = this.parseSession(id, text);
         if (session.tenant === tenant && sessions.length < limit) sessions.push(session);
       });
-      if (stale.length > 0) await this.redis.zrem(index, ...stale);
+      await dropFromTenant(this.indexes, tenant, stale);
       // Removing the stale ids shifted the rest of the index up by as many places.
       offset += ids.length - stale.length;
     }
@@ -243,12 +258,19 @@ class RedisSessionStore implements SessionStore {
   ): Promise<{ session: Session; value: T }> {
     if (expected !== undefined && expected.id === id) {
       const { session, value, json } = this.applyChange(expected, mutate, { check: false });
-      const written = await compareAndSetScript.run({
-        redis: this.redis,
-        keys: this.writeKeys(session),
-        args: [this.storedSha(expected), ...this.writeArgs(session, { json, releaseRunner })],
+      const sha = this.storedSha(expected);
+      // `expected` is the stored session whenever the script writes: its index state is the one
+      // the change moves from.
+      const previous = indexState(expected);
+      const written = await this.writeIndexed(session, { previous }, async () => {
+        const result = await compareAndSetScript.run({
+          redis: this.redis,
+          keys: this.writeKeys(session.id),
+          args: [sha, ...this.writeArgs(session, { json, releaseRunner })],
+        });
+        return result === 1;
       });
-      if (written === 1) {
+      if (written) {
         this.stored.set(session, { json, exact: true });
         return { session, value };
       }
@@ -259,7 +281,7 @@ class RedisSessionStore implements SessionStore {
       const current = await this.get(id);
       if (current === undefined) throw sessionNotFound(id);
       const { session, value, json } = this.applyChange(current, mutate, { check: true });
-      await this.write(session, { lock, json, releaseRunner });
+      await this.write(session, { lock, json, releaseRunner, previous: indexState(current) });
       this.stored.set(session, { json, exact: true });
       return { session, value };
     } finally {
@@ -442,44 +464,44 @@ class RedisSessionStore implements SessionStore {
   }
 
   async listActive(): Promise<string[]> {
-    const ids = await this.redis.smembers(this.activeIndexKey());
+    const index = this.keys.active();
+    const ids = await this.redis.smembers(index);
     if (ids.length === 0) return [];
-    const present = await this.redis.mget(...ids.map((id) => this.sessionKey(id)));
-    const gone = ids.filter((_id, index) => present[index] === null);
-    if (gone.length > 0) await this.redis.srem(this.activeIndexKey(), ...gone);
-    return ids.filter((_id, index) => present[index] !== null);
+    const texts = await this.getTexts(ids);
+    // An entry whose session is gone, or no longer active (left by a crash between a session's
+    // write and its index update), leaves the index; a writer that made it active again at the
+    // same time adds it back after its write (./internal/session-indexes.ts).
+    const open = ids.filter((_id, position) => isOpen(texts[position] ?? null));
+    const dropped = ids.filter((_id, position) => !isOpen(texts[position] ?? null));
+    if (dropped.length > 0) await this.redis.srem(index, ...dropped);
+    return open;
   }
 
   async countAwaitingApproval(): Promise<number> {
-    return this.redis.scard(this.pendingIndexKey());
+    return this.redis.hlen(this.keys.pending());
   }
 
   async countAwaitingApprovalForTenant(tenant: string, limit = 0): Promise<number> {
-    // ZINTERCARD takes plain sets as sorted sets of score 1 (the pending index is a set).
-    const count = await this.redis.call(
-      'ZINTERCARD',
-      2,
-      this.tenantIndexKey(tenant),
-      this.pendingIndexKey(),
-      'LIMIT',
-      limit,
-    );
-    return Number(count);
+    // The tenant's own pending set, in its slot: one SCARD, whatever the number of sessions.
+    const count = await this.redis.scard(this.keys.tenantPending(tenant));
+    return limit > 0 ? Math.min(count, limit) : count;
   }
 
   async expireOverdueApprovals(now: Date = new Date()): Promise<ExpiredApproval[]> {
     const expired: ExpiredApproval[] = [];
-    const index = this.pendingIndexKey();
-    const ids = await this.redis.smembers(index);
-    for (const id of ids) {
+    // id → tenant: the tenant names the tenant's pending set of a session that is gone.
+    const entries = await this.redis.hgetall(this.keys.pending());
+    for (const [id, tenant] of Object.entries(entries)) {
       const session = await this.get(id);
       if (session === undefined) {
-        await this.redis.srem(index, id);
+        await dropPending(this.indexes, { id, tenant });
         continue;
       }
       const pending = Object.values(session.approvals).filter((a) => a.status === 'pending');
       if (pending.length === 0) {
-        await this.redis.srem(index, id);
+        // Left by a crash between a write and its index update (a writer adding an approval at
+        // the same time adds the entries back after its write).
+        await dropPending(this.indexes, { id, tenant: session.tenant });
         continue;
       }
       if (!pending.some((approval) => isOverdue(approval, now))) continue;
@@ -525,7 +547,7 @@ class RedisSessionStore implements SessionStore {
     owner: string,
     ttlMs: number = DEFAULT_LEASE_TTL_MS,
   ): Promise<Lease | undefined> {
-    return acquireLease({ redis: this.redis, key: this.leaseKey('runner', id), owner, ttlMs });
+    return acquireLease({ redis: this.redis, key: this.keys.lease('runner', id), owner, ttlMs });
   }
 
   acquireAttach(
@@ -533,31 +555,36 @@ class RedisSessionStore implements SessionStore {
     owner: string,
     ttlMs: number = DEFAULT_LEASE_TTL_MS,
   ): Promise<Lease | undefined> {
-    return acquireLease({ redis: this.redis, key: this.leaseKey('attach', id), owner, ttlMs });
+    return acquireLease({ redis: this.redis, key: this.keys.lease('attach', id), owner, ttlMs });
   }
 
-  private sessionKey(id: string): string {
-    return `${this.keyPrefix}:${id}`;
+  /** The stored JSON of each session (null when gone): one GET each, as they span slots. */
+  private getTexts(ids: readonly string[]): Promise<(string | null)[]> {
+    return Promise.all(ids.map((id) => this.redis.get(this.keys.session(id))));
   }
 
-  private tenantIndexKey(tenant: string): string {
-    return `${this.keyPrefix}s:tenant:${tenant}`;
-  }
-
-  private pendingIndexKey(): string {
-    return `${this.keyPrefix}s:pending-approvals`;
-  }
-
-  private activeIndexKey(): string {
-    return `${this.keyPrefix}s:active`;
-  }
-
-  private lockKey(id: string): string {
-    return `${this.lockPrefix}:${id}`;
-  }
-
-  private leaseKey(kind: 'runner' | 'attach', id: string): string {
-    return `${this.leasePrefix}:${kind}:${id}`;
+  /**
+   * Runs `write` (a script in the session's slot) with the indexes kept around it
+   * (./internal/session-indexes.ts); `previous` is the index state the change moves from
+   * (undefined: a new session).
+   */
+  private writeIndexed(
+    session: Session,
+    { createdAtMs, previous }: { createdAtMs?: number; previous: IndexState | undefined },
+    write: () => Promise<boolean>,
+  ): Promise<boolean> {
+    return writeIndexed(
+      this.indexes,
+      {
+        id: session.id,
+        tenant: session.tenant,
+        createdAtMs: createdAtMs ?? (Date.parse(session.createdAt) || 0),
+        ttlMs: this.ttlSeconds * 1000,
+        previous,
+        next: indexState(session),
+      },
+      write,
+    );
   }
 
   private parseSession(id: string, text: string): Session {
@@ -569,7 +596,7 @@ class RedisSessionStore implements SessionStore {
 
   private async lock(id: string): Promise<Lock> {
     try {
-      return await this.redlock.acquire([this.lockKey(id)], this.lockTtlMs);
+      return await this.redlock.acquire([this.keys.lock(id)], this.lockTtlMs);
     } catch (error) {
       if (await isLockContention(error)) {
         throw new ConflictError(`Session ${id} is being changed by another request; try again.`, {
@@ -584,53 +611,64 @@ class RedisSessionStore implements SessionStore {
 
   private async write(
     session: Session,
-    { lock, json, releaseRunner }: { lock: Lock; json: string; releaseRunner: string },
+    {
+      lock,
+      json,
+      releaseRunner,
+      previous,
+    }: { lock: Lock; json: string; releaseRunner: string; previous: IndexState },
   ): Promise<void> {
-    const written = await fencedWriteScript.run({
-      redis: this.redis,
-      keys: this.writeKeys(session),
-      args: [lock.value, ...this.writeArgs(session, { json, releaseRunner })],
+    const written = await this.writeIndexed(session, { previous }, async () => {
+      const result = await fencedWriteScript.run({
+        redis: this.redis,
+        keys: this.writeKeys(session.id),
+        args: [lock.value, ...this.writeArgs(session, { json, releaseRunner })],
+      });
+      return result === 1;
     });
-    if (written !== 1) {
+    if (!written) {
       throw new ConflictError(
         `Session ${session.id}: the lock expired before the change was written; try again.`,
       );
     }
   }
 
-  /**
-   * The keys both write scripts touch: lock, session, pending, tenant and active indexes, runner
-   * lease.
-   */
-  private writeKeys(session: Session): string[] {
-    return [
-      this.lockKey(session.id),
-      this.sessionKey(session.id),
-      this.pendingIndexKey(),
-      this.tenantIndexKey(session.tenant),
-      this.activeIndexKey(),
-      this.leaseKey('runner', session.id),
-    ];
+  /** The keys both update scripts touch, all in the session's slot: lock, session, runner lease. */
+  private writeKeys(id: string): string[] {
+    return [this.keys.lock(id), this.keys.session(id), this.keys.lease('runner', id)];
   }
 
   /**
-   * Both write scripts' arguments after their guard: json, ttl, id, pending, createdAt, active,
-   * the runner lease's owner to release once inactive.
+   * Both update scripts' arguments after their guard: json, ttl, active, the runner lease's owner
+   * to release once inactive.
    */
   private writeArgs(
     session: Session,
     { json, releaseRunner }: { json: string; releaseRunner: string },
   ): (string | number)[] {
-    const hasPending = Object.values(session.approvals).some((a) => a.status === 'pending');
-    return [
-      json,
-      this.ttlSeconds,
-      session.id,
-      hasPending ? '1' : '0',
-      Date.parse(session.createdAt) || 0,
-      isActiveStatus(session.status) ? '1' : '0',
-      releaseRunner,
-    ];
+    return [json, this.ttlSeconds, isActiveStatus(session.status) ? '1' : '0', releaseRunner];
+  }
+}
+
+/** Which indexes `session` belongs in. */
+function indexState(session: Session): IndexState {
+  return {
+    pending: Object.values(session.approvals).some((a) => a.status === 'pending'),
+    active: isActiveStatus(session.status),
+  };
+}
+
+/**
+ * True when a stored session (its JSON, null when gone) is still running or waiting. Read without
+ * the schema (only its status); an unreadable one counts as open, as it did before it was read.
+ */
+function isOpen(text: string | null): boolean {
+  if (text === null) return false;
+  try {
+    const { status } = JSON.parse(text) as { status?: unknown };
+    return typeof status !== 'string' || isActiveStatus(status as Session['status']);
+  } catch {
+    return true;
   }
 }
 

@@ -162,8 +162,6 @@ describe('orchestrator (service)', () => {
     sessions = createSessionStore({
       redis,
       keyPrefix: `${prefix}session`,
-      lockPrefix: `${prefix}lock`,
-      leasePrefix: `${prefix}lease`,
     });
     // No planner runs here: every request below either carries its plan or expects the
     // "planner unreachable" failure.

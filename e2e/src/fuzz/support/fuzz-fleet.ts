@@ -76,13 +76,17 @@ export async function deleteFuzzSessions(): Promise<number> {
   });
   try {
     await redis.connect();
-    const index = `fleet:sessions:tenant:${FUZZ_TENANT}`;
+    // The session store's keys (@fleet/sessions `sessionKeys()`).
+    const index = `fleet:{tenant:${FUZZ_TENANT}}:sessions`;
     const ids = await redis.zrange(index, 0, -1);
     for (let at = 0; at < ids.length; at += 100) {
-      await redis.del(...ids.slice(at, at + 100).map((id) => `fleet:session:${id}`));
+      await redis.del(...ids.slice(at, at + 100).map((id) => `fleet:{${id}}:session`));
     }
-    if (ids.length > 0) await redis.srem('fleet:sessions:active', ...ids);
-    await redis.del(index);
+    if (ids.length > 0) {
+      await redis.srem('fleet:{sessions}:active', ...ids);
+      await redis.hdel('fleet:{sessions}:pending-approvals', ...ids);
+    }
+    await redis.del(index, `fleet:{tenant:${FUZZ_TENANT}}:pending-approvals`);
     return ids.length;
   } finally {
     redis.disconnect();

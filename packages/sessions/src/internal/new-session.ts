@@ -16,6 +16,9 @@ export function newSession({
   taskId,
 }: NewSession): { session: Session; json: string; createdAtMs: number } {
   if (id === '') throw new BadRequestError('A session id must not be empty.');
+  // The id is the hash tag of the session's keys (`fleet:{<id>}:…`): a brace in it could end the
+  // tag early, or leave it empty, and split the session's keys across Redis Cluster slots.
+  if (/[{}]/.test(id)) throw new BadRequestError('A session id must not contain "{" or "}".');
   const now = new Date();
   const draft: Session = {
     id,

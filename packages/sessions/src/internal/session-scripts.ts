@@ -1,64 +1,54 @@
 import { defineRedisScript } from './redis-script';
 
-/** The index entries of a new session. KEYS[2..3]: tenant index, active index. ARGV: as below. */
-const INDEX_NEW_SESSION_LUA = `redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-redis.call('SADD', KEYS[3], ARGV[3])
-`;
+/*
+ * Every script here touches the keys of one session only — its JSON, lock and runner lease, all
+ * tagged with the session id (./session-keys.ts) — so each runs in one slot of a Redis Cluster.
+ * The indexes (tenant, pending approvals, active) live in other slots and are kept by
+ * ./session-indexes.ts around these writes.
+ */
 
 /**
- * Creates a session atomically with its tenant-index and active-index entries. KEYS: session,
- * tenant index, active index.
- * ARGV: json, ttl seconds, id, createdAt ms.
+ * Creates a session if its id is free. KEYS: session. ARGV: json, ttl seconds.
+ * Returns 1 when written, 0 when the id is taken.
  */
 export const createScript = defineRedisScript(`
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return 0 end
-${INDEX_NEW_SESSION_LUA}return 1
-`);
-
-/**
- * {@link createScript} and the session's runner lease, together or not at all. KEYS: as
- * {@link createScript}, then the runner lease. ARGV: as {@link createScript}, then the lease's
- * owner and TTL in ms. Returns 1 when written, 0 when the id is taken, -1 when the lease is held.
- */
-export const createWithRunnerScript = defineRedisScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('EXISTS', KEYS[4]) == 1 then return -1 end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
-${INDEX_NEW_SESSION_LUA}redis.call('SET', KEYS[4], ARGV[5], 'PX', ARGV[6])
 return 1
 `);
 
 /**
- * The write both session scripts end with: the session with its TTL and its three indexes, and —
- * once it is no longer active — its runner lease, when ARGV[8] names the owner holding it.
- * KEYS[2..6]: session, pending-approvals index, tenant index, active index, runner lease.
- * ARGV[2..8]: json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms, still active
- * ('1' | '0'), the runner lease's owner to release ('' for none).
+ * {@link createScript} and the session's runner lease, together or not at all. KEYS: session,
+ * runner lease. ARGV: json, ttl seconds, the lease's owner, its TTL in ms. Returns 1 when written,
+ * 0 when the id is taken, -1 when the lease is held.
+ */
+export const createWithRunnerScript = defineRedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 then return -1 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])
+return 1
+`);
+
+/**
+ * The write both update scripts end with: the session with its TTL and — once it is no longer
+ * active — its runner lease released, when ARGV[5] names the owner holding it.
+ * KEYS[2..3]: session, runner lease.
+ * ARGV[2..5]: json, ttl seconds, still active ('1' | '0'), the runner lease's owner to release
+ * ('' for none).
  */
 const WRITE_SESSION_LUA = `redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
-if ARGV[5] == '1' then
-  redis.call('SADD', KEYS[3], ARGV[4])
-else
-  redis.call('SREM', KEYS[3], ARGV[4])
-end
-redis.call('ZADD', KEYS[4], 'NX', ARGV[6], ARGV[4])
-redis.call('EXPIRE', KEYS[4], ARGV[3])
-if ARGV[7] == '1' then
-  redis.call('SADD', KEYS[5], ARGV[4])
-else
-  redis.call('SREM', KEYS[5], ARGV[4])
-  if ARGV[8] ~= '' and redis.call('GET', KEYS[6]) == ARGV[8] then redis.call('DEL', KEYS[6]) end
+if ARGV[4] == '0' and ARGV[5] ~= '' and redis.call('GET', KEYS[3]) == ARGV[5] then
+  redis.call('DEL', KEYS[3])
 end
 return 1
 `;
 
 /**
  * Writes a session only while the writer still holds its lock (a fencing check, so a writer whose
- * lock expired mid-change cannot overwrite a newer write), and keeps both indexes in step.
- * KEYS: lock, session, pending-approvals index, tenant index, active index, runner lease.
- * ARGV: lock value, json, ttl seconds, id, has pending approvals ('1' | '0'), createdAt ms,
- * still active ('1' | '0'), runner lease owner to release once inactive ('' for none).
+ * lock expired mid-change cannot overwrite a newer write).
+ * KEYS: lock, session, runner lease.
+ * ARGV: lock value, json, ttl seconds, still active ('1' | '0'), runner lease owner to release
+ * once inactive ('' for none).
  */
 export const fencedWriteScript = defineRedisScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end

@@ -44,7 +44,7 @@ export interface TestSessions {
 }
 
 /**
- * Creates a session store on the real Redis with unique key prefixes (sessions, locks, leases), so
+ * Creates a session store on the real Redis with a unique key prefix, so
  * tests never see each other's keys. `close()` removes them.
  */
 export function createTestSessions(): TestSessions {
@@ -53,8 +53,6 @@ export function createTestSessions(): TestSessions {
   const store = createSessionStore({
     redis,
     keyPrefix: `${prefix}:session`,
-    lockPrefix: `${prefix}:lock`,
-    leasePrefix: `${prefix}:lease`,
   });
   return {
     store,

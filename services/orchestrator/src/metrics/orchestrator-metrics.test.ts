@@ -62,8 +62,6 @@ describe('orchestrator /metrics', () => {
     sessions = createSessionStore({
       redis,
       keyPrefix: `${prefix}session`,
-      lockPrefix: `${prefix}lock`,
-      leasePrefix: `${prefix}lease`,
     });
     breakers = createAgentBreakers({ threshold: 2, halfOpenAfterMs: 60_000 });
     const handler = createOrchestratorHandler({

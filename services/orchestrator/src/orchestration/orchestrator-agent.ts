@@ -254,8 +254,8 @@ async function claimSession({
   } else {
     const request = partsText(context.message.parts).trim();
     if (request === '') throw new ValidationError('The message has no request text.');
-    // One script, one round trip: the session (with the task that runs it), its indexes and
-    // its runner lease, together or not at all.
+    // One script: the session (with the task that runs it) and its runner lease, together or
+    // not at all; its index entries are written around it.
     ({ session, lease } = await sessions.createWithRunner(
       {
         tenant: fleet.tenant,

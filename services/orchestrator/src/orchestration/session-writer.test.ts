@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createSessionStore, type SessionStore } from '@fleet/sessions';
+import { createSessionStore, sessionKeys, type SessionStore } from '@fleet/sessions';
 import { Redis } from 'ioredis';
 import { createSessionWriter } from './session-writer';
 
 const keyPrefix = `test:orchestrator:writer:${randomUUID()}`;
-const lockPrefix = `${keyPrefix}:lock`;
 const logger = { warn: () => undefined };
 
 /** The names of the commands a connection sends, in order. */
@@ -28,8 +27,8 @@ describe('createSessionWriter', () => {
   beforeAll(() => {
     redis = new Redis({ host: '127.0.0.1', port: 6379 });
     other = new Redis({ host: '127.0.0.1', port: 6379 });
-    sessions = createSessionStore({ redis, keyPrefix, lockPrefix });
-    gateway = createSessionStore({ redis: other, keyPrefix, lockPrefix });
+    sessions = createSessionStore({ redis, keyPrefix });
+    gateway = createSessionStore({ redis: other, keyPrefix });
   });
   afterAll(async () => {
     await Promise.all([sessions.close(), gateway.close()]);
@@ -90,8 +89,9 @@ describe('createSessionWriter', () => {
     await writer.written();
     writer.record((draft) => void (draft.status = 'completed'));
     await writer.written();
-    // Three batches: three scripts, no lock acquire, GET or release.
-    expect(sent).toEqual(['evalsha', 'evalsha', 'evalsha']);
+    // Three batches: three scripts, no lock acquire, GET or release; the last, ending the session,
+    // is followed by its index scripts (tenant's and fleet-wide: it leaves the active set).
+    expect(sent).toEqual(Array(5).fill('evalsha'));
     expect(await sessions.get(session.id)).toMatchObject({
       taskId: 'task',
       planSource: 'request',
@@ -120,7 +120,7 @@ describe('createSessionWriter', () => {
       { tenant: 'acme', request: 'r' },
       { owner: 'run-1' },
     );
-    const leaseKey = `fleet:lease:session:runner:${session.id}`;
+    const leaseKey = sessionKeys(keyPrefix).lease('runner', session.id);
     let released = 0;
     const writer = createSessionWriter({
       sessions,
@@ -137,7 +137,8 @@ describe('createSessionWriter', () => {
     const sent = countCommands(redis);
     writer.record((draft) => void (draft.status = 'completed'));
     await writer.written();
-    expect(sent).toEqual(['evalsha']);
+    // The session's script (the lease goes in it), then its index scripts.
+    expect(sent).toEqual(Array(3).fill('evalsha'));
     expect(released).toBe(1);
     expect(await redis.exists(leaseKey)).toBe(0);
     writer.record((draft) => void (draft.error = 'after the end'));

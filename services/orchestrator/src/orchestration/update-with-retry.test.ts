@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { ConflictError, NotFoundError } from '@fleet/errors';
-import { createSessionStore, type SessionStore } from '@fleet/sessions';
+import { createSessionStore, sessionKeys, type SessionStore } from '@fleet/sessions';
 import { updateWithRetry } from './update-with-retry';
 
 const root = `test:orchestrator:update-with-retry:${randomUUID()}`;
-const lockPrefix = `${root}:lock`;
+const lockKey = (id: string) => sessionKeys(`${root}:session`).lock(id);
 
 describe('updateWithRetry', () => {
   let redis: Redis;
@@ -21,8 +21,6 @@ describe('updateWithRetry', () => {
     sessions = createSessionStore({
       redis,
       keyPrefix: `${root}:session`,
-      lockPrefix,
-      leasePrefix: `${root}:lease`,
       lockRetryCount: 0,
     });
     counted = Object.assign(Object.create(sessions) as SessionStore, {
@@ -42,7 +40,7 @@ describe('updateWithRetry', () => {
 
   it('tries again while the lock is busy and writes once it is free', async () => {
     const { id } = await sessions.create({ tenant: 'acme', request: 'x' });
-    await redis.set(`${lockPrefix}:${id}`, 'someone-else', 'PX', 120);
+    await redis.set(lockKey(id), 'someone-else', 'PX', 120);
     updates = 0;
     const value = await updateWithRetry(counted, {
       id,
@@ -58,7 +56,7 @@ describe('updateWithRetry', () => {
 
   it('gives up with the ConflictError after four more tries', async () => {
     const { id } = await sessions.create({ tenant: 'acme', request: 'x' });
-    await redis.set(`${lockPrefix}:${id}`, 'someone-else', 'PX', 10_000);
+    await redis.set(lockKey(id), 'someone-else', 'PX', 10_000);
     updates = 0;
     await expect(updateWithRetry(counted, { id, mutate: () => undefined })).rejects.toBeInstanceOf(
       ConflictError,

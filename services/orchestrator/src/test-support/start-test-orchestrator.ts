@@ -120,8 +120,6 @@ export async function startTestOrchestrator({
   const sessions = createSessionStore({
     redis,
     keyPrefix: `${prefix}session`,
-    lockPrefix: `${prefix}lock`,
-    leasePrefix: `${prefix}lease`,
   });
   const planner = createPlannerClient({ url: plannerUrl, token: TEST_TOKEN, cardTimeoutMs: 500 });
   const invokeAgent = createA2AAgentInvoker({
