@@ -85,6 +85,9 @@ Options (orchestration):
   --baseline DIR    another built checkout (e.g. of main): its orchestrator runs the fixed-cost
                     section side by side with this one's, run for run, on Redis database 1 of the
                     same server (BENCH_BASELINE_REDIS_URL to choose another)
+  --redis-cluster   also run the fixed-cost section on a Redis Cluster of 3 masters and 3
+                    replicas (redis-server processes started on loopback), run for run beside
+                    the single Redis: CPU, run time and runs/s, cluster ÷ single
   --orchestrator-node-args="A B"  extra node arguments for the orchestrator processes
                     (e.g. --orchestrator-node-args="--cpu-prof --cpu-prof-dir=/tmp/prof";
                     also BENCH_ORCHESTRATOR_NODE_ARGS)
@@ -172,6 +175,7 @@ const BENCH_OPTIONS = {
   'fixed-cost-runs': { type: 'string' },
   'fixed-cost-only': { type: 'boolean', default: false },
   baseline: { type: 'string' },
+  'redis-cluster': { type: 'boolean' },
   runs: { type: 'string' },
   flood: { type: 'string' },
   steady: { type: 'string' },
@@ -330,6 +334,7 @@ async function orchestrationBench(values: BenchValues): Promise<string> {
       values.baseline === undefined
         ? undefined
         : (process.env['BENCH_BASELINE_REDIS_URL'] ?? otherDatabase(redisUrl())),
+    redisCluster: values['redis-cluster'],
     orchestratorNodeArgs: splitArgs(
       values['orchestrator-node-args'] ?? process.env['BENCH_ORCHESTRATOR_NODE_ARGS'],
     ),

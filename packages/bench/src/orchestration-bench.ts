@@ -11,6 +11,7 @@ import {
 import { A2AClient } from '@fleet/a2a/client';
 import {
   startProcess,
+  startRedisCluster,
   startService,
   type RunningProcess,
   type RunningService,
@@ -40,6 +41,12 @@ export interface OrchestrationBenchOptions {
   baselineRoot?: string | undefined;
   /** The Redis the baseline orchestrator uses (a database of its own). */
   baselineRedisUrl?: string | undefined;
+  /**
+   * Also runs the fixed-cost section on a Redis Cluster of three masters with a replica each
+   * (redis-server processes the bench starts on loopback): a second orchestrator of this checkout
+   * with `REDIS_CLUSTER_NODES`, run for run beside the one on the single Redis. @default false
+   */
+  redisCluster?: boolean | undefined;
 }
 
 /** Runs before the fixed-cost blocks: discovery, connection pools, JIT. */
@@ -178,8 +185,10 @@ export interface FixedCostBlock {
 
 /** One orchestrator build measured in the fixed-cost section. */
 export interface FixedCostBuild {
-  /** `this checkout`, or the baseline's directory. */
+  /** `this checkout`, the baseline's directory, or this checkout on a Redis Cluster. */
   label: string;
+  /** What the build is compared as. */
+  kind: MeasuredKind;
   blocks: FixedCostBlock[];
 }
 
@@ -191,9 +200,13 @@ export interface FixedCostResult {
   builds: FixedCostBuild[];
 }
 
+/** This checkout on the single Redis, another checkout, or this checkout on a Redis Cluster. */
+type MeasuredKind = 'current' | 'baseline' | 'cluster';
+
 /** An orchestrator process and a client to it. */
 interface MeasuredOrchestrator {
   label: string;
+  kind: MeasuredKind;
   service: RunningService;
   client: A2AClient;
 }
@@ -216,7 +229,11 @@ async function measureFixedCost(
     label: 'fixed-cost runs',
     total: runs * FIXED_COST_BLOCKS * 2 * orchestrators.length,
   });
-  const builds: FixedCostBuild[] = orchestrators.map(({ label }) => ({ label, blocks: [] }));
+  const builds: FixedCostBuild[] = orchestrators.map(({ label, kind }) => ({
+    label,
+    kind,
+    blocks: [],
+  }));
   for (let block = 0; block < FIXED_COST_BLOCKS; block += 1) {
     const times = orchestrators.map((): number[] => []);
     const wall = orchestrators.map(() => 0);
@@ -310,10 +327,10 @@ async function startScriptedAgents(root: string, processes: Stoppable[]): Promis
   return agents;
 }
 
-/** Starts an orchestrator of a checkout with the given scheduling. */
+/** Starts an orchestrator of a checkout with the given scheduling (and Redis settings). */
 type OrchestratorStarter = (
   scheduling: 'dependency' | 'stages',
-  settings?: { from?: string; redisUrl?: string | undefined },
+  settings?: { from?: string; redisEnv?: Record<string, string> },
 ) => Promise<RunningService>;
 
 /** The orchestrators the fixed-cost section measures: this checkout's, and the baseline's. */
@@ -328,7 +345,8 @@ async function startMeasuredOrchestrators(
   processes.push(dependency);
   const measuredOrchestrators: MeasuredOrchestrator[] = [
     {
-      label: 'this checkout',
+      label: options.redisCluster === true ? 'this checkout, single Redis' : 'this checkout',
+      kind: 'current',
       service: dependency,
       client: new A2AClient({ url: `${dependency.url}/a2a`, token: TOKEN }),
     },
@@ -336,13 +354,30 @@ async function startMeasuredOrchestrators(
   if (options.baselineRoot !== undefined) {
     const baseline = await startOrchestrator('dependency', {
       from: options.baselineRoot,
-      redisUrl: options.baselineRedisUrl,
+      ...(options.baselineRedisUrl === undefined
+        ? {}
+        : { redisEnv: { REDIS_URL: options.baselineRedisUrl } }),
     });
     processes.push(baseline);
     measuredOrchestrators.push({
       label: options.baselineRoot,
+      kind: 'baseline',
       service: baseline,
       client: new A2AClient({ url: `${baseline.url}/a2a`, token: TOKEN }),
+    });
+  }
+  if (options.redisCluster === true) {
+    const cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
+    processes.push(cluster);
+    const onCluster = await startOrchestrator('dependency', {
+      redisEnv: { REDIS_CLUSTER_NODES: cluster.nodes.join(',') },
+    });
+    processes.push(onCluster);
+    measuredOrchestrators.push({
+      label: 'this checkout, Redis Cluster (3 masters + 3 replicas)',
+      kind: 'cluster',
+      service: onCluster,
+      client: new A2AClient({ url: `${onCluster.url}/a2a`, token: TOKEN }),
     });
   }
   return measuredOrchestrators;
@@ -421,7 +456,7 @@ export async function runOrchestrationBench(
     const shared = { FLEET_INTERNAL_TOKEN: TOKEN, LOG_LEVEL: 'warn', NODE_ENV: 'production' };
     const planner = await startService({ root, name: 'planner', env: shared });
     processes.push(planner);
-    const startOrchestrator: OrchestratorStarter = (scheduling, { from = root, redisUrl } = {}) =>
+    const startOrchestrator: OrchestratorStarter = (scheduling, { from = root, redisEnv } = {}) =>
       startService({
         root: from,
         name: 'orchestrator',
@@ -431,7 +466,7 @@ export async function runOrchestrationBench(
           PLANNER_URL: planner.url,
           AGENT_URLS: agents.urls.join(','),
           ORCHESTRATOR_SCHEDULING: scheduling,
-          ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }),
+          ...redisEnv,
         },
       });
     const measuredOrchestrators = await startMeasuredOrchestrators(options, {
@@ -532,14 +567,30 @@ export function formatOrchestrationBench(
   return lines.join('\n');
 }
 
+/** Redis Cluster ÷ single Redis, block by block: CPU, run time and throughput. */
+function compareCluster(single: FixedCostBuild, cluster: FixedCostBuild): string[] {
+  const ratio = (pick: (block: FixedCostBlock) => number): string => {
+    const ratios = cluster.blocks.map(
+      (block, index) => pick(block) / pick(single.blocks[index] ?? block),
+    );
+    return `${ratios.map((each) => each.toFixed(3)).join(', ')} (median ${median(ratios).toFixed(3)})`;
+  };
+  return [
+    '',
+    `Redis Cluster ÷ single Redis, per block: orchestrator CPU per run ${ratio((block) => block.cpuPerRunMs)}; run p50 ${ratio((block) => block.runP50Ms)}; runs/s one at a time ${ratio((block) => block.runsPerSecond)}; runs/s ${FIXED_COST_CONCURRENCY} at a time ${ratio((block) => block.concurrentRunsPerSecond)}.`,
+  ];
+}
+
 /** The goal for the orchestrator's own CPU per single-node run. */
 export const FIXED_COST_GOAL_MS = 5;
 
 function formatFixedCost(fixedCost: FixedCostResult): string[] {
-  const [current, baseline] = fixedCost.builds;
+  const current = fixedCost.builds.find((build) => build.kind === 'current');
+  const baseline = fixedCost.builds.find((build) => build.kind === 'baseline');
+  const cluster = fixedCost.builds.find((build) => build.kind === 'cluster');
   const runs = current?.blocks[0]?.runs ?? 0;
   const lines = [
-    `Fixed cost per run: single-node runs against a0 (answers at once), ${FIXED_COST_WARMUP_RUNS} warm-up runs, then ${current?.blocks.length ?? 0} blocks of ${runs} runs one after the other${baseline === undefined ? '' : ' (alternating with the baseline, run by run)'} and as many ${FIXED_COST_CONCURRENCY} at a time; orchestrator CPU = its process.cpuUsage() (user + system) over the part ÷ runs. A direct call to a0: ${formatMs(fixedCost.directCallMs)}.`,
+    `Fixed cost per run: single-node runs against a0 (answers at once), ${FIXED_COST_WARMUP_RUNS} warm-up runs, then ${current?.blocks.length ?? 0} blocks of ${runs} runs one after the other${fixedCost.builds.length > 1 ? ' (alternating between the orchestrators, run by run)' : ''} and as many ${FIXED_COST_CONCURRENCY} at a time; orchestrator CPU = its process.cpuUsage() (user + system) over the part ÷ runs. A direct call to a0: ${formatMs(fixedCost.directCallMs)}.`,
     '',
     `| build | block | orchestrator CPU per run | run (p50) | runs/s (one at a time) | CPU per run, ${FIXED_COST_CONCURRENCY} at a time | runs/s, ${FIXED_COST_CONCURRENCY} at a time |`,
     '|---|---|---|---|---|---|---|',
@@ -573,5 +624,7 @@ function formatFixedCost(fixedCost: FixedCostResult): string[] {
       `This checkout ÷ baseline, CPU per run one after the other: ${ratios.map((ratio) => ratio.toFixed(3)).join(', ')} (median ${median(ratios).toFixed(3)})`,
     );
   }
+  if (current !== undefined && cluster !== undefined)
+    lines.push(...compareCluster(current, cluster));
   return lines;
 }
