@@ -4,6 +4,7 @@ import { downCommand } from './commands/down';
 import { renderHelp } from './commands/help';
 import { ingestCommand } from './commands/ingest';
 import { logsCommand } from './commands/logs';
+import { migrateRedisCommand } from './commands/migrate-redis';
 import { restartCommand } from './commands/restart';
 import { statusCommand } from './commands/status';
 import { upCommand } from './commands/up';
@@ -23,6 +24,7 @@ export const COMMANDS: readonly Command[] = [
   statusCommand,
   logsCommand,
   ingestCommand,
+  migrateRedisCommand,
 ];
 
 /** Options for {@link runCli}. */
