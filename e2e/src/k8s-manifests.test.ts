@@ -134,3 +134,65 @@ describe('infra/scripts/validate-k8s.mjs', () => {
     );
   });
 });
+
+describe('infra/k8s/redis-sentinel (optional Redis with Sentinel)', () => {
+  const SENTINEL = path.join(MANIFESTS, 'redis-sentinel');
+
+  it('is not part of the default kustomization', () => {
+    const rendered = execFileSync(process.execPath, [SCRIPT, '--render'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    expect(rendered).not.toMatch(/name: redis-sentinel/);
+    expect(rendered).not.toMatch(/^kind: ConfigMap\nmetadata:\n {2}name: fleet-redis$/m);
+  });
+
+  it('renders on its own and finds every object valid', () => {
+    const run = validate(SENTINEL);
+    expect(run.output).toMatch(/^Kubernetes manifests valid: 9 objects/);
+    expect(run.status).toBe(0);
+  });
+
+  it('fits together with infra/k8s: no name twice, every reference found', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'fleet-k8s-sentinel-'));
+    copies.push(dir);
+    writeFileSync(
+      path.join(dir, 'kustomization.yaml'),
+      `resources:\n  - ${MANIFESTS}\n  - ${SENTINEL}\n`,
+    );
+    const run = validate(dir);
+    expect(run.output).toMatch(/^Kubernetes manifests valid: 54 objects/);
+    expect(run.status).toBe(0);
+  });
+
+  it('reaches every fleet Deployment through the optional fleet-redis ConfigMap', () => {
+    const rendered = execFileSync(process.execPath, [SCRIPT, '--render'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
+    const deployments = rendered.match(/^kind: Deployment$/gm) ?? [];
+    const readers =
+      rendered.match(/- configMapRef:\n\s+name: fleet-redis\n\s+optional: true\n/g) ?? [];
+    expect(deployments.length).toBeGreaterThan(0);
+    expect(readers).toHaveLength(deployments.length);
+    const config = execFileSync(process.execPath, [SCRIPT, '--render', SENTINEL], {
+      encoding: 'utf8',
+    });
+    expect(config).toMatch(/REDIS_SENTINELS: redis-sentinel:26379/);
+    expect(config).toMatch(/REDIS_SENTINEL_NAME: mymaster/);
+  });
+
+  it('fails when a Sentinel pod refers to a key fleet-redis does not have', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'fleet-k8s-sentinel-'));
+    copies.push(dir);
+    cpSync(SENTINEL, dir, { recursive: true });
+    const file = path.join(dir, 'fleet-redis.yaml');
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace('REDIS_SENTINEL_NAME: mymaster', 'SENTINEL_NAME: x'),
+    );
+    const run = validate(dir);
+    expect(run.status).toBe(1);
+    expect(run.output).toMatch(/ConfigMap "fleet-redis" has no key "REDIS_SENTINEL_NAME"/);
+  });
+});
