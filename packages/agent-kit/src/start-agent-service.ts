@@ -1,9 +1,9 @@
 import type { Router } from 'express';
-import { Redis } from 'ioredis';
 import { publicUrlOf } from '@fleet/config';
 import {
-  FLEET_REDIS_OPTIONS,
+  createFleetRedis,
   RedisTaskStore,
+  type FleetRedisConfig,
   type A2AHandler,
   type TaskStore,
 } from '@fleet/a2a/server';
@@ -14,12 +14,11 @@ import type { Logger } from '@fleet/telemetry';
 import { availabilityReadiness, describeAvailability } from './availability';
 
 /** The variables {@link startAgentService} reads: `a2aServerEnv`, `redisEnv`, `runtimeEnv`. */
-export interface AgentServiceConfig {
+export interface AgentServiceConfig extends FleetRedisConfig {
   port: number;
   host: string;
   publicUrl?: string | undefined;
   internalToken: string;
-  redisUrl: string;
   nodeEnv: 'development' | 'production' | 'test';
 }
 
@@ -94,7 +93,7 @@ export async function startAgentService({
   onShutdown = [],
   describe = {},
 }: StartAgentServiceOptions): Promise<RunningAgentService> {
-  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
+  const redis = createFleetRedis(config);
   // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
   const taskStore = new RedisTaskStore({ redis, keyPrefix: `fleet:a2a:${serviceName}` });

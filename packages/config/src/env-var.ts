@@ -19,6 +19,11 @@ export interface EnvVar<TSchema extends z.ZodType = z.ZodType> {
    * deprecation warning that names the new one.
    */
   readonly deprecatedNames?: readonly string[];
+  /**
+   * Variables that must not be set together with this one (two ways of saying the same thing,
+   * such as two Redis modes): loading fails, naming both, when this one and one of them are set.
+   */
+  readonly conflictsWith?: readonly string[];
 }
 
 /**

@@ -6,6 +6,7 @@ export type { Environment, LoadConfigOptions } from './load-config';
 export {
   booleanSchema,
   byteSizeSchema,
+  hostPortListSchema,
   httpUrlSchema,
   listSchema,
   logLevelSchema,
@@ -13,6 +14,7 @@ export {
   positiveIntSchema,
   redisUrlSchema,
 } from './schemas';
+export type { HostPort } from './schemas';
 export { llmEnv, redisEnv, runtimeEnv, telemetryEnv } from './shared-env';
 export { a2aServerEnv, internalTokenEnv, publicUrlOf } from './server-env';
 export type { A2AServerEnvOptions, PublicUrlParts } from './server-env';

@@ -24,10 +24,27 @@ function present(raw: string | undefined): string | undefined {
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
 }
 
+/** A problem for each pair of set variables that one of them says it `conflictsWith`, once per pair. */
+function conflicts(spec: ConfigSpec, environment: Environment): string[] {
+  const problems: string[] = [];
+  const reported = new Set<string>();
+  for (const variable of Object.values(spec)) {
+    if (present(environment[variable.name]) === undefined) continue;
+    for (const other of variable.conflictsWith ?? []) {
+      const pair = [variable.name, other].sort().join(' ');
+      if (present(environment[other]) === undefined || reported.has(pair)) continue;
+      reported.add(pair);
+      problems.push(`  - ${variable.name} and ${other} are both set: set only one of them.`);
+    }
+  }
+  return problems;
+}
+
 /**
  * Reads every variable of `spec` from `environment`, treating empty strings as unset, and returns
  * the typed configuration. A variable set only under one of its `deprecatedNames` is read from
- * there, with a deprecation warning. When anything is wrong it throws one {@link ConfigError} whose message
+ * there, with a deprecation warning. Two set variables one of which `conflictsWith` the other are
+ * an error. When anything is wrong it throws one {@link ConfigError} whose message
  * names every bad variable and why, so a boot fails once with the whole list.
  *
  * @example
@@ -61,6 +78,7 @@ export function loadConfig<TSpec extends ConfigSpec>(
       value === undefined ? 'unset' : variable.secret ? 'a value (hidden)' : JSON.stringify(value);
     problems.push(`  - ${shownName} (${shown}): ${reason}. ${variable.description}`);
   }
+  problems.push(...conflicts(spec, environment));
   if (problems.length > 0) {
     throw new ConfigError(
       `Invalid configuration: ${problems.length} variable${problems.length === 1 ? '' : 's'} to fix:\n${problems.join('\n')}`,

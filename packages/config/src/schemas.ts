@@ -24,6 +24,40 @@ export const redisUrlSchema = z.url({
   error: 'expected a redis:// or rediss:// URL',
 });
 
+/** Where a Redis node or sentinel listens. */
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?):(\d{1,5})$/;
+
+/**
+ * Comma-separated `host:port` addresses (`redis-0:6379,redis-1:6379`; IPv6 in brackets,
+ * `[::1]:6379`), as `{ host, port }` objects; blanks are dropped, at least one is required.
+ */
+export const hostPortListSchema = z.string().transform((value, context): HostPort[] => {
+  const addresses: HostPort[] = [];
+  for (const item of value.split(',').map((each) => each.trim())) {
+    if (item === '') continue;
+    const match = HOST_PORT.exec(item);
+    const port = Number(match?.[2]);
+    if (match === null || port < 1 || port > 65535) {
+      context.addIssue({
+        code: 'custom',
+        message: `expected comma-separated host:port addresses (port 1-65535), e.g. redis-0:6379,redis-1:6379; "${item}" is not one`,
+      });
+      return z.NEVER;
+    }
+    addresses.push({ host: (match[1] ?? '').replace(/^\[(.*)\]$/, '$1'), port });
+  }
+  if (addresses.length === 0) {
+    context.addIssue({ code: 'custom', message: 'expected at least one host:port address' });
+    return z.NEVER;
+  }
+  return addresses;
+});
+
 /** `true/false/1/0/yes/no/on/off`, case-insensitive. */
 export const booleanSchema = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off', 'TRUE', 'FALSE', 'True', 'False'], {

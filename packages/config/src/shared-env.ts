@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { envVar } from './env-var';
 import {
   booleanSchema,
+  hostPortListSchema,
   httpUrlSchema,
   logLevelSchema,
   positiveIntSchema,
@@ -62,12 +63,41 @@ export const llmEnv = {
   }),
 } as const;
 
-/** Redis, for sessions, locks, task stores and caches. */
+/**
+ * Redis, for sessions, locks, task stores and caches: one server (REDIS_URL), a Redis Cluster
+ * (REDIS_CLUSTER_NODES) or a primary found through Redis Sentinel (REDIS_SENTINELS). Every
+ * service connects with `createFleetRedis` (`@fleet/a2a/server`), which picks the mode.
+ */
 export const redisEnv = {
   redisUrl: envVar({
     name: 'REDIS_URL',
     schema: redisUrlSchema.default('redis://127.0.0.1:6379'),
-    description: 'Redis for sessions, locks, agent task stores and caches.',
+    description:
+      'Redis for sessions, locks, agent task stores and caches. With REDIS_CLUSTER_NODES or REDIS_SENTINELS its host and port are not used, but its user name, password and rediss:// (TLS) still apply, and its database with Sentinel.',
+  }),
+  redisClusterNodes: envVar({
+    name: 'REDIS_CLUSTER_NODES',
+    schema: hostPortListSchema.optional(),
+    description:
+      'Redis Cluster: comma-separated host:port of some of its nodes (the others are discovered). Set, the fleet uses the cluster instead of REDIS_URL; REDIS_URL then gives only the user name, password and TLS for every node, and must name database 0 or none (a cluster has only database 0). Not together with REDIS_SENTINELS.',
+    defaultText: 'unset: one Redis, REDIS_URL',
+    example: 'redis-0:6379,redis-1:6379,redis-2:6379',
+    conflictsWith: ['REDIS_SENTINELS'],
+  }),
+  redisSentinels: envVar({
+    name: 'REDIS_SENTINELS',
+    schema: hostPortListSchema.optional(),
+    description:
+      'Redis Sentinel: comma-separated host:port of the sentinels. Set, the fleet asks them for the primary named REDIS_SENTINEL_NAME and follows its fail-overs; REDIS_URL then gives only the user name, password, database and TLS for the primary (the sentinels are asked without password or TLS). Not together with REDIS_CLUSTER_NODES.',
+    defaultText: 'unset: one Redis, REDIS_URL',
+    example: 'sentinel-0:26379,sentinel-1:26379,sentinel-2:26379',
+    conflictsWith: ['REDIS_CLUSTER_NODES'],
+  }),
+  redisSentinelName: envVar({
+    name: 'REDIS_SENTINEL_NAME',
+    schema: z.string().default('mymaster'),
+    description:
+      'The name the sentinels monitor the primary under (their `sentinel monitor <name> …`); only with REDIS_SENTINELS.',
   }),
 } as const;
 

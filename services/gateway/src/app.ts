@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import express from 'express';
-import type { Redis } from 'ioredis';
+import type { FleetRedis } from '@fleet/a2a/server';
 import { Counter } from 'prom-client';
 import type { RunFileStore } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
@@ -97,7 +97,7 @@ export interface AppDependencies {
    * The Redis the sessions live in; `/readyz` pings it, and routes that need Redis answer 503 while
    * it is disconnected ({@link createRedisGate}).
    */
-  redis: Pick<Redis, 'ping' | 'status' | 'on'>;
+  redis: Pick<FleetRedis, 'ping' | 'status' | 'on'>;
   /** The 503 message for passthrough in offline mode. */
   offlineReason: string;
   bodyLimit: number;

@@ -2,9 +2,9 @@
 // session store, the upstream, orchestrator and RAG agent clients and the HTTP server are built here and
 // nowhere else.
 import { config, telemetry } from './instrumentation';
-import { Redis } from 'ioredis';
 import type { RunFileStore } from '@fleet/a2a';
 import { A2AClient, createRunFilesClient } from '@fleet/a2a/client';
+import { createFleetRedis, type FleetRedis } from '@fleet/a2a/server';
 import { CONSOLE_BUNDLE_DIR, consoleIsBuilt } from '@fleet/console';
 import { runMain, startServer } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
@@ -15,7 +15,6 @@ import { createAgentsClient } from './agents';
 import { createApp, isHotPathRequest, type AppDependencies } from './app';
 import { createDocumentsClient } from './documents';
 import { requestStateKey } from './mcp';
-import { GATEWAY_REDIS_OPTIONS } from './redis';
 import { createRouteClassifier } from './routing';
 import type { TenantLimitTable } from './tenant-limits';
 import { createToolPermissions } from './tool-permissions';
@@ -118,7 +117,7 @@ function mcpOptions(): NonNullable<AppDependencies['mcp']> {
 }
 
 /** The tenants' limits, kept in `redis`, from the configuration; undefined when they are off. */
-function tenantLimitsOptions(redis: Redis): AppDependencies['tenantLimits'] {
+function tenantLimitsOptions(redis: FleetRedis): AppDependencies['tenantLimits'] {
   return config.limitsEnabled
     ? {
         redis,
@@ -140,7 +139,7 @@ async function main(): Promise<void> {
   // Sessions and approvals only: passthrough never touches Redis, so the gateway boots and proxies
   // without it (`/readyz` says Redis is missing; ioredis keeps reconnecting). While it is down,
   // commands fail fast and the routes that need it answer 503 with Retry-After.
-  const redis = new Redis(config.redisUrl, GATEWAY_REDIS_OPTIONS);
+  const redis = createFleetRedis(config);
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
   const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
   const memory = createMemoryStore({ redis, logger });

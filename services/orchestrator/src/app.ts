@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { Redis } from 'ioredis';
+import type { FleetRedis } from '@fleet/a2a/server';
 import type { A2AHandler } from '@fleet/a2a/server';
 import { a2aRouter, observeTaskMetrics } from '@fleet/a2a/server/express';
 import { createMetrics, createServiceApp, type HttpLogger } from '@fleet/http';
@@ -22,7 +22,7 @@ export interface AppDependencies {
    */
   availableAgents?: (() => Promise<AvailableAgent[]>) | undefined;
   /** Checked by `/readyz`. */
-  redis: Pick<Redis, 'ping'>;
+  redis: Pick<FleetRedis, 'ping'>;
   /** Resolves when the planner's card can be read; checked by `/readyz`. */
   plannerReady: () => Promise<void>;
   logger: HttpLogger;

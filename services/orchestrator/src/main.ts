@@ -3,10 +3,14 @@
 import { config, telemetry } from './instrumentation';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Redis } from 'ioredis';
 import { publicUrlOf } from '@fleet/config';
 import { A2AClient, createRunFilesClient } from '@fleet/a2a/client';
-import { RedisTaskStore, FLEET_REDIS_OPTIONS, type A2AHandler } from '@fleet/a2a/server';
+import {
+  createFleetRedis,
+  RedisTaskStore,
+  type A2AHandler,
+  type FleetRedis,
+} from '@fleet/a2a/server';
 import { runMain, startServer } from '@fleet/http';
 import { createLlmClient, OFFLINE_HINT, resolveUpstream } from '@fleet/llm';
 import { createMemoryExtractor, createMemoryStore } from '@fleet/memory';
@@ -27,7 +31,7 @@ import { createPlannerClient } from './planning';
 import { createRunAdmission, RunScheduler } from './scheduling';
 
 /** The composer's LLM (undefined offline) and, when enabled, long-term memory. */
-function createModelServices(redis: Redis, logger: Logger) {
+function createModelServices(redis: FleetRedis, logger: Logger) {
   const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
   const llm = upstream.offline
     ? undefined
@@ -81,7 +85,7 @@ function createRunHandler({
   llm,
   memory,
 }: {
-  redis: Redis;
+  redis: FleetRedis;
   logger: Logger;
   sessions: SessionStore;
   instanceId: string;
@@ -217,7 +221,7 @@ function startRecovery({
 
 async function main(): Promise<void> {
   const logger = createLogger({ service: 'orchestrator', level: config.logLevel });
-  const redis = new Redis(config.redisUrl, FLEET_REDIS_OPTIONS);
+  const redis = createFleetRedis(config);
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
   const { offline, llm, memory } = createModelServices(redis, logger);
 

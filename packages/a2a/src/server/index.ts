@@ -34,7 +34,15 @@ export type {
 export { endLostTurn } from './end-lost-turn';
 export type { EndLostTurnOptions } from './end-lost-turn';
 export { InMemoryTaskStore } from './in-memory-task-store';
-export { FLEET_REDIS_OPTIONS } from './redis-options';
+export { FLEET_REDIS_OPTIONS, fleetReconnectDelay } from './redis-options';
+export { createFleetRedis, fleetRedisMode } from './create-fleet-redis';
+export type {
+  FleetRedis,
+  FleetRedisAddress,
+  FleetRedisConfig,
+  FleetRedisExtraOptions,
+  FleetRedisMode,
+} from './create-fleet-redis';
 export { RedisTaskStore, redisTaskKeys } from './redis-task-store';
 export type { RedisConnection, RedisTaskKeys, RedisTaskStoreOptions } from './redis-task-store';
 export { migrateRedisTaskKeys } from './migrate-redis-task-keys';

@@ -4,6 +4,14 @@ import type { RedisOptions } from 'ioredis';
 const MAX_RECONNECT_DELAY_MS = 1000;
 
 /**
+ * The pause before reconnection attempt `times`: 100 ms, 200 ms, … up to
+ * {@link MAX_RECONNECT_DELAY_MS}, without end (a server's, a cluster's, the sentinels').
+ */
+export function fleetReconnectDelay(times: number): number {
+  return Math.min(times * 100, MAX_RECONNECT_DELAY_MS);
+}
+
+/**
  * How every fleet service connects to Redis (sessions, approvals, memory, task stores, card
  * caches): a command fails fast while Redis is unreachable instead of hanging — so a request gets
  * a 503 and a run's stream ends within seconds — and the client reconnects by itself forever.
@@ -17,10 +25,12 @@ const MAX_RECONNECT_DELAY_MS = 1000;
  * - reconnection every 100 ms, 200 ms, … up to {@link MAX_RECONNECT_DELAY_MS}, without end.
  *
  * The errors these raise become `503` with `Retry-After` (`toFleetError` in `@fleet/errors`).
+ * Services open their connection with `createFleetRedis`, which applies these in every mode
+ * (one server, Sentinel, Cluster).
  */
 export const FLEET_REDIS_OPTIONS = {
   maxRetriesPerRequest: 1,
   connectTimeout: 2000,
   commandTimeout: 5000,
-  retryStrategy: (times: number): number => Math.min(times * 100, MAX_RECONNECT_DELAY_MS),
+  retryStrategy: fleetReconnectDelay,
 } as const satisfies RedisOptions;

@@ -1,9 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
-import type { Cluster, Redis } from 'ioredis';
+import type { FleetRedis } from '@fleet/a2a/server';
 import { redisUnavailableError } from '@fleet/errors';
 
-/** What the gate watches: the client's connection state and its events. */
-export type RedisConnection = Pick<Redis, 'status' | 'on'> | Pick<Cluster, 'status' | 'on'>;
+/**
+ * What the gate watches: the client's connection state and its events (a single server's client,
+ * or a cluster's, which says `ready`, `close` and `end` for the cluster as a whole).
+ */
+export type RedisConnection = Pick<FleetRedis, 'status' | 'on'>;
 
 /** Whether the gateway's Redis connection is up, as routes that need Redis ask it. */
 export interface RedisGate {

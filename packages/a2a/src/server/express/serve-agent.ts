@@ -1,10 +1,10 @@
-import type { Redis } from 'ioredis';
 import {
   startServer,
   type ReadinessCheck,
   type RunningServer,
   type ShutdownHook,
 } from '@fleet/http';
+import type { FleetRedis } from '../create-fleet-redis';
 import { createAgentApp, type AgentAppDependencies } from './create-agent-app';
 
 /** What {@link serveAgent} needs: the app's parts, where to listen, and what to close. */
@@ -16,7 +16,7 @@ export interface ServeAgentOptions extends Omit<
   port: number;
   host: string;
   /** The task store's Redis connection: checked by `/readyz`, closed after the task store. */
-  redis: Redis;
+  redis: FleetRedis;
   /** The task store, closed after the handler. */
   taskStore: { close(): Promise<void> | void };
   /** Hides stacks in 500s. */
