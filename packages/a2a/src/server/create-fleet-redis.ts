@@ -183,11 +183,11 @@ function createSentinelClient(
     // again after this pause, without end (giving up would end the client for good). Commands
     // waiting meanwhile fail after `commandTimeout`.
     sentinelRetryStrategy: fleetReconnectDelay,
-    // The sentinels announce a fail-over (+switch-master) on a connection of their own: the client
-    // then drops its connection at once and asks them for the new primary, even when the old one
-    // is still reachable (a manual fail-over), instead of waiting for its writes to fail.
-    failoverDetector: true,
-    sentinelReconnectStrategy: fleetReconnectDelay,
+    // Not `failoverDetector`: when its +switch-master notice arrives while the client is already
+    // reconnecting (the primary died), ioredis 5.11 aborts that reconnection and ends the client
+    // for good ("Connection is closed." ever after). A dead primary is followed by reconnecting
+    // (the sentinels are asked each time); a primary demoted while reachable answers READONLY,
+    // which reconnects too (`reconnectOnError`).
     sentinelCommandTimeout: FLEET_REDIS_OPTIONS.connectTimeout,
     reconnectOnError: reconnectOnReadonly,
     ...extra,
@@ -202,9 +202,9 @@ function createSentinelClient(
  * reconnects by itself forever.
  *
  * - One server: `new Redis(REDIS_URL, FLEET_REDIS_OPTIONS)`.
- * - Sentinel: the sentinels name the primary; the client re-asks them on every reconnection and
- *   as soon as they announce a fail-over, and verifies the role of the server it reached (a
- *   replica is refused), so commands succeed on the new primary within seconds of a fail-over.
+ * - Sentinel: the sentinels name the primary; the client re-asks them on every reconnection (and
+ *   reconnects when a demoted primary answers READONLY), and verifies the role of the server it
+ *   reached (a replica is refused), so commands succeed on the new primary within seconds.
  *   REDIS_URL's user name, password, database and `rediss://` apply to the primary.
  * - Cluster: a `Cluster` discovered from the nodes given; commands follow MOVED/ASK, and wait out
  *   a master's fail-over (CLUSTERDOWN, closed connections) for a few seconds. REDIS_URL's user
