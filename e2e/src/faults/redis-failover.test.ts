@@ -108,7 +108,8 @@ function failOverSuite(
     });
     expect(end.how).toBe('clean');
     expect(run.events.some((event) => event.type === 'plan-end')).toBe(true);
-    expect(run.content).toContain('Composed.');
+    // The web agent's result reached the answer (the orchestrator composes without a model here).
+    expect(run.content).toContain('web handled');
     const done = await waitForSessionState(fleet, run.sessionId);
     expect(done['status']).toBe('completed');
     const listed = await gatewayApi(fleet, '/sessions');

@@ -8,6 +8,9 @@ import type { ServiceDefinition } from './services';
 export function fleetWideVariables(services: readonly ServiceDefinition[]): string[] {
   return [
     'REDIS_URL',
+    'REDIS_CLUSTER_NODES',
+    'REDIS_SENTINELS',
+    'REDIS_SENTINEL_NAME',
     'GATEWAY_API_KEYS',
     'FLEET_INTERNAL_TOKEN',
     'DATABASE_URL',
