@@ -71,7 +71,7 @@ async function waitUntilReplicated(address: string, key: string): Promise<void> 
   try {
     await redis.connect();
     await redis.set(key, '1', 'EX', 60);
-    const acknowledged = (await redis.wait(1, 5000)) as number;
+    const acknowledged = await redis.wait(1, 5000);
     expect(acknowledged).toBeGreaterThanOrEqual(1);
   } finally {
     redis.disconnect();

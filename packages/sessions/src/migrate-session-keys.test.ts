@@ -19,9 +19,7 @@ const keys = sessionKeys(keyPrefix);
 /** A stored session as the store writes it. */
 function session(
   id: string,
-  tenant: string,
-  createdAt: string,
-  changes: Partial<Session> = {},
+  { tenant, createdAt, ...changes }: Partial<Session> & { tenant: string; createdAt: string },
 ): string {
   return JSON.stringify(
     sessionSchema.parse({
@@ -64,13 +62,15 @@ describe('migrateSessionKeys', () => {
     // runner lease and a lock; and a session already in the new layout with a stale old copy.
     await redis.set(
       `${from.keyPrefix}:run`,
-      session('run', 'acme', '2026-01-01T00:00:01.000Z'),
+      session('run', { tenant: 'acme', createdAt: '2026-01-01T00:00:01.000Z' }),
       'EX',
       600,
     );
     await redis.set(
       `${from.keyPrefix}:wait`,
-      session('wait', 'acme', '2026-01-01T00:00:02.000Z', {
+      session('wait', {
+        tenant: 'acme',
+        createdAt: '2026-01-01T00:00:02.000Z',
         status: 'waiting_approval',
         approvals: { a1: pendingApproval },
       }),
@@ -79,7 +79,11 @@ describe('migrateSessionKeys', () => {
     );
     await redis.set(
       `${from.keyPrefix}:done`,
-      session('done', 'globex', '2026-01-01T00:00:03.000Z', { status: 'completed' }),
+      session('done', {
+        tenant: 'globex',
+        createdAt: '2026-01-01T00:00:03.000Z',
+        status: 'completed',
+      }),
       'EX',
       600,
     );
@@ -91,11 +95,15 @@ describe('migrateSessionKeys', () => {
     await redis.set(`${from.lockPrefix}:wait`, 'lock-value', 'PX', 60_000);
     await redis.set(
       `${from.keyPrefix}:moved`,
-      session('moved', 'acme', '2026-01-01T00:00:00.000Z'),
+      session('moved', { tenant: 'acme', createdAt: '2026-01-01T00:00:00.000Z' }),
     );
     await redis.set(
       keys.session('moved'),
-      session('moved', 'acme', '2026-01-01T00:00:00.000Z', { status: 'completed' }),
+      session('moved', {
+        tenant: 'acme',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        status: 'completed',
+      }),
       'EX',
       600,
     );
