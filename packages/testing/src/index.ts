@@ -134,4 +134,3 @@ export type {
   AnswerReply,
   AnswerTask,
 } from './sdk-agents/answer-executor';
-export { keySlot } from './redis/key-slot';

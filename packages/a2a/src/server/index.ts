@@ -46,4 +46,5 @@ export type {
 export { RedisTaskStore, redisTaskKeys } from './redis-task-store';
 export type { RedisConnection, RedisTaskKeys, RedisTaskStoreOptions } from './redis-task-store';
 export { migrateRedisTaskKeys } from './migrate-redis-task-keys';
+export { redisKeySlot } from './redis-key-slot';
 export type { TaskKeyMigration } from './migrate-redis-task-keys';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { keySlot } from '../__fixtures__/key-slot';
+import { redisKeySlot as keySlot } from './redis-key-slot';
 import type { Task } from '../schemas/core';
 import { migrateRedisTaskKeys } from './migrate-redis-task-keys';
 import { RedisTaskStore, redisTaskKeys } from './redis-task-store';
@@ -26,7 +26,7 @@ function recordKeys(redis: Redis): { name: string; keys: string[] }[] {
   return sent;
 }
 
-describe('keySlot (the test helper)', () => {
+describe('redisKeySlot', () => {
   it('computes the slots Redis Cluster documents', () => {
     expect(keySlot('123456789')).toBe(0x31c3);
     expect(keySlot('foo')).toBe(12182);

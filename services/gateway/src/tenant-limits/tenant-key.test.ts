@@ -4,7 +4,7 @@ import { Socket } from 'node:net';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { silentLogger } from '@fleet/http';
-import { keySlot } from '@fleet/testing';
+import { redisKeySlot as keySlot } from '@fleet/a2a/server';
 import { TEST_REDIS_URL } from '../test-support/build-gateway';
 import { tenantKey } from './tenant-key';
 import { createTenantLimiter } from './tenant-limiter';

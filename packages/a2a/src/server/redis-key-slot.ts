@@ -2,7 +2,7 @@
  * The Redis Cluster slot of a key (CRC16/XMODEM of the key, or of its hash tag — the text between
  * the first `{` and the next `}` when not empty — modulo 16384), as Redis computes it.
  */
-export function keySlot(key: string): number {
+export function redisKeySlot(key: string): number {
   const bytes = Buffer.from(key, 'utf8');
   const open = bytes.indexOf('{');
   const close = open === -1 ? -1 : bytes.indexOf('}', open + 1);
