@@ -159,6 +159,10 @@ function createCluster(
       retryDelayOnClusterDown: 200,
       retryDelayOnTryAgain: 200,
       slotsRefreshTimeout: connectTimeout,
+      // Sharded pub/sub (Redis 7): a session's or task's events go to the shard that owns its
+      // channel, not to every node; subscribers read them from that master. Every service makes
+      // its connection here, so all of them publish and subscribe the same way.
+      shardedSubscribers: true,
       ...(extra.lazyConnect === undefined ? {} : { lazyConnect: extra.lazyConnect }),
     },
     commandTimeout,
@@ -208,8 +212,8 @@ function createSentinelClient(
  *   REDIS_URL's user name, password, database and `rediss://` apply to the primary.
  * - Cluster: a `Cluster` discovered from the nodes given; commands follow MOVED/ASK, and wait out
  *   a master's fail-over (CLUSTERDOWN, closed connections) for a few seconds. REDIS_URL's user
- *   name, password and `rediss://` apply to every node. Sharded pub/sub is not enabled
- *   (`shardedSubscribers`): the fleet's pub/sub is the classic kind, which a cluster broadcasts.
+ *   name, password and `rediss://` apply to every node. Sharded subscribers are on
+ *   (`shardedSubscribers`): session and task events use SPUBLISH/SSUBSCRIBE.
  *
  * Attach an `error` listener (ioredis reports connection errors as unhandled without one).
  *
