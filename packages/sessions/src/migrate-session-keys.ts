@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { setIndexes } from './internal/session-indexes';
-import { sessionKeys } from './internal/session-keys';
+import { sessionKeys, type SessionKeys } from './internal/session-keys';
 import { isActiveStatus, sessionSchema, type Session } from './session-schema';
 
 /**
@@ -94,84 +94,123 @@ export async function migrateSessionKeys(
     onProgress,
   }: MigrateSessionKeysOptions = {},
 ): Promise<MigrationResult> {
-  const keys = sessionKeys(keyPrefix);
-  const old = {
-    keyPrefix: from.keyPrefix ?? 'fleet:session',
-    lockPrefix: from.lockPrefix ?? 'fleet:lock:session',
-    leasePrefix: from.leasePrefix ?? 'fleet:lease:session',
+  const migration: Migration = {
+    redis,
+    keys: sessionKeys(keyPrefix),
+    old: {
+      keyPrefix: from.keyPrefix ?? 'fleet:session',
+      lockPrefix: from.lockPrefix ?? 'fleet:lock:session',
+      leasePrefix: from.leasePrefix ?? 'fleet:lease:session',
+    },
+    ttlSeconds,
+    scanCount,
+    onProgress,
+    result: { sessions: 0, leases: 0, locks: 0, indexed: 0, unreadable: 0, oldIndexes: 0 },
   };
-  const result: MigrationResult = {
-    sessions: 0,
-    leases: 0,
-    locks: 0,
-    indexed: 0,
-    unreadable: 0,
-    oldIndexes: 0,
-  };
-  /** A key of the new layout (which an old pattern may match when the prefixes overlap). */
-  const isNew = (key: string) => key.startsWith(`${keys.prefix}:{`);
-  const scan = async (
-    pattern: string,
-    phase: MigrationProgress['phase'],
-    each: (key: string) => Promise<void>,
-  ) => {
-    let cursor = '0';
-    let done = 0;
-    do {
-      const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', scanCount);
-      cursor = next;
-      for (const key of found) {
-        if (isNew(key)) continue;
-        await each(key);
-        done += 1;
-      }
-      onProgress?.({ phase, done });
-    } while (cursor !== '0');
-  };
-  const move = async (from: string, to: string): Promise<void> => {
-    if ((await redis.renamenx(from, to)) === 0) await redis.del(from);
-  };
+  await moveOldKeys(migration);
+  await rebuildIndexes(migration);
+  await dropOldIndexes(migration);
+  return migration.result;
+}
 
-  // 1. Sessions, leases, locks.
-  await scan(`${glob(old.keyPrefix)}:*`, 'sessions', async (key) => {
-    if ((await redis.type(key)) !== 'string') return;
-    await move(key, keys.session(key.slice(old.keyPrefix.length + 1)));
-    result.sessions += 1;
-  });
-  await scan(`${glob(old.leasePrefix)}:*`, 'leases', async (key) => {
-    const rest = key.slice(old.leasePrefix.length + 1);
-    const kind = rest.startsWith('runner:') ? 'runner' : rest.startsWith('attach:') ? 'attach' : '';
-    if (kind === '') return;
-    await move(key, keys.lease(kind, rest.slice(kind.length + 1)));
-    result.leases += 1;
-  });
-  await scan(`${glob(old.lockPrefix)}:*`, 'locks', async (key) => {
-    result.locks += await redis.del(key);
-  });
+/** One migration's settings and what it has done so far. */
+interface Migration {
+  redis: Redis;
+  keys: SessionKeys;
+  old: Required<OldSessionLayout>;
+  ttlSeconds: number;
+  scanCount: number;
+  onProgress: ((progress: MigrationProgress) => void) | undefined;
+  result: MigrationResult;
+}
 
-  // 2. Every index, from the sessions themselves.
+/**
+ * Calls `each` for every key SCAN finds for `pattern`, reporting progress as `phase`; keys of the
+ * new layout (which an old pattern may match when the prefixes overlap) are skipped unless
+ * `newLayout` is set.
+ */
+async function scanEach(
+  migration: Migration,
+  {
+    pattern,
+    phase,
+    newLayout = false,
+  }: { pattern: string; phase: MigrationProgress['phase']; newLayout?: boolean },
+  each: (key: string) => Promise<void>,
+): Promise<void> {
+  const { redis, keys, scanCount, onProgress } = migration;
   let cursor = '0';
   let done = 0;
-  const head = `${keys.prefix}:{`;
-  const tail = '}:session';
   do {
-    const [next, found] = await redis.scan(
-      cursor,
-      'MATCH',
-      keys.sessionPattern(),
-      'COUNT',
-      scanCount,
-    );
+    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', scanCount);
     cursor = next;
     for (const key of found) {
+      if (!newLayout && key.startsWith(`${keys.prefix}:{`)) continue;
+      await each(key);
+      done += 1;
+    }
+    onProgress?.({ phase, done });
+  } while (cursor !== '0');
+}
+
+/** Renames `from` to `to`, or drops `from` when `to` exists already (it is newer). */
+async function move(redis: Redis, from: string, to: string): Promise<void> {
+  if ((await redis.renamenx(from, to)) === 0) await redis.del(from);
+}
+
+/** Step 1: sessions and leases to their new names; old locks deleted. */
+async function moveOldKeys(migration: Migration): Promise<void> {
+  const { redis, keys, old, result } = migration;
+  await scanEach(
+    migration,
+    { pattern: `${glob(old.keyPrefix)}:*`, phase: 'sessions' },
+    async (key) => {
+      if ((await redis.type(key)) !== 'string') return;
+      await move(redis, key, keys.session(key.slice(old.keyPrefix.length + 1)));
+      result.sessions += 1;
+    },
+  );
+  await scanEach(
+    migration,
+    { pattern: `${glob(old.leasePrefix)}:*`, phase: 'leases' },
+    async (key) => {
+      const rest = key.slice(old.leasePrefix.length + 1);
+      const kind = rest.startsWith('runner:')
+        ? 'runner'
+        : rest.startsWith('attach:')
+          ? 'attach'
+          : '';
+      if (kind === '') return;
+      await move(redis, key, keys.lease(kind, rest.slice(kind.length + 1)));
+      result.leases += 1;
+    },
+  );
+  await scanEach(
+    migration,
+    { pattern: `${glob(old.lockPrefix)}:*`, phase: 'locks' },
+    async (key) => {
+      result.locks += await redis.del(key);
+    },
+  );
+}
+
+/** Step 2: every index, from the sessions of the new layout themselves. */
+async function rebuildIndexes(migration: Migration): Promise<void> {
+  const { redis, keys, ttlSeconds, result } = migration;
+  const head = `${keys.prefix}:{`;
+  const tail = '}:session';
+  await scanEach(
+    migration,
+    { pattern: keys.sessionPattern(), phase: 'indexes', newLayout: true },
+    async (key) => {
       const id = key.slice(head.length, key.length - tail.length);
-      if (keys.session(id) !== key) continue;
+      if (keys.session(id) !== key) return;
       const [text, pttl] = await Promise.all([redis.get(key), redis.pttl(key)]);
-      if (text === null) continue;
+      if (text === null) return;
       const session = readSession(text);
       if (session === undefined) {
         result.unreadable += 1;
-        continue;
+        return;
       }
       await setIndexes(
         { redis, keys },
@@ -185,20 +224,24 @@ export async function migrateSessionKeys(
         },
       );
       result.indexed += 1;
-      done += 1;
-    }
-    onProgress?.({ phase: 'indexes', done });
-  } while (cursor !== '0');
+    },
+  );
+}
 
-  // 3. The old indexes.
+/** Step 3: the old indexes, once the new ones are built. */
+async function dropOldIndexes(migration: Migration): Promise<void> {
+  const { redis, old, result } = migration;
   result.oldIndexes += await redis.del(
     `${old.keyPrefix}s:pending-approvals`,
     `${old.keyPrefix}s:active`,
   );
-  await scan(`${glob(old.keyPrefix)}s:tenant:*`, 'old-indexes', async (key) => {
-    result.oldIndexes += await redis.del(key);
-  });
-  return result;
+  await scanEach(
+    migration,
+    { pattern: `${glob(old.keyPrefix)}s:tenant:*`, phase: 'old-indexes' },
+    async (key) => {
+      result.oldIndexes += await redis.del(key);
+    },
+  );
 }
 
 /** A stored session, or undefined when it is not one. */
