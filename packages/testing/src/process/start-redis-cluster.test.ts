@@ -1,17 +1,10 @@
-import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { redisCommand } from '../internal/redis-cli';
 import { startRedisCluster, type TestRedisCluster } from './start-redis-cluster';
 
-/** One command through redis-cli, to one node. */
-function cli(address: string, args: string[]): Promise<string> {
-  const [host = '', port = ''] = address.split(':');
-  return new Promise((resolve, reject) => {
-    execFile('redis-cli', ['-h', host, '-p', port, ...args], (error, stdout) => {
-      if (error) reject(new Error(`redis-cli ${args.join(' ')}: ${error.message}`));
-      else resolve(stdout.trim());
-    });
-  });
-}
+/** One command to the node at `address`, through redis-cli. */
+const cli = (address: string, args: string[]): Promise<string> =>
+  redisCommand('redis-cli', address, args);
 
 describe('startRedisCluster', () => {
   let cluster: TestRedisCluster;
