@@ -1,17 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { COMMANDS, runCli } from './cli';
-import type { OutputStream } from './terminal';
-
-function collector(): OutputStream & { text: string } {
-  return {
-    text: '',
-    isTTY: false,
-    write(chunk: string) {
-      this.text += chunk;
-      return true;
-    },
-  };
-}
+import { collector } from './test-support/output-collector';
 
 async function cli(argv: string[], environment: Record<string, string> = {}) {
   const stdout = collector();

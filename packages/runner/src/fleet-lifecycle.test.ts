@@ -16,7 +16,7 @@ import { isGroupAlive } from './processes';
 import { pingRedis } from './redis-ping';
 import type { ServiceDefinition } from './services';
 import { readState } from './state-file';
-import type { OutputStream } from './terminal';
+import { collector } from './test-support/output-collector';
 
 jest.setTimeout(60_000);
 
@@ -62,17 +62,6 @@ process.on('SIGTERM', () => {
   server.close(() => process.exit(0));
 });
 `;
-
-function collector(): OutputStream & { text: string } {
-  return {
-    text: '',
-    isTTY: false,
-    write(chunk: string) {
-      this.text += chunk;
-      return true;
-    },
-  };
-}
 
 let root: string;
 let port: number;

@@ -13,7 +13,7 @@ import { findFreePort } from './ports';
 import { isGroupAlive, isRunning } from './processes';
 import type { ServiceDefinition } from './services';
 import { readState } from './state-file';
-import type { OutputStream } from './terminal';
+import { collector } from './test-support/output-collector';
 
 jest.setTimeout(60_000);
 
@@ -66,17 +66,6 @@ process.on('SIGTERM', () => {
 
 const NAMES = ['alpha', 'beta', 'gamma'] as const;
 type StubName = (typeof NAMES)[number];
-
-function collector(): OutputStream & { text: string } {
-  return {
-    text: '',
-    isTTY: false,
-    write(chunk: string) {
-      this.text += chunk;
-      return true;
-    },
-  };
-}
 
 let root: string;
 let stubs: ServiceDefinition[];

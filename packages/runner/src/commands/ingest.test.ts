@@ -5,23 +5,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { getFreePort } from '@fleet/testing';
 import { runCli } from '../cli';
 import { writeState } from '../state-file';
-import type { OutputStream } from '../terminal';
 import {
   DOCUMENTS_AGENT_TOKEN,
   startDocumentsAgent,
   type DocumentsAgent,
 } from '../test-support/documents-agent';
-
-function collector(): OutputStream & { text: string } {
-  return {
-    text: '',
-    isTTY: false,
-    write(chunk: string) {
-      this.text += chunk;
-      return true;
-    },
-  };
-}
+import { collector } from '../test-support/output-collector';
 
 let agent: DocumentsAgent;
 let root: string;

@@ -6,18 +6,7 @@ import { Redis } from 'ioredis';
 import { sessionSchema } from '@fleet/sessions';
 import { startRedisServer, type TestRedisServer } from '@fleet/testing';
 import { runCli } from '../cli';
-import type { OutputStream } from '../terminal';
-
-function collector(): OutputStream & { text: string } {
-  return {
-    text: '',
-    isTTY: false,
-    write(chunk: string) {
-      this.text += chunk;
-      return true;
-    },
-  };
-}
+import { collector } from '../test-support/output-collector';
 
 /** A session as the earlier version stored it (the JSON is the same in both layouts). */
 function storedSession(id: string, tenant: string): string {
