@@ -6,6 +6,8 @@ import type { ChatCompletionsOptions } from '../chat/chat-completions-route';
 import { RESUME_HEADERS, routeRequest, type RequestApi } from '../chat/route-request';
 import type { ChatCompletionRequest } from '../chat/chat-completion-request';
 import type { AnswerChannel, AnswerChannelFactory, ChatChunkLike } from '../openai';
+import type { AgentSteering, ResultReview } from '@fleet/a2a';
+import type { PlanApproval } from '../orchestration/orchestrate';
 import type { RoutingMode } from '../routing';
 import { resumeSession } from '../sessions';
 import { NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
@@ -155,6 +157,12 @@ export interface StartAskRunOptions {
   route: Exclude<RoutingMode, 'passthrough'>;
   /** Continue this session (as `X-Session-ID` does) instead of starting a run. */
   sessionId?: string | undefined;
+  /** Agent steering for a new orchestrated run (a continued session keeps its own). */
+  steering?: AgentSteering | undefined;
+  /** Whether a new orchestrated run shows its plan for approval first. @default 'none' */
+  planApproval?: PlanApproval | undefined;
+  /** Whether a new orchestrated run's answer waits for a review. @default no review */
+  resultReview?: ResultReview | undefined;
   /**
    * The tenant's limits for a new run, given the run's response (which closes when the `ask`
    * stops following the run). @default nothing limited
@@ -226,7 +234,9 @@ export function startAskRun(options: ChatCompletionsOptions, ask: StartAskRunOpt
     const raw = Buffer.from(JSON.stringify(request));
     await routeRequest(options, {
       headerMode: ask.route,
-      planApproval: undefined,
+      planApproval: ask.planApproval ?? 'none',
+      steering: ask.steering,
+      resultReview: ask.resultReview,
       routable: request,
       messages: () => request.messages,
       agentRequest: () => request,

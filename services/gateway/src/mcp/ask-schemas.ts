@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { citationSchema } from '@fleet/a2a';
+import { agentSteeringSchema, citationSchema } from '@fleet/a2a';
 
 /** Longest question `ask` takes, in characters. */
 export const MAX_QUESTION_CHARS = 32_000;
@@ -26,6 +26,23 @@ export const askInputSchema = z.strictObject({
     .optional()
     .describe(
       'Continue one of your sessions instead of starting a run: follow it to its end, or answer the question it waits for with `question`.',
+    ),
+  agents: agentSteeringSchema
+    .optional()
+    .describe(
+      "Steer the plan of a new orchestrated run: agent or skill names ('rag-agent', 'mail-agent/send-mail', 'send-mail') to prefer, require or exclude. A continued session keeps its own.",
+    ),
+  plan_approval: z
+    .boolean({ error: 'plan_approval must be true or false' })
+    .default(false)
+    .describe(
+      'Show the plan of a new orchestrated run to a person for approval before any step runs (asked of you like every approval).',
+    ),
+  result_review: z
+    .boolean({ error: 'result_review must be true or false' })
+    .default(false)
+    .describe(
+      "Hold a new orchestrated run's answer for a person's review (approve, or send steps back) before it is final.",
     ),
 });
 export type AskInput = z.infer<typeof askInputSchema>;

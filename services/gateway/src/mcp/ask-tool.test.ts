@@ -571,6 +571,72 @@ describe('ask over MCP', () => {
     }
   });
 
+  it('sends a new run the steering, plan approval and result review it asks for', async () => {
+    const client = await v1Client(false);
+    try {
+      const result = await client.callTool({
+        name: 'ask',
+        arguments: {
+          question: 'Send the report to Dora',
+          agents: { prefer: ['mail-agent'], exclude: ['web-agent'] },
+          plan_approval: true,
+          result_review: true,
+        },
+      });
+      const content = result.structuredContent as AskContent;
+      expect(content.state).toBe('waiting_approval');
+      const call = orchestrator.double.calls.find(
+        (made) => made.text === 'Send the report to Dora',
+      );
+      expect(call?.input?.steering).toEqual({ prefer: ['mail-agent'], exclude: ['web-agent'] });
+      expect(call?.input?.planApproval).toBe('required');
+      expect(call?.input?.resultReview).toBe('required');
+      await store().decideApproval({
+        sessionId: content.session_id ?? '',
+        approvalId: 'ap-1',
+        tenant: 'acme',
+        decision: 'deny',
+      });
+      // Without the options a run gets the defaults: no steering, no review, no plan approval.
+      const plain = await client.callTool({
+        name: 'ask',
+        arguments: { question: 'Send the report to Emil' },
+      });
+      const made = orchestrator.double.calls.find((one) => one.text === 'Send the report to Emil');
+      expect(made?.input?.steering).toBeUndefined();
+      expect(made?.input?.planApproval).toBe('none');
+      expect(made?.input?.resultReview).toBeUndefined();
+      await store().decideApproval({
+        sessionId: (plain.structuredContent as AskContent).session_id ?? '',
+        approvalId: 'ap-1',
+        tenant: 'acme',
+        decision: 'deny',
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers a wrong steering or review option as a tool error naming it', async () => {
+    const client = await v1Client(false);
+    try {
+      const wrongReview = await client.callTool({
+        name: 'ask',
+        arguments: { question: 'Hello', result_review: 'yes' },
+      });
+      expect(wrongReview.isError).toBe(true);
+      expect(JSON.stringify(wrongReview.content)).toContain('result_review');
+      const wrongAgents = await client.callTool({
+        name: 'ask',
+        arguments: { question: 'Hello', agents: { prefer: ['two words'] } },
+      });
+      expect(wrongAgents.isError).toBe(true);
+      expect(JSON.stringify(wrongAgents.content)).toContain('no spaces');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('reasoning without an upstream model is a tool error naming what is missing', async () => {
     const client = await v1Client(false);
     try {

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { isEmptySteering } from '@fleet/a2a';
 import { ServiceUnavailableError } from '@fleet/errors';
 import type {
   CallToolResult,
@@ -86,6 +87,9 @@ async function runAsk(
     question: args.question,
     route: args.route,
     sessionId,
+    steering: isEmptySteering(args.agents) ? undefined : args.agents,
+    planApproval: args.plan_approval ? 'required' : 'none',
+    resultReview: args.result_review ? 'required' : undefined,
     ...(deps.limiter === undefined
       ? {}
       : {
