@@ -20,6 +20,10 @@ export interface AgentServiceConfig extends FleetRedisConfig {
   publicUrl?: string | undefined;
   internalToken: string;
   nodeEnv: 'development' | 'production' | 'test';
+  /** Replicas an agent's claim on a side effect waits for (`REDIS_CLAIM_REPLICAS`). @default 0 */
+  redisClaimReplicas?: number | undefined;
+  /** How long it waits for them (`REDIS_CLAIM_WAIT_MS`). @default 1000 */
+  redisClaimWaitMs?: number | undefined;
 }
 
 /** What the agent's handler is built from. */
@@ -96,7 +100,14 @@ export async function startAgentService({
   const redis = createFleetRedis(config);
   // Without a listener ioredis reports connection errors as unhandled; /readyz shows the state.
   redis.on('error', (error: Error) => logger.warn({ err: error }, 'redis connection error'));
-  const taskStore = new RedisTaskStore({ redis, keyPrefix: `fleet:a2a:${serviceName}` });
+  const taskStore = new RedisTaskStore({
+    redis,
+    keyPrefix: `fleet:a2a:${serviceName}`,
+    claimReplication: {
+      replicas: config.redisClaimReplicas ?? 0,
+      waitMs: config.redisClaimWaitMs ?? 1000,
+    },
+  });
   const url = publicUrlOf(config);
   const handler = createHandler({ store: taskStore, url });
   const checks = {

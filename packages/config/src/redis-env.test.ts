@@ -20,7 +20,22 @@ describe('redisEnv', () => {
       redisClusterNodes: undefined,
       redisSentinels: undefined,
       redisSentinelName: 'mymaster',
+      redisClaimReplicas: 0,
+      redisClaimWaitMs: 1000,
     });
+  });
+
+  it('reads how many replicas a claim waits for, and refuses what is not a count', () => {
+    const config = loadConfig(redisEnv, { REDIS_CLAIM_REPLICAS: '1', REDIS_CLAIM_WAIT_MS: '250' });
+    expect(config.redisClaimReplicas).toBe(1);
+    expect(config.redisClaimWaitMs).toBe(250);
+    expect(() => loadConfig(redisEnv, { REDIS_CLAIM_REPLICAS: '-1' })).toThrow(
+      /REDIS_CLAIM_REPLICAS/,
+    );
+    expect(() => loadConfig(redisEnv, { REDIS_CLAIM_REPLICAS: 'one' })).toThrow(
+      /REDIS_CLAIM_REPLICAS/,
+    );
+    expect(() => loadConfig(redisEnv, { REDIS_CLAIM_WAIT_MS: '0' })).toThrow(/REDIS_CLAIM_WAIT_MS/);
   });
 
   it('reads the cluster nodes as host and port, blanks dropped, IPv6 unbracketed', () => {

@@ -99,6 +99,22 @@ export const redisEnv = {
     description:
       'The name the sentinels monitor the primary under (their `sentinel monitor <name> …`); only with REDIS_SENTINELS.',
   }),
+  redisClaimReplicas: envVar({
+    name: 'REDIS_CLAIM_REPLICAS',
+    schema: z.coerce
+      .number({ error: 'expected a number' })
+      .int('expected a whole number')
+      .min(0, 'expected 0 or more')
+      .max(16, 'expected at most 16')
+      .default(0),
+    description:
+      "Replicas that must hold an agent's claim on a side effect (an approved mail sent, an approved program run) before the agent carries it out (Redis WAIT on the claim's primary). Set it to 1 with Sentinel or a Cluster with replicas: a fail-over can then never forget a claim and let the side effect run twice; with fewer replicas acknowledging within REDIS_CLAIM_WAIT_MS the side effect fails with a 503 instead of running. 0: a claim counts once the primary has it.",
+  }),
+  redisClaimWaitMs: envVar({
+    name: 'REDIS_CLAIM_WAIT_MS',
+    schema: positiveIntSchema.max(60_000, 'expected at most 60000').default(1000),
+    description: 'How long a claim waits for REDIS_CLAIM_REPLICAS replicas to acknowledge it.',
+  }),
 } as const;
 
 /**

@@ -11,6 +11,8 @@ export function fleetWideVariables(services: readonly ServiceDefinition[]): stri
     'REDIS_CLUSTER_NODES',
     'REDIS_SENTINELS',
     'REDIS_SENTINEL_NAME',
+    'REDIS_CLAIM_REPLICAS',
+    'REDIS_CLAIM_WAIT_MS',
     'GATEWAY_API_KEYS',
     'FLEET_INTERNAL_TOKEN',
     'DATABASE_URL',

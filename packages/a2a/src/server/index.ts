@@ -47,4 +47,5 @@ export { RedisTaskStore, redisTaskKeys } from './redis-task-store';
 export type { RedisConnection, RedisTaskKeys, RedisTaskStoreOptions } from './redis-task-store';
 export { migrateRedisTaskKeys } from './migrate-redis-task-keys';
 export { redisKeySlot } from './redis-key-slot';
+export { claimReplicated, type ClaimReplication } from './replicated-claim';
 export type { TaskKeyMigration } from './migrate-redis-task-keys';

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { safeParseJson } from '@fleet/errors';
 import { type StreamResponse, type Task, taskSchema } from '../schemas/core';
 import { decodePageToken, encodePageToken, matchesQuery, statusTime } from './internal/task-query';
+import { claimReplicated, type ClaimReplication } from './replicated-claim';
 import type {
   SaveTaskOptions,
   TaskBusMessage,
@@ -29,6 +30,11 @@ export interface RedisTaskStoreOptions {
    * Every replica sharing the store must agree. @default true on a Cluster, false on one Redis
    */
   shardedPubSub?: boolean;
+  /**
+   * Replicas that must hold a side effect's claim (`claim`) before it counts, and how long to
+   * wait for them ({@link claimReplicated}). @default no wait (a claim counts once the primary has it)
+   */
+  claimReplication?: ClaimReplication | undefined;
 }
 
 /**
@@ -200,6 +206,7 @@ export class RedisTaskStore implements TaskStore {
   private readonly ttlSeconds: number;
   private readonly cluster: boolean;
   private readonly sharded: boolean;
+  private readonly claimReplication: ClaimReplication | undefined;
   private subscriber: RedisConnection | undefined;
   private readonly listeners = new Map<string, Set<(message: TaskBusMessage) => void>>();
   private readonly cancelListeners = new Set<(taskId: string, reason?: string) => void>();
@@ -211,12 +218,14 @@ export class RedisTaskStore implements TaskStore {
     keyPrefix = 'fleet:a2a',
     ttlSeconds = 7 * 24 * 3600,
     shardedPubSub,
+    claimReplication,
   }: RedisTaskStoreOptions) {
     this.redis = withSaveCommands(redis);
     this.keys = redisTaskKeys(keyPrefix);
     this.ttlSeconds = ttlSeconds;
     this.cluster = isCluster(redis);
     this.sharded = shardedPubSub ?? this.cluster;
+    this.claimReplication = (claimReplication?.replicas ?? 0) > 0 ? claimReplication : undefined;
   }
 
   async load(taskId: string): Promise<TaskRecord | undefined> {
@@ -326,6 +335,17 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async claim(taskId: string, key: string): Promise<boolean> {
+    if (this.claimReplication !== undefined) {
+      return claimReplicated(
+        this.redis,
+        {
+          key: this.keys.claim(taskId, key),
+          value: new Date().toISOString(),
+          ttlSeconds: this.ttlSeconds,
+        },
+        this.claimReplication,
+      );
+    }
     // SET NX: only the first claim writes; it lives as long as the task does.
     const claimed = await this.redis.set(
       this.keys.claim(taskId, key),
