@@ -5,22 +5,30 @@
  * for a person's approval while the Redis holding its session is killed (SIGKILL) and its replica
  * is promoted; the approval decided afterwards resumes the run, and the approved action (the mail
  * agent's send) happens exactly once — also after the orchestrator's recovery has looked again.
+ * Beside it waits a run whose step is an `@a2a-js/sdk` agent of the test's own (it pays invoices
+ * once per approval it receives, so a decision delivered twice would pay twice): approved after
+ * the fail-over, it pays once.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type OpenAI from 'openai';
 import type { Plan } from '@fleet/a2a';
 import {
+  createInvoiceExecutor,
+  INVOICE_AGENT_CARD,
   startRedisCluster,
   startRedisSentinel,
   startScriptedOpenAI,
+  startSdkAgent,
+  type InvoiceExecutor,
   type ScriptedOpenAI,
+  type SdkAgent,
   type TestRedisCluster,
   type TestRedisSentinel,
 } from '@fleet/testing';
 import { gatewayApi } from '../support/gateway-api';
 import { scriptedPlan as plan } from '../support/scripted-plans';
-import type { RunningFleet } from '../support/start-fleet';
+import { E2E_INTERNAL_TOKEN, type RunningFleet } from '../support/start-fleet';
 import {
   approve,
   fleetClient,
@@ -43,8 +51,12 @@ const FIND_THEN_SEND = plan([
   { id: 'find', agent: 'web' },
   { id: 'send', agent: 'mail', dependsOn: ['find'] },
 ]);
+const PAY = plan([{ id: 'pay', agent: INVOICE_AGENT_CARD.name }]);
 
-/** The scripted model: a plan of one web step when asked to "just find", else web then mail. */
+/**
+ * The scripted model: a plan of one web step when asked to "just find", the invoice agent's step
+ * for an invoice, else web then mail.
+ */
 function startModel(): Promise<ScriptedOpenAI> {
   return startScriptedOpenAI({
     respond: (_request, context) => {
@@ -52,9 +64,10 @@ function startModel(): Promise<ScriptedOpenAI> {
       if (context.lastUserMessage.includes('instructions')) {
         return { json: { mode: 'enhance', effectiveTask: '' } };
       }
-      const chosen: Plan = context.lastUserMessage.includes('just find')
-        ? FIND_ONLY
-        : FIND_THEN_SEND;
+      const message = context.lastUserMessage;
+      let chosen: Plan = FIND_THEN_SEND;
+      if (message.includes('just find')) chosen = FIND_ONLY;
+      else if (message.includes('invoice')) chosen = PAY;
       return { json: chosen };
     },
   });
@@ -80,16 +93,29 @@ async function waitUntilReplicated(address: string, key: string): Promise<void> 
 
 /** The checks both set-ups share; `failOver` kills the Redis that holds the session's keys. */
 function failOverSuite(
-  startFleet: (llm: ScriptedOpenAI) => Promise<RunningFleet>,
-  failOver: (sessionId: string) => Promise<string>,
+  startFleet: (llm: ScriptedOpenAI, agentUrls: string[]) => Promise<RunningFleet>,
+  failOver: (sessionIds: string[]) => Promise<string>,
 ): void {
   let llm: ScriptedOpenAI;
   let fleet: RunningFleet;
   let client: OpenAI;
+  let invoices: SdkAgent;
+  const executor: InvoiceExecutor = createInvoiceExecutor();
+
+  /** The payments the invoice agent made for one session's tasks. */
+  const paymentsFor = (sessionId: string) => {
+    const tasks = new Set(
+      invoices.requests
+        .filter((request) => request.fleet?.['sessionId'] === sessionId)
+        .map((request) => request.taskId),
+    );
+    return executor.payments.filter((payment) => tasks.has(payment.taskId));
+  };
 
   beforeAll(async () => {
     llm = await startModel();
-    fleet = await startFleet(llm);
+    invoices = await startSdkAgent({ ...INVOICE_AGENT_CARD, executor, token: E2E_INTERNAL_TOKEN });
+    fleet = await startFleet(llm, [invoices.url]);
     client = fleetClient(fleet);
   }, 120_000);
 
@@ -97,6 +123,7 @@ function failOverSuite(
 
   afterAll(async () => {
     await fleet?.stop();
+    await invoices?.stop();
     await llm?.close();
   }, 60_000);
 
@@ -118,8 +145,9 @@ function failOverSuite(
     expect(ids).toContain(run.sessionId);
   }, 90_000);
 
-  it('keeps a pending approval through a fail-over; approved afterwards, the run mails once', async () => {
+  it('keeps pending approvals through a fail-over; approved afterwards, the mail and the SDK agent’s payment happen once', async () => {
     const run: LiveRun = await startRun(client, 'find it and mail bob');
+    const paying: LiveRun = await startRun(client, 'pay invoice INV-1001 (€950) to our supplier');
     const asked = await run.waitForEvent((event) => event.type === 'approval-required');
     expect(asked).toMatchObject({ kind: 'node', nodeId: 'send', action: 'send-mail' });
     const approvalId = String(asked['approvalId']);
@@ -131,7 +159,14 @@ function failOverSuite(
       expect.objectContaining({ id: approvalId, status: 'pending' }),
     ]);
 
-    const promoted = await failOver(run.sessionId);
+    const payAsked = await paying.waitForEvent((event) => event.type === 'approval-required');
+    expect(payAsked).toMatchObject({ kind: 'node', agent: 'invoices', action: 'pay-invoice' });
+    await waitForSessionState(fleet, paying.sessionId, {
+      until: (session) => session['status'] === 'waiting_approval',
+      timeoutMs: 15_000,
+    });
+
+    const promoted = await failOver([run.sessionId, paying.sessionId]);
     process.stdout.write(`failed over to ${promoted}\n`);
     await fleetReady(fleet, 30_000);
 
@@ -173,7 +208,27 @@ function failOverSuite(
     await new Promise((resolve) => setTimeout(resolve, RECOVERY_INTERVAL_MS));
     expect(mailsSent(fleet, run.sessionId)).toHaveLength(1);
     expect(sessionRequests(fleet, 'web', run.sessionId)).toHaveLength(1);
-  }, 180_000);
+
+    // The foreign agent's approval, decided after the same fail-over: paid once.
+    expect(paymentsFor(paying.sessionId)).toHaveLength(0);
+    const payApproval = String(payAsked['approvalId']);
+    let payDecided = await approve(fleet, paying.sessionId, payApproval);
+    for (let attempt = 0; payDecided.status === 503 && attempt < 10; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      payDecided = await approve(fleet, paying.sessionId, payApproval);
+    }
+    expect(payDecided.status).toBe(200);
+    const paid = await waitForSessionState(fleet, paying.sessionId, { timeoutMs: 60_000 });
+    expect(paid['status']).toBe('completed');
+    await within(paying.ended, 30_000, () => {
+      paying.abort();
+      return `the paying client's stream did not end\n${serviceLogs(fleet)}`;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 3 * RECOVERY_INTERVAL_MS));
+    expect((await approve(fleet, paying.sessionId, payApproval)).status).not.toBe(500);
+    await new Promise((resolve) => setTimeout(resolve, RECOVERY_INTERVAL_MS));
+    expect(paymentsFor(paying.sessionId)).toHaveLength(1);
+  }, 240_000);
 }
 
 describe('the fleet on Redis Sentinel: the primary killed while a run waits for approval', () => {
@@ -181,9 +236,10 @@ describe('the fleet on Redis Sentinel: the primary killed while a run waits for 
   afterAll(() => sentinel?.stop(), 30_000);
 
   failOverSuite(
-    async (llm) => {
+    async (llm, agentUrls) => {
       sentinel = await startRedisSentinel();
       return startFleetOnRedis({
+        agentUrls,
         redisEnv: {
           REDIS_SENTINELS: sentinel.sentinels.join(','),
           REDIS_SENTINEL_NAME: sentinel.name,
@@ -192,7 +248,8 @@ describe('the fleet on Redis Sentinel: the primary killed while a run waits for 
         recoveryIntervalMs: RECOVERY_INTERVAL_MS,
       });
     },
-    async (sessionId) => {
+    async ([sessionId]) => {
+      // One primary holds every session: one marker replicated covers them all.
       await waitUntilReplicated(sentinel.primary, `e2e:{${sessionId}}:replicated`);
       await sentinel.killPrimary();
       return sentinel.waitForNewPrimary();
@@ -205,18 +262,22 @@ describe('the fleet on a Redis Cluster: the master of the session killed while a
   afterAll(() => cluster?.stop(), 30_000);
 
   failOverSuite(
-    async (llm) => {
+    async (llm, agentUrls) => {
       cluster = await startRedisCluster({ masters: 3, replicasPerMaster: 1 });
       return startFleetOnRedis({
+        agentUrls,
         redisEnv: { REDIS_CLUSTER_NODES: cluster.nodes.join(',') },
         llmBaseUrl: llm.baseURL,
         recoveryIntervalMs: RECOVERY_INTERVAL_MS,
       });
     },
-    async (sessionId) => {
+    async ([sessionId, ...others]) => {
       // The session's keys share its hash tag: this master holds the session and its approval.
       const master = await cluster.masterFor(`fleet:{${sessionId}}:session`);
-      await waitUntilReplicated(master, `e2e:{${sessionId}}:replicated`);
+      for (const id of [sessionId, ...others]) {
+        const holder = await cluster.masterFor(`fleet:{${id}}:session`);
+        await waitUntilReplicated(holder, `e2e:{${id}}:replicated`);
+      }
       await cluster.kill(master);
       return cluster.waitForFailover(master);
     },

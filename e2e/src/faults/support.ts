@@ -324,11 +324,14 @@ export function startFleetOnRedis({
   redisEnv = {},
   llmBaseUrl,
   recoveryIntervalMs,
+  agentUrls,
 }: {
   redisUrl?: string;
   redisEnv?: Record<string, string>;
   llmBaseUrl: string;
   recoveryIntervalMs: number;
+  /** Agents of the test's own beside the web and mail agents (an `@a2a-js/sdk` agent). */
+  agentUrls?: string[];
 }): Promise<RunningFleet> {
   return startFleet({
     env: { ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl }), ...redisEnv },
@@ -341,5 +344,6 @@ export function startFleetOnRedis({
       },
     },
     agents: webThenMailAgents(),
+    ...(agentUrls === undefined ? {} : { agentUrls }),
   });
 }
