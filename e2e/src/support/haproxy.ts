@@ -172,3 +172,23 @@ export async function haproxyServerStatus(
   }
   return status;
 }
+
+/** Per server of a backend, the HTTP requests HAProxy sent it (`req_tot`), from its CSV statistics. */
+export async function haproxyServerRequests(
+  haproxy: RunningHaproxy,
+  backend: string,
+): Promise<Record<string, number>> {
+  const response = await fetch(`${haproxy.adminUrl}/stats;csv`);
+  const [header, ...rows] = (await response.text()).trim().split('\n');
+  const columns = (header ?? '').replace(/^# /, '').split(',');
+  const at = (name: string): number => columns.indexOf(name);
+  const requests: Record<string, number> = {};
+  for (const row of rows) {
+    const cells = row.split(',');
+    if (cells[at('pxname')] !== `${backend}-replicas`) continue;
+    const server = cells[at('svname')] ?? '';
+    if (server === 'BACKEND' || server === 'FRONTEND') continue;
+    requests[server] = Number(cells[at('req_tot')] ?? 0);
+  }
+  return requests;
+}

@@ -138,6 +138,11 @@ export interface AppDependencies {
      */
     stateKey?: Buffer;
     tracer?: McpRouterOptions['tracer'];
+    /**
+     * The 2025-11-25 connections' capabilities, elicitation answers and cancels, shared by the
+     * replicas (`createRedisLegacyExchanges`). @default in this process
+     */
+    legacy?: McpRouterOptions['legacy'];
   };
   /**
    * Per-tenant limits shared by every replica through this Redis (docs/limits.md): requests per
@@ -399,6 +404,7 @@ export function createApp(deps: AppDependencies): RequestListener {
             logger,
             route: routeOptions,
             stateCodec: createApprovalStateCodec(mcp.stateKey ?? requestStateKey({})),
+            legacy: mcp.legacy,
           }),
         );
       }

@@ -14,7 +14,7 @@ import { createLogger } from '@fleet/telemetry';
 import { createAgentsClient } from './agents';
 import { createApp, isHotPathRequest, type AppDependencies } from './app';
 import { createDocumentsClient } from './documents';
-import { requestStateKey } from './mcp';
+import { createRedisLegacyExchanges, requestStateKey } from './mcp';
 import { createRouteClassifier } from './routing';
 import type { TenantLimitTable } from './tenant-limits';
 import { createToolPermissions } from './tool-permissions';
@@ -143,6 +143,9 @@ async function main(): Promise<void> {
   redis.on('error', (error) => logger.warn({ err: error }, 'redis connection error'));
   const sessions = createSessionStore({ redis, ttlSeconds: config.sessionTtlSeconds });
   const memory = createMemoryStore({ redis, logger });
+  // What a 2025-era MCP client's connection declared, and its answers and cancels for calls in
+  // flight, shared by every replica: no sticky sessions needed for /mcp.
+  const mcpLegacy = createRedisLegacyExchanges({ redis, logger });
   const upstream = resolveUpstream({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl });
   const upstreamClient = upstream.offline
     ? undefined
@@ -179,7 +182,7 @@ async function main(): Promise<void> {
     isShuttingDown: () => lifecycle.isShuttingDown(),
     autoRouting: { classifier: routeClassifier, passthroughModel: config.llmModel },
     consoleDir: config.console ? CONSOLE_BUNDLE_DIR : undefined,
-    mcp: mcpOptions(),
+    mcp: { ...mcpOptions(), legacy: mcpLegacy },
     tenantLimits: tenantLimitsOptions(redis),
   });
   if (config.console && !consoleIsBuilt()) {
@@ -201,6 +204,7 @@ async function main(): Promise<void> {
     onShutdown: [
       () => upstreamClient?.close(),
       () => sessions.close(),
+      () => mcpLegacy.close(),
       async () => {
         await redis.quit().catch(() => redis.disconnect());
       },

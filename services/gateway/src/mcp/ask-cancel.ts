@@ -8,9 +8,10 @@ const CANCEL_GRACE_MS = 10_000;
 
 /**
  * Cancels the session on the client's cancel; a client that only went away leaves the run be.
- * Returns what stops watching.
+ * Resolves, once watching (it never rejects: a 2025-era cancel that cannot be listened for is
+ * logged, and the call goes on without it), to what stops watching.
  */
-export function watchCancel(
+export async function watchCancel(
   { deps, caller }: AskScope,
   {
     ctx,
@@ -23,7 +24,7 @@ export function watchCancel(
     sessionOf: () => string | undefined;
     abort: AbortController;
   },
-): () => void {
+): Promise<() => void> {
   const { sessions, logger, legacy } = deps;
   const { tenant } = caller;
   const cancel = (): void => {
@@ -40,20 +41,26 @@ export function watchCancel(
     }).catch((error: unknown) => logger.warn({ err: error, sessionId }, 'MCP cancel failed'));
   };
   if (caller.era === 'legacy') {
-    // notifications/cancelled comes as a POST of its own (routed here); the call's own signal
-    // aborts when its connection closes, which is not a cancel.
+    // notifications/cancelled comes as a POST of its own (routed here, from any replica); the
+    // call's own signal aborts when its connection closes, which is not a cancel.
     const stopListening =
       caller.connectionId === undefined
         ? () => undefined
-        : legacy.onCancel(
-            { tenant, connectionId: caller.connectionId, requestId: ctx.mcpReq.id },
-            cancel,
-          );
+        : await legacy
+            .onCancel(
+              { tenant, connectionId: caller.connectionId, requestId: ctx.mcpReq.id },
+              cancel,
+            )
+            .catch((error: unknown) => {
+              logger.warn({ err: error }, 'MCP cancel cannot be listened for');
+              return () => undefined;
+            });
     const onClose = (): void => {
       abort.abort(new Error('The client went away.'));
       run.stop();
     };
-    ctx.mcpReq.signal.addEventListener('abort', onClose, { once: true });
+    if (ctx.mcpReq.signal.aborted) onClose();
+    else ctx.mcpReq.signal.addEventListener('abort', onClose, { once: true });
     return () => {
       // A cancel may reach the gateway just after the call's connection closed.
       setTimeout(stopListening, CANCEL_GRACE_MS).unref();

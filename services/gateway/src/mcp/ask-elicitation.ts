@@ -9,44 +9,55 @@ import {
 } from './approval-form';
 import type { ApprovalChoice, AskScope } from './ask-scope';
 
-/** Asks a 2025-era client to decide with an elicitation sent on the call's own stream. */
+/**
+ * Asks a 2025-era client to decide with an elicitation sent on the call's own stream, once the
+ * wait for its answer is registered (the answer may reach any gateway replica).
+ */
 async function elicitDecision(
   { server, deps, caller }: AskScope,
   ctx: ServerContext,
   { approval, signal }: { approval: ApprovalEvent; signal: AbortSignal },
 ): Promise<ApprovalChoice> {
   const id = `fleet-elicit-${randomUUID()}`;
-  const answered = deps.legacy.awaitResponse(caller.tenant, id, signal);
-  const transport = server.server.transport;
-  if (transport === undefined) throw new ServiceUnavailableError('The MCP call has ended.');
-  await transport.send(
-    {
-      jsonrpc: '2.0',
+  // Ends the wait however this ends (a failed send included).
+  const done = new AbortController();
+  try {
+    const pending = await deps.legacy.awaitResponse(
+      caller.tenant,
       id,
-      method: 'elicitation/create',
-      params: {
-        mode: 'form',
-        message: describeApproval(approval),
-        requestedSchema: DECISION_FORM,
+      AbortSignal.any([signal, done.signal]),
+    );
+    const transport = server.server.transport;
+    if (transport === undefined) throw new ServiceUnavailableError('The MCP call has ended.');
+    await transport.send(
+      {
+        jsonrpc: '2.0',
+        id,
+        method: 'elicitation/create',
+        params: {
+          mode: 'form',
+          message: describeApproval(approval),
+          requestedSchema: DECISION_FORM,
+        },
       },
-    },
-    { relatedRequestId: ctx.mcpReq.id },
-  );
-  const message = await answered;
-  const result = message['result'] as { action?: unknown; content?: unknown } | undefined;
-  const form = decisionFormSchema.safeParse(result?.content);
-  if (result?.action === 'accept' && form.success) {
-    return { decision: form.data.decision, instructions: form.data.instructions };
+      { relatedRequestId: ctx.mcpReq.id },
+    );
+    const message = await pending.answer;
+    const result = message['result'] as { action?: unknown; content?: unknown } | undefined;
+    const form = decisionFormSchema.safeParse(result?.content);
+    if (result?.action === 'accept' && form.success) {
+      return { decision: form.data.decision, instructions: form.data.instructions };
+    }
+    return { decision: 'deny', instructions: undefined };
+  } finally {
+    done.abort();
   }
-  return { decision: 'deny', instructions: undefined };
 }
 
 /** Whether the caller is a 2025-era client that declared elicitation on its connection. */
-export function canElicit({ deps, caller }: AskScope): boolean {
-  return (
-    caller.era === 'legacy' &&
-    deps.legacy.client(caller.tenant, caller.connectionId)?.elicitation === true
-  );
+export async function canElicit({ deps, caller }: AskScope): Promise<boolean> {
+  if (caller.era !== 'legacy') return false;
+  return (await deps.legacy.client(caller.tenant, caller.connectionId))?.elicitation === true;
 }
 
 /**

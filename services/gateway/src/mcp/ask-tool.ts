@@ -81,7 +81,7 @@ async function runAsk(
 ): Promise<Followed> {
   const { deps, caller } = scope;
   const { tenant } = caller;
-  const elicitation = canElicit(scope);
+  const elicitation = await canElicit(scope);
   const run = startAskRun(route, {
     tenant,
     question: args.question,
@@ -98,7 +98,7 @@ async function runAsk(
   });
   let known = sessionId;
   const abort = new AbortController();
-  const stopWatching = watchCancel(scope, {
+  const stopWatching = await watchCancel(scope, {
     ctx,
     run,
     sessionOf: () => known ?? followedSession,

@@ -22,4 +22,8 @@ export type { AskCaller, AskToolDependencies } from './ask-tool';
 export { askInputSchema, askOutputSchema, MAX_QUESTION_CHARS } from './ask-schemas';
 export type { AskInput, AskOutput, AskState } from './ask-schemas';
 export { createLegacyExchanges } from './legacy-exchanges';
-export type { LegacyExchanges } from './legacy-exchanges';
+export type { LegacyExchanges, PendingResponse } from './legacy-exchanges';
+export {
+  createRedisLegacyExchanges,
+  type RedisLegacyExchangesOptions,
+} from './redis-legacy-exchanges';

@@ -13,7 +13,7 @@ import {
   type ApprovalStateCodec,
 } from './approval-state';
 import { createFleetMcpServer, type FleetMcpDependencies } from './fleet-mcp-server';
-import { createLegacyExchanges } from './legacy-exchanges';
+import { createLegacyExchanges, type LegacyExchanges } from './legacy-exchanges';
 import { applyMcpCors, checkMcpRequestSource, type McpAllowList } from './request-guards';
 import { readToolCall, traceToolCall } from './tool-call-trace';
 
@@ -30,6 +30,12 @@ export interface McpRouterOptions extends Omit<FleetMcpDependencies, 'stateCodec
    * this process ({@link requestStateKey} without a secret)
    */
   stateCodec?: ApprovalStateCodec | undefined;
+  /**
+   * The 2025-11-25 connections' capabilities, elicitation answers and cancels: shared by the
+   * replicas through Redis (`createRedisLegacyExchanges`), or in this process.
+   * @default {@link createLegacyExchanges} (one gateway only)
+   */
+  legacy?: LegacyExchanges | undefined;
   keyRing: ApiKeyRing;
   /** Per-tenant request limits (counted in the `api` bucket); undefined: nothing is limited. */
   limiter: TenantLimiter | undefined;
@@ -99,9 +105,9 @@ function withBody(req: IncomingMessage, body: Buffer, auth: AuthInfo): NodeIncom
  *
  * The 2025-11-25 serving is stateless, so the router carries what the SDK's per-request instances
  * cannot: an `initialize` is answered with an `Mcp-Session-Id` naming the connection (its
- * capabilities remembered in this process), and a POSTed answer to an elicitation or a
- * `notifications/cancelled` for an `ask` in flight goes to that call (202) instead of a fresh
- * instance ({@link createLegacyExchanges}).
+ * capabilities remembered in `legacy`: Redis, for replicas), and a POSTed answer to an
+ * elicitation or a `notifications/cancelled` for an `ask` in flight goes to that call (202), on
+ * whichever replica holds it, instead of a fresh instance ({@link LegacyExchanges}).
  *
  * @example
  * root.use(mcpRouter({ keyRing, limiter, allow: { hosts: [], origins: [] }, documents, sessions, files, logger }));
@@ -113,9 +119,9 @@ export function mcpRouter({
   bodyLimit = MCP_BODY_LIMIT,
   stateCodec = createApprovalStateCodec(requestStateKey({})),
   tracer,
+  legacy = createLegacyExchanges(),
   ...rest
 }: McpRouterOptions): Router {
-  const legacy = createLegacyExchanges();
   const deps: FleetMcpDependencies = { ...rest, stateCodec, legacy, limiter };
   const handler = createMcpHandler(
     ({ era, authInfo, requestInfo }) =>
@@ -162,14 +168,14 @@ export function mcpRouter({
       const connectionId = typeof connection === 'string' ? connection : undefined;
       // A 2025-era client's answer to an elicitation, or its cancel, for a call in flight: the
       // stateless serving would hand it to a fresh server instance that knows nothing of the call.
-      if (legacy.route(tenant, connectionId, message)) {
+      if (await legacy.route(tenant, connectionId, message)) {
         res.status(202).end();
         return;
       }
       const initialize = initializeCapabilities(message);
       if (initialize !== undefined) {
         // Names the 2025-era connection, so its later calls find what it declared.
-        res.setHeader('Mcp-Session-Id', legacy.initialized(tenant, initialize.capabilities));
+        res.setHeader('Mcp-Session-Id', await legacy.initialized(tenant, initialize.capabilities));
       }
       // The key itself stays here: the server instance only learns whose request it serves.
       const auth: AuthInfo = { token: 'api-key', clientId: tenant, scopes: [], extra: { tenant } };
