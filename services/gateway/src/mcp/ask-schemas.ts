@@ -34,13 +34,13 @@ export const askInputSchema = z.strictObject({
     ),
   plan_approval: z
     .boolean({ error: 'plan_approval must be true or false' })
-    .default(false)
+    .optional()
     .describe(
       'Show the plan of a new orchestrated run to a person for approval before any step runs (asked of you like every approval).',
     ),
   result_review: z
     .boolean({ error: 'result_review must be true or false' })
-    .default(false)
+    .optional()
     .describe(
       "Hold a new orchestrated run's answer for a person's review (approve, or send steps back) before it is final.",
     ),

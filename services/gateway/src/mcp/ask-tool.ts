@@ -88,8 +88,8 @@ async function runAsk(
     route: args.route,
     sessionId,
     steering: isEmptySteering(args.agents) ? undefined : args.agents,
-    planApproval: args.plan_approval ? 'required' : 'none',
-    resultReview: args.result_review ? 'required' : undefined,
+    planApproval: args.plan_approval === true ? 'required' : 'none',
+    resultReview: args.result_review === true ? 'required' : undefined,
     ...(deps.limiter === undefined
       ? {}
       : {
