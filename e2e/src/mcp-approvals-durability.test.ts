@@ -7,13 +7,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { Plan } from '@fleet/a2a';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
+import type { ScriptedOpenAI } from '@fleet/testing';
 import { waitForSession } from './support/gateway-api';
-import { scriptedPlan, webThenMailAgents } from './support/scripted-plans';
+import {
+  scriptedPlan,
+  startPlanningModel,
+  webThenMailAgents,
+  type PlanningModel,
+} from './support/scripted-plans';
 import { startFleet, type RunningFleet } from './support/start-fleet';
-
-let nextPlan: Plan | undefined;
 
 /** The first round of an `ask` that needs an approval: the form asked for, and the state. */
 interface InputRequired {
@@ -22,18 +24,13 @@ interface InputRequired {
 }
 
 describe('approvals over MCP survive a gateway restart', () => {
+  let model: PlanningModel;
   let llm: ScriptedOpenAI;
   let fleet: RunningFleet;
 
   beforeAll(async () => {
-    llm = await startScriptedOpenAI({
-      respond: (_request, context) => {
-        if (context.jsonSchema === undefined) return { content: 'The summary went to Bob.' };
-        if (context.lastUserMessage.includes('instructions'))
-          return { json: { mode: 'enhance', effectiveTask: '' } };
-        return nextPlan === undefined ? {} : { json: nextPlan };
-      },
-    });
+    model = await startPlanningModel('The summary went to Bob.');
+    llm = model.llm;
     fleet = await startFleet({
       env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-e2e-upstream' },
       serviceEnv: {
@@ -67,7 +64,7 @@ describe('approvals over MCP survive a gateway restart', () => {
   }
 
   it('decides the approval once, on the restarted gateway, and the mail is sent once', async () => {
-    nextPlan = scriptedPlan([
+    model.plan = scriptedPlan([
       { id: 'find', agent: 'web' },
       { id: 'send', agent: 'mail', dependsOn: ['find'] },
     ]);

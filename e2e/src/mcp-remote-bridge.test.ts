@@ -14,10 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Plan } from '@fleet/a2a';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
+import type { ScriptedOpenAI } from '@fleet/testing';
 import { waitForSession } from './support/gateway-api';
-import { scriptedPlan, webThenMailAgents } from './support/scripted-plans';
+import {
+  scriptedPlan,
+  startPlanningModel,
+  webThenMailAgents,
+  type PlanningModel,
+} from './support/scripted-plans';
 import { startFleet, type RunningFleet } from './support/start-fleet';
 
 /** The bridge's command line program, as its package names it. */
@@ -27,9 +31,8 @@ const BRIDGE = path.join(
   'proxy.js',
 );
 
-let nextPlan: Plan | undefined;
-
 describe('the fleet as an MCP server behind mcp-remote (what desktop clients run)', () => {
+  let model: PlanningModel;
   let llm: ScriptedOpenAI;
   let fleet: RunningFleet;
   let configDir: string;
@@ -37,14 +40,8 @@ describe('the fleet as an MCP server behind mcp-remote (what desktop clients run
 
   beforeAll(async () => {
     configDir = await mkdtemp(path.join(os.tmpdir(), 'fleet-mcp-remote-'));
-    llm = await startScriptedOpenAI({
-      respond: (_request, context) => {
-        if (context.jsonSchema === undefined) return { content: 'The summary went to Bob.' };
-        if (context.lastUserMessage.includes('instructions'))
-          return { json: { mode: 'enhance', effectiveTask: '' } };
-        return nextPlan === undefined ? {} : { json: nextPlan };
-      },
-    });
+    model = await startPlanningModel('The summary went to Bob.');
+    llm = model.llm;
     fleet = await startFleet({
       env: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'sk-e2e-upstream' },
       serviceEnv: { orchestrator: { MEMORY_ENABLED: 'false' } },
@@ -87,7 +84,7 @@ describe('the fleet as an MCP server behind mcp-remote (what desktop clients run
   }
 
   it('lists the tools, asks with an approval shown as a form, and the mail goes out once', async () => {
-    nextPlan = scriptedPlan([
+    model.plan = scriptedPlan([
       { id: 'find', agent: 'web' },
       { id: 'send', agent: 'mail', dependsOn: ['find'] },
     ]);

@@ -14,15 +14,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Plan } from '@fleet/a2a';
-import {
-  startScriptedAgent,
-  startScriptedOpenAI,
-  type ScriptedAgent,
-  type ScriptedOpenAI,
-} from '@fleet/testing';
+import { startScriptedAgent, type ScriptedAgent, type ScriptedOpenAI } from '@fleet/testing';
 import type { Json } from './support/gateway-api';
 import { findHaproxy, haproxyServerRequests } from './support/haproxy';
-import { scriptedPlan, webThenMailAgents } from './support/scripted-plans';
+import { scriptedPlan, startPlanningModel, webThenMailAgents } from './support/scripted-plans';
 import { E2E_INTERNAL_TOKEN } from './support/start-fleet';
 import { startReplicatedFleet, type ReplicatedFleet } from './support/start-replicated-fleet';
 
@@ -47,14 +42,9 @@ suite('MCP over gateway replicas behind HAProxy, no sticky sessions', () => {
   let fleet: ReplicatedFleet;
 
   beforeAll(async () => {
-    llm = await startScriptedOpenAI({
-      respond: (_request, context) => {
-        if (context.jsonSchema === undefined) return { content: ANSWER };
-        if (context.lastUserMessage.includes('instructions'))
-          return { json: { mode: 'enhance', effectiveTask: '' } };
-        return { json: PLAN };
-      },
-    });
+    const model = await startPlanningModel(ANSWER);
+    model.plan = PLAN;
+    llm = model.llm;
     agents = await Promise.all(
       webThenMailAgents().map((options) =>
         startScriptedAgent({ ...options, internalToken: E2E_INTERNAL_TOKEN }),
