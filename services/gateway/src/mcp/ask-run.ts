@@ -7,7 +7,7 @@ import { RESUME_HEADERS, routeRequest, type RequestApi } from '../chat/route-req
 import type { ChatCompletionRequest } from '../chat/chat-completion-request';
 import type { AnswerChannel, AnswerChannelFactory, ChatChunkLike } from '../openai';
 import type { RoutingMode } from '../routing';
-import { resumeSession } from '../sessions';
+import { resumeSession, type QuestionAnswered } from '../sessions';
 import { NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
 
 /** What a followed run reports, in order. */
@@ -156,6 +156,11 @@ export interface StartAskRunOptions {
   /** Continue this session (as `X-Session-ID` does) instead of starting a run. */
   sessionId?: string | undefined;
   /**
+   * Continuing a session: which pending question `question` answers (see `resumeSession`).
+   * @default 'oldest'
+   */
+  answers?: QuestionAnswered | undefined;
+  /**
    * The tenant's limits for a new run, given the run's response (which closes when the `ask`
    * stops following the run). @default nothing limited
    */
@@ -220,6 +225,7 @@ export function startAskRun(options: ChatCompletionsOptions, ask: StartAskRunOpt
         span: undefined,
         toolPolicy: options.toolPermissions?.policyFor(ask.tenant),
         api: { path: api.path, channel },
+        answers: ask.answers,
       });
       return;
     }
