@@ -1,5 +1,5 @@
 import type { Session } from '@fleet/sessions';
-import { oldestAnswerableInput } from '../sessions';
+import { answerableInput } from '../sessions';
 import type { AskScope } from './ask-scope';
 import {
   MAX_FORM_ANSWER,
@@ -11,8 +11,8 @@ import {
 
 /** The session's question `inputId` as a form asks it, while it waits for an answer. */
 export function questionInSession(session: Session, inputId: string): Pause | undefined {
-  const input = session.approvals[inputId];
-  if (input?.kind !== 'input' || input.status !== 'pending') return undefined;
+  const input = answerableInput(session, inputId);
+  if (input === undefined) return undefined;
   return {
     kind: 'question',
     id: input.id,
@@ -25,9 +25,9 @@ export function questionInSession(session: Session, inputId: string): Pause | un
 
 /**
  * What a reply to the question form comes to. Accepted, the answer goes to the question the form
- * asked, as `ask` with `session_id` and the answer as `question` gives it, while the session's
- * oldest pending question still is that one: one answered elsewhere meanwhile is followed on
- * without an answer, so an answer never reaches a later question. Declined or cancelled, the run
+ * asked, as `ask` with `session_id` and the answer as `question` gives it, while that question
+ * still waits: one answered elsewhere meanwhile is followed on without an answer, so an answer
+ * never reaches a later question. Declined or cancelled, the run
  * waits as it stands.
  */
 export async function questionReplied(
@@ -44,6 +44,6 @@ export async function questionReplied(
     };
   }
   const session = await deps.sessions.getForTenant(sessionId, caller.tenant);
-  if (oldestAnswerableInput(session)?.id !== pause.id) return { kind: 'follow', answers: 'none' };
+  if (answerableInput(session, pause.id) === undefined) return { kind: 'follow', answers: 'none' };
   return { kind: 'follow', answer: form.data.answer, answers: { inputId: pause.id } };
 }

@@ -20,7 +20,7 @@ import {
   startScriptedPauseOrchestrator,
   type ScriptedPauseOrchestrator,
 } from '../test-support/scripted-pause-orchestrator';
-import { SEEDED_QUESTION, SEEDED_REVIEW_ANSWER } from '../test-support/seed-session';
+import { SEEDED_QUESTION, SEEDED_REVIEW_ANSWER, seedSession } from '../test-support/seed-session';
 import { serve, type Served } from '../test-support/serve';
 import { argumentsDigest, createApprovalStateCodec } from './approval-state';
 
@@ -415,6 +415,49 @@ describe('ask over MCP: agents’ questions and result reviews', () => {
           { kind: 'answer', inputId: 'in-1', text: 'weekly' },
         ]);
         await store().answerInput({ sessionId, inputId: 'in-2', tenant: 'acme', text: 'x' });
+      } finally {
+        await client.close();
+      }
+    }, 20_000);
+
+    it('the answer goes to the question the form asked, not to an older one still waiting', async () => {
+      // Two questions wait (two steps asked at once); the form asked the newer one.
+      const seeded = await seedSession(store(), { questionExpiresInMs: 3_600_000 });
+      await store().addApproval(seeded.id, {
+        id: 'in-2',
+        kind: 'input',
+        nodeId: 'n1',
+        agent: 'mail',
+        action: 'answer-question',
+        summary: SECOND_QUESTION,
+        preview: SECOND_QUESTION,
+        risk: 'low',
+        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      });
+      const args = { question: 'Q: Send the report to Ivo', route: 'orchestration' };
+      const requestState = createApprovalStateCodec(STATE_KEY).mint({
+        kind: 'question',
+        tenant: 'acme',
+        sessionId: seeded.id,
+        approvalId: 'in-2',
+        expiresAt: Date.now() + 60_000,
+        argumentsDigest: argumentsDigest(args),
+      });
+      const client = await v2Client({ autoFulfill: false });
+      try {
+        const result = await client.callTool(
+          {
+            name: 'ask',
+            arguments: args,
+            inputResponses: { question: { action: 'accept', content: { answer: 'Alice' } } },
+            requestState,
+          } as never,
+          { allowInputRequired: true },
+        );
+        expect(result.isError).toBeFalsy();
+        const session = await store().getForTenant(seeded.id, 'acme');
+        expect(session.approvals['in-2']).toMatchObject({ status: 'answered', answer: 'Alice' });
+        expect(session.approvals['in-1']?.status).toBe('pending');
       } finally {
         await client.close();
       }

@@ -3,6 +3,7 @@
  * `X-Session-ID`.
  */
 export {
+  answerableInput,
   answerTextSchema,
   inputAnswerBodySchema,
   MAX_ANSWER_CHARS,

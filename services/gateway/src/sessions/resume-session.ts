@@ -21,7 +21,12 @@ import {
 import { messageText } from '../chat/message-text';
 import type { AnswerChannelFactory } from '../openai';
 import { answerRun } from '../orchestration';
-import { answerTextSchema, MAX_ANSWER_CHARS, oldestAnswerableInput } from './answer-input';
+import {
+  answerableInput,
+  answerTextSchema,
+  MAX_ANSWER_CHARS,
+  oldestAnswerableInput,
+} from './answer-input';
 import { ATTACH_WAIT_MS, holdAttachLease } from './hold-attach-lease';
 import { ENDED_STATUSES } from './resume-in-background';
 import { followSession, storedAnswerEvents } from './session-events';
@@ -64,8 +69,9 @@ export interface ResumeSessionOptions {
   api?: { path: string; channel: AnswerChannelFactory } | undefined;
   /**
    * Which question the last user message answers: `oldest` the session's oldest pending one;
-   * `{ inputId }` that one only, while it is still the oldest pending (answered elsewhere
-   * meanwhile, the message answers nothing); `none` nothing (the session is only followed).
+   * `{ inputId }` that one only, while it is still pending (answered elsewhere meanwhile, the
+   * message answers nothing, never a later question); `none` nothing (the session is only
+   * followed).
    * @default 'oldest'
    */
   answers?: QuestionAnswered | undefined;
@@ -77,9 +83,8 @@ export type QuestionAnswered = 'oldest' | { inputId: string } | 'none';
 /** The pending question the resume's message answers, if any. */
 function questionToAnswer(session: Session, answers: QuestionAnswered): Approval | undefined {
   if (answers === 'none') return undefined;
-  const oldest = oldestAnswerableInput(session);
-  if (answers === 'oldest' || oldest?.id === answers.inputId) return oldest;
-  return undefined;
+  if (answers === 'oldest') return oldestAnswerableInput(session);
+  return answerableInput(session, answers.inputId);
 }
 
 /** Session ids the store creates are UUIDs; anything far from an id is refused before Redis. */
