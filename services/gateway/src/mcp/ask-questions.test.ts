@@ -272,6 +272,37 @@ describe('ask over MCP: agents’ questions and result reviews', () => {
     }, 20_000);
   });
 
+  it('a cancel from the client while a question’s form is open cancels the session', async () => {
+    let opened!: () => void;
+    const asked = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    const client = await v1Client(() => {
+      opened();
+      return new Promise<Reply>(() => undefined);
+    });
+    try {
+      const before = new Set((await store().list('acme', { limit: 100 })).map((s) => s.id));
+      const abort = new AbortController();
+      const pending = client.callTool(
+        { name: 'ask', arguments: { question: 'Q: Send the report to Noor' } },
+        undefined,
+        { signal: abort.signal, timeout: 20_000 },
+      );
+      await asked;
+      const sessionId =
+        (await store().list('acme', { limit: 100 })).find(
+          (s) => !before.has(s.id) && s.request === 'Q: Send the report to Noor',
+        )?.id ?? '';
+      abort.abort('changed my mind');
+      await expect(pending).rejects.toThrow();
+      await until(async () => (await store().get(sessionId))?.status === 'canceled', 'the cancel');
+      expect(orchestrator.heard.get(sessionId)).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+  }, 20_000);
+
   it('a client that cannot elicit: waiting_input as before', async () => {
     const client = await v1Client();
     try {
