@@ -51,4 +51,24 @@ describe('approval states', () => {
       /malformed/,
     );
   });
+
+  it('names what a state answers; a state without a kind is an approval’s', () => {
+    const digest = argumentsDigest({ question: 'q' });
+    const codec = createApprovalStateCodec(requestStateKey({ internalToken: TOKEN }));
+    const expected = { tenant: 'acme', argumentsDigest: digest };
+    const question = codec.mint({ ...state(digest), kind: 'question', approvalId: 'in-1' });
+    expect(codec.verify(question, expected)).toMatchObject({
+      kind: 'question',
+      approvalId: 'in-1',
+    });
+    const review = codec.mint({ ...state(digest), kind: 'review', approvalId: 'rv-1' });
+    expect(codec.verify(review, expected)).toMatchObject({ kind: 'review', approvalId: 'rv-1' });
+    expect(codec.verify(codec.mint(state(digest)), expected)).toMatchObject({ kind: 'approval' });
+    // The kind is signed: a question's state made an approval's does not verify.
+    const [body, mac] = question.split('.') as [string, string];
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString()) as { k?: string };
+    delete payload.k;
+    const forged = `${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${mac}`;
+    expect(() => codec.verify(forged, expected)).toThrow(/signature/);
+  });
 });

@@ -8,10 +8,22 @@ export const MAX_REQUEST_STATE_CHARS = 2048;
 /** Longest a minted state stays valid, whatever the approval's own expiry. */
 export const MAX_STATE_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** What an `ask` that stopped at an approval hands the client to echo back (2026-07-28). */
+/**
+ * What a state answers: an approval (`approve`/`deny`), an agent's question (an answer) or a
+ * review of the composed answer (a review decision).
+ */
+export type StateKind = 'approval' | 'question' | 'review';
+
+/**
+ * What an `ask` that stopped for a person (an approval, a question, a review) hands the client to
+ * echo back (2026-07-28).
+ */
 export interface ApprovalState {
+  /** What the state answers. @default 'approval' (a state minted without a kind) */
+  kind?: StateKind | undefined;
   tenant: string;
   sessionId: string;
+  /** What it answers, as the session records it: the approval's, the question's or the review's id. */
   approvalId: string;
   /** Unix milliseconds after which the state is refused (never past the approval's expiry). */
   expiresAt: number;
@@ -20,6 +32,7 @@ export interface ApprovalState {
 }
 
 const payloadSchema = z.strictObject({
+  k: z.enum(['question', 'review']).optional(),
   t: z.string(),
   s: z.string(),
   a: z.string(),
@@ -70,7 +83,7 @@ function mac(key: Buffer, body: string): Buffer {
   return createHmac('sha256', key).update(`fleet.mcp.approval-state.v1:${body}`).digest();
 }
 
-/** Signs and checks the `requestState` of an approval asked over MCP (2026-07-28). */
+/** Signs and checks the `requestState` of an approval, a question or a review asked over MCP (2026-07-28). */
 export interface ApprovalStateCodec {
   /** The compact wire form: `base64url(JSON payload).base64url(HMAC-SHA256)`. */
   mint(state: ApprovalState): string;
@@ -92,8 +105,8 @@ function refused(why: string): BadRequestError {
 }
 
 /**
- * The codec of approval states: HMAC-SHA256 over the tenant, session, approval, expiry and the
- * arguments' digest, compared in constant time. Signed, not encrypted: the client can read the
+ * The codec of approval states: HMAC-SHA256 over the kind, tenant, session, what it answers,
+ * expiry and the arguments' digest, compared in constant time. Signed, not encrypted: the client can read the
  * ids, which are its own.
  */
 export function createApprovalStateCodec(key: Buffer): ApprovalStateCodec {
@@ -101,6 +114,8 @@ export function createApprovalStateCodec(key: Buffer): ApprovalStateCodec {
     mint(state) {
       const body = Buffer.from(
         JSON.stringify({
+          // An approval's state has no kind: states minted before kinds existed read alike.
+          ...(state.kind === undefined || state.kind === 'approval' ? {} : { k: state.kind }),
           t: state.tenant,
           s: state.sessionId,
           a: state.approvalId,
@@ -135,6 +150,7 @@ export function createApprovalStateCodec(key: Buffer): ApprovalStateCodec {
         throw refused('it was issued for a call with other arguments');
       }
       return {
+        kind: parsed.k ?? 'approval',
         tenant: parsed.t,
         sessionId: parsed.s,
         approvalId: parsed.a,

@@ -1,6 +1,7 @@
 import type { Session } from '@fleet/sessions';
 import { approvalView, consoleLink, type ApprovalEvent } from './approval-form';
 import type { AskOutput, AskState, AskStep } from './ask-schemas';
+import { pauseOfEvent, type Pause } from './pause-forms';
 
 /** The steps as the session records them. */
 export function sessionSteps(session: Session | undefined): AskStep[] {
@@ -23,8 +24,13 @@ export interface Followed {
   error: string | undefined;
   /** The approval the run stopped at (the caller stopped following it). */
   waiting: ApprovalEvent | undefined;
-  /** A question or a review the run stopped at (not asked over MCP). */
-  paused: { state: 'waiting_input' | 'waiting_review'; what: string } | undefined;
+  /**
+   * A question or a review the run stopped at: its state, how to continue without MCP, and
+   * (`asked`) the pause as a form asks it, when the event said enough to ask it.
+   */
+  paused:
+    | { state: 'waiting_input' | 'waiting_review'; what: string; asked?: Pause | undefined }
+    | undefined;
 }
 
 /** A run of which nothing was read yet. */
@@ -38,24 +44,43 @@ export const NOTHING_FOLLOWED: Readonly<Followed> = {
   paused: undefined,
 };
 
+/** How to give what a question or a review the run stopped at asks, when it is not asked over MCP. */
+function howToContinue(
+  kind: Pause['kind'],
+  question: string | undefined,
+  sessionId: string,
+): string {
+  if (kind === 'question') {
+    return `An agent asks: ${question ?? 'a question'}\nAnswer it by calling ask again with session_id "${sessionId}" and your answer as question.`;
+  }
+  return `The answer waits for a person's review: review it with POST /v1/sessions/${sessionId}/review or in the console at ${consoleLink(sessionId)}, then call ask again with session_id "${sessionId}" to follow the run.`;
+}
+
+/** The pause of a run stopped at `pause`: its state, how to continue, and the pause to ask. */
+export function pausedAt(pause: Pause, sessionId: string): NonNullable<Followed['paused']> {
+  const question = pause.kind === 'question' ? pause.question : undefined;
+  return {
+    state: pause.kind === 'question' ? 'waiting_input' : 'waiting_review',
+    what: howToContinue(pause.kind, question, sessionId),
+    asked: pause,
+  };
+}
+
 /** What a question or a review the run waits for asks of the caller. */
 export function pausedFor(
   fleet: Record<string, unknown> | undefined,
   sessionId: string,
 ): Followed['paused'] {
+  const pause = pauseOfEvent(fleet);
+  if (pause !== undefined) return pausedAt(pause, sessionId);
+  // An event short of what a form needs: the caller is told how to continue all the same.
   const type = fleet?.['type'];
   if (type === 'input-required') {
-    const question = typeof fleet?.['question'] === 'string' ? fleet['question'] : 'a question';
-    return {
-      state: 'waiting_input',
-      what: `An agent asks: ${question}\nAnswer it by calling ask again with session_id "${sessionId}" and your answer as question.`,
-    };
+    const question = typeof fleet?.['question'] === 'string' ? fleet['question'] : undefined;
+    return { state: 'waiting_input', what: howToContinue('question', question, sessionId) };
   }
   if (type === 'review-required') {
-    return {
-      state: 'waiting_review',
-      what: `The answer waits for a person's review: review it with POST /v1/sessions/${sessionId}/review or in the console at ${consoleLink(sessionId)}, then call ask again with session_id "${sessionId}" to follow the run.`,
-    };
+    return { state: 'waiting_review', what: howToContinue('review', undefined, sessionId) };
   }
   return undefined;
 }

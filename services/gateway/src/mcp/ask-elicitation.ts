@@ -10,16 +10,20 @@ import {
 import type { ApprovalChoice, AskScope } from './ask-scope';
 
 /**
- * Asks a 2025-era client to decide with an elicitation sent on the call's own stream, once the
- * wait for its answer is registered (the answer may reach any gateway replica).
+ * Sends an `elicitation/create` form on a 2025-era call's own stream, once the wait for its answer
+ * is registered (the answer may reach any gateway replica), and resolves with the client's
+ * JSON-RPC answer. The wait ends however this ends (a failed send included).
  */
-async function elicitDecision(
+export async function sendElicitation(
   { server, deps, caller }: AskScope,
   ctx: ServerContext,
-  { approval, signal }: { approval: ApprovalEvent; signal: AbortSignal },
-): Promise<ApprovalChoice> {
+  {
+    message,
+    requestedSchema,
+    signal,
+  }: { message: string; requestedSchema: unknown; signal: AbortSignal },
+): Promise<Record<string, unknown>> {
   const id = `fleet-elicit-${randomUUID()}`;
-  // Ends the wait however this ends (a failed send included).
   const done = new AbortController();
   try {
     const pending = await deps.legacy.awaitResponse(
@@ -34,24 +38,33 @@ async function elicitDecision(
         jsonrpc: '2.0',
         id,
         method: 'elicitation/create',
-        params: {
-          mode: 'form',
-          message: describeApproval(approval),
-          requestedSchema: DECISION_FORM,
-        },
+        params: { mode: 'form', message, requestedSchema },
       },
       { relatedRequestId: ctx.mcpReq.id },
     );
-    const message = await pending.answer;
-    const result = message['result'] as { action?: unknown; content?: unknown } | undefined;
-    const form = decisionFormSchema.safeParse(result?.content);
-    if (result?.action === 'accept' && form.success) {
-      return { decision: form.data.decision, instructions: form.data.instructions };
-    }
-    return { decision: 'deny', instructions: undefined };
+    return await pending.answer;
   } finally {
     done.abort();
   }
+}
+
+/** Asks a 2025-era client to decide an approval with the decision form. */
+async function elicitDecision(
+  scope: AskScope,
+  ctx: ServerContext,
+  { approval, signal }: { approval: ApprovalEvent; signal: AbortSignal },
+): Promise<ApprovalChoice> {
+  const message = await sendElicitation(scope, ctx, {
+    message: describeApproval(approval),
+    requestedSchema: DECISION_FORM,
+    signal,
+  });
+  const result = message['result'] as { action?: unknown; content?: unknown } | undefined;
+  const form = decisionFormSchema.safeParse(result?.content);
+  if (result?.action === 'accept' && form.success) {
+    return { decision: form.data.decision, instructions: form.data.instructions };
+  }
+  return { decision: 'deny', instructions: undefined };
 }
 
 /** Whether the caller is a 2025-era client that declared elicitation on its connection. */

@@ -8,7 +8,7 @@ import type { AskRun, AskRunEvent } from './ask-run';
 import type { AskScope } from './ask-scope';
 
 /** Progress lines an answer keeps (the most recent). */
-const MAX_PROGRESS_LINES = 50;
+export const MAX_PROGRESS_LINES = 50;
 
 /** How one `ask` call follows its run. */
 export interface FollowOptions {

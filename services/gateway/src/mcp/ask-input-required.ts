@@ -13,10 +13,10 @@ import {
   describeApproval,
   type ApprovalEvent,
 } from './approval-form';
-import { askOutput, NOTHING_FOLLOWED, pausedFor } from './ask-answer';
 import { decideAndResume } from './ask-decision';
+import { applyStatedPause, type StatedRetry } from './ask-pause-state';
+import { questionInSession } from './ask-question';
 import type { AskScope } from './ask-scope';
-import { structuredResult } from './tool-results';
 
 /** The key of the approval form among an input-required result's requests. */
 export const APPROVAL_INPUT_KEY = 'approval';
@@ -31,21 +31,15 @@ export function modernElicitation(ctx: ServerContext): boolean {
   return elicitation.form !== undefined || elicitation.url === undefined;
 }
 
-/** What a 2026-era retry carrying a signed `requestState` comes to. */
-export type StatedRetry =
-  /** The call carried no `requestState`: nothing was decided. */
-  | { kind: 'none' }
-  /** The approval was decided; the run of `sessionId` is followed on. */
-  | { kind: 'decided'; sessionId: string }
-  /** The approval was decided, and the session now waits for an agent's question: the answer. */
-  | { kind: 'answered'; result: CallToolResult };
-
 /**
- * Applies the decision a 2026-era retry brings for the approval its signed `requestState` names
- * (a form not accepted denies), then says whether the run is to be followed on or the session
- * now waits for an answer to an agent's question.
+ * Applies what a 2026-era retry brings for what its signed `requestState` names. An approval: the
+ * decision (a form not accepted denies), then the run is followed on — or, when the session now
+ * waits for an agent's question, that question is asked. A question or a review: see
+ * {@link applyStatedPause}.
+ * @throws BadRequestError (param `requestState`) for a state that is not the gateway's own, or
+ *   another tenant's, expired, or for other arguments: nothing is decided or answered
  */
-export async function applyStatedDecision(
+export async function applyStatedRetry(
   scope: AskScope,
   ctx: ServerContext,
   digest: string,
@@ -58,6 +52,8 @@ export async function applyStatedDecision(
     tenant,
     argumentsDigest: digest,
   });
+  const { kind = 'approval', sessionId } = verified;
+  if (kind !== 'approval') return applyStatedPause(scope, ctx, { ...verified, kind });
   const view = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT_KEY);
   const form =
     view.kind === 'elicit' && view.action === 'accept'
@@ -66,31 +62,17 @@ export async function applyStatedDecision(
   const decision = form?.success === true ? form.data.decision : 'deny';
   const instructions = form?.success === true ? form.data.instructions : undefined;
   await decideAndResume(scope, {
-    sessionId: verified.sessionId,
+    sessionId,
     approvalId: verified.approvalId,
     decision,
     instructions,
   });
   // The retry's question is the original one, never an answer to an agent's question.
-  const session = await deps.sessions.getForTenant(verified.sessionId, tenant);
+  const session = await deps.sessions.getForTenant(sessionId, tenant);
   const question = oldestAnswerableInput(session);
-  if (question === undefined) return { kind: 'decided', sessionId: verified.sessionId };
-  return {
-    kind: 'answered',
-    result: structuredResult(
-      askOutput(
-        {
-          ...NOTHING_FOLLOWED,
-          sessionId: verified.sessionId,
-          paused: pausedFor(
-            { type: 'input-required', question: question.preview },
-            verified.sessionId,
-          ),
-        },
-        session,
-      ),
-    ),
-  };
+  const pause = question === undefined ? undefined : questionInSession(session, question.id);
+  if (pause === undefined) return { kind: 'follow', sessionId, answers: 'none' };
+  return { kind: 'paused', sessionId, pause, ask: true };
 }
 
 /**

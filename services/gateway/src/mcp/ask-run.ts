@@ -9,7 +9,7 @@ import type { AnswerChannel, AnswerChannelFactory, ChatChunkLike } from '../open
 import type { AgentSteering, ResultReview } from '@fleet/a2a';
 import type { PlanApproval } from '../orchestration/orchestrate';
 import type { RoutingMode } from '../routing';
-import { resumeSession } from '../sessions';
+import { resumeSession, type QuestionAnswered } from '../sessions';
 import { NO_REQUEST_LIMITS, type RequestLimits } from '../tenant-limits';
 
 /** What a followed run reports, in order. */
@@ -164,6 +164,11 @@ export interface StartAskRunOptions {
   /** Whether a new orchestrated run's answer waits for a review. @default no review */
   resultReview?: ResultReview | undefined;
   /**
+   * Continuing a session: which pending question `question` answers (see `resumeSession`).
+   * @default 'oldest'
+   */
+  answers?: QuestionAnswered | undefined;
+  /**
    * The tenant's limits for a new run, given the run's response (which closes when the `ask`
    * stops following the run). @default nothing limited
    */
@@ -228,6 +233,7 @@ export function startAskRun(options: ChatCompletionsOptions, ask: StartAskRunOpt
         span: undefined,
         toolPolicy: options.toolPermissions?.policyFor(ask.tenant),
         api: { path: api.path, channel },
+        answers: ask.answers,
       });
       return;
     }

@@ -8,18 +8,17 @@ import type {
   ToolAnnotations,
 } from '@modelcontextprotocol/server';
 import type { ChatCompletionsOptions } from '../chat/chat-completions-route';
+import type { QuestionAnswered } from '../sessions';
 import type { RequestLimits, TenantLimiter } from '../tenant-limits';
 import { argumentsDigest } from './approval-state';
 import { askInputSchema, askOutputSchema, type AskInput } from './ask-schemas';
-import { askOutput, type Followed } from './ask-answer';
+import { askOutput, NOTHING_FOLLOWED, pausedAt, type Followed } from './ask-answer';
 import { watchCancel } from './ask-cancel';
 import { canElicit } from './ask-elicitation';
 import { followAskRun } from './ask-follow';
-import {
-  applyStatedDecision,
-  approvalInputRequired,
-  modernElicitation,
-} from './ask-input-required';
+import { applyStatedRetry, approvalInputRequired, modernElicitation } from './ask-input-required';
+import { pauseInputRequired, type StatedRetry } from './ask-pause-state';
+import { askPausesByElicitation, type FollowOn } from './ask-pauses';
 import { startAskRun } from './ask-run';
 import type { AskCaller, AskScope, AskToolDependencies } from './ask-scope';
 import { answerResult } from './ask-waiting';
@@ -27,6 +26,7 @@ import { withCachedJsonSchema } from './cached-json-schema';
 import { toolError } from './tool-results';
 
 export { APPROVAL_INPUT_KEY } from './ask-input-required';
+export { QUESTION_INPUT_KEY, REVIEW_INPUT_KEY } from './ask-pause-state';
 export type { AskCaller, AskToolDependencies } from './ask-scope';
 
 /** `ask`'s schemas, converted to JSON Schema once per process. */
@@ -77,11 +77,24 @@ function progressReporter(ctx: ServerContext): (line: string) => void {
 async function runAsk(
   scope: AskScope,
   route: ChatCompletionsOptions,
-  { args, ctx, sessionId }: { args: AskInput; ctx: ServerContext; sessionId: string | undefined },
+  {
+    args,
+    ctx,
+    sessionId,
+    answers,
+    elicitation,
+  }: {
+    args: AskInput;
+    ctx: ServerContext;
+    sessionId: string | undefined;
+    /** Continuing a session: which pending question `args.question` answers. */
+    answers: QuestionAnswered | undefined;
+    /** Whether approvals are asked with an elicitation (2025-11-25). */
+    elicitation: boolean;
+  },
 ): Promise<Followed> {
   const { deps, caller } = scope;
   const { tenant } = caller;
-  const elicitation = await canElicit(scope);
   const run = startAskRun(route, {
     tenant,
     question: args.question,
@@ -90,6 +103,7 @@ async function runAsk(
     steering: isEmptySteering(args.agents) ? undefined : args.agents,
     planApproval: args.plan_approval === true ? 'required' : 'none',
     resultReview: args.result_review === true ? 'required' : undefined,
+    answers,
     ...(deps.limiter === undefined
       ? {}
       : {
@@ -126,51 +140,97 @@ async function runAsk(
   return { ...followed, sessionId: known };
 }
 
-/** Answers one `ask` call: applies a 2026-era retry's decision, runs, and answers or asks again. */
+/**
+ * The answer of a call that followed its run: an approval, a question or a review the run stopped
+ * at asked of a 2026-era client that declared elicitation (an input-required result), else the
+ * answer, with what the run waits for and how to continue.
+ */
+async function answerFollowed(
+  scope: AskScope,
+  ctx: ServerContext,
+  { followed, digest }: { followed: Followed; digest: string },
+): Promise<CallToolResult> {
+  const { deps, caller } = scope;
+  const known = followed.sessionId;
+  const { waiting } = followed;
+  const pause = followed.paused?.asked;
+  if (known !== undefined && caller.era === 'modern' && modernElicitation(ctx)) {
+    if (waiting !== undefined) {
+      return approvalInputRequired(scope, { waiting, sessionId: known, digest });
+    }
+    if (pause !== undefined) return pauseInputRequired(scope, { pause, sessionId: known, digest });
+  }
+  const session =
+    known === undefined
+      ? undefined
+      : await deps.sessions.getForTenant(known, caller.tenant).catch(() => undefined);
+  return answerResult(askOutput(followed, session), waiting, known);
+}
+
+/**
+ * The answer of a 2026-era retry after which the session waits for a question or a review: its
+ * form asked again (`ask`, when the client declared elicitation), or the session as it waits.
+ */
+async function answerPaused(
+  scope: AskScope,
+  ctx: ServerContext,
+  paused: Extract<StatedRetry, { kind: 'paused' }> & { digest: string },
+): Promise<CallToolResult> {
+  const { sessionId, pause } = paused;
+  if (paused.ask && modernElicitation(ctx)) return pauseInputRequired(scope, paused);
+  const { deps, caller } = scope;
+  const session = await deps.sessions.getForTenant(sessionId, caller.tenant).catch(() => undefined);
+  const followed = { ...NOTHING_FOLLOWED, sessionId, paused: pausedAt(pause, sessionId) };
+  return answerResult(askOutput(followed, session), undefined, sessionId);
+}
+
+/**
+ * Answers one `ask` call: applies a 2026-era retry's decision or answer, runs, asks a 2025-era
+ * client's questions and reviews as the run stops at them, and answers or asks again.
+ */
 async function answerAsk(
   scope: AskScope,
   args: AskInput,
   ctx: ServerContext,
 ): Promise<CallToolResult> {
-  const { deps, caller } = scope;
-  const route = deps.route;
+  const route = scope.deps.route;
   if (route === undefined) {
     throw new ServiceUnavailableError(
       'Asking the fleet needs FLEET_INTERNAL_TOKEN, the token fleet services share; `pnpm fleet up` sets it.',
     );
   }
   const digest = argumentsDigest(args);
-  const retry = await applyStatedDecision(scope, ctx, digest);
-  if (retry.kind === 'answered') return retry.result;
-  const followed = await runAsk(scope, route, {
-    args,
-    ctx,
-    sessionId: retry.kind === 'decided' ? retry.sessionId : args.session_id,
-  });
-  const known = followed.sessionId;
-  const session =
-    known === undefined
-      ? undefined
-      : await deps.sessions.getForTenant(known, caller.tenant).catch(() => undefined);
-  const answer = askOutput(followed, session);
-  const waiting = followed.waiting;
-  if (
-    waiting !== undefined &&
-    known !== undefined &&
-    caller.era === 'modern' &&
-    modernElicitation(ctx)
-  ) {
-    return approvalInputRequired(scope, { waiting, sessionId: known, digest });
-  }
-  return answerResult(answer, waiting, known);
+  const retry = await applyStatedRetry(scope, ctx, digest);
+  if (retry.kind === 'paused') return answerPaused(scope, ctx, { ...retry, digest });
+  const elicitation = await canElicit(scope);
+  const followOn: FollowOn = ({ sessionId, answer, answers }) =>
+    runAsk(scope, route, {
+      args: { ...args, question: answer ?? args.question },
+      ctx,
+      sessionId,
+      answers,
+      elicitation,
+    });
+  let followed = await (retry.kind === 'follow'
+    ? followOn(retry)
+    : runAsk(scope, route, {
+        args,
+        ctx,
+        sessionId: args.session_id,
+        answers: undefined,
+        elicitation,
+      }));
+  if (elicitation) followed = await askPausesByElicitation(scope, ctx, { followed, followOn });
+  return answerFollowed(scope, ctx, { followed, digest });
 }
 
 /**
  * The `ask` tool: runs a question through the fleet (the chat completions route's code) and
- * answers with the run's answer, citations, steps and usage. Approvals the run asks for are asked
- * of the client: as an elicitation (2025-11-25 clients that declared it), as an input-required
- * result with a signed `requestState` (2026-07-28), or else answered `waiting_approval` with how to
- * decide. docs/mcp.md, "Asking the fleet".
+ * answers with the run's answer, citations, steps and usage. Approvals, agents' questions and
+ * reviews of the answer the run asks for are asked of the client: as an elicitation (2025-11-25
+ * clients that declared it), as an input-required result with a signed `requestState`
+ * (2026-07-28), or else answered `waiting_approval`, `waiting_input` or `waiting_review` with how
+ * to continue. docs/mcp.md, "Asking the fleet".
  */
 export function registerAskTool(
   server: McpServer,
@@ -183,7 +243,7 @@ export function registerAskTool(
     {
       title: 'Ask the fleet',
       description:
-        "Runs a question or a task through the A2A Fleet: the orchestrator plans steps over the fleet's agents (documents, web, code, mail, tools…) and composes an answer with citations. Actions that need a person's approval are asked of you. Returns the answer, its citations, the steps and their states, token usage and the session id (pass it as session_id to continue or follow the session).",
+        "Runs a question or a task through the A2A Fleet: the orchestrator plans steps over the fleet's agents (documents, web, code, mail, tools…) and composes an answer with citations. Actions that need a person's approval, questions the agents ask and reviews of the answer are asked of you. Returns the answer, its citations, the steps and their states, token usage and the session id (pass it as session_id to continue or follow the session).",
       inputSchema: ASK_INPUT,
       outputSchema: ASK_OUTPUT,
       annotations: ASK_ANNOTATIONS,

@@ -275,7 +275,7 @@ export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependenci
     { name: 'a2a-fleet', title: 'A2A Fleet', version: deps.version ?? '0.1.0' },
     {
       instructions:
-        'The A2A Fleet for your tenant: ask the fleet (orchestrated runs; approvals are asked of you), search and list your uploaded documents, read your orchestrated sessions and their files.',
+        'The A2A Fleet for your tenant: ask the fleet (orchestrated runs; approvals, questions and reviews are asked of you), search and list your uploaded documents, read your orchestrated sessions and their files.',
     },
   );
 

@@ -17,7 +17,12 @@ export {
   MAX_REQUEST_STATE_CHARS,
 } from './approval-state';
 export type { ApprovalState, ApprovalStateCodec } from './approval-state';
-export { APPROVAL_INPUT_KEY, registerAskTool } from './ask-tool';
+export {
+  APPROVAL_INPUT_KEY,
+  QUESTION_INPUT_KEY,
+  registerAskTool,
+  REVIEW_INPUT_KEY,
+} from './ask-tool';
 export type { AskCaller, AskToolDependencies } from './ask-tool';
 export { askInputSchema, askOutputSchema, MAX_QUESTION_CHARS } from './ask-schemas';
 export type { AskInput, AskOutput, AskState } from './ask-schemas';

@@ -21,10 +21,23 @@ export const inputAnswerBodySchema = z.strictObject({ text: answerTextSchema });
  * `expired` when it is next touched). Undefined when no question waits.
  */
 export function oldestAnswerableInput(session: Session, now = new Date()): Approval | undefined {
-  return sessionRecords(session, 'inputs').find((input) => {
-    if (input.status !== 'pending') return false;
-    const expires = Date.parse(input.expiresAt);
-    // An unreadable expiry never expires, as in the store.
-    return Number.isNaN(expires) || expires > now.getTime();
-  });
+  return sessionRecords(session, 'inputs').find((input) => isAnswerable(input, now));
+}
+
+/** The session's question `inputId` while it can be answered (pending, not past its expiry). */
+export function answerableInput(
+  session: Session,
+  inputId: string,
+  now = new Date(),
+): Approval | undefined {
+  const input = session.approvals[inputId];
+  return input?.kind === 'input' && isAnswerable(input, now) ? input : undefined;
+}
+
+/** Whether a question is still pending and not past its expiry. */
+function isAnswerable(input: Approval, now: Date): boolean {
+  if (input.status !== 'pending') return false;
+  const expires = Date.parse(input.expiresAt);
+  // An unreadable expiry never expires, as in the store.
+  return Number.isNaN(expires) || expires > now.getTime();
 }

@@ -3,6 +3,7 @@
  * `X-Session-ID`.
  */
 export {
+  answerableInput,
   answerTextSchema,
   inputAnswerBodySchema,
   MAX_ANSWER_CHARS,
@@ -15,7 +16,7 @@ export type { CancelSessionOptions } from './cancel-session';
 export { ENDED_STATUSES, resumeInBackground } from './resume-in-background';
 export type { BackgroundResume, ResumeInBackgroundOptions } from './resume-in-background';
 export { resumeMessage } from './resume-message';
-export { resumeSession } from './resume-session';
+export { resumeSession, type QuestionAnswered } from './resume-session';
 export type { ResumeSessionOptions } from './resume-session';
 export { isRunnerLive, whileRunnerIdle } from './runner-probe';
 export type { RunnerProbe } from './runner-probe';

@@ -4,7 +4,13 @@ import type { ToolPolicy } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import { BadRequestError, ConflictError, FleetError, ServiceUnavailableError } from '@fleet/errors';
 import { addLogFields } from '@fleet/http';
-import { isActiveStatus, isAnswered, type Session, type SessionStore } from '@fleet/sessions';
+import {
+  isActiveStatus,
+  isAnswered,
+  type Approval,
+  type Session,
+  type SessionStore,
+} from '@fleet/sessions';
 import {
   Attributes,
   SpanKind,
@@ -15,7 +21,12 @@ import {
 import { messageText } from '../chat/message-text';
 import type { AnswerChannelFactory } from '../openai';
 import { answerRun } from '../orchestration';
-import { answerTextSchema, MAX_ANSWER_CHARS, oldestAnswerableInput } from './answer-input';
+import {
+  answerableInput,
+  answerTextSchema,
+  MAX_ANSWER_CHARS,
+  oldestAnswerableInput,
+} from './answer-input';
 import { ATTACH_WAIT_MS, holdAttachLease } from './hold-attach-lease';
 import { ENDED_STATUSES } from './resume-in-background';
 import { followSession, storedAnswerEvents } from './session-events';
@@ -56,6 +67,24 @@ export interface ResumeSessionOptions {
    * @default the chat completions API
    */
   api?: { path: string; channel: AnswerChannelFactory } | undefined;
+  /**
+   * Which question the last user message answers: `oldest` the session's oldest pending one;
+   * `{ inputId }` that one only, while it is still pending (answered elsewhere meanwhile, the
+   * message answers nothing, never a later question); `none` nothing (the session is only
+   * followed).
+   * @default 'oldest'
+   */
+  answers?: QuestionAnswered | undefined;
+}
+
+/** Which question a resume's message answers ({@link ResumeSessionOptions.answers}). */
+export type QuestionAnswered = 'oldest' | { inputId: string } | 'none';
+
+/** The pending question the resume's message answers, if any. */
+function questionToAnswer(session: Session, answers: QuestionAnswered): Approval | undefined {
+  if (answers === 'none') return undefined;
+  if (answers === 'oldest') return oldestAnswerableInput(session);
+  return answerableInput(session, answers.inputId);
 }
 
 /** Session ids the store creates are UUIDs; anything far from an id is refused before Redis. */
@@ -94,9 +123,15 @@ async function answerPendingQuestion(
     tenant,
     messages,
     res,
-  }: { tenant: string; messages: ResumeSessionOptions['request']['messages']; res: ServerResponse },
+    answers,
+  }: {
+    tenant: string;
+    messages: ResumeSessionOptions['request']['messages'];
+    res: ServerResponse;
+    answers: QuestionAnswered;
+  },
 ): Promise<void> {
-  const question = oldestAnswerableInput(session);
+  const question = questionToAnswer(session, answers);
   if (question === undefined) return;
   const text = chatAnswer(messages, question);
   addLogFields(res, { inputId: question.id });
@@ -114,7 +149,8 @@ async function answerPendingQuestion(
  * holds the session's attach lease (renewed while it streams, released when the response ends).
  *
  * When the session waits for an answer to a question an agent asked, the request's last user
- * message is the answer to the oldest pending one (recorded before the run continues).
+ * message is the answer to the oldest pending one (recorded before the run continues), unless
+ * `answers` says otherwise.
  *
  * @throws BadRequestError (400) for a malformed session id, or (param `messages`) an empty last
  *   user message while a question waits
@@ -135,6 +171,7 @@ export async function resumeSession({
   leaseCheckMs,
   api,
   toolPolicy,
+  answers = 'oldest',
 }: ResumeSessionOptions): Promise<void> {
   const sessionId = rawSessionId.trim();
   if (!SESSION_ID_PATTERN.test(sessionId)) {
@@ -148,7 +185,7 @@ export async function resumeSession({
   addLogFields(res, { sessionId });
   const before = await store.getForTenant(sessionId, tenant);
   // An answer that cannot be recorded fails before the attach lease is taken.
-  const waiting = isActiveStatus(before.status) ? oldestAnswerableInput(before) : undefined;
+  const waiting = isActiveStatus(before.status) ? questionToAnswer(before, answers) : undefined;
   if (waiting !== undefined) chatAnswer(request.messages, waiting);
   const attach = await holdAttachLease(store, {
     sessionId,
@@ -177,7 +214,12 @@ export async function resumeSession({
       );
     }
     if (!answered) {
-      await answerPendingQuestion(store, session, { tenant, messages: request.messages, res });
+      await answerPendingQuestion(store, session, {
+        tenant,
+        messages: request.messages,
+        res,
+        answers,
+      });
     }
     if (span?.isRecording()) {
       span.updateName(`POST ${api?.path ?? '/v1/chat/completions'} (resume)`);
