@@ -106,8 +106,8 @@ async function recentFiles(sessions: SessionStore, tenant: string): Promise<RunF
   return listed;
 }
 
-/** Registers the read-only documents tools, `search_documents` and `list_documents`. */
-function registerDocumentTools(
+/** Registers `search_documents` (read-only). */
+function registerSearchDocuments(
   server: McpServer,
   { documents, logger }: FleetMcpDependencies,
   tenant: string,
@@ -128,7 +128,14 @@ function registerDocumentTools(
         logger,
       ),
   );
+}
 
+/** Registers `list_documents` (read-only). */
+function registerListDocuments(
+  server: McpServer,
+  { documents, logger }: FleetMcpDependencies,
+  tenant: string,
+): void {
   server.registerTool(
     'list_documents',
     {
@@ -152,8 +159,8 @@ function registerDocumentTools(
   );
 }
 
-/** Registers the read-only sessions tools, `list_sessions` and `get_session`. */
-function registerSessionTools(
+/** Registers `list_sessions` (read-only). */
+function registerListSessions(
   server: McpServer,
   { sessions, logger }: FleetMcpDependencies,
   tenant: string,
@@ -174,7 +181,14 @@ function registerSessionTools(
         return { object: 'list', data: list.map(toSessionSummary) };
       }, logger),
   );
+}
 
+/** Registers `get_session` (read-only). */
+function registerGetSession(
+  server: McpServer,
+  { sessions, logger }: FleetMcpDependencies,
+  tenant: string,
+): void {
   server.registerTool(
     'get_session',
     {
@@ -251,6 +265,30 @@ function registerRunFileResource(
   );
 }
 
+/** Registers one tool on a server instance for `caller`. */
+type RegisterTool = (server: McpServer, deps: FleetMcpDependencies, caller: AskCaller) => void;
+
+/** The fleet's tools, by name, in the order `tools/list` lists them. */
+const TOOLS: Readonly<Record<string, RegisterTool>> = {
+  search_documents: (server, deps, caller) => registerSearchDocuments(server, deps, caller.tenant),
+  list_documents: (server, deps, caller) => registerListDocuments(server, deps, caller.tenant),
+  list_sessions: (server, deps, caller) => registerListSessions(server, deps, caller.tenant),
+  get_session: (server, deps, caller) => registerGetSession(server, deps, caller.tenant),
+  ask: (server, deps, caller) =>
+    registerAskTool(
+      server,
+      {
+        route: deps.route,
+        sessions: deps.sessions,
+        logger: deps.logger,
+        stateCodec: deps.stateCodec,
+        legacy: deps.legacy,
+        limiter: deps.limiter,
+      },
+      caller,
+    ),
+};
+
 /**
  * The fleet as an MCP server, for one tenant (docs/mcp.md, "The fleet as an MCP server"): built
  * afresh for every request by `createMcpHandler`, so each instance sees only the tenant whose API
@@ -267,10 +305,19 @@ function registerRunFileResource(
  * its media type; `resources/list` lists the unexpired files of its recent sessions (at most
  * {@link MAX_LISTED_FILES}).
  *
+ * A request that calls one of the tools (`options.tool`) gets an instance with only that tool:
+ * the instance serves one request, and registering the other tools and the resource template
+ * for it was measurable work on every call. Any other request (and a call of a tool the fleet
+ * does not have, which the SDK answers as unknown) gets them all.
+ *
  * @example
  * const handler = createMcpHandler(({ era, authInfo }) => createFleetMcpServer({ tenant: tenantOf(authInfo), era }, deps));
  */
-export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependencies): McpServer {
+export function createFleetMcpServer(
+  caller: AskCaller,
+  deps: FleetMcpDependencies,
+  options: { tool?: string | undefined } = {},
+): McpServer {
   const server = new McpServer(
     { name: 'a2a-fleet', title: 'A2A Fleet', version: deps.version ?? '0.1.0' },
     {
@@ -279,22 +326,16 @@ export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependenci
     },
   );
 
-  registerDocumentTools(server, deps, caller.tenant);
-  registerSessionTools(server, deps, caller.tenant);
-  registerAskTool(
-    server,
-    {
-      route: deps.route,
-      sessions: deps.sessions,
-      logger: deps.logger,
-      stateCodec: deps.stateCodec,
-      legacy: deps.legacy,
-      limiter: deps.limiter,
-    },
-    caller,
-  );
-
+  const only =
+    options.tool !== undefined && Object.hasOwn(TOOLS, options.tool)
+      ? TOOLS[options.tool]
+      : undefined;
+  if (only !== undefined) {
+    // A call of one of the fleet's tools: the instance serves that one request only.
+    only(server, deps, caller);
+    return server;
+  }
+  for (const register of Object.values(TOOLS)) register(server, deps, caller);
   registerRunFileResource(server, deps, caller.tenant);
-
   return server;
 }

@@ -55,6 +55,12 @@ function tenantOf(authInfo: AuthInfo | undefined): string {
   return tenant;
 }
 
+/** The tool a `tools/call` request names, as {@link mcpRouter} put it in the `authInfo`. */
+function toolOf(authInfo: AuthInfo | undefined): string | undefined {
+  const tool = authInfo?.extra?.['tool'];
+  return typeof tool === 'string' ? tool : undefined;
+}
+
 /** The body as JSON, or undefined when it is not. */
 function parseJson(body: Buffer): unknown {
   if (body.length === 0) return undefined;
@@ -132,6 +138,7 @@ export function mcpRouter({
           connectionId: requestInfo?.headers.get('mcp-session-id') ?? undefined,
         },
         deps,
+        { tool: toolOf(authInfo) },
       ),
     {
       maxRequestBodySize: bodyLimit,
@@ -177,14 +184,20 @@ export function mcpRouter({
         // Names the 2025-era connection, so its later calls find what it declared.
         res.setHeader('Mcp-Session-Id', await legacy.initialized(tenant, initialize.capabilities));
       }
-      // The key itself stays here: the server instance only learns whose request it serves.
-      const auth: AuthInfo = { token: 'api-key', clientId: tenant, scopes: [], extra: { tenant } };
+      const call = readToolCall(message);
+      // The key itself stays here: the server instance only learns whose request it serves (and,
+      // for a tool call, which tool: the instance then registers only that one).
+      const auth: AuthInfo = {
+        token: 'api-key',
+        clientId: tenant,
+        scopes: [],
+        extra: { tenant, ...(call === undefined ? {} : { tool: call.name }) },
+      };
       const request = withBody(req, body, auth);
       // A tool call gets its own span, continuing the caller's trace when `_meta` carries one.
       // The JSON already parsed goes along, so the SDK does not clone and read the body again;
       // a body that is not JSON is replayed as read, for the SDK's own parse error.
       const handle = () => serve(request, res, message);
-      const call = readToolCall(body);
       if (call === undefined) await handle();
       else await traceToolCall({ req, call, tenant, tracer }, handle);
     } catch (error) {

@@ -427,17 +427,20 @@ describe('the fleet as an MCP server (/mcp)', () => {
       expect(response.body).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
     });
 
-    it('answers an unknown tool with a JSON-RPC error', async () => {
-      const response = await post(gateway.app, {
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'tools/call',
-        params: { name: 'delete_everything', arguments: {} },
-      });
-      const body = parseRpc(response);
-      expect(body).toMatchObject({ id: 7, error: { code: expect.any(Number) } });
-      expect(JSON.stringify(body)).toMatch(/delete_everything/);
-    });
+    it.each(['delete_everything', 'constructor', '__proto__', 'toString'])(
+      'answers an unknown tool (%s) with a JSON-RPC error naming it',
+      async (name) => {
+        const response = await post(gateway.app, {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name, arguments: {} },
+        });
+        const body = parseRpc(response);
+        expect(body).toMatchObject({ id: 7, error: { code: -32602 } });
+        expect(JSON.stringify(body)).toContain(name);
+      },
+    );
 
     it('answers an unknown method with a JSON-RPC method-not-found error', async () => {
       const response = await post(gateway.app, {

@@ -162,7 +162,8 @@ describe('tools/call spans on /mcp', () => {
 });
 
 describe('readToolCall', () => {
-  const body = (value: unknown) => Buffer.from(JSON.stringify(value));
+  // The router hands it the body as parsed (a copy, as JSON.parse gives).
+  const body = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
 
   it('reads the tool and the trace context of a tools/call, and nothing else', () => {
     expect(
@@ -176,7 +177,8 @@ describe('readToolCall', () => {
       ),
     ).toEqual({ name: 'list_sessions', arguments: {}, trace: { traceparent: TRACEPARENT } });
     expect(readToolCall(body({ jsonrpc: '2.0', id: 1, method: 'tools/list' }))).toBeUndefined();
-    expect(readToolCall(Buffer.from('{"method":"tools/call"'))).toBeUndefined();
+    // A body that is not JSON reaches it as undefined.
+    expect(readToolCall(undefined)).toBeUndefined();
     expect(
       readToolCall(body([{ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x' } }])),
     ).toBeUndefined();

@@ -47,19 +47,15 @@ export interface ToolCall {
 }
 
 /**
- * The tool call a `/mcp` POST body carries, or undefined for any other body (another method, a
- * notification, a batch, malformed JSON: the SDK answers those). Bodies that do not mention
- * `tools/call` are not parsed at all.
+ * The tool call a `/mcp` POST body carries, given the body as the router parsed it (undefined when
+ * it is not JSON), or undefined for any other message (another method, a notification, a batch:
+ * the SDK answers those).
  *
  * @example
- * readToolCall(body); // { name: 'search_documents', trace: { traceparent: '00-…-01' } }
+ * readToolCall(JSON.parse(body)); // { name: 'search_documents', trace: { traceparent: '00-…-01' } }
  */
-export function readToolCall(body: Buffer): ToolCall | undefined {
-  if (!body.includes('tools/call')) return undefined;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body.toString('utf8'));
-  } catch {
+export function readToolCall(parsed: unknown): ToolCall | undefined {
+  if ((parsed as { method?: unknown } | null | undefined)?.method !== 'tools/call') {
     return undefined;
   }
   const call = toolCallSchema.safeParse(parsed);
