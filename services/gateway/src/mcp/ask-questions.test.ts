@@ -23,6 +23,7 @@ import {
 import { SEEDED_QUESTION, SEEDED_REVIEW_ANSWER, seedSession } from '../test-support/seed-session';
 import { serve, type Served } from '../test-support/serve';
 import { argumentsDigest, createApprovalStateCodec } from './approval-state';
+import { until } from '../test-support/until';
 
 const STATE_KEY = Buffer.from('a-test-key-for-mcp-request-state-0123456789');
 
@@ -64,14 +65,6 @@ function stateOf(wire: string): { k?: string; s: string; a: string } {
     s: string;
     a: string;
   };
-}
-
-async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe('ask over MCP: agents’ questions and result reviews', () => {

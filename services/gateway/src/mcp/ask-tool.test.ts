@@ -24,6 +24,7 @@ import { seedSession } from '../test-support/seed-session';
 import { serve, type Served } from '../test-support/serve';
 import { createToolPermissions } from '../tool-permissions';
 import { argumentsDigest, createApprovalStateCodec } from './approval-state';
+import { until } from '../test-support/until';
 
 const STATE_KEY = Buffer.from('a-test-key-for-mcp-request-state-0123456789');
 
@@ -48,14 +49,6 @@ interface InputRequired {
 function textOf(result: object): string {
   const blocks = ((result as { content?: unknown }).content ?? []) as { text?: string }[];
   return blocks.map((block) => block.text ?? '').join('\n');
-}
-
-async function until(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }
 
 describe('ask over MCP', () => {

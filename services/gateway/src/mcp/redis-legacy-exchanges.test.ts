@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { TEST_REDIS_URL } from '../test-support/build-gateway';
 import type { LegacyExchanges } from './legacy-exchanges';
 import { createRedisLegacyExchanges, legacyExchangeKeys } from './redis-legacy-exchanges';
+import { until } from '../test-support/until';
 
 /** An elicitation answer as a 2025-era client POSTs it. */
 function answer(id: string, decision = 'approve'): Record<string, unknown> {
@@ -11,14 +12,6 @@ function answer(id: string, decision = 'approve'): Record<string, unknown> {
 
 function cancelled(requestId: string | number): Record<string, unknown> {
   return { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } };
-}
-
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** Settles within `ms`, or says it did not. */
