@@ -16,7 +16,7 @@ export async function decideAndResume(
     instructions,
   }: { sessionId: string; approvalId: string } & ApprovalChoice,
 ): Promise<void> {
-  const { sessions, logger } = deps;
+  const { sessions } = deps;
   const { tenant } = caller;
   try {
     await sessions.decideApproval({
@@ -30,11 +30,22 @@ export async function decideAndResume(
     // Decided already (here, in the console, or by a cancel) or expired: the run goes on as it stands.
     if (!(FleetError.isInstance(error) && error.status === 409)) throw error;
   }
+  resumeFollowed({ deps, caller }, sessionId);
+}
+
+/**
+ * Resumes the session's run in the background (as the approval and review routes do), so a
+ * decision made over MCP goes on even when no orchestrator runs the session any more.
+ */
+export function resumeFollowed(
+  { deps, caller }: Pick<AskScope, 'deps' | 'caller'>,
+  sessionId: string,
+): void {
   void resumeInBackground({
-    store: sessions,
+    store: deps.sessions,
     client: deps.route?.orchestratorClient,
-    logger,
+    logger: deps.logger,
     sessionId,
-    toolPolicy: deps.route?.toolPermissions?.policyFor(tenant),
+    toolPolicy: deps.route?.toolPermissions?.policyFor(caller.tenant),
   });
 }

@@ -1,6 +1,6 @@
 import { FleetError, ValidationError } from '@fleet/errors';
 import { latestReview, type Session } from '@fleet/sessions';
-import { resumeInBackground } from '../sessions';
+import { resumeFollowed } from './ask-decision';
 import type { AskScope } from './ask-scope';
 import {
   reviewDecisionOfForm,
@@ -47,7 +47,7 @@ export async function reviewReplied(
   if ('invalid' in chosen) {
     return { kind: 'again', note: `The decision was not taken: ${chosen.invalid}.` };
   }
-  const { sessions, logger } = deps;
+  const { sessions } = deps;
   const { tenant } = caller;
   const session = await sessions.getForTenant(sessionId, tenant);
   const latest = latestReview(session);
@@ -63,12 +63,6 @@ export async function reviewReplied(
     // Decided elsewhere meanwhile, or timed out: the run goes on as it stands.
     if (!(FleetError.isInstance(error) && error.status === 409)) throw error;
   }
-  void resumeInBackground({
-    store: sessions,
-    client: deps.route?.orchestratorClient,
-    logger,
-    sessionId,
-    toolPolicy: deps.route?.toolPermissions?.policyFor(tenant),
-  });
+  resumeFollowed({ deps, caller }, sessionId);
   return { kind: 'follow', answers: 'none' };
 }
