@@ -8,8 +8,6 @@ import {
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
 import {
-  buildGateway,
-  createTestSessions,
   OTHER_KEY,
   TEST_KEY,
   type TestGateway,
@@ -21,7 +19,7 @@ import {
   type ScriptedPauseOrchestrator,
 } from '../test-support/scripted-pause-orchestrator';
 import { SEEDED_QUESTION, SEEDED_REVIEW_ANSWER, seedSession } from '../test-support/seed-session';
-import { serve, type Served } from '../test-support/serve';
+import { startMcpAskGateway, type McpAskGateway } from '../test-support/mcp-ask-gateway';
 import { argumentsDigest, createApprovalStateCodec } from './approval-state';
 import { until } from '../test-support/until';
 
@@ -68,30 +66,20 @@ function stateOf(wire: string): { k?: string; s: string; a: string } {
 }
 
 describe('ask over MCP: agents’ questions and result reviews', () => {
+  let ask: McpAskGateway<ScriptedPauseOrchestrator>;
   let sessions: TestSessions;
   let orchestrator: ScriptedPauseOrchestrator;
   let gateway: TestGateway;
-  let served: Served;
 
   beforeAll(async () => {
-    sessions = createTestSessions();
-    orchestrator = await startScriptedPauseOrchestrator(sessions.store);
-    gateway = await buildGateway({
-      upstream: 'offline',
-      sessions,
-      overrides: { orchestratorClient: orchestrator.client, mcp: { stateKey: STATE_KEY } },
-    });
-    served = await serve(gateway.app);
+    ask = await startMcpAskGateway(startScriptedPauseOrchestrator, STATE_KEY);
+    ({ sessions, orchestrator, gateway } = ask);
   });
 
-  afterAll(async () => {
-    await served.close();
-    await orchestrator.close();
-    await gateway.close();
-  });
+  afterAll(() => ask.close());
 
-  const url = () => new URL(`${served.url}/mcp`);
-  const headers = (key = TEST_KEY) => ({ Authorization: `Bearer ${key}` });
+  const url = () => ask.url();
+  const headers = (key?: string) => ask.headers(key);
   const store = () => sessions.store;
 
   /** A 2025-11-25 client; with `replies`, it declared elicitation and answers forms in turn. */

@@ -9,7 +9,6 @@ import {
 } from '@modelcontextprotocol/client';
 import {
   buildGateway,
-  createTestSessions,
   OTHER_KEY,
   TEST_KEY,
   type TestGateway,
@@ -21,7 +20,8 @@ import {
   type ScriptedSessionOrchestrator,
 } from '../test-support/scripted-session-orchestrator';
 import { seedSession } from '../test-support/seed-session';
-import { serve, type Served } from '../test-support/serve';
+import { serve } from '../test-support/serve';
+import { startMcpAskGateway, type McpAskGateway } from '../test-support/mcp-ask-gateway';
 import { createToolPermissions } from '../tool-permissions';
 import { argumentsDigest, createApprovalStateCodec } from './approval-state';
 import { until } from '../test-support/until';
@@ -52,30 +52,20 @@ function textOf(result: object): string {
 }
 
 describe('ask over MCP', () => {
+  let ask: McpAskGateway<ScriptedSessionOrchestrator>;
   let sessions: TestSessions;
   let orchestrator: ScriptedSessionOrchestrator;
   let gateway: TestGateway;
-  let served: Served;
 
   beforeAll(async () => {
-    sessions = createTestSessions();
-    orchestrator = await startScriptedSessionOrchestrator(sessions.store);
-    gateway = await buildGateway({
-      upstream: 'offline',
-      sessions,
-      overrides: { orchestratorClient: orchestrator.client, mcp: { stateKey: STATE_KEY } },
-    });
-    served = await serve(gateway.app);
+    ask = await startMcpAskGateway(startScriptedSessionOrchestrator, STATE_KEY);
+    ({ sessions, orchestrator, gateway } = ask);
   });
 
-  afterAll(async () => {
-    await served.close();
-    await orchestrator.close();
-    await gateway.close();
-  });
+  afterAll(() => ask.close());
 
-  const url = () => new URL(`${served.url}/mcp`);
-  const headers = (key = TEST_KEY) => ({ Authorization: `Bearer ${key}` });
+  const url = () => ask.url();
+  const headers = (key?: string) => ask.headers(key);
   const store = () => sessions.store;
 
   async function v1Client(
