@@ -24,7 +24,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import OpenAI from 'openai';
 import type { Plan } from '@fleet/a2a';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '@fleet/testing';
-import { approve, waitForSessionState } from './faults/support';
+import { approve, serviceLogs, waitForSessionState } from './faults/support';
 import { countingProxy, mcpServerEntry, type CountingProxy } from './support/counting-mcp-proxy';
 import {
   eventsOf,
@@ -286,7 +286,12 @@ describe('MCP tools through the fleet', () => {
 
     await fleet.restart('orchestrator');
     const done = await waitForSessionState(fleet, sessionId, { timeoutMs: 45_000 });
-    expect(done['status']).toBe('completed');
+    if (done['status'] !== 'completed') {
+      // What the steps and the services said, so a failure here can be understood from CI's log.
+      throw new Error(
+        `the session ended ${String(done['status'])}: ${JSON.stringify(done['nodes'])}\n${serviceLogs(fleet, 6000)}`,
+      );
+    }
     expect(done['nodes']['tool']).toMatchObject({ state: 'completed' });
     expect(done['approvals']).toEqual([
       expect.objectContaining({ nodeId: 'tool', status: 'approved', action: 'call-tool' }),
