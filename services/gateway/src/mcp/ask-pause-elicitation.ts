@@ -71,7 +71,7 @@ const NO_RUN: AskRun = {
     }),
   },
   stop: () => undefined,
-  close: () => undefined,
+  close: () => Promise.resolve(),
 };
 
 /**

@@ -31,9 +31,17 @@ export interface AskRun {
   events: AsyncIterable<AskRunEvent>;
   /** Stops reading the run; the run itself goes on and is recorded in its session. */
   stop(): void;
-  /** Ends the run's response (after its end was read): a run slot it held is given back. */
-  close(): void;
+  /**
+   * Ends the run's response (after its end was read): a run slot it held is given back, and the
+   * session's attach lease too. Resolves once the gateway's side of the run has let go of them
+   * (at most {@link RUN_RELEASE_WAIT_MS}), so a client answered after it finds the session free
+   * to follow, even from another gateway should this one die the next moment.
+   */
+  close(): Promise<void>;
 }
+
+/** The longest {@link AskRun.close} waits for the run's response to let go of the session. */
+export const RUN_RELEASE_WAIT_MS = 2000;
 
 /** The model name the fleet's own routes answer with. */
 const ASK_MODEL = 'fleet-orchestration';
@@ -270,17 +278,27 @@ export function startAskRun(options: ChatCompletionsOptions, ask: StartAskRunOpt
     });
   };
 
-  run().then(
+  const settled = run().then(
     () => queue.push({ kind: 'end' }),
     (error: unknown) => queue.push({ kind: 'failed', error }),
   );
-  // The run's response closes once the run is no longer followed: a run slot it held is given back.
+  // The run's response closes once the run is no longer followed: a run slot it held is given
+  // back, and the attach lease is released as the route's own request ends.
   let closed = false;
-  const close = (): void => {
+  const close = async (): Promise<void> => {
     if (!closed) {
       closed = true;
       res.emit('close');
     }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      settled,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, RUN_RELEASE_WAIT_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
   };
 
   return {
@@ -288,7 +306,7 @@ export function startAskRun(options: ChatCompletionsOptions, ask: StartAskRunOpt
     stop() {
       stopped = true;
       stopRun?.();
-      close();
+      void close();
     },
     close,
   };

@@ -134,7 +134,8 @@ async function runAsk(
     });
   } finally {
     stopWatching();
-    run.close();
+    // Answered only once the session is free to follow again (its attach lease released).
+    await run.close();
   }
   known = followed.sessionId ?? known;
   return { ...followed, sessionId: known };
