@@ -183,6 +183,30 @@ export interface StartAskRunOptions {
   limits?: ((res: ServerResponse) => RequestLimits) | undefined;
 }
 
+/**
+ * Closes a run's response once the run is no longer followed (a run slot it held is given back,
+ * the attach lease released as the route's own request ends), and waits for the run's promise,
+ * `settled`, to say the route has let go (at most {@link RUN_RELEASE_WAIT_MS}).
+ */
+function closerOf(res: ServerResponse, settled: Promise<unknown>): () => Promise<void> {
+  let closed = false;
+  return async () => {
+    if (!closed) {
+      closed = true;
+      res.emit('close');
+    }
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      settled,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, RUN_RELEASE_WAIT_MS);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+  };
+}
+
 /** The answer of a passthrough (`auto` chose the upstream model): its message text. */
 function passthroughAnswer(body: string): string {
   try {
@@ -282,24 +306,7 @@ export function startAskRun(options: ChatCompletionsOptions, ask: StartAskRunOpt
     () => queue.push({ kind: 'end' }),
     (error: unknown) => queue.push({ kind: 'failed', error }),
   );
-  // The run's response closes once the run is no longer followed: a run slot it held is given
-  // back, and the attach lease is released as the route's own request ends.
-  let closed = false;
-  const close = async (): Promise<void> => {
-    if (!closed) {
-      closed = true;
-      res.emit('close');
-    }
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      settled,
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, RUN_RELEASE_WAIT_MS);
-        timer.unref();
-      }),
-    ]);
-    clearTimeout(timer);
-  };
+  const close = closerOf(res, settled);
 
   return {
     events: queue.iterable,
