@@ -15,6 +15,7 @@ import {
 } from '../test-support/build-gateway';
 import {
   SECOND_QUESTION,
+  secondQuestion,
   startScriptedPauseOrchestrator,
   type ScriptedPauseOrchestrator,
 } from '../test-support/scripted-pause-orchestrator';
@@ -435,17 +436,7 @@ describe('ask over MCP: agents’ questions and result reviews', () => {
     it('the answer goes to the question the form asked, not to an older one still waiting', async () => {
       // Two questions wait (two steps asked at once); the form asked the newer one.
       const seeded = await seedSession(store(), { questionExpiresInMs: 3_600_000 });
-      await store().addApproval(seeded.id, {
-        id: 'in-2',
-        kind: 'input',
-        nodeId: 'n1',
-        agent: 'mail',
-        action: 'answer-question',
-        summary: SECOND_QUESTION,
-        preview: SECOND_QUESTION,
-        risk: 'low',
-        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-      });
+      await store().addApproval(seeded.id, secondQuestion());
       const args = { question: 'Q: Send the report to Ivo', route: 'orchestration' };
       const requestState = createApprovalStateCodec(STATE_KEY).mint({
         kind: 'question',

@@ -305,19 +305,10 @@ const TOOLS: Readonly<Record<string, RegisterTool>> = {
  * its media type; `resources/list` lists the unexpired files of its recent sessions (at most
  * {@link MAX_LISTED_FILES}).
  *
- * A request that calls one of the tools (`options.tool`) gets an instance with only that tool:
- * the instance serves one request, and registering the other tools and the resource template
- * for it was measurable work on every call. Any other request (and a call of a tool the fleet
- * does not have, which the SDK answers as unknown) gets them all.
- *
  * @example
  * const handler = createMcpHandler(({ era, authInfo }) => createFleetMcpServer({ tenant: tenantOf(authInfo), era }, deps));
  */
-export function createFleetMcpServer(
-  caller: AskCaller,
-  deps: FleetMcpDependencies,
-  options: { tool?: string | undefined } = {},
-): McpServer {
+export function createFleetMcpServer(caller: AskCaller, deps: FleetMcpDependencies): McpServer {
   const server = new McpServer(
     { name: 'a2a-fleet', title: 'A2A Fleet', version: deps.version ?? '0.1.0' },
     {
@@ -326,15 +317,6 @@ export function createFleetMcpServer(
     },
   );
 
-  const only =
-    options.tool !== undefined && Object.hasOwn(TOOLS, options.tool)
-      ? TOOLS[options.tool]
-      : undefined;
-  if (only !== undefined) {
-    // A call of one of the fleet's tools: the instance serves that one request only.
-    only(server, deps, caller);
-    return server;
-  }
   for (const register of Object.values(TOOLS)) register(server, deps, caller);
   registerRunFileResource(server, deps, caller.tenant);
   return server;

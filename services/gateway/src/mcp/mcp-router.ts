@@ -55,12 +55,6 @@ function tenantOf(authInfo: AuthInfo | undefined): string {
   return tenant;
 }
 
-/** The tool a `tools/call` request names, as {@link mcpRouter} put it in the `authInfo`. */
-function toolOf(authInfo: AuthInfo | undefined): string | undefined {
-  const tool = authInfo?.extra?.['tool'];
-  return typeof tool === 'string' ? tool : undefined;
-}
-
 /** The body as JSON, or undefined when it is not. */
 function parseJson(body: Buffer): unknown {
   if (body.length === 0) return undefined;
@@ -138,7 +132,6 @@ export function mcpRouter({
           connectionId: requestInfo?.headers.get('mcp-session-id') ?? undefined,
         },
         deps,
-        { tool: toolOf(authInfo) },
       ),
     {
       maxRequestBodySize: bodyLimit,
@@ -185,14 +178,8 @@ export function mcpRouter({
         res.setHeader('Mcp-Session-Id', await legacy.initialized(tenant, initialize.capabilities));
       }
       const call = readToolCall(message);
-      // The key itself stays here: the server instance only learns whose request it serves (and,
-      // for a tool call, which tool: the instance then registers only that one).
-      const auth: AuthInfo = {
-        token: 'api-key',
-        clientId: tenant,
-        scopes: [],
-        extra: { tenant, ...(call === undefined ? {} : { tool: call.name }) },
-      };
+      // The key itself stays here: the server instance only learns whose request it serves.
+      const auth: AuthInfo = { token: 'api-key', clientId: tenant, scopes: [], extra: { tenant } };
       const request = withBody(req, body, auth);
       // A tool call gets its own span, continuing the caller's trace when `_meta` carries one.
       // The JSON already parsed goes along, so the SDK does not clone and read the body again;

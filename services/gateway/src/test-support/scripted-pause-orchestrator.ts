@@ -7,7 +7,7 @@ import {
 } from '@fleet/a2a';
 import type { A2AClient } from '@fleet/a2a/client';
 import type { AgentEvent } from '@fleet/a2a/server';
-import type { Approval, SessionStore } from '@fleet/sessions';
+import type { Approval, NewApproval, SessionStore } from '@fleet/sessions';
 import { storedRunResult } from '../sessions/session-views';
 import {
   progressStatus,
@@ -18,6 +18,21 @@ import { SEEDED_REVIEW_ANSWER, seedSession } from './seed-session';
 
 /** The second question a `QQ:` run asks (step `n1`, agent `mail`), once the first is answered. */
 export const SECOND_QUESTION = 'Who else should get it?';
+
+/** The second question (`in-2`, step `n1`, an hour to answer), as the double records it. */
+export function secondQuestion(): NewApproval {
+  return {
+    id: 'in-2',
+    kind: 'input',
+    nodeId: 'n1',
+    agent: 'mail',
+    action: 'answer-question',
+    summary: SECOND_QUESTION,
+    preview: SECOND_QUESTION,
+    risk: 'low',
+    expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+  };
+}
 
 /** What a scripted run's session heard from a person, in order. */
 export type Heard =
@@ -115,17 +130,7 @@ export async function startScriptedPauseOrchestrator(
     if (first === undefined) throw new Error('no question in-1');
     const answers = [yield* ask(sessionId, first, signal)];
     if (twice && !signal.aborted) {
-      const second = await store.addApproval(sessionId, {
-        id: 'in-2',
-        kind: 'input',
-        nodeId: 'n1',
-        agent: 'mail',
-        action: 'answer-question',
-        summary: SECOND_QUESTION,
-        preview: SECOND_QUESTION,
-        risk: 'low',
-        expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
-      });
+      const second = await store.addApproval(sessionId, secondQuestion());
       answers.push(yield* ask(sessionId, second, signal));
     }
     if (signal.aborted) return;
